@@ -1,0 +1,157 @@
+import Foundation
+
+/// A streaming checkmark detector: fed the points of one stroke as they arrive, it fires at most once, while
+/// the stroke is still being drawn.
+///
+/// Points are resampled online to an even spacing that doubles whenever `capacity` points are held, so the work
+/// per point is O(capacity) = O(1) and the decisions are independent of the stroke's size and sampling rate.
+/// After each point the stroke is split at its corner (the resampled point farthest from the chord start → end)
+/// into a first, downward leg and a second, upward leg. The detector fires when both legs point the right way,
+/// turn sharply enough, are straight, and the second leg has grown to `fireRatio` times the first (more for
+/// steep, v-like second legs), which is what tells a check from a v.
+public struct CheckmarkDetector: Sendable {
+    /// Where and when the detector fired.
+    public struct Detection: Sendable, Hashable {
+        /// Index of the input point (0-based, over the whole stroke) whose arrival fired the detector.
+        public var pointIndex: Int
+        /// That point's time.
+        public var time: Double
+    }
+
+    /// The tuning in use.
+    public let configuration: CheckmarkConfiguration
+    /// The detection, once it has happened; it is never reported twice for a stroke.
+    public private(set) var detection: Detection?
+
+    private var resampled: [SIMD2<Double>]
+    private var spacing: Double
+    private var sinceLast = 0.0
+    private var lastRaw: SIMD2<Double>?
+    private var pointsSeen = 0
+
+    /// Creates a detector for one stroke.
+    public init(configuration: CheckmarkConfiguration = .default) {
+        self.configuration = configuration
+        self.spacing = max(configuration.initialSpacing, .leastNormalMagnitude)
+        self.resampled = []
+        self.resampled.reserveCapacity(max(configuration.capacity, 8) + 1)
+    }
+
+    /// Forgets the stroke, keeping the buffer, to start the next one.
+    public mutating func reset() {
+        detection = nil
+        resampled.removeAll(keepingCapacity: true)
+        spacing = max(configuration.initialSpacing, .leastNormalMagnitude)
+        sinceLast = 0
+        lastRaw = nil
+        pointsSeen = 0
+    }
+
+    /// Number of points fed so far.
+    public var pointCount: Int { pointsSeen }
+
+    // MARK: - Feeding
+
+    /// Feeds one point; returns the detection if this point fired it. Non-finite points are ignored.
+    @discardableResult
+    public mutating func add(_ point: StrokePoint) -> Detection? {
+        let index = pointsSeen
+        pointsSeen += 1
+        guard detection == nil, point.x.isFinite, point.y.isFinite else { return nil }
+        guard append(point.position) else { return nil }
+        if fires() {
+            detection = Detection(pointIndex: index, time: point.time)
+            return detection
+        }
+        return nil
+    }
+
+    /// Feeds a batch of points (as touch frameworks coalesce them); returns the detection if one of them fired
+    /// it. The result is the same as feeding them one by one.
+    @discardableResult
+    public mutating func add(contentsOf points: some Sequence<StrokePoint>) -> Detection? {
+        var fired: Detection?
+        for point in points where fired == nil {
+            fired = add(point)
+        }
+        return fired
+    }
+
+    /// Resamples online; returns whether a new resampled point was emitted.
+    private mutating func append(_ point: SIMD2<Double>) -> Bool {
+        guard var previous = lastRaw else {
+            lastRaw = point
+            resampled.append(point)
+            return false
+        }
+        lastRaw = point
+        var remaining = StrokeGeometry.distance(previous, point)
+        var emitted = false
+        while sinceLast + remaining >= spacing, remaining > 0 {
+            let t = (spacing - sinceLast) / remaining
+            let next = previous + (point - previous) * t
+            resampled.append(next)
+            emitted = true
+            previous = next
+            remaining = StrokeGeometry.distance(previous, point)
+            sinceLast = 0
+            if resampled.count > configuration.capacity { decimate() }
+        }
+        sinceLast += remaining
+        return emitted
+    }
+
+    /// Keeps every other resampled point and doubles the spacing.
+    private mutating func decimate() {
+        let droppedLast = resampled.count % 2 == 0
+        var write = 0
+        for read in stride(from: 0, to: resampled.count, by: 2) {
+            resampled[write] = resampled[read]
+            write += 1
+        }
+        resampled.removeLast(resampled.count - write)
+        if droppedLast { sinceLast += spacing }
+        spacing *= 2
+    }
+
+    // MARK: - Deciding
+
+    private func fires() -> Bool {
+        let c = configuration
+        let n = resampled.count
+        guard n >= 2 * c.minimumLegPoints + 1 else { return false }
+        let start = resampled[0]
+        let end = resampled[n - 1]
+        let chord = end - start
+        let chordLength = (chord * chord).sum().squareRoot()
+        guard chordLength > 0 else { return false }
+        // The corner: the point farthest from the chord, on the side a check bends to (below it, on screen).
+        var corner = -1
+        var farthest = 0.0
+        for i in 1..<(n - 1) {
+            let v = resampled[i] - start
+            let side = chord.x * v.y - chord.y * v.x  // > 0: below the chord in screen coordinates
+            if side > farthest {
+                farthest = side
+                corner = i
+            }
+        }
+        guard corner >= c.minimumLegPoints, n - 1 - corner >= c.minimumLegPoints else { return false }
+        let first = resampled[corner] - start
+        let second = end - resampled[corner]
+        let firstLength = (first * first).sum().squareRoot()
+        let secondLength = (second * second).sum().squareRoot()
+        guard firstLength > 0, secondLength > 0 else { return false }
+        let ratio = secondLength / firstLength
+        let secondDirection = atan2(second.y, second.x) * 180 / .pi
+        let needed = -secondDirection > c.steepAngle ? c.steepFireRatio : c.fireRatio
+        guard ratio >= needed else { return false }
+        let firstDirection = atan2(first.y, first.x) * 180 / .pi
+        guard c.firstLegDirection.contains(firstDirection), c.secondLegDirection.contains(secondDirection),
+            c.turn.contains(firstDirection - secondDirection)
+        else { return false }
+        let firstArc = Double(corner) * spacing
+        let secondArc = Double(n - 1 - corner) * spacing
+        return firstArc / firstLength <= c.firstLegMaxCurl && secondArc / secondLength <= c.secondLegMaxCurl
+    }
+}

@@ -1,0 +1,151 @@
+/// Evaluates the template matcher and the checkmark detector on recorded strokes.
+public struct Evaluator: Sendable {
+    /// The samples, e.g. from `DollarLog.loadDataset`.
+    public var samples: [DollarLog]
+    /// Matcher tuning.
+    public var recognizerConfiguration: RecognizerConfiguration
+    /// Detector tuning.
+    public var checkmarkConfiguration: CheckmarkConfiguration
+    /// Options of the libraries built for user-dependent runs (orientation, rotation bound, threshold).
+    public var libraryTemplate: TemplateLibrary
+
+    /// Creates an evaluator.
+    public init(
+        samples: [DollarLog],
+        recognizerConfiguration: RecognizerConfiguration = .default,
+        checkmarkConfiguration: CheckmarkConfiguration = .default,
+        libraryTemplate: TemplateLibrary = TemplateLibrary(name: "evaluation")
+    ) {
+        self.samples = samples
+        self.recognizerConfiguration = recognizerConfiguration
+        self.checkmarkConfiguration = checkmarkConfiguration
+        self.libraryTemplate = libraryTemplate
+    }
+
+    private struct Tally {
+        var tests = 0
+        var correct = 0
+        var perGesture = [String: (correct: Int, total: Int)]()
+        var confusions = [String: Int]()
+        var elapsed = Duration.zero
+        var templates = 0
+
+        mutating func record(expected: String, result: RecognitionResult, elapsed: Duration, templates: Int) {
+            let actual = result.match?.name ?? "(none)"
+            tests += 1
+            self.elapsed += elapsed
+            self.templates += templates
+            var entry = perGesture[expected, default: (0, 0)]
+            entry.total += 1
+            if actual == expected {
+                correct += 1
+                entry.correct += 1
+            } else {
+                confusions["\(expected)\u{1}\(actual)", default: 0] += 1
+            }
+            perGesture[expected] = entry
+        }
+    }
+
+    // MARK: - Protocols
+
+    /// The user-dependent protocol of Wobbrock et al. (2007): per subject and speed, `templatesPerGesture`
+    /// random samples of each gesture are the templates and one other random sample of each is tested, `trials`
+    /// times.
+    public func userDependent(templatesPerGesture: Int, trials: Int, seed: UInt64) throws(RecognitionError)
+        -> EvaluationReport
+    {
+        var generator = SeededGenerator(seed: seed)
+        var tally = Tally()
+        let groups = Dictionary(grouping: samples) { "\($0.subject)/\($0.speed)" }
+        for key in groups.keys.sorted() {
+            let byGesture = Dictionary(grouping: groups[key]!, by: \.gesture)
+            for _ in 0..<trials {
+                var library = libraryTemplate
+                var tests = [DollarLog]()
+                for gesture in byGesture.keys.sorted() {
+                    let shuffled = byGesture[gesture]!.shuffled(using: &generator)
+                    guard shuffled.count > templatesPerGesture else { continue }
+                    library.add(
+                        contentsOf: shuffled.prefix(templatesPerGesture).map {
+                            GestureTemplate(name: $0.gesture, strokePoints: $0.points)
+                        })
+                    tests.append(shuffled[templatesPerGesture])
+                }
+                let recognizer = try Recognizer(library: library, configuration: recognizerConfiguration)
+                for test in tests { try run(recognizer, on: test, into: &tally) }
+            }
+        }
+        return report(tally, protocolName: "user-dependent")
+    }
+
+    /// The given library against every sample.
+    public func userIndependent(library: TemplateLibrary) throws(RecognitionError) -> EvaluationReport {
+        let recognizer = try Recognizer(library: library, configuration: recognizerConfiguration)
+        var tally = Tally()
+        for sample in samples { try run(recognizer, on: sample, into: &tally) }
+        return report(tally, protocolName: "user-independent")
+    }
+
+    private func run(_ recognizer: Recognizer, on sample: DollarLog, into tally: inout Tally) throws(RecognitionError)
+    {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result = try recognizer.recognize(sample.points)
+        let elapsed = clock.now - started
+        tally.record(expected: sample.gesture, result: result, elapsed: elapsed, templates: recognizer.templateCount)
+    }
+
+    // MARK: - Checkmark detector
+
+    /// Replays every sample point by point through the checkmark detector.
+    public func checkmarkFigures() -> EvaluationReport.Checkmark {
+        var checks = 0
+        var hits = 0
+        var others = 0
+        var falsePositives = [String: Int]()
+        var leads = [Double]()
+        var detector = CheckmarkDetector(configuration: checkmarkConfiguration)
+        for sample in samples {
+            detector.reset()
+            let fired = detector.add(contentsOf: sample.points)
+            if sample.gesture == "check" {
+                checks += 1
+                if let fired, let first = sample.points.first, let last = sample.points.last {
+                    hits += 1
+                    let duration = last.time - first.time
+                    leads.append(duration > 0 ? (last.time - fired.time) / duration : 0)
+                }
+            } else {
+                others += 1
+                if fired != nil { falsePositives[sample.gesture, default: 0] += 1 }
+            }
+        }
+        leads.sort()
+        let median = leads.isEmpty ? 0 : (leads[(leads.count - 1) / 2] + leads[leads.count / 2]) / 2
+        return .init(
+            truePositiveRate: checks > 0 ? Double(hits) / Double(checks) : 0,
+            falsePositiveRate: others > 0 ? Double(falsePositives.values.reduce(0, +)) / Double(others) : 0,
+            medianLeadFraction: median, checkSamples: checks, otherSamples: others,
+            falsePositivesByGesture: falsePositives)
+    }
+
+    private func report(_ tally: Tally, protocolName: String) -> EvaluationReport {
+        let confusions = tally.confusions.map { key, count in
+            let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
+            return EvaluationReport.Confusion(expected: parts[0], actual: parts[1], count: count)
+        }
+        .sorted { ($0.count, $1.expected, $1.actual) > ($1.count, $0.expected, $0.actual) }
+        let tests = max(tally.tests, 1)
+        let seconds = Double(tally.elapsed.components.seconds) + Double(tally.elapsed.components.attoseconds) * 1e-18
+        return EvaluationReport(
+            protocolName: protocolName,
+            accuracy: Double(tally.correct) / Double(tests),
+            tests: tally.tests,
+            perGesture: tally.perGesture.mapValues { Double($0.correct) / Double(max($0.total, 1)) },
+            confusions: Array(confusions.prefix(10)),
+            checkmark: checkmarkFigures(),
+            microsecondsPerRecognition: seconds * 1e6 / Double(tests),
+            templatesPerRecognition: Double(tally.templates) / Double(tests))
+    }
+}

@@ -1,0 +1,32 @@
+/// What the template matcher says about a stroke.
+public struct RecognitionResult: Sendable, Hashable {
+    /// One gesture considered for a stroke.
+    public struct Candidate: Sendable, Hashable {
+        /// The gesture's name.
+        public var name: String
+        /// Similarity in `(0, 1]`: `1 / (1 + distance)`. 1 means identical to a template; 0.5 means the stroke
+        /// deviates from its closest template by, on average, its own RMS radius per point.
+        public var score: Double
+        /// The elastic distance to the closest template of this gesture: the mean per-point deviation, after
+        /// optimal alignment, in units of the shape's RMS radius (0 for an identical stroke).
+        public var distance: Double
+
+        /// Creates a candidate.
+        public init(name: String, score: Double, distance: Double) {
+            self.name = name
+            self.score = score
+            self.distance = distance
+        }
+    }
+
+    /// The best candidate when its score reaches the library's `minimumScore`; `nil` means "no match".
+    public var match: Candidate?
+    /// The best candidates, one per gesture, best first (at most `RecognizerConfiguration.topK`).
+    public var candidates: [Candidate]
+
+    /// Creates a result.
+    public init(match: Candidate?, candidates: [Candidate]) {
+        self.match = match
+        self.candidates = candidates
+    }
+}

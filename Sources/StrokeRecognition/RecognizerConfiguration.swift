@@ -1,0 +1,41 @@
+/// Tuning of the template matcher. The defaults are the ones measured in `Benchmarks.md`.
+public struct RecognizerConfiguration: Sendable, Hashable {
+    /// Points each stroke is resampled to. Default: `32`.
+    public var pointCount: Int
+    /// Weight of the unit tangent against the position in elastic features. Default: `0.4`.
+    public var tangentWeight: Double
+    /// Half-width of the Sakoe–Chiba band of the elastic matcher, in points. Default: `6`.
+    public var band: Int
+    /// How many of the best templates by Protractor similarity are re-ranked by the elastic matcher; `0` gives
+    /// plain Protractor. Default: `8`.
+    public var shortlist: Int
+    /// How many candidates (distinct gestures) a result lists. Default: `3`.
+    public var topK: Int
+
+    /// Creates a configuration.
+    public init(pointCount: Int = 32, tangentWeight: Double = 0.4, band: Int = 6, shortlist: Int = 8, topK: Int = 3) {
+        self.pointCount = pointCount
+        self.tangentWeight = tangentWeight
+        self.band = band
+        self.shortlist = shortlist
+        self.topK = topK
+    }
+
+    /// The defaults.
+    public static let `default` = RecognizerConfiguration()
+
+    /// Checks the documented ranges.
+    public func validate() throws(RecognitionError) {
+        guard (4...1024).contains(pointCount) else {
+            throw RecognitionError(.invalidConfiguration, "pointCount \(pointCount) is outside 4...1024")
+        }
+        guard tangentWeight.isFinite, tangentWeight >= 0 else {
+            throw RecognitionError(.invalidConfiguration, "tangentWeight \(tangentWeight) must be ≥ 0")
+        }
+        guard band >= 0 else { throw RecognitionError(.invalidConfiguration, "band \(band) must be ≥ 0") }
+        guard shortlist >= 0 else {
+            throw RecognitionError(.invalidConfiguration, "shortlist \(shortlist) must be ≥ 0")
+        }
+        guard topK >= 1 else { throw RecognitionError(.invalidConfiguration, "topK \(topK) must be ≥ 1") }
+    }
+}

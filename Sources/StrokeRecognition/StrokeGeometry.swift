@@ -1,0 +1,125 @@
+import Foundation
+
+/// The geometric steps of template matching, as small pure functions.
+///
+/// Each step is public so that it can be tested against hand-computed outputs: resampling, the centroid,
+/// translation, uniform scaling, rotation and flattening into a unit vector.
+public enum StrokeGeometry {
+    // MARK: - Length and resampling
+
+    /// The length of the polyline through `points`.
+    public static func pathLength(_ points: [SIMD2<Double>]) -> Double {
+        guard points.count > 1 else { return 0 }
+        var length = 0.0
+        for index in 1..<points.count {
+            length += distance(points[index - 1], points[index])
+        }
+        return length
+    }
+
+    /// Resamples the polyline to exactly `count` points, evenly spaced along its length.
+    ///
+    /// The first and last points are kept. Each target distance is computed from the start (`k * length / (count
+    /// - 1)`), so rounding never adds or drops a point. A polyline of zero length yields `count` copies of its
+    /// first point; an empty one yields an empty array.
+    public static func resample(_ points: [SIMD2<Double>], count: Int) -> [SIMD2<Double>] {
+        precondition(count >= 2, "resample needs at least 2 output points")
+        guard let first = points.first else { return [] }
+        let total = pathLength(points)
+        guard total > 0 else { return Array(repeating: first, count: count) }
+        var output = [SIMD2<Double>]()
+        output.reserveCapacity(count)
+        output.append(first)
+        let interval = total / Double(count - 1)
+        var segment = 1
+        var travelled = 0.0  // distance from the start to points[segment - 1]
+        var segmentLength = distance(points[0], points[1])
+        for k in 1..<(count - 1) {
+            let target = Double(k) * interval
+            while travelled + segmentLength < target && segment < points.count - 1 {
+                travelled += segmentLength
+                segment += 1
+                segmentLength = distance(points[segment - 1], points[segment])
+            }
+            let t = segmentLength > 0 ? min(1, max(0, (target - travelled) / segmentLength)) : 0
+            let a = points[segment - 1]
+            let b = points[segment]
+            output.append(a + (b - a) * t)
+        }
+        output.append(points[points.count - 1])
+        return output
+    }
+
+    // MARK: - Translation, scale, rotation
+
+    /// The mean of the points.
+    public static func centroid(_ points: [SIMD2<Double>]) -> SIMD2<Double> {
+        guard !points.isEmpty else { return .zero }
+        var sum = SIMD2<Double>.zero
+        for point in points { sum += point }
+        return sum / Double(points.count)
+    }
+
+    /// The points moved so that their centroid is the origin.
+    public static func translatedToOrigin(_ points: [SIMD2<Double>]) -> [SIMD2<Double>] {
+        let center = centroid(points)
+        return points.map { $0 - center }
+    }
+
+    /// The root-mean-square distance of the points from the origin.
+    public static func rmsRadius(_ points: [SIMD2<Double>]) -> Double {
+        guard !points.isEmpty else { return 0 }
+        var sum = 0.0
+        for point in points { sum += (point * point).sum() }
+        return (sum / Double(points.count)).squareRoot()
+    }
+
+    /// The points scaled uniformly so that their RMS radius is 1.
+    ///
+    /// Uniform scaling keeps the aspect ratio, so a straight line or a bracket keeps its shape instead of being
+    /// blown up along its thin side. Points with no extent are returned unchanged.
+    public static func scaledToUnitRadius(_ points: [SIMD2<Double>]) -> [SIMD2<Double>] {
+        let radius = rmsRadius(points)
+        guard radius > 0, radius.isFinite else { return points }
+        return points.map { $0 / radius }
+    }
+
+    /// The points rotated by `angle` radians about the origin (counter-clockwise in a y-up frame).
+    public static func rotated(_ points: [SIMD2<Double>], by angle: Double) -> [SIMD2<Double>] {
+        let c = cos(angle)
+        let s = sin(angle)
+        // Both coordinates are computed from the original point: x is not overwritten before y is computed.
+        return points.map { SIMD2($0.x * c - $0.y * s, $0.x * s + $0.y * c) }
+    }
+
+    /// The angle of the line from the centroid to the first point (the $1 "indicative angle").
+    public static func indicativeAngle(_ points: [SIMD2<Double>]) -> Double {
+        guard let first = points.first else { return 0 }
+        let center = centroid(points)
+        return atan2(first.y - center.y, first.x - center.x)
+    }
+
+    /// Flattens the points into `[x0, y0, x1, y1, …]` scaled to unit Euclidean norm.
+    public static func unitVector(_ points: [SIMD2<Double>]) -> [Float] {
+        var norm = 0.0
+        for point in points { norm += (point * point).sum() }
+        norm = norm.squareRoot()
+        let scale = norm > 0 ? 1 / norm : 0
+        var vector = [Float]()
+        vector.reserveCapacity(points.count * 2)
+        for point in points {
+            vector.append(Float(point.x * scale))
+            vector.append(Float(point.y * scale))
+        }
+        return vector
+    }
+
+    // MARK: - Helpers
+
+    /// The Euclidean distance between two points.
+    @inlinable
+    public static func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
+        let d = b - a
+        return (d * d).sum().squareRoot()
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension TemplateLibrary {
+    // MARK: - Format
+
+    /// The value of the `format` field of every template library file.
+    public static let formatIdentifier = "stroke-worker/template-library"
+    /// The format version this build writes, and the newest it reads.
+    public static let formatVersion = 1
+
+    private struct FileContents: Codable {
+        var format: String
+        var version: Int
+        var name: String
+        var orientation: String
+        var maxRotationDegrees: Double?
+        var minimumScore: Double?
+        var templates: [GestureTemplate]
+    }
+
+    // MARK: - Decoding
+
+    /// Parses and validates a library from the JSON file format.
+    ///
+    /// - Throws: `RecognitionError` with `.malformedLibrary` (saying where and what) or `.unsupportedVersion`.
+    public init(json data: Data, source: String = "library") throws(RecognitionError) {
+        let contents: FileContents
+        do {
+            contents = try JSONDecoder().decode(FileContents.self, from: data)
+        } catch let error as DecodingError {
+            throw RecognitionError(.malformedLibrary, "\(source): \(Self.describe(error))")
+        } catch {
+            throw RecognitionError(.malformedLibrary, "\(source): \(error)")
+        }
+        guard contents.format == Self.formatIdentifier else {
+            throw RecognitionError(
+                .malformedLibrary,
+                "\(source): format is \"\(contents.format)\"; expected \"\(Self.formatIdentifier)\"")
+        }
+        guard contents.version == Self.formatVersion else {
+            throw RecognitionError(
+                .unsupportedVersion,
+                "\(source): version \(contents.version) is not supported (this build reads \(Self.formatVersion))")
+        }
+        guard let orientation = Orientation(rawValue: contents.orientation) else {
+            throw RecognitionError(
+                .malformedLibrary,
+                "\(source): orientation \"\(contents.orientation)\" is neither \"invariant\" nor \"sensitive\"")
+        }
+        self.init(
+            name: contents.name,
+            orientation: orientation,
+            maxRotationDegrees: contents.maxRotationDegrees ?? 30,
+            minimumScore: contents.minimumScore ?? 0.5,
+            templates: contents.templates)
+        try validate(source: source)
+    }
+
+    /// Checks every field against its documented range.
+    ///
+    /// - Throws: `RecognitionError.Code.malformedLibrary` naming the first offending field.
+    public func validate(source: String = "library") throws(RecognitionError) {
+        func fail(_ message: String) -> RecognitionError {
+            RecognitionError(.malformedLibrary, "\(source): \(message)")
+        }
+        guard !name.isEmpty else { throw fail("name is empty") }
+        guard maxRotationDegrees.isFinite, (0...180).contains(maxRotationDegrees) else {
+            throw fail("maxRotationDegrees \(maxRotationDegrees) is outside 0...180")
+        }
+        guard minimumScore.isFinite, (0...1).contains(minimumScore) else {
+            throw fail("minimumScore \(minimumScore) is outside 0...1")
+        }
+        for (index, template) in templates.enumerated() {
+            guard !template.name.isEmpty else { throw fail("templates[\(index)].name is empty") }
+            guard template.points.count >= 2 else {
+                throw fail("templates[\(index)] (\(template.name)) has \(template.points.count) point(s); needs 2")
+            }
+            if let bad = template.points.firstIndex(where: { !$0.x.isFinite || !$0.y.isFinite }) {
+                throw fail("templates[\(index)].points[\(bad)] is not finite")
+            }
+            if StrokeGeometry.pathLength(template.points) <= 0 {
+                throw fail("templates[\(index)] (\(template.name)) has no extent (all points are equal)")
+            }
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let parts = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
+            let joined = parts.joined()
+            return joined.isEmpty ? "top level" : String(joined.drop { $0 == "." })
+        }
+        switch error {
+        case .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription) \(context.underlyingError.map { "\($0)" } ?? "")"
+        case .keyNotFound(let key, let context):
+            return "\(path(context)): missing field \"\(key.stringValue)\""
+        case .typeMismatch(let type, let context):
+            return "\(path(context)): expected \(type)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)): expected \(type), found null"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    // MARK: - Encoding
+
+    /// The library in the JSON file format (sorted keys, so that saves are reproducible).
+    public func jsonData() throws(RecognitionError) -> Data {
+        let contents = FileContents(
+            format: Self.formatIdentifier, version: Self.formatVersion, name: name,
+            orientation: orientation.rawValue, maxRotationDegrees: maxRotationDegrees, minimumScore: minimumScore,
+            templates: templates)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return try encoder.encode(contents)
+        } catch {
+            throw RecognitionError(.malformedLibrary, "cannot encode library \(name): \(error)")
+        }
+    }
+
+    // MARK: - Files
+
+    /// Loads a library file.
+    public init(contentsOf path: String) throws(RecognitionError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw RecognitionError(.io, "cannot read \(path): \(error.localizedDescription)")
+        }
+        try self.init(json: data, source: path)
+    }
+
+    /// Saves the library atomically: writes a temporary file beside `path`, fsyncs it, then renames it over
+    /// `path`, so readers see the old file or the new one, never a torn one.
+    public func save(to path: String) throws(RecognitionError) {
+        try validate(source: name)
+        let data = try jsonData()
+        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else {
+            throw RecognitionError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))")
+        }
+        var failure: String?
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = "write \(temporary): \(String(cString: strerror(errno)))"
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil && fsync(fd) != 0 { failure = "fsync \(temporary): \(String(cString: strerror(errno)))" }
+        close(fd)
+        if failure == nil && rename(temporary, path) != 0 {
+            failure = "rename \(temporary) to \(path): \(String(cString: strerror(errno)))"
+        }
+        if let failure {
+            unlink(temporary)
+            throw RecognitionError(.io, failure)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/// A named set of gesture templates with its matching options.
+///
+/// Libraries are values: edit them with `add`, `remove` and friends, then compile them into a `Recognizer`.
+/// The file format is specified in `Protocol/template-library.md` and read and written by
+/// `TemplateLibrary+File.swift`.
+public struct TemplateLibrary: Sendable, Hashable {
+    /// How a library treats the orientation of strokes.
+    public enum Orientation: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Any rotation matches: a "v" drawn upside down is still a "v" (and so is a caret).
+        case invariant
+        /// Rotation is allowed only up to `maxRotationDegrees`, so a "v" is not a caret.
+        case sensitive
+    }
+
+    /// The library's name, by which sessions select it.
+    public var name: String
+    /// Whether matching is rotation-invariant or orientation-sensitive. Default: `.sensitive`.
+    public var orientation: Orientation
+    /// The largest rotation, in degrees, tried in `.sensitive` mode. Default: `30`.
+    public var maxRotationDegrees: Double
+    /// The lowest score (see `RecognitionResult.Candidate.score`) accepted as a match; below it the result is
+    /// "no match". Default: `0.5`.
+    public var minimumScore: Double
+    /// The templates, in insertion order.
+    public private(set) var templates: [GestureTemplate]
+
+    /// Creates a library.
+    public init(
+        name: String,
+        orientation: Orientation = .sensitive,
+        maxRotationDegrees: Double = 30,
+        minimumScore: Double = 0.5,
+        templates: [GestureTemplate] = []
+    ) {
+        self.name = name
+        self.orientation = orientation
+        self.maxRotationDegrees = maxRotationDegrees
+        self.minimumScore = minimumScore
+        self.templates = templates
+    }
+
+    // MARK: - Editing
+
+    /// Appends a template.
+    public mutating func add(_ template: GestureTemplate) {
+        templates.append(template)
+    }
+
+    /// Appends templates.
+    public mutating func add(contentsOf newTemplates: some Sequence<GestureTemplate>) {
+        templates.append(contentsOf: newTemplates)
+    }
+
+    /// Removes every template of the gesture `name` and returns how many were removed.
+    @discardableResult
+    public mutating func removeAll(named name: String) -> Int {
+        let before = templates.count
+        templates.removeAll { $0.name == name }
+        return before - templates.count
+    }
+
+    /// Removes the template at `index` among those of the gesture `name` (0-based, in insertion order).
+    ///
+    /// - Throws: `RecognitionError.Code.notFound` when there is no such template.
+    public mutating func remove(named name: String, at index: Int) throws(RecognitionError) {
+        let positions = templates.indices.filter { templates[$0].name == name }
+        guard positions.indices.contains(index) else {
+            throw RecognitionError(
+                .notFound, "gesture \"\(name)\" has \(positions.count) template(s); no index \(index)")
+        }
+        templates.remove(at: positions[index])
+    }
+
+    // MARK: - Listing
+
+    /// The gesture names with their template counts, sorted by name.
+    public var gestureCounts: [(name: String, count: Int)] {
+        var counts = [String: Int]()
+        for template in templates { counts[template.name, default: 0] += 1 }
+        return counts.sorted { $0.key < $1.key }.map { (name: $0.key, count: $0.value) }
+    }
+
+    /// The distinct gesture names, sorted.
+    public var gestureNames: [String] { gestureCounts.map(\.name) }
+}

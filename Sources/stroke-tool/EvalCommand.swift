@@ -1,0 +1,118 @@
+import Foundation
+import StrokeRecognition
+import StrokeWorker
+
+/// `stroke-tool eval`.
+enum EvalCommand {
+    static let usage = """
+        USAGE: stroke-tool eval --dataset DIR [options]
+
+        Reads $1-format XML logs laid out as DIR/sNN/{slow,medium,fast}/<gesture>NN.xml.
+
+        OPTIONS
+          --dataset DIR                 the logs (required)
+          --protocol P                  user-dependent (default) or user-independent
+          --templates-per-gesture E     user-dependent: templates per gesture (default 1)
+          --trials T                    user-dependent: repetitions (default 10)
+          --library FILE|default        user-independent: the library to test (default: the built-in one)
+          --subjects s01,s02            only these subjects' samples (default: all)
+          --seed S                      random seed (default 1)
+          --shortlist K                 templates re-ranked by the elastic matcher, 0 = plain Protractor (default 8)
+          --points N                    resampled points (default 32)
+          --band B                      elastic matcher band (default 6)
+          --tangent-weight W            elastic tangent weight (default 0.4)
+          --orientation O               user-dependent libraries: sensitive (default) or invariant
+          --max-rotation DEG            user-dependent libraries: rotation bound (default 30)
+          --checkmark-config FILE       JSON CheckmarkConfiguration overriding the defaults
+          --json                        print exactly one JSON object
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try StrokeTool.parse(
+            arguments, flags: ["json"],
+            known: [
+                "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects", "seed", "shortlist",
+                "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config",
+            ])
+        if args.flag("help") {
+            print(usage)
+            return 0
+        }
+        guard let dataset = args.value("dataset") else {
+            throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
+        }
+        var samples = try DollarLog.loadDataset(dataset)
+        let subjects = Set(args.values("subjects"))
+        if !subjects.isEmpty { samples.removeAll { !subjects.contains($0.subject) } }
+        var configuration = RecognizerConfiguration.default
+        configuration.shortlist = try args.parsed("shortlist", default: configuration.shortlist)
+        configuration.pointCount = try args.parsed("points", default: configuration.pointCount)
+        configuration.band = try args.parsed("band", default: configuration.band)
+        configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
+        var checkmark = CheckmarkConfiguration.default
+        if let path = args.value("checkmark-config") {
+            checkmark = try JSONDecoder().decode(CheckmarkConfiguration.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        var libraryTemplate = TemplateLibrary(name: "evaluation")
+        if let orientation = args.value("orientation") {
+            guard let parsed = TemplateLibrary.Orientation(rawValue: orientation) else {
+                throw CommandLineArguments.Failure(description: "--orientation: sensitive or invariant")
+            }
+            libraryTemplate.orientation = parsed
+        }
+        libraryTemplate.maxRotationDegrees = try args.parsed("max-rotation", default: 30.0)
+        libraryTemplate.minimumScore = 0
+        let evaluator = Evaluator(
+            samples: samples, recognizerConfiguration: configuration, checkmarkConfiguration: checkmark,
+            libraryTemplate: libraryTemplate)
+        let report: EvaluationReport
+        switch args.value("protocol") ?? "user-dependent" {
+        case "user-dependent":
+            report = try evaluator.userDependent(
+                templatesPerGesture: try args.parsed("templates-per-gesture", default: 1),
+                trials: try args.parsed("trials", default: 10), seed: try args.parsed("seed", default: 1))
+        case "user-independent":
+            let library = try LibraryCommand.load(args.value("library") ?? "default")
+            report = try evaluator.userIndependent(library: library)
+        case let other:
+            throw CommandLineArguments.Failure(description: "--protocol \(other): user-dependent or user-independent")
+        }
+        if args.flag("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            printText(report, samples: samples.count)
+        }
+        return 0
+    }
+
+    static func printText(_ report: EvaluationReport, samples: Int) {
+        func percent(_ value: Double) -> String { String(format: "%.2f%%", value * 100) }
+        print("protocol: \(report.protocolName), \(samples) samples, \(report.tests) recognitions")
+        print("accuracy: \(percent(report.accuracy))")
+        print("per gesture:")
+        for (name, accuracy) in report.perGesture.sorted(by: { $0.key < $1.key }) {
+            print("  \(name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(percent(accuracy))")
+        }
+        if !report.confusions.isEmpty {
+            print("most frequent confusions:")
+            for confusion in report.confusions {
+                print("  \(confusion.expected) → \(confusion.actual): \(confusion.count)")
+            }
+        }
+        let check = report.checkmark
+        print(
+            "checkmark: true positives \(percent(check.truePositiveRate)) of \(check.checkSamples), "
+                + "false positives \(percent(check.falsePositiveRate)) of \(check.otherSamples), "
+                + "median lead \(String(format: "%.3f", check.medianLeadFraction))")
+        if !check.falsePositivesByGesture.isEmpty {
+            let list = check.falsePositivesByGesture.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
+            print("  false positives by gesture: \(list.joined(separator: ", "))")
+        }
+        print(
+            String(
+                format: "time: %.2f µs per recognition (%.0f templates on average)", report.microsecondsPerRecognition,
+                report.templatesPerRecognition))
+    }
+}

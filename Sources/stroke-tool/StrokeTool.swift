@@ -1,0 +1,58 @@
+import Foundation
+import StrokeRecognition
+import StrokeWorker
+
+/// `stroke-tool`: evaluation and template library editing.
+enum StrokeTool {
+    static let usage = """
+        stroke-tool: evaluate the recognizer and edit template libraries
+
+        USAGE
+          stroke-tool eval --dataset DIR [options]        accuracy, checkmark rates and speed on $1-format logs
+          stroke-tool library build --dataset DIR -o FILE  make a library from $1-format logs
+          stroke-tool library add FILE (--dataset DIR | --json STROKES) [--gesture NAME]
+          stroke-tool library remove FILE --gesture NAME [--index I]
+          stroke-tool library list FILE|default
+          stroke-tool library export-default -o FILE       write the built-in library as a file
+
+        Run `stroke-tool COMMAND --help` for a command's options.
+        """
+
+    static func main(_ arguments: [String]) async -> Int32 {
+        guard let command = arguments.first else {
+            print(usage)
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "eval": return try EvalCommand.run(rest)
+            case "library": return try LibraryCommand.run(rest)
+            case "--help", "-h", "help":
+                print(usage)
+                return 0
+            default:
+                printError("unknown command \"\(command)\"\n\n\(usage)")
+                return 2
+            }
+        } catch let failure as CommandLineArguments.Failure {
+            printError("stroke-tool \(command): \(failure)")
+            return 2
+        } catch {
+            printError("stroke-tool \(command): \(error)")
+            return 1
+        }
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    static func parse(_ arguments: [String], flags: Set<String>, known: Set<String>) throws -> CommandLineArguments {
+        let parsed = try CommandLineArguments(
+            arguments.map { $0 == "-o" ? "--output" : $0 }, flagNames: flags.union(["help"]),
+            environment: ProcessInfo.processInfo.environment)
+        try parsed.rejectUnknown(known.union(flags).union(["help"]))
+        return parsed
+    }
+}
