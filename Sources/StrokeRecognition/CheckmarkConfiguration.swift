@@ -10,36 +10,45 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     public var capacity: Int
     /// Resampled points needed in each leg before a decision. Default: `3`.
     public var minimumLegPoints: Int
-    /// Allowed directions of the first (downward) leg. Default: `10...120`.
+    /// Allowed directions of the first (downward) leg. Default: `0...120`.
     public var firstLegDirection: ClosedRange<Double>
-    /// Allowed directions of the second (upward) leg. Default: `-88 ... -12`.
+    /// Allowed directions of the second (upward) leg. Default: `-88 ... -30`.
     public var secondLegDirection: ClosedRange<Double>
-    /// Allowed turn between the legs (first direction minus second). Default: `50...165`.
+    /// Allowed turn between the legs (first direction minus second). Default: `58...165`.
     public var turn: ClosedRange<Double>
-    /// Largest path length ÷ chord length of the first leg. Default: `1.25`.
+    /// Largest path length ÷ chord length of the first leg. Default: `1.5`.
     public var firstLegMaxCurl: Double
-    /// Largest path length ÷ chord length of the second leg. Default: `1.12`.
+    /// Largest path length ÷ chord length of the second leg. Default: `1.18`.
     public var secondLegMaxCurl: Double
-    /// Second leg ÷ first leg at which the detector fires. Default: `1.25`.
+    /// Smallest corner sharpness: the turn measured over a few resampled points on each side of the corner
+    /// (`max(2, count / 12)`) divided by the turn between the whole legs. A check's corner is sharp (≥ 0.66 in
+    /// the $1 logs); the rounded bottom of a pigtail's first loop is not (≤ 0.38). Default: `0.5`.
+    public var minimumSharpness: Double
+    /// Second leg ÷ first leg at which the detector fires. Default: `1.15`.
     public var fireRatio: Double
-    /// The fire ratio for steep, v-like second legs (steeper than `steepAngle`). Default: `1.6`.
+    /// The fire ratio for steep, v-like second legs (both legs steep, as in a v). Default: `1.45`.
     public var steepFireRatio: Double
-    /// Second-leg direction (degrees above the horizontal) from which `steepFireRatio` applies. Default: `55`.
+    /// Second-leg direction (degrees above the horizontal) from which `steepFireRatio` may apply. Default: `50`.
     public var steepAngle: Double
+    /// First-leg direction (degrees below the horizontal) from which `steepFireRatio` may apply; both legs must
+    /// be steep, as in a v. Default: `40`.
+    public var steepFirstAngle: Double
 
     /// Creates a configuration; every argument defaults to its documented value.
     public init(
         initialSpacing: Double = 1.5,
         capacity: Int = 64,
         minimumLegPoints: Int = 3,
-        firstLegDirection: ClosedRange<Double> = 10...120,
-        secondLegDirection: ClosedRange<Double> = -88 ... -12,
-        turn: ClosedRange<Double> = 50...165,
-        firstLegMaxCurl: Double = 1.25,
-        secondLegMaxCurl: Double = 1.12,
-        fireRatio: Double = 1.25,
-        steepFireRatio: Double = 1.6,
-        steepAngle: Double = 55
+        firstLegDirection: ClosedRange<Double> = 0...120,
+        secondLegDirection: ClosedRange<Double> = -88 ... -30,
+        turn: ClosedRange<Double> = 58...165,
+        firstLegMaxCurl: Double = 1.5,
+        secondLegMaxCurl: Double = 1.18,
+        minimumSharpness: Double = 0.5,
+        fireRatio: Double = 1.15,
+        steepFireRatio: Double = 1.45,
+        steepAngle: Double = 50,
+        steepFirstAngle: Double = 40
     ) {
         self.initialSpacing = initialSpacing
         self.capacity = capacity
@@ -49,9 +58,11 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         self.turn = turn
         self.firstLegMaxCurl = firstLegMaxCurl
         self.secondLegMaxCurl = secondLegMaxCurl
+        self.minimumSharpness = minimumSharpness
         self.fireRatio = fireRatio
         self.steepFireRatio = steepFireRatio
         self.steepAngle = steepAngle
+        self.steepFirstAngle = steepFirstAngle
     }
 
     /// The defaults.

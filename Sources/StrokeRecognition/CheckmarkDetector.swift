@@ -144,14 +144,22 @@ public struct CheckmarkDetector: Sendable {
         guard firstLength > 0, secondLength > 0 else { return false }
         let ratio = secondLength / firstLength
         let secondDirection = atan2(second.y, second.x) * 180 / .pi
-        let needed = -secondDirection > c.steepAngle ? c.steepFireRatio : c.fireRatio
-        guard ratio >= needed else { return false }
         let firstDirection = atan2(first.y, first.x) * 180 / .pi
+        let steep = -secondDirection > c.steepAngle && firstDirection > c.steepFirstAngle
+        guard ratio >= (steep ? c.steepFireRatio : c.fireRatio) else { return false }
+        let turn = firstDirection - secondDirection
         guard c.firstLegDirection.contains(firstDirection), c.secondLegDirection.contains(secondDirection),
-            c.turn.contains(firstDirection - secondDirection)
+            c.turn.contains(turn)
         else { return false }
         let firstArc = Double(corner) * spacing
         let secondArc = Double(n - 1 - corner) * spacing
-        return firstArc / firstLength <= c.firstLegMaxCurl && secondArc / secondLength <= c.secondLegMaxCurl
+        guard firstArc / firstLength <= c.firstLegMaxCurl, secondArc / secondLength <= c.secondLegMaxCurl else {
+            return false
+        }
+        let k = max(2, n / 12)
+        let into = resampled[corner] - resampled[max(0, corner - k)]
+        let outOf = resampled[min(n - 1, corner + k)] - resampled[corner]
+        let localTurn = (atan2(into.y, into.x) - atan2(outOf.y, outOf.x)) * 180 / .pi
+        return localTurn / turn >= c.minimumSharpness
     }
 }

@@ -51,6 +51,16 @@ public enum Protractor {
         return alignment(a: a, b: b, maxRotation: maxRotation)
     }
 
+    /// The best similarity within `±maxRotation` for the dot products `a` and `b`, without trigonometry.
+    ///
+    /// `|θ*| ≤ θmax` exactly when `cos θ* = a / r ≥ cos θmax` (with `r = √(a² + b²)`); then the similarity is
+    /// `r`, else it is `a·cos θmax + |b|·sin θmax`. `cosMax` and `sinMax` are those of the bound.
+    @inlinable
+    public static func similarity(a: Float, b: Float, cosMax: Float, sinMax: Float) -> Float {
+        let r = (a * a + b * b).squareRoot()
+        return a >= r * cosMax ? r : a * cosMax + abs(b) * sinMax
+    }
+
     /// The best similarity and angle for the dot products `a` and `b` within `±maxRotation`.
     @inlinable
     public static func alignment(a: Float, b: Float, maxRotation: Float) -> Alignment {

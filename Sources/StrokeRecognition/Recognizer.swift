@@ -68,26 +68,7 @@ public struct Recognizer: Sendable {
     public func recognize(_ features: ShapeFeatures) -> RecognitionResult {
         precondition(features.pointCount == configuration.pointCount, "features were made for another pointCount")
         guard !names.isEmpty else { return RecognitionResult(match: nil, candidates: []) }
-        let n = configuration.pointCount
-        let shortlistSize = min(max(configuration.shortlist, 1), names.count)
-        // Protractor pass: keep the `shortlistSize` most similar templates (insertion into a small sorted list).
-        var shortlist = [(index: Int, similarity: Float, angle: Float)]()
-        shortlist.reserveCapacity(shortlistSize + 1)
-        features.vector.withUnsafeBufferPointer { candidate in
-            vectors.withUnsafeBufferPointer { all in
-                for index in 0..<names.count {
-                    let template = UnsafeBufferPointer(rebasing: all[(index * 2 * n)..<((index + 1) * 2 * n)])
-                    let alignment = Protractor.align(template: template, candidate: candidate, maxRotation: maxRotation)
-                    if shortlist.count == shortlistSize, alignment.similarity <= shortlist[shortlistSize - 1].similarity {
-                        continue
-                    }
-                    var position = shortlist.count
-                    while position > 0 && shortlist[position - 1].similarity < alignment.similarity { position -= 1 }
-                    shortlist.insert((index, alignment.similarity, alignment.angle), at: position)
-                    if shortlist.count > shortlistSize { shortlist.removeLast() }
-                }
-            }
-        }
+        let shortlist = protractorShortlist(features, size: min(max(configuration.shortlist, 1), names.count))
         var scored: [(name: String, distance: Double)]
         if configuration.shortlist == 0 {
             scored = shortlist.map { (names[$0.index], Double(acos(min(1, max(-1, $0.similarity))))) }
@@ -96,6 +77,7 @@ public struct Recognizer: Sendable {
         }
         scored.sort { $0.distance < $1.distance }
         var candidates = [RecognitionResult.Candidate]()
+        candidates.reserveCapacity(configuration.topK)
         for entry in scored where entry.distance.isFinite && !candidates.contains(where: { $0.name == entry.name }) {
             candidates.append(.init(name: entry.name, score: 1 / (1 + entry.distance), distance: entry.distance))
             if candidates.count == configuration.topK { break }
@@ -104,42 +86,109 @@ public struct Recognizer: Sendable {
         return RecognitionResult(match: match, candidates: candidates)
     }
 
-    /// Elastic distances of the shortlisted templates; those certain to rank below the best `topK` are
-    /// abandoned early and come back as infinity.
-    private func rerank(
-        _ shortlist: [(index: Int, similarity: Float, angle: Float)], features: ShapeFeatures
-    ) -> [(name: String, distance: Double)] {
+    // MARK: - Cascade stages
+
+    private typealias Shortlisted = (index: Int, similarity: Float, angle: Float)
+
+    /// The `size` templates most similar by Protractor, best first.
+    ///
+    /// Both dot products of the closed form are plain dot products: `a = t·c` and `b = t·c⊥`, with
+    /// `c⊥ = (−cy, cx)` per point, so the loop runs over 8-float vectors.
+    private func protractorShortlist(_ features: ShapeFeatures, size: Int) -> [Shortlisted] {
+        let length = 2 * configuration.pointCount
+        var shortlist = [(index: Int, similarity: Float, a: Float, b: Float)]()
+        shortlist.reserveCapacity(size + 1)
+        let cosMax = maxRotation >= .pi ? -1 : cos(maxRotation)
+        let sinMax = maxRotation >= .pi ? 0 : sin(maxRotation)
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * length) { buffer in
+            let c = buffer.baseAddress!
+            let perpendicular = c + length
+            for k in 0..<(length / 2) {
+                c[2 * k] = features.vector[2 * k]
+                c[2 * k + 1] = features.vector[2 * k + 1]
+                perpendicular[2 * k] = -features.vector[2 * k + 1]
+                perpendicular[2 * k + 1] = features.vector[2 * k]
+            }
+            vectors.withUnsafeBufferPointer { all in
+                let base = all.baseAddress!
+                for index in 0..<names.count {
+                    let t = base + index * length
+                    var a8 = SIMD8<Float>.zero
+                    var b8 = SIMD8<Float>.zero
+                    var k = 0
+                    while k + 8 <= length {
+                        let tv = UnsafeRawPointer(t + k).loadUnaligned(as: SIMD8<Float>.self)
+                        a8 += tv * UnsafeRawPointer(c + k).loadUnaligned(as: SIMD8<Float>.self)
+                        b8 += tv * UnsafeRawPointer(perpendicular + k).loadUnaligned(as: SIMD8<Float>.self)
+                        k += 8
+                    }
+                    var a = a8.sum()
+                    var b = b8.sum()
+                    while k < length {
+                        a += t[k] * c[k]
+                        b += t[k] * perpendicular[k]
+                        k += 1
+                    }
+                    let similarity = Protractor.similarity(a: a, b: b, cosMax: cosMax, sinMax: sinMax)
+                    if shortlist.count == size, similarity <= shortlist[size - 1].similarity { continue }
+                    var position = shortlist.count
+                    while position > 0 && shortlist[position - 1].similarity < similarity { position -= 1 }
+                    // The angle is found later, for the shortlisted only; `a` and `b` ride in its place.
+                    shortlist.insert((index, similarity, a, b), at: position)
+                    if shortlist.count > size { shortlist.removeLast() }
+                }
+            }
+        }
+        return shortlist.map { entry in
+            let alignment = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation)
+            return (entry.index, alignment.similarity, alignment.angle)
+        }
+    }
+
+    /// Elastic distances of the shortlisted templates, eight at a time in SIMD lanes. In rotation-invariant
+    /// libraries the stroke is first rotated by each template's Protractor angle; in orientation-sensitive ones
+    /// it is compared as drawn (measured: rotating it there costs accuracy).
+    private func rerank(_ shortlist: [Shortlisted], features: ShapeFeatures) -> [(name: String, distance: Double)] {
+        typealias Lanes = ElasticMatcher.Lanes
         let n = configuration.pointCount
         let stride = ElasticMatcher.stride
+        let laneCount = Lanes.scalarCount
         var results = [(name: String, distance: Double)]()
         results.reserveCapacity(shortlist.count)
-        var best = [(name: String, distance: Float)]()  // best distance per gesture so far, ascending
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: n * stride + 2 * n) { buffer in
-            let rotated = UnsafeMutableBufferPointer(rebasing: buffer[0..<(n * stride)])
-            let scratch = buffer.baseAddress! + n * stride
-            elastic.withUnsafeBufferPointer { templates in
-                for entry in shortlist {
-                    _ = rotated.initialize(from: features.elastic)
-                    if entry.angle != 0 && library.orientation == .invariant {
-                        ElasticMatcher.rotate(rotated, by: entry.angle)
+        withUnsafeTemporaryAllocation(of: Lanes.self, capacity: 2 * n * stride + 2 * n) { buffer in
+            let candidates = buffer.baseAddress!
+            let templates = candidates + n * stride
+            let rows = templates + n * stride
+            elastic.withUnsafeBufferPointer { all in
+                var groupStart = 0
+                while groupStart < shortlist.count {
+                    let group = shortlist[groupStart..<min(groupStart + laneCount, shortlist.count)]
+                    for k in 0..<(n * stride) {
+                        candidates[k] = Lanes(repeating: features.elastic[k])
+                        templates[k] = .zero
                     }
-                    let bound = best.count >= configuration.topK ? best[configuration.topK - 1].distance : .infinity
-                    let distance = ElasticMatcher.distance(
-                        templates.baseAddress! + entry.index * n * stride, UnsafePointer(rotated.baseAddress!),
-                        count: n, band: configuration.band, abandonAbove: bound, scratch: scratch)
-                    let name = names[entry.index]
-                    if distance.isFinite {
-                        if let existing = best.firstIndex(where: { $0.name == name }) {
-                            if best[existing].distance <= distance {
-                                results.append((name, Double(distance)))
-                                continue
+                    for (lane, entry) in group.enumerated() {
+                        let source = all.baseAddress! + entry.index * n * stride
+                        for k in 0..<(n * stride) { templates[k][lane] = source[k] }
+                        if library.orientation == .invariant && entry.angle != 0 {
+                            let cosine = cos(entry.angle)
+                            let sine = sin(entry.angle)
+                            var k = 0
+                            while k < n * stride {
+                                let x = features.elastic[k]
+                                let y = features.elastic[k + 1]
+                                candidates[k][lane] = x * cosine - y * sine
+                                candidates[k + 1][lane] = x * sine + y * cosine
+                                k += 2
                             }
-                            best.remove(at: existing)
                         }
-                        let position = best.firstIndex { $0.distance > distance } ?? best.count
-                        best.insert((name, distance), at: position)
                     }
-                    results.append((name, Double(distance)))
+                    let distances = ElasticMatcher.distances(
+                        candidates: candidates, templates: templates, count: n, band: configuration.band, rows: rows)
+                    for (lane, entry) in group.enumerated() {
+                        results.append((names[entry.index], Double(distances[lane])))
+                    }
+                    groupStart += laneCount
                 }
             }
         }

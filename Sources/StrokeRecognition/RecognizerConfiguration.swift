@@ -2,7 +2,7 @@
 public struct RecognizerConfiguration: Sendable, Hashable {
     /// Points each stroke is resampled to. Default: `32`.
     public var pointCount: Int
-    /// Weight of the unit tangent against the position in elastic features. Default: `0.4`.
+    /// Weight of the unit tangent against the position in elastic features. Default: `0.7`.
     public var tangentWeight: Double
     /// Half-width of the Sakoe–Chiba band of the elastic matcher, in points. Default: `6`.
     public var band: Int
@@ -13,7 +13,7 @@ public struct RecognizerConfiguration: Sendable, Hashable {
     public var topK: Int
 
     /// Creates a configuration.
-    public init(pointCount: Int = 32, tangentWeight: Double = 0.4, band: Int = 6, shortlist: Int = 8, topK: Int = 3) {
+    public init(pointCount: Int = 32, tangentWeight: Double = 0.7, band: Int = 6, shortlist: Int = 8, topK: Int = 3) {
         self.pointCount = pointCount
         self.tangentWeight = tangentWeight
         self.band = band

@@ -17,47 +17,64 @@ public struct ShapeFeatures: Sendable, Hashable {
     ///
     /// - Throws: `RecognitionError` `.nonFiniteValue` for NaN or infinite coordinates, `.degenerateStroke` for
     ///   fewer than 2 points or a stroke with no extent.
-    public init(points: [SIMD2<Double>], pointCount: Int, tangentWeight: Double) throws(RecognitionError) {
-        guard pointCount >= 4 else {
-            throw RecognitionError(.invalidConfiguration, "pointCount must be at least 4, got \(pointCount)")
-        }
-        guard points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
-            throw RecognitionError(.nonFiniteValue, "stroke has a NaN or infinite coordinate")
+    public init(points: [SIMD2<Double>], pointCount n: Int, tangentWeight: Double) throws(RecognitionError) {
+        guard n >= 4 else {
+            throw RecognitionError(.invalidConfiguration, "pointCount must be at least 4, got \(n)")
         }
         guard points.count >= 2 else {
             throw RecognitionError(.degenerateStroke, "stroke has \(points.count) point(s); at least 2 are needed")
         }
-        // Work relative to the first point so that huge absolute coordinates do not cost precision.
+        // Work relative to the first point, divided by the extent, so that huge or tiny coordinates keep precision.
         let origin = points[0]
-        let local = points.map { $0 - origin }
-        let extent = local.reduce(0.0) { max($0, abs($1.x), abs($1.y)) }
-        guard extent > 0, extent.isFinite, StrokeGeometry.pathLength(local) > extent * 1e-9 else {
+        var extent = 0.0
+        for point in points {
+            guard point.x.isFinite, point.y.isFinite else {
+                throw RecognitionError(.nonFiniteValue, "stroke has a NaN or infinite coordinate")
+            }
+            extent = max(extent, abs(point.x - origin.x), abs(point.y - origin.y))
+        }
+        guard extent > 0, extent.isFinite else {
             throw RecognitionError(.degenerateStroke, "stroke has no extent (all points are equal)")
         }
-        // Pre-scale by the extent so that tiny or huge strokes keep full precision.
-        let resampled = StrokeGeometry.resample(local.map { $0 / extent }, count: pointCount)
-        let shape = StrokeGeometry.scaledToUnitRadius(StrokeGeometry.translatedToOrigin(resampled))
-        self.pointCount = pointCount
-        self.vector = StrokeGeometry.unitVector(shape)
-        self.elastic = Self.elasticFeatures(shape, tangentWeight: tangentWeight)
-    }
-
-    /// `[x, y, w·tx, w·ty]` per point, with the unit tangent taken by central differences.
-    static func elasticFeatures(_ shape: [SIMD2<Double>], tangentWeight: Double) -> [Float] {
-        let n = shape.count
-        var features = [Float]()
-        features.reserveCapacity(n * 4)
-        for i in 0..<n {
-            let ahead = shape[min(i + 1, n - 1)]
-            let behind = shape[max(i - 1, 0)]
-            let d = ahead - behind
-            let length = (d * d).sum().squareRoot()
-            let tangent = length > 0 ? d / length : .zero
-            features.append(Float(shape[i].x))
-            features.append(Float(shape[i].y))
-            features.append(Float(tangent.x * tangentWeight))
-            features.append(Float(tangent.y * tangentWeight))
+        var vector = [Float]()
+        var elastic = [Float]()
+        withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: n) { shape in
+            points.withUnsafeBufferPointer { input in
+                StrokeGeometry.resample(input, into: shape, origin: origin, scale: 1 / extent)
+            }
+            var center = SIMD2<Double>.zero
+            for point in shape { center += point }
+            center /= Double(n)
+            var squares = 0.0
+            for k in 0..<n {
+                shape[k] -= center
+                squares += (shape[k] * shape[k]).sum()
+            }
+            let radius = (squares / Double(n)).squareRoot()
+            let toUnitRadius = radius > 0 ? 1 / radius : 0
+            let toUnitNorm = toUnitRadius / Double(n).squareRoot()
+            vector = [Float](unsafeUninitializedCapacity: 2 * n) { out, initialized in
+                for k in 0..<n {
+                    out[2 * k] = Float(shape[k].x * toUnitNorm)
+                    out[2 * k + 1] = Float(shape[k].y * toUnitNorm)
+                }
+                initialized = 2 * n
+            }
+            elastic = [Float](unsafeUninitializedCapacity: 4 * n) { out, initialized in
+                for k in 0..<n {
+                    let d = shape[min(k + 1, n - 1)] - shape[max(k - 1, 0)]
+                    let length = (d * d).sum().squareRoot()
+                    let tangent = length > 0 ? d * (tangentWeight / length) : .zero
+                    out[4 * k] = Float(shape[k].x * toUnitRadius)
+                    out[4 * k + 1] = Float(shape[k].y * toUnitRadius)
+                    out[4 * k + 2] = Float(tangent.x)
+                    out[4 * k + 3] = Float(tangent.y)
+                }
+                initialized = 4 * n
+            }
         }
-        return features
+        self.pointCount = n
+        self.vector = vector
+        self.elastic = elastic
     }
 }

@@ -24,30 +24,55 @@ public enum StrokeGeometry {
     /// first point; an empty one yields an empty array.
     public static func resample(_ points: [SIMD2<Double>], count: Int) -> [SIMD2<Double>] {
         precondition(count >= 2, "resample needs at least 2 output points")
-        guard let first = points.first else { return [] }
-        let total = pathLength(points)
-        guard total > 0 else { return Array(repeating: first, count: count) }
-        var output = [SIMD2<Double>]()
-        output.reserveCapacity(count)
-        output.append(first)
+        guard !points.isEmpty else { return [] }
+        return [SIMD2<Double>](unsafeUninitializedCapacity: count) { buffer, initialized in
+            points.withUnsafeBufferPointer { input in
+                resample(input, into: buffer, origin: .zero, scale: 1)
+            }
+            initialized = count
+        }
+    }
+
+    /// Resamples `input` into every slot of `output` (at least 2), mapping each point `p` to
+    /// `(p - origin) * scale` on the way. `input` must not be empty.
+    public static func resample(
+        _ input: UnsafeBufferPointer<SIMD2<Double>>,
+        into output: UnsafeMutableBufferPointer<SIMD2<Double>>,
+        origin: SIMD2<Double>,
+        scale: Double
+    ) {
+        let count = output.count
+        precondition(count >= 2 && !input.isEmpty)
+        @inline(__always) func map(_ p: SIMD2<Double>) -> SIMD2<Double> { (p - origin) * scale }
+        var total = 0.0
+        for index in input.indices.dropFirst() {
+            total += distance(map(input[index - 1]), map(input[index]))
+        }
+        let first = map(input[0])
+        guard total > 0 else {
+            for k in 0..<count { output[k] = first }
+            return
+        }
+        output[0] = first
         let interval = total / Double(count - 1)
         var segment = 1
-        var travelled = 0.0  // distance from the start to points[segment - 1]
-        var segmentLength = distance(points[0], points[1])
+        var travelled = 0.0  // distance from the start to input[segment - 1]
+        var a = first
+        var b = map(input[min(1, input.count - 1)])
+        var segmentLength = distance(a, b)
         for k in 1..<(count - 1) {
             let target = Double(k) * interval
-            while travelled + segmentLength < target && segment < points.count - 1 {
+            while travelled + segmentLength < target && segment < input.count - 1 {
                 travelled += segmentLength
                 segment += 1
-                segmentLength = distance(points[segment - 1], points[segment])
+                a = b
+                b = map(input[segment])
+                segmentLength = distance(a, b)
             }
             let t = segmentLength > 0 ? min(1, max(0, (target - travelled) / segmentLength)) : 0
-            let a = points[segment - 1]
-            let b = points[segment]
-            output.append(a + (b - a) * t)
+            output[k] = a + (b - a) * t
         }
-        output.append(points[points.count - 1])
-        return output
+        output[count - 1] = map(input[input.count - 1])
     }
 
     // MARK: - Translation, scale, rotation

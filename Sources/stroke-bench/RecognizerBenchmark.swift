@@ -1,0 +1,64 @@
+import Foundation
+import StrokeRecognition
+
+/// Time per recognition as the library grows.
+enum RecognizerBenchmark {
+    struct Row: Codable {
+        var templates: Int
+        var microseconds: Double
+    }
+
+    /// Strokes to test with: the data set's, or synthetic ones when it is absent.
+    static func strokes(dataset: String?) -> [DollarLog] {
+        if let dataset, let logs = try? DollarLog.loadDataset(dataset) { return logs }
+        var generator = SeededGenerator(seed: 7)
+        return (0..<480).map { index in
+            let points = (0..<64).map { k -> StrokePoint in
+                let angle = Double(k) / 63 * Double.pi * Double(1 + index % 5)
+                return StrokePoint(
+                    x: 100 * cos(angle) + Double.random(in: -2...2, using: &generator),
+                    y: 100 * sin(angle * Double(1 + index % 3)), time: Double(k) * 10)
+            }
+            return DollarLog(gesture: "g\(index % 16)", subject: "s00", speed: "medium", points: points)
+        }
+    }
+
+    static func run(sizes: [Int], dataset: String?, minimumSeconds: Double) throws -> [Row] {
+        let samples = strokes(dataset: dataset)
+        var rows = [Row]()
+        for size in sizes {
+            var library = TemplateLibrary(name: "bench-\(size)")
+            var index = 0
+            while library.templates.count < size {
+                let sample = samples[index % samples.count]
+                // Beyond the data set's size, jitter copies so that templates are distinct.
+                let round = Double(index / samples.count)
+                library.add(
+                    GestureTemplate(
+                        name: sample.gesture,
+                        points: sample.points.enumerated().map { k, p in
+                            SIMD2(p.x + round * Double(k % 3), p.y - round * Double(k % 2))
+                        }))
+                index += 1
+            }
+            let recognizer = try Recognizer(library: library)
+            let queries = samples.map { $0.points.map(\.position) }
+            var done = 0
+            var sink = 0.0
+            let clock = ContinuousClock()
+            let started = clock.now
+            var elapsed = Duration.zero
+            repeat {
+                for query in queries.prefix(max(16, 200_000 / max(size, 1))) {
+                    sink += try recognizer.recognize(points: query).candidates.first?.score ?? 0
+                    done += 1
+                }
+                elapsed = clock.now - started
+            } while elapsed < .seconds(minimumSeconds)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            rows.append(Row(templates: size, microseconds: seconds * 1e6 / Double(done)))
+            if sink.isNaN { print("") }
+        }
+        return rows
+    }
+}
