@@ -68,7 +68,13 @@ public struct Recognizer: Sendable {
     public func recognize(_ features: ShapeFeatures) -> RecognitionResult {
         precondition(features.pointCount == configuration.pointCount, "features were made for another pointCount")
         guard !names.isEmpty else { return RecognitionResult(match: nil, candidates: []) }
-        let shortlist = protractorShortlist(features, size: min(max(configuration.shortlist, 1), names.count))
+        let wanted =
+            configuration.shortlist == 0
+            ? 1
+            : max(
+                configuration.shortlist,
+                min(names.count / configuration.shortlistDivisor, configuration.shortlistLimit))
+        let shortlist = protractorShortlist(features, size: min(wanted, names.count))
         var scored: [(name: String, distance: Double)]
         if configuration.shortlist == 0 {
             scored = shortlist.map { (names[$0.index], Double(acos(min(1, max(-1, $0.similarity))))) }

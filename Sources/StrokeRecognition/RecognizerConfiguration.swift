@@ -2,18 +2,25 @@
 public struct RecognizerConfiguration: Sendable, Hashable {
     /// Points each stroke is resampled to. Default: `32`.
     public var pointCount: Int
-    /// Weight of the unit tangent against the position in elastic features. Default: `0.7`.
+    /// Weight of the unit tangent against the position in elastic features. Default: `1.0`.
     public var tangentWeight: Double
     /// Half-width of the Sakoe–Chiba band of the elastic matcher, in points. Default: `6`.
     public var band: Int
-    /// How many of the best templates by Protractor similarity are re-ranked by the elastic matcher; `0` gives
-    /// plain Protractor. Default: `8`.
+    /// How many of the best templates by Protractor similarity are re-ranked by the elastic matcher, at least;
+    /// `0` gives plain Protractor. Default: `8`.
     public var shortlist: Int
+    /// Large libraries re-rank more: `max(shortlist, min(templates / shortlistDivisor, shortlistLimit))`.
+    /// Measured on the $1 logs: with 9 templates per gesture, a shortlist of 32 over 8 takes user-dependent
+    /// accuracy from 99.76% to 99.83%; a library of 1,920 templates from other subjects gains 0.5 points.
+    /// Default: `6`.
+    public var shortlistDivisor: Int = 6
+    /// The most templates ever re-ranked. Default: `256`.
+    public var shortlistLimit: Int = 256
     /// How many candidates (distinct gestures) a result lists. Default: `3`.
     public var topK: Int
 
     /// Creates a configuration.
-    public init(pointCount: Int = 32, tangentWeight: Double = 0.7, band: Int = 6, shortlist: Int = 8, topK: Int = 3) {
+    public init(pointCount: Int = 32, tangentWeight: Double = 1.0, band: Int = 6, shortlist: Int = 8, topK: Int = 3) {
         self.pointCount = pointCount
         self.tangentWeight = tangentWeight
         self.band = band
@@ -35,6 +42,9 @@ public struct RecognizerConfiguration: Sendable, Hashable {
         guard band >= 0 else { throw RecognitionError(.invalidConfiguration, "band \(band) must be ≥ 0") }
         guard shortlist >= 0 else {
             throw RecognitionError(.invalidConfiguration, "shortlist \(shortlist) must be ≥ 0")
+        }
+        guard shortlistDivisor >= 1 else {
+            throw RecognitionError(.invalidConfiguration, "shortlistDivisor \(shortlistDivisor) must be ≥ 1")
         }
         guard topK >= 1 else { throw RecognitionError(.invalidConfiguration, "topK \(topK) must be ≥ 1") }
     }

@@ -65,9 +65,12 @@ public struct CommandLineArguments: Sendable {
         return env.flatMap { environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Every value of a repeatable option, else the comma-separated environment variable.
+    /// Every value of a repeatable option (each may be a comma-separated list), else the comma-separated
+    /// environment variable.
     public func values(_ name: String, env: String? = nil) -> [String] {
-        if let all = values[name], !all.isEmpty { return all }
+        if let all = values[name], !all.isEmpty {
+            return all.flatMap { $0.split(separator: ",").map { String($0).trimmingSpaces() } }
+        }
         guard let env, let raw = environment[env], !raw.isEmpty else { return [] }
         return raw.split(separator: ",").map { String($0).trimmingSpaces() }
     }

@@ -4,11 +4,114 @@ import StrokeWorker
 
 /// `stroke-tool library`.
 enum LibraryCommand {
+    static let usage = """
+        USAGE
+          stroke-tool library build --dataset DIR -o FILE [--name N] [--subjects s02,s03] [--orientation O]
+                                    [--per-gesture K | --all] [--seed S]
+              With --per-gesture K, the K medoids of each gesture's samples (elastic distance); with --all,
+              every sample; else a condensed library (each training sample recognized by the others).
+          stroke-tool library add FILE --dataset DIR [--subjects …] [--gesture NAME]
+          stroke-tool library add FILE --strokes STROKES.json
+              STROKES.json: [{"name": "check", "points": [[x, y], …]}, …]
+          stroke-tool library remove FILE --gesture NAME [--index I]
+          stroke-tool library list FILE|default
+          stroke-tool library export-default -o FILE
+        """
+
     static func load(_ pathOrDefault: String) throws -> TemplateLibrary {
-        pathOrDefault == "default" ? TemplateLibrary.builtIn : try TemplateLibrary(contentsOf: pathOrDefault)
+        pathOrDefault == "default" ? try TemplateLibrary.builtIn() : try TemplateLibrary(contentsOf: pathOrDefault)
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        throw CommandLineArguments.Failure(description: "not yet")
+        let args = try StrokeTool.parse(
+            arguments, flags: ["all"],
+            known: ["per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes", "index"])
+        guard let action = args.positional.first, !args.flag("help") else {
+            print(usage)
+            return args.flag("help") ? 0 : 2
+        }
+        func samples() throws -> [DollarLog] {
+            guard let dataset = args.value("dataset") else {
+                throw CommandLineArguments.Failure(description: "--dataset DIR is required")
+            }
+            var logs = try DollarLog.loadDataset(dataset)
+            let subjects = Set(args.values("subjects"))
+            if !subjects.isEmpty { logs.removeAll { !subjects.contains($0.subject) } }
+            if let gesture = args.value("gesture") { logs.removeAll { $0.gesture != gesture } }
+            return logs
+        }
+        func file() throws -> String {
+            guard args.positional.count >= 2 else {
+                throw CommandLineArguments.Failure(description: "library \(action) needs a FILE\n\n\(usage)")
+            }
+            return args.positional[1]
+        }
+        switch action {
+        case "build":
+            guard let output = args.value("output") else {
+                throw CommandLineArguments.Failure(description: "-o FILE is required")
+            }
+            let orientation = TemplateLibrary.Orientation(rawValue: args.value("orientation") ?? "sensitive")
+            guard let orientation else { throw CommandLineArguments.Failure(description: "--orientation: sensitive or invariant") }
+            let logs = try samples()
+            let name = args.value("name") ?? "default"
+            let library: TemplateLibrary
+            if let perGesture = args.value("per-gesture") {
+                guard let k = Int(perGesture), k > 0 else {
+                    throw CommandLineArguments.Failure(description: "--per-gesture: a positive number")
+                }
+                library = try TemplateLibrary.medoids(name: name, samples: logs, perGesture: k, orientation: orientation)
+            } else if args.flag("all") {
+                library = TemplateLibrary(
+                    name: name, orientation: orientation,
+                    templates: logs.map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })
+            } else {
+                library = try TemplateLibrary.condensed(
+                    name: name, samples: logs, orientation: orientation, seed: try args.parsed("seed", default: 1))
+            }
+            try library.save(to: output)
+            print("wrote \(output): \(library.templates.count) templates of \(library.gestureNames.count) gestures")
+        case "add":
+            let path = try file()
+            var library = try TemplateLibrary(contentsOf: path)
+            let before = library.templates.count
+            if let strokes = args.value("strokes") {
+                let data = try Data(contentsOf: URL(fileURLWithPath: strokes))
+                library.add(contentsOf: try JSONDecoder().decode([GestureTemplate].self, from: data))
+            } else {
+                library.add(contentsOf: try samples().map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })
+            }
+            try library.save(to: path)
+            print("added \(library.templates.count - before) template(s) to \(path)")
+        case "remove":
+            let path = try file()
+            var library = try TemplateLibrary(contentsOf: path)
+            guard let gesture = args.value("gesture") else {
+                throw CommandLineArguments.Failure(description: "--gesture NAME is required")
+            }
+            if let index = args.value("index") {
+                guard let index = Int(index) else { throw CommandLineArguments.Failure(description: "--index: a number") }
+                try library.remove(named: gesture, at: index)
+                print("removed \(gesture)[\(index)] from \(path)")
+            } else {
+                print("removed \(library.removeAll(named: gesture)) template(s) of \(gesture) from \(path)")
+            }
+            try library.save(to: path)
+        case "list":
+            let library = try load(try file())
+            print(
+                "\(library.name): \(library.orientation.rawValue), max rotation \(library.maxRotationDegrees)°, "
+                    + "minimum score \(library.minimumScore), \(library.templates.count) templates")
+            for (name, count) in library.gestureCounts { print("  \(name): \(count)") }
+        case "export-default":
+            guard let output = args.value("output") else {
+                throw CommandLineArguments.Failure(description: "-o FILE is required")
+            }
+            try TemplateLibrary.builtIn().save(to: output)
+            print("wrote \(output)")
+        default:
+            throw CommandLineArguments.Failure(description: "unknown library action \"\(action)\"\n\n\(usage)")
+        }
+        return 0
     }
 }
