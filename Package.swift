@@ -33,7 +33,7 @@ let package = Package(
             name: "stroke-bench", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol", "ZeroMQ"]),
 
         // MARK: - Tests
-        .testTarget(name: "StrokeRecognitionTests", dependencies: ["StrokeRecognition"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "StrokeRecognitionTests", dependencies: ["StrokeRecognition"], exclude: ["Fixtures"]),
         .testTarget(name: "StrokeProtocolTests", dependencies: ["StrokeProtocol"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StrokeWorkerTests", dependencies: ["StrokeWorker"]),

@@ -1,11 +1,12 @@
 /// Tuning of the streaming checkmark detector.
 ///
 /// Angles are in degrees in screen coordinates (x right, y down): 0° points right, 90° down, −90° up. Every
-/// parameter is a ratio or an angle except `initialSpacing`, which is in the stroke's own units and only filters
-/// jitter: the spacing doubles as the stroke grows, so the decisions do not depend on the stroke's size.
+/// parameter is a ratio or an angle, except `initialSpacing` when it is set, which is in the stroke's own units.
+/// The resampling spacing doubles as the stroke grows, so the decisions do not depend on the stroke's size.
 public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
-    /// First resampling step, in the stroke's units (absolute). Default: `1.5`.
-    public var initialSpacing: Double
+    /// First resampling step, in the stroke's units (absolute), or `nil` to take the length of the stroke's first
+    /// movement, which works for pixels and for normalized `0...1` coordinates alike. Default: `nil`.
+    public var initialSpacing: Double?
     /// Resampled points kept; when full, every other one is dropped and the spacing doubled. Default: `64`.
     public var capacity: Int
     /// Resampled points needed in each leg before a decision. Default: `3`.
@@ -36,7 +37,7 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
 
     /// Creates a configuration; every argument defaults to its documented value.
     public init(
-        initialSpacing: Double = 1.5,
+        initialSpacing: Double? = nil,
         capacity: Int = 64,
         minimumLegPoints: Int = 3,
         firstLegDirection: ClosedRange<Double> = 0...120,

@@ -32,7 +32,7 @@ public struct CheckmarkDetector: Sendable {
     /// Creates a detector for one stroke.
     public init(configuration: CheckmarkConfiguration = .default) {
         self.configuration = configuration
-        self.spacing = max(configuration.initialSpacing, .leastNormalMagnitude)
+        self.spacing = configuration.initialSpacing ?? 0
         self.resampled = []
         self.resampled.reserveCapacity(max(configuration.capacity, 8) + 1)
     }
@@ -41,7 +41,7 @@ public struct CheckmarkDetector: Sendable {
     public mutating func reset() {
         detection = nil
         resampled.removeAll(keepingCapacity: true)
-        spacing = max(configuration.initialSpacing, .leastNormalMagnitude)
+        spacing = configuration.initialSpacing ?? 0
         sinceLast = 0
         lastRaw = nil
         pointsSeen = 0
@@ -86,6 +86,11 @@ public struct CheckmarkDetector: Sendable {
         }
         lastRaw = point
         var remaining = StrokeGeometry.distance(previous, point)
+        if !(spacing > 0) {
+            // Relative spacing: the first movement sets the scale.
+            guard remaining > 0 else { return false }
+            spacing = remaining
+        }
         var emitted = false
         while sinceLast + remaining >= spacing, remaining > 0 {
             let t = (spacing - sinceLast) / remaining

@@ -107,7 +107,9 @@ public struct DollarLog: Sendable, Hashable {
             guard let quote = afterEquals.first, quote == "\"" || quote == "'",
                 let end = afterEquals.dropFirst().firstIndex(of: quote)
             else { break }
-            if let key { result[String(key)] = String(afterEquals[afterEquals.index(after: afterEquals.startIndex)..<end]) }
+            if let key {
+                result[String(key)] = String(afterEquals[afterEquals.index(after: afterEquals.startIndex)..<end])
+            }
             rest = afterEquals[afterEquals.index(after: end)...]
         }
         return result

@@ -53,7 +53,7 @@ extension ElasticMatcher {
     }
 
     /// Lane-wise minimum that compiles to a compare and a blend.
-    @inlinable @inline(__always) @usableFromInline
+    @inlinable @inline(__always)
     static func minimum(_ a: Lanes, _ b: Lanes) -> Lanes {
         a.replacing(with: b, where: b .< a)
     }

@@ -87,8 +87,7 @@ public struct Evaluator: Sendable {
         return report(tally, protocolName: "user-independent")
     }
 
-    private func run(_ recognizer: Recognizer, on sample: DollarLog, into tally: inout Tally) throws(RecognitionError)
-    {
+    private func run(_ recognizer: Recognizer, on sample: DollarLog, into tally: inout Tally) throws(RecognitionError) {
         let clock = ContinuousClock()
         let started = clock.now
         let result = try recognizer.recognize(sample.points)

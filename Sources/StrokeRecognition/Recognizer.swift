@@ -20,8 +20,7 @@ public struct Recognizer: Sendable {
     /// Compiles `library`.
     ///
     /// - Throws: `RecognitionError` when the configuration is out of range or a template is degenerate.
-    public init(library: TemplateLibrary, configuration: RecognizerConfiguration = .default) throws(RecognitionError)
-    {
+    public init(library: TemplateLibrary, configuration: RecognizerConfiguration = .default) throws(RecognitionError) {
         try configuration.validate()
         try library.validate(source: library.name)
         var vectors = [Float]()

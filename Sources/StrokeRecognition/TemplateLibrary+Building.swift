@@ -82,10 +82,12 @@ extension TemplateLibrary {
             }
             let k = min(perGesture, count)
             // Start: the most central sample, then repeatedly the one farthest from the chosen.
-            var chosen = [(0..<count).min { a, b in
-                (0..<count).reduce(0) { $0 + distance[a * count + $1] }
-                    < (0..<count).reduce(0) { $0 + distance[b * count + $1] }
-            }!]
+            var chosen = [
+                (0..<count).min { a, b in
+                    (0..<count).reduce(0) { $0 + distance[a * count + $1] }
+                        < (0..<count).reduce(0) { $0 + distance[b * count + $1] }
+                }!
+            ]
             while chosen.count < k {
                 let next = (0..<count).max { a, b in
                     chosen.map { distance[a * count + $0] }.min()! < chosen.map { distance[b * count + $0] }.min()!

@@ -51,7 +51,8 @@ enum EvalCommand {
         configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
         var checkmark = CheckmarkConfiguration.default
         if let path = args.value("checkmark-config") {
-            checkmark = try JSONDecoder().decode(CheckmarkConfiguration.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            checkmark = try JSONDecoder().decode(
+                CheckmarkConfiguration.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         }
         var libraryTemplate = TemplateLibrary(name: "evaluation")
         if let orientation = args.value("orientation") {

@@ -25,7 +25,10 @@ enum LibraryCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["all"],
-            known: ["per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes", "index"])
+            known: [
+                "per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes",
+                "index",
+            ])
         guard let action = args.positional.first, !args.flag("help") else {
             print(usage)
             return args.flag("help") ? 0 : 2
@@ -52,7 +55,9 @@ enum LibraryCommand {
                 throw CommandLineArguments.Failure(description: "-o FILE is required")
             }
             let orientation = TemplateLibrary.Orientation(rawValue: args.value("orientation") ?? "sensitive")
-            guard let orientation else { throw CommandLineArguments.Failure(description: "--orientation: sensitive or invariant") }
+            guard let orientation else {
+                throw CommandLineArguments.Failure(description: "--orientation: sensitive or invariant")
+            }
             let logs = try samples()
             let name = args.value("name") ?? "default"
             let library: TemplateLibrary
@@ -60,7 +65,8 @@ enum LibraryCommand {
                 guard let k = Int(perGesture), k > 0 else {
                     throw CommandLineArguments.Failure(description: "--per-gesture: a positive number")
                 }
-                library = try TemplateLibrary.medoids(name: name, samples: logs, perGesture: k, orientation: orientation)
+                library = try TemplateLibrary.medoids(
+                    name: name, samples: logs, perGesture: k, orientation: orientation)
             } else if args.flag("all") {
                 library = TemplateLibrary(
                     name: name, orientation: orientation,
@@ -79,7 +85,8 @@ enum LibraryCommand {
                 let data = try Data(contentsOf: URL(fileURLWithPath: strokes))
                 library.add(contentsOf: try JSONDecoder().decode([GestureTemplate].self, from: data))
             } else {
-                library.add(contentsOf: try samples().map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })
+                library.add(
+                    contentsOf: try samples().map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })
             }
             try library.save(to: path)
             print("added \(library.templates.count - before) template(s) to \(path)")
@@ -90,7 +97,9 @@ enum LibraryCommand {
                 throw CommandLineArguments.Failure(description: "--gesture NAME is required")
             }
             if let index = args.value("index") {
-                guard let index = Int(index) else { throw CommandLineArguments.Failure(description: "--index: a number") }
+                guard let index = Int(index) else {
+                    throw CommandLineArguments.Failure(description: "--index: a number")
+                }
                 try library.remove(named: gesture, at: index)
                 print("removed \(gesture)[\(index)] from \(path)")
             } else {

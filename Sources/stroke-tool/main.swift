@@ -1,7 +1,7 @@
 import StrokeWorker
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 exit(await StrokeTool.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,64 @@
+# stroke-worker — build, run, test, demo and benchmark.
+# `make run` and `make test` install what is missing (libzmq with apt-get, Python packages with pip).
+
+SWIFT        ?= swift
+PYTHON       ?= python3
+DATASET      ?= ../shared/datasets/dollar1
+RELEASE_BIN  := .build/release
+SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
+PY_PACKAGES  := pyzmq jsonschema
+
+.PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
+        demo eval bench bench-quick clean
+
+all: build
+
+# MARK: - Dependencies
+
+deps: deps-system deps-python
+
+deps-system:
+	@if ! pkg-config --exists libzmq 2>/dev/null; then \
+	    echo "installing libzmq3-dev and pkg-config"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzmq3-dev pkg-config >/dev/null; \
+	fi
+
+deps-python:
+	@$(PYTHON) -c "import zmq, jsonschema" 2>/dev/null || $(PYTHON) -m pip install -q $(PY_PACKAGES)
+
+# MARK: - Build
+
+build: deps-system
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+release: deps-system
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+
+# MARK: - Run
+
+run: deps release
+	$(RELEASE_BIN)/stroke-worker
+
+# MARK: - Test
+
+test: deps lint swift-test
+
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests
+
+swift-test: deps-system
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) test --skip-build
+
+# MARK: - Evaluation and benchmarks (need ../shared)
+
+eval: release
+	$(RELEASE_BIN)/stroke-tool eval --dataset $(DATASET) --templates-per-gesture 1
+	$(RELEASE_BIN)/stroke-tool eval --dataset $(DATASET) --templates-per-gesture 3
+	$(RELEASE_BIN)/stroke-tool eval --dataset $(DATASET) --templates-per-gesture 9
+
+bench: release
+	$(RELEASE_BIN)/stroke-bench --dataset $(DATASET)
+
+clean:
+	rm -rf .build

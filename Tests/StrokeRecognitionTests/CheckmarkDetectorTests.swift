@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import StrokeRecognition
+
+@Suite("Streaming checkmark detector")
+struct CheckmarkDetectorTests {
+    @Test(
+        "synthetic checks fire before their end at every rate and size",
+        arguments: [60.0, 120.0, 240.0], [0.5, 20.0, 300.0, 5000.0])
+    func checksFire(hertz: Double, size: Double) {
+        let points = Fixtures.check(size: size, step: size / 60 * 120 / hertz, hertz: hertz)
+        var detector = CheckmarkDetector()
+        let fired = detector.add(contentsOf: points)
+        #expect(fired != nil)
+        if let fired {
+            #expect(fired.pointIndex < points.count - 1)
+            #expect(fired.time == points[fired.pointIndex].time)
+        }
+    }
+
+    @Test("v's, carets and zig-zags do not fire", arguments: [0.5, 100.0, 3000.0])
+    func othersDoNotFire(size: Double) {
+        for points in [
+            Fixtures.v(size: size, step: size / 50), Fixtures.caret(size: size, step: size / 50),
+            Fixtures.zigzag(size: size, step: size / 50),
+        ] {
+            var detector = CheckmarkDetector()
+            #expect(detector.add(contentsOf: points) == nil)
+        }
+    }
+
+    @Test("point by point and in batches of any size give the same detection")
+    func batching() {
+        for log in Fixtures.logs where ["check", "v", "pigtail"].contains(log.gesture) {
+            var single = CheckmarkDetector()
+            var one: CheckmarkDetector.Detection?
+            for point in log.points where one == nil { one = single.add(point) }
+            for batch in [2, 7, 32] {
+                var batched = CheckmarkDetector()
+                var fired: CheckmarkDetector.Detection?
+                var index = 0
+                while index < log.points.count && fired == nil {
+                    fired = batched.add(contentsOf: log.points[index..<min(index + batch, log.points.count)])
+                    index += batch
+                }
+                #expect(fired == one)
+            }
+        }
+    }
+
+    @Test("fires at most once per stroke, and again after reset")
+    func once() {
+        var detector = CheckmarkDetector()
+        let points = Fixtures.check()
+        #expect(detector.add(contentsOf: points) != nil)
+        #expect(detector.add(contentsOf: points) == nil)
+        #expect(detector.detection != nil)
+        detector.reset()
+        #expect(detector.add(contentsOf: points) != nil)
+    }
+
+    @Test("robust to integer pixels and jitter")
+    func jitter() {
+        var generator = SeededGenerator(seed: 3)
+        let points = Fixtures.check(size: 150, step: 3).map { p in
+            StrokePoint(
+                x: (p.x + Double.random(in: -0.7...0.7, using: &generator)).rounded(),
+                y: (p.y + Double.random(in: -0.7...0.7, using: &generator)).rounded(), time: p.time)
+        }
+        var detector = CheckmarkDetector()
+        #expect(detector.add(contentsOf: points) != nil)
+    }
+
+    @Test("recorded checks fire and recorded v's and pigtails do not")
+    func recorded() {
+        for log in Fixtures.logs where ["check", "v", "pigtail", "caret"].contains(log.gesture) {
+            var detector = CheckmarkDetector()
+            let fired = detector.add(contentsOf: log.points) != nil
+            #expect(fired == (log.gesture == "check"), "\(log.gesture) \(log.subject)")
+        }
+    }
+
+    @Test("non-finite points are ignored")
+    func nonFinite() {
+        var detector = CheckmarkDetector()
+        #expect(detector.add(StrokePoint(x: .nan, y: 0)) == nil)
+        #expect(detector.add(contentsOf: Fixtures.check()) != nil)
+    }
+}

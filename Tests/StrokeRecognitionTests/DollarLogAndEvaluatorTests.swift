@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@testable import StrokeRecognition
+
+@Suite("$1 logs and evaluation")
+struct DollarLogAndEvaluatorTests {
+    @Test("parses a log with a byte-order mark")
+    func parse() throws {
+        let xml =
+            "\u{FEFF}<?xml version=\"1.0\"?>\n<Gesture Name=\"check07\" Subject=\"4\" Speed=\"fast\">"
+            + "<Point X=\"1\" Y=\"2\" T=\"100\" /><Point X=\"3\" Y=\"5\" T=\"116\" /></Gesture>"
+        let log = try DollarLog(xml: Data(xml.utf8), source: "t.xml")
+        #expect(log.gesture == "check")
+        #expect(log.subject == "s4")
+        #expect(log.points == [StrokePoint(x: 1, y: 2, time: 100), StrokePoint(x: 3, y: 5, time: 116)])
+    }
+
+    @Test("malformed logs give clear errors")
+    func malformed() {
+        for xml in [
+            "<Nothing/>", "<Gesture Name=\"x01\"></Gesture>", "<Gesture Name=\"x01\"><Point X=\"a\" Y=\"1\" T=\"1\"/>",
+        ] {
+            #expect(throws: RecognitionError.self) { try DollarLog(xml: Data(xml.utf8), source: "bad.xml") }
+        }
+        #expect(throws: RecognitionError.self) { try DollarLog.loadDataset("/nonexistent") }
+    }
+
+    @Test("the user-dependent protocol on the fixtures")
+    func userDependent() throws {
+        let evaluator = Evaluator(samples: Fixtures.logs)
+        let report = try evaluator.userDependent(templatesPerGesture: 1, trials: 3, seed: 1)
+        #expect(report.tests == 2 * 3 * 16)
+        #expect(report.accuracy >= 0.9)
+        #expect(report.perGesture.count == 16)
+        #expect(report.checkmark.truePositiveRate == 1)
+        #expect(report.checkmark.falsePositiveRate <= 0.05)
+        #expect(report.checkmark.medianLeadFraction > 0)
+        #expect(report.microsecondsPerRecognition > 0)
+    }
+
+    @Test("the user-independent protocol and library building")
+    func userIndependent() throws {
+        let training = Fixtures.logs.filter { $0.subject == "s02" }
+        let library = try TemplateLibrary.medoids(name: "m", samples: training, perGesture: 2)
+        #expect(library.templates.count == 32)
+        let condensed = try TemplateLibrary.condensed(name: "c", samples: training)
+        #expect(condensed.gestureNames.count == 16)
+        let evaluator = Evaluator(samples: Fixtures.logs.filter { $0.subject == "s03" })
+        let report = try evaluator.userIndependent(library: library)
+        #expect(report.tests == 32)
+        #expect(report.accuracy >= 0.85)
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@testable import StrokeRecognition
+
+@Suite("Template matcher")
+struct RecognizerTests {
+    static let library: TemplateLibrary = {
+        var library = TemplateLibrary(name: "fixture")
+        for log in Fixtures.logs where log.subject == "s02" {
+            library.add(GestureTemplate(name: log.gesture, strokePoints: log.points))
+        }
+        return library
+    }()
+
+    @Test("the fixtures hold all 16 gestures")
+    func fixtures() {
+        #expect(Set(Fixtures.logs.map(\.gesture)).count == 16)
+    }
+
+    @Test("a template matches itself at the top with distance 0")
+    func matchesItself() throws {
+        let recognizer = try Recognizer(library: Self.library)
+        for template in Self.library.templates {
+            let result = try recognizer.recognize(points: template.points)
+            #expect(result.match?.name == template.name)
+            #expect(result.candidates.first?.distance ?? 1 < 1e-5)
+            #expect(abs((result.match?.score ?? 0) - 1) < 1e-5)
+        }
+    }
+
+    @Test("recognition is invariant to translation and scale")
+    func translationAndScale() throws {
+        let recognizer = try Recognizer(library: Self.library)
+        for log in Fixtures.logs where log.subject == "s03" {
+            let base = try recognizer.recognize(log.points)
+            for (offset, scale) in [(SIMD2(1e4, -3e3), 0.01), (SIMD2(-5.0, 7.0), 40.0)] {
+                let moved = log.points.map { $0.position * scale + offset }
+                let result = try recognizer.recognize(points: moved)
+                #expect(result.candidates.first?.name == base.candidates.first?.name)
+                #expect(abs((result.candidates.first?.distance ?? 0) - (base.candidates.first?.distance ?? 0)) < 1e-3)
+            }
+        }
+    }
+
+    @Test("the matcher recognizes another subject's strokes")
+    func otherSubject() throws {
+        let recognizer = try Recognizer(library: Self.library)
+        let tests = Fixtures.logs.filter { $0.subject == "s03" }
+        let correct = try tests.filter { try recognizer.recognize($0.points).match?.name == $0.gesture }.count
+        #expect(Double(correct) / Double(tests.count) >= 0.9)
+    }
+
+    @Test("rotation-invariant libraries match rotated strokes; orientation-sensitive ones tell v from caret")
+    func orientation() throws {
+        var invariant = TemplateLibrary(name: "inv", orientation: .invariant)
+        var sensitive = TemplateLibrary(name: "sens", orientation: .sensitive)
+        for name in ["v", "caret", "circle", "star"] {
+            let template = GestureTemplate(name: name, strokePoints: Fixtures.log(name).points)
+            invariant.add(template)
+            sensitive.add(template)
+        }
+        let v = Fixtures.log("v", subject: "s03").points.map(\.position)
+        let upsideDown = StrokeGeometry.rotated(v, by: .pi)
+        let caret = Fixtures.log("caret", subject: "s03").points.map(\.position)
+        let sensitiveRecognizer = try Recognizer(library: sensitive)
+        #expect(try sensitiveRecognizer.recognize(points: v).match?.name == "v")
+        #expect(try sensitiveRecognizer.recognize(points: caret).match?.name == "caret")
+        #expect(try sensitiveRecognizer.recognize(points: upsideDown).candidates.first?.name != "v")
+        let star = Fixtures.log("star", subject: "s03").points.map(\.position)
+        let invariantRecognizer = try Recognizer(library: invariant)
+        for angle in [0.7, 2.0, -2.5] {
+            #expect(
+                try invariantRecognizer.recognize(points: StrokeGeometry.rotated(star, by: angle)).match?.name == "star"
+            )
+        }
+    }
+
+    @Test("top-k lists distinct gestures, best first, and a threshold yields no match")
+    func candidatesAndThreshold() throws {
+        var library = Self.library
+        let recognizer = try Recognizer(library: library)
+        let result = try recognizer.recognize(Fixtures.log("arrow", subject: "s03").points)
+        #expect(result.candidates.count == 3)
+        #expect(Set(result.candidates.map(\.name)).count == 3)
+        #expect(zip(result.candidates, result.candidates.dropFirst()).allSatisfy { $0.score >= $1.score })
+        library.minimumScore = 1
+        let strict = try Recognizer(library: library).recognize(Fixtures.log("arrow", subject: "s03").points)
+        #expect(strict.match == nil)
+        #expect(!strict.candidates.isEmpty)
+    }
+
+    @Test("degenerate input gives a clear error, never a crash")
+    func degenerate() throws {
+        let recognizer = try Recognizer(library: Self.library)
+        #expect(throws: RecognitionError.self) { try recognizer.recognize(points: []) }
+        #expect(throws: RecognitionError.self) { try recognizer.recognize(points: [SIMD2(1, 1)]) }
+        #expect(throws: RecognitionError.self) {
+            try recognizer.recognize(points: Array(repeating: SIMD2(5, 5), count: 9))
+        }
+        #expect(throws: RecognitionError.self) { try recognizer.recognize(points: [SIMD2(0, 0), SIMD2(.nan, 1)]) }
+        #expect(throws: RecognitionError.self) { try recognizer.recognize(points: [SIMD2(0, 0), SIMD2(.infinity, 1)]) }
+        do {
+            _ = try recognizer.recognize(points: [SIMD2(1, 1)])
+        } catch {
+            #expect(error.code == .degenerateStroke)
+        }
+        // Two points, a straight line, huge and tiny coordinates: valid strokes with finite results.
+        for stroke: [SIMD2<Double>] in [
+            [SIMD2(0, 0), SIMD2(1, 1)], (0..<50).map { SIMD2(Double($0), 0) },
+            [SIMD2(1e300, 1e300), SIMD2(1e300 + 1e290, 1e300), SIMD2(1e300, 1e300 + 1e290)],
+            [SIMD2(1e-300, 0), SIMD2(2e-300, 0), SIMD2(2e-300, 1e-300)],
+        ] {
+            let result = try recognizer.recognize(points: stroke)
+            #expect(result.candidates.allSatisfy { $0.score.isFinite && $0.score > 0 && $0.score <= 1 })
+        }
+        let empty = try Recognizer(library: TemplateLibrary(name: "empty"))
+        #expect(try empty.recognize(points: [SIMD2(0, 0), SIMD2(1, 1)]).match == nil)
+    }
+
+    @Test("the built-in library loads with the 16 gestures and recognizes the fixtures")
+    func builtIn() throws {
+        let library = try TemplateLibrary.builtIn()
+        #expect(library.gestureNames.count == 16)
+        let recognizer = try Recognizer(library: library)
+        let correct = try Fixtures.logs.filter { try recognizer.recognize($0.points).match?.name == $0.gesture }
+        #expect(Double(correct.count) / Double(Fixtures.logs.count) >= 0.97)
+    }
+
+    @Test("plain Protractor mode (shortlist 0) still recognizes")
+    func plainProtractor() throws {
+        var configuration = RecognizerConfiguration.default
+        configuration.shortlist = 0
+        let recognizer = try Recognizer(library: Self.library, configuration: configuration)
+        for template in Self.library.templates {
+            #expect(try recognizer.recognize(points: template.points).match?.name == template.name)
+        }
+        configuration.pointCount = 2
+        #expect(throws: RecognitionError.self) { try Recognizer(library: Self.library, configuration: configuration) }
+    }
+}

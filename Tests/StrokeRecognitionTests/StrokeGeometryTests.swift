@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import StrokeRecognition
+
+@Suite("Geometry steps")
+struct StrokeGeometryTests {
+    @Test("resampling a straight line gives evenly spaced points, first and last kept")
+    func resampleLine() {
+        let line: [SIMD2<Double>] = [SIMD2(0, 0), SIMD2(3, 0), SIMD2(9, 0)]
+        let points = StrokeGeometry.resample(line, count: 4)
+        #expect(points == [SIMD2(0, 0), SIMD2(3, 0), SIMD2(6, 0), SIMD2(9, 0)])
+    }
+
+    @Test("resampling an L turns the corner at the right distance")
+    func resampleCorner() {
+        let l: [SIMD2<Double>] = [SIMD2(0, 0), SIMD2(2, 0), SIMD2(2, 2)]
+        let points = StrokeGeometry.resample(l, count: 5)
+        let expected: [SIMD2<Double>] = [SIMD2(0, 0), SIMD2(1, 0), SIMD2(2, 0), SIMD2(2, 1), SIMD2(2, 2)]
+        for (p, e) in zip(points, expected) { #expect(StrokeGeometry.distance(p, e) < 1e-12) }
+    }
+
+    @Test("resampling always yields exactly N points", arguments: [2, 3, 16, 32, 64, 97, 256])
+    func resampleCount(count: Int) {
+        let spiral: [SIMD2<Double>] = (0..<137).map { k in
+            let t = Double(k)
+            let angle = t * 0.37
+            return SIMD2(cos(angle) * t, sin(angle) * 0.3)
+        }
+        #expect(StrokeGeometry.resample(spiral, count: count).count == count)
+        #expect(StrokeGeometry.resample([SIMD2(1, 1), SIMD2(1, 1)], count: count).count == count)
+    }
+
+    @Test("centroid, translation and uniform scaling")
+    func centroidAndScale() {
+        let square: [SIMD2<Double>] = [SIMD2(1, 1), SIMD2(3, 1), SIMD2(3, 3), SIMD2(1, 3)]
+        #expect(StrokeGeometry.centroid(square) == SIMD2(2, 2))
+        let centered = StrokeGeometry.translatedToOrigin(square)
+        #expect(centered == [SIMD2(-1, -1), SIMD2(1, -1), SIMD2(1, 1), SIMD2(-1, 1)])
+        #expect(abs(StrokeGeometry.rmsRadius(centered) - 2.0.squareRoot()) < 1e-12)
+        let scaled = StrokeGeometry.scaledToUnitRadius(centered)
+        #expect(abs(StrokeGeometry.rmsRadius(scaled) - 1) < 1e-12)
+    }
+
+    @Test("a straight line keeps its aspect ratio when scaled")
+    func lineDoesNotBlowUp() {
+        let line = StrokeGeometry.translatedToOrigin([SIMD2(0, 0), SIMD2(10, 0)])
+        let scaled = StrokeGeometry.scaledToUnitRadius(line)
+        #expect(scaled.allSatisfy { $0.y == 0 && $0.x.isFinite })
+    }
+
+    @Test("rotation uses the original x when computing y")
+    func rotation() {
+        let rotated = StrokeGeometry.rotated([SIMD2(1, 0), SIMD2(0, 2)], by: .pi / 2)
+        #expect(StrokeGeometry.distance(rotated[0], SIMD2(0, 1)) < 1e-12)
+        #expect(StrokeGeometry.distance(rotated[1], SIMD2(-2, 0)) < 1e-12)
+    }
+
+    @Test("the flattened vector has unit norm and the indicative angle points at the first point")
+    func vectorAndAngle() {
+        let points: [SIMD2<Double>] = [SIMD2(3, 0), SIMD2(-1, 0), SIMD2(-1, 1), SIMD2(-1, -1)]
+        let vector = StrokeGeometry.unitVector(points)
+        #expect(vector.count == 8)
+        #expect(abs(vector.reduce(0) { $0 + $1 * $1 } - 1) < 1e-6)
+        #expect(abs(StrokeGeometry.indicativeAngle(points)) < 1e-12)
+    }
+}
