@@ -1,0 +1,110 @@
+/// One touch point on the wire.
+public struct WirePoint: Sendable, Hashable {
+    /// Horizontal coordinate.
+    public var x: Double
+    /// Vertical coordinate (grows downward, by touch convention).
+    public var y: Double
+    /// Time in milliseconds on the producer's clock.
+    public var t: Double
+    /// Pressure in `0...1`, or `nil` when not reported.
+    public var pressure: Float?
+
+    /// Creates a point.
+    public init(x: Double, y: Double, t: Double, pressure: Float? = nil) {
+        self.x = x
+        self.y = y
+        self.t = t
+        self.pressure = pressure
+    }
+}
+
+/// Per-session options set by an `options` message.
+public struct SessionOptions: Sendable, Hashable {
+    /// Template library to match against, by name; `nil` keeps the current one.
+    public var library: String?
+    /// `"sensitive"` or `"invariant"`; `nil` keeps the library's own.
+    public var orientation: String?
+    /// Whether the checkmark detector runs; `nil` keeps the current setting.
+    public var checkmark: Bool?
+
+    /// Creates options.
+    public init(library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil) {
+        self.library = library
+        self.orientation = orientation
+        self.checkmark = checkmark
+    }
+}
+
+/// A decoded input message of wire protocol v1.
+///
+/// Decoders fill an existing value (`InputDecoder.decode(_:into:)`) so that the `points` buffer keeps its
+/// capacity from message to message: decoding allocates nothing once warm.
+public struct InputMessage: Sendable, Hashable {
+    /// The message types.
+    public enum Kind: UInt8, Sendable, Hashable, CaseIterable {
+        /// A stroke starts (its first points may ride along).
+        case begin = 1
+        /// More points of an open stroke.
+        case points = 2
+        /// The stroke ends (its last points may ride along); it is matched against the library.
+        case end = 3
+        /// The stroke is abandoned without a result.
+        case cancel = 4
+        /// The session is over; its state is dropped.
+        case close = 5
+        /// Per-session options (JSON only).
+        case options = 6
+
+        /// The `type` string of the JSON form.
+        public var name: String {
+            switch self {
+            case .begin: "begin"
+            case .points: "points"
+            case .end: "end"
+            case .cancel: "cancel"
+            case .close: "close"
+            case .options: "options"
+            }
+        }
+    }
+
+    /// The message type.
+    public var kind: Kind = .points
+    /// The producer's per-session sequence number.
+    public var sequence: UInt32 = 0
+    /// The producer's stroke id, unique among a session's open strokes.
+    public var stroke: UInt32 = 0
+    /// The pointer (finger) id, echoed in events. Default: `0`.
+    public var pointer: UInt16 = 0
+    /// The points carried, in order.
+    public var points: [WirePoint] = []
+    /// Options, for `.options` messages.
+    public var options: SessionOptions?
+
+    /// Creates an empty message.
+    public init() {}
+
+    /// Creates a message.
+    public init(
+        kind: Kind, sequence: UInt32, stroke: UInt32 = 0, pointer: UInt16 = 0, points: [WirePoint] = [],
+        options: SessionOptions? = nil
+    ) {
+        self.kind = kind
+        self.sequence = sequence
+        self.stroke = stroke
+        self.pointer = pointer
+        self.points = points
+        self.options = options
+    }
+
+    /// Clears the message for reuse, keeping the points' capacity.
+    @inlinable
+    public mutating func reset() {
+        kind = .points
+        sequence = 0
+        stroke = 0
+        pointer = 0
+        points.removeAll(keepingCapacity: true)
+        options = nil
+    }
+}

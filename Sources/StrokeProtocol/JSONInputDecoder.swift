@@ -1,0 +1,170 @@
+/// Decodes the JSON form of input messages (see `Protocol/README.md`).
+enum JSONInputDecoder {
+    static func decode(_ bytes: UnsafeRawBufferPointer, into message: inout InputMessage, maximumPoints: Int)
+        throws(ProtocolError)
+    {
+        var scanner = JSONScanner(bytes)
+        try scanner.expect(UInt8(ascii: "{"))
+        var kind: InputMessage.Kind?
+        var sawSequence = false
+        var sawStroke = false
+        var options = SessionOptions()
+        var sawOptions = false
+        if !scanner.consume(UInt8(ascii: "}")) {
+            repeat {
+                let (key, _) = try scanner.stringRange()
+                try scanner.expect(UInt8(ascii: ":"))
+                if scanner.equals(key, "type") {
+                    kind = try decodeKind(&scanner)
+                } else if scanner.equals(key, "seq") {
+                    message.sequence = UInt32(try integer(&scanner, field: "seq", maximum: Double(UInt32.max)))
+                    sawSequence = true
+                } else if scanner.equals(key, "stroke") {
+                    message.stroke = UInt32(try integer(&scanner, field: "stroke", maximum: Double(UInt32.max)))
+                    sawStroke = true
+                } else if scanner.equals(key, "pointer") {
+                    message.pointer = UInt16(try integer(&scanner, field: "pointer", maximum: Double(UInt16.max)))
+                } else if scanner.equals(key, "points") {
+                    try decodePoints(&scanner, into: &message.points, maximum: maximumPoints)
+                } else if scanner.equals(key, "v") {
+                    let version = try integer(&scanner, field: "v", maximum: 255)
+                    guard version == 1 else {
+                        throw ProtocolError(.unsupportedVersion, "protocol version \(version) is not supported (1 is)")
+                    }
+                } else if scanner.equals(key, "library") {
+                    guard scanner.peek() == UInt8(ascii: "\"") else { throw invalid("library", "a string") }
+                    options.library = try scanner.string()
+                    sawOptions = true
+                } else if scanner.equals(key, "orientation") {
+                    guard scanner.peek() == UInt8(ascii: "\"") else { throw invalid("orientation", "a string") }
+                    let value = try scanner.string()
+                    guard value == "sensitive" || value == "invariant" else {
+                        throw invalid("orientation", "\"sensitive\" or \"invariant\"")
+                    }
+                    options.orientation = value
+                    sawOptions = true
+                } else if scanner.equals(key, "checkmark") {
+                    guard let next = scanner.peek(), next == UInt8(ascii: "t") || next == UInt8(ascii: "f") else {
+                        throw invalid("checkmark", "true or false")
+                    }
+                    options.checkmark = try scanner.bool()
+                    sawOptions = true
+                } else {
+                    try scanner.skipValue(depth: 1)  // unknown fields are ignored, for forward compatibility
+                }
+            } while scanner.consume(UInt8(ascii: ","))
+            try scanner.expect(UInt8(ascii: "}"))
+        }
+        try scanner.expectEnd()
+        guard let kind else { throw ProtocolError(.invalidField, "missing field \"type\"") }
+        guard sawSequence else { throw ProtocolError(.invalidField, "missing field \"seq\"") }
+        message.kind = kind
+        switch kind {
+        case .begin, .points, .end, .cancel:
+            guard sawStroke else { throw ProtocolError(.invalidField, "\(kind.name) needs field \"stroke\"") }
+            if kind == .points && message.points.isEmpty {
+                throw ProtocolError(.invalidField, "points needs a non-empty \"points\" array")
+            }
+        case .options:
+            guard sawOptions else {
+                throw ProtocolError(.invalidField, "options needs \"library\", \"orientation\" or \"checkmark\"")
+            }
+            message.options = options
+        case .close: break
+        }
+    }
+
+    private static func invalid(_ field: String, _ expected: String) -> ProtocolError {
+        ProtocolError(.invalidField, "field \"\(field)\" must be \(expected)")
+    }
+
+    private static func decodeKind(_ scanner: inout JSONScanner) throws(ProtocolError) -> InputMessage.Kind {
+        guard scanner.peek() == UInt8(ascii: "\"") else { throw invalid("type", "a string") }
+        let (range, _) = try scanner.stringRange()
+        if scanner.equals(range, "points") { return .points }
+        if scanner.equals(range, "begin") { return .begin }
+        if scanner.equals(range, "end") { return .end }
+        if scanner.equals(range, "cancel") { return .cancel }
+        if scanner.equals(range, "close") { return .close }
+        if scanner.equals(range, "options") { return .options }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: scanner.bytes[range]).prefix(40), as: UTF8.self)
+        throw ProtocolError(.unknownType, "unknown message type \"\(name)\"")
+    }
+
+    private static func integer(_ scanner: inout JSONScanner, field: String, maximum: Double) throws(ProtocolError)
+        -> Int
+    {
+        guard let next = scanner.peek(), next == UInt8(ascii: "-") || (next >= 0x30 && next <= 0x39) else {
+            throw invalid(field, "a number")
+        }
+        let value = try scanner.number()
+        guard value >= 0, value <= maximum, value.rounded() == value else {
+            throw invalid(field, "an integer in 0...\(Int(maximum))")
+        }
+        return Int(value)
+    }
+
+    private static func coordinate(_ scanner: inout JSONScanner, field: String) throws(ProtocolError) -> Double {
+        guard let next = scanner.peek(), next == UInt8(ascii: "-") || (next >= 0x30 && next <= 0x39) else {
+            throw invalid(field, "a number")
+        }
+        let value = try scanner.number()
+        guard value.isFinite else { throw ProtocolError(.nonFinite, "field \"\(field)\" is not finite") }
+        return value
+    }
+
+    /// `[[x, y, t], [x, y, t, pressure], …]` or `[{"x": …, "y": …, "t": …, "pressure": …}, …]`.
+    private static func decodePoints(_ scanner: inout JSONScanner, into points: inout [WirePoint], maximum: Int)
+        throws(ProtocolError)
+    {
+        guard scanner.peek() == UInt8(ascii: "[") else { throw invalid("points", "an array") }
+        scanner.index += 1
+        points.removeAll(keepingCapacity: true)
+        if scanner.consume(UInt8(ascii: "]")) { return }
+        repeat {
+            guard points.count < maximum else {
+                throw ProtocolError(.tooManyPoints, "a message carries at most \(maximum) points")
+            }
+            var point = WirePoint(x: 0, y: 0, t: 0)
+            if scanner.consume(UInt8(ascii: "[")) {
+                point.x = try coordinate(&scanner, field: "x")
+                try scanner.expect(UInt8(ascii: ","))
+                point.y = try coordinate(&scanner, field: "y")
+                try scanner.expect(UInt8(ascii: ","))
+                point.t = try coordinate(&scanner, field: "t")
+                if scanner.consume(UInt8(ascii: ",")) {
+                    point.pressure = Float(try coordinate(&scanner, field: "pressure"))
+                }
+                guard scanner.consume(UInt8(ascii: "]")) else {
+                    throw invalid("points[\(points.count)]", "[x, y, t] or [x, y, t, pressure]")
+                }
+            } else if scanner.consume(UInt8(ascii: "{")) {
+                var seen = 0
+                repeat {
+                    let (key, _) = try scanner.stringRange()
+                    try scanner.expect(UInt8(ascii: ":"))
+                    if scanner.equals(key, "x") {
+                        point.x = try coordinate(&scanner, field: "x")
+                        seen |= 1
+                    } else if scanner.equals(key, "y") {
+                        point.y = try coordinate(&scanner, field: "y")
+                        seen |= 2
+                    } else if scanner.equals(key, "t") {
+                        point.t = try coordinate(&scanner, field: "t")
+                        seen |= 4
+                    } else if scanner.equals(key, "pressure") {
+                        point.pressure = Float(try coordinate(&scanner, field: "pressure"))
+                    } else {
+                        try scanner.skipValue(depth: 3)
+                    }
+                } while scanner.consume(UInt8(ascii: ","))
+                try scanner.expect(UInt8(ascii: "}"))
+                guard seen == 7 else { throw invalid("points[\(points.count)]", "an object with x, y and t") }
+            } else {
+                throw invalid("points[\(points.count)]", "[x, y, t] or {\"x\", \"y\", \"t\"}")
+            }
+            points.append(point)
+        } while scanner.consume(UInt8(ascii: ","))
+        try scanner.expect(UInt8(ascii: "]"))
+    }
+}

@@ -1,0 +1,57 @@
+/// Writes the JSON form of input messages (for clients, tools and tests).
+public enum JSONInputEncoder {
+    /// The message as a JSON object.
+    public static func encode(_ message: InputMessage, into writer: inout JSONWriter) {
+        writer.reset()
+        writer.beginObject()
+        writer.key("type")
+        writer.string(message.kind.name)
+        writer.key("seq")
+        writer.integer(message.sequence)
+        switch message.kind {
+        case .begin, .points, .end, .cancel:
+            writer.key("stroke")
+            writer.integer(message.stroke)
+            if message.pointer != 0 {
+                writer.key("pointer")
+                writer.integer(message.pointer)
+            }
+        case .close, .options: break
+        }
+        if !message.points.isEmpty {
+            writer.key("points")
+            writer.beginArray()
+            for point in message.points {
+                writer.beginArray()
+                writer.number(point.x, decimals: 3)
+                writer.number(point.y, decimals: 3)
+                writer.number(point.t, decimals: 3)
+                if let pressure = point.pressure { writer.number(Double(pressure), decimals: 4) }
+                writer.endArray()
+            }
+            writer.endArray()
+        }
+        if let options = message.options {
+            if let library = options.library {
+                writer.key("library")
+                writer.string(library)
+            }
+            if let orientation = options.orientation {
+                writer.key("orientation")
+                writer.string(orientation)
+            }
+            if let checkmark = options.checkmark {
+                writer.key("checkmark")
+                writer.bool(checkmark)
+            }
+        }
+        writer.endObject()
+    }
+
+    /// The message as JSON bytes.
+    public static func encode(_ message: InputMessage) -> [UInt8] {
+        var writer = JSONWriter()
+        encode(message, into: &writer)
+        return writer.bytes
+    }
+}

@@ -1,0 +1,257 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A small, allocation-free JSON scanner over raw bytes, for the few message shapes of the protocol.
+///
+/// It reads in place (no copies, no `Foundation`), rejects malformed input with a position, and bounds nesting
+/// when it skips values it does not know.
+struct JSONScanner {
+    let bytes: UnsafeRawBufferPointer
+    var index = 0
+    static let maximumDepth = 32
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    func fail(_ what: String) -> ProtocolError {
+        ProtocolError(.malformedJSON, "\(what) at byte \(index)")
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    @inline(__always)
+    mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return index < bytes.count ? bytes[index] : nil
+    }
+
+    @inline(__always)
+    mutating func expect(_ byte: UInt8) throws(ProtocolError) {
+        guard peek() == byte else { throw fail("expected '\(Character(UnicodeScalar(byte)))'") }
+        index += 1
+    }
+
+    /// Consumes `byte` if it is next.
+    @inline(__always)
+    mutating func consume(_ byte: UInt8) -> Bool {
+        guard peek() == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// Reads a string and returns the byte range of its raw contents (escapes not decoded) and whether it has any.
+    mutating func stringRange() throws(ProtocolError) -> (range: Range<Int>, escaped: Bool) {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        var escaped = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return (start..<(index - 1), escaped)
+            }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                index += 2
+                continue
+            }
+            if byte < 0x20 { throw fail("control character in string") }
+            index += 1
+        }
+        throw fail("unterminated string")
+    }
+
+    /// Whether the raw string at `range` equals `literal` (ASCII, no escapes).
+    @inline(__always)
+    func equals(_ range: Range<Int>, _ literal: StaticString) -> Bool {
+        guard range.count == literal.utf8CodeUnitCount else { return false }
+        let pointer = literal.utf8Start
+        for k in 0..<range.count where bytes[range.lowerBound + k] != pointer[k] { return false }
+        return true
+    }
+
+    /// Reads a string value, decoding escapes.
+    mutating func string() throws(ProtocolError) -> String {
+        let (range, escaped) = try stringRange()
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[range])
+        guard escaped else {
+            guard let text = String(validating: raw, as: UTF8.self) else { throw fail("string is not UTF-8") }
+            return text
+        }
+        var out = [UInt8]()
+        var k = 0
+        while k < raw.count {
+            let byte = raw[k]
+            k += 1
+            guard byte == UInt8(ascii: "\\") else {
+                out.append(byte)
+                continue
+            }
+            guard k < raw.count else { throw fail("bad escape") }
+            let code = raw[k]
+            k += 1
+            switch code {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(code)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "u"):
+                guard k + 4 <= raw.count else { throw fail("bad \\u escape") }
+                var value: UInt32 = 0
+                for _ in 0..<4 {
+                    guard let digit = Self.hex(raw[k]) else { throw fail("bad \\u escape") }
+                    value = value << 4 | UInt32(digit)
+                    k += 1
+                }
+                guard let scalar = UnicodeScalar(value) else { throw fail("\\u escape is a lone surrogate") }
+                out.append(contentsOf: Array(String(Character(scalar)).utf8))
+            default: throw fail("bad escape")
+            }
+        }
+        guard let text = String(validating: out, as: UTF8.self) else { throw fail("string is not UTF-8") }
+        return text
+    }
+
+    static func hex(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static let powers: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// Reads a number. Exact for up to 15 significant digits and exponents within ±22; otherwise `strtod`.
+    mutating func number() throws(ProtocolError) -> Double {
+        skipWhitespace()
+        let start = index
+        var negative = false
+        if index < bytes.count && bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        let integerStart = index
+        while index < bytes.count, case let d = bytes[index] &- UInt8(ascii: "0"), d < 10 {
+            if digits < 18 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                if mantissa != 0 { digits += 1 }
+            } else {
+                exponent += 1
+            }
+            index += 1
+        }
+        guard index > integerStart else { throw fail("expected a number") }
+        if bytes[integerStart] == UInt8(ascii: "0") && index - integerStart > 1 { throw fail("leading zero") }
+        if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let fractionStart = index
+            while index < bytes.count, case let d = bytes[index] &- UInt8(ascii: "0"), d < 10 {
+                if digits < 18 {
+                    mantissa = mantissa &* 10 &+ UInt64(d)
+                    if mantissa != 0 { digits += 1 }
+                    exponent -= 1
+                }
+                index += 1
+            }
+            guard index > fractionStart else { throw fail("expected digits after '.'") }
+        }
+        if index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "e") {
+            index += 1
+            var exponentNegative = false
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+")) {
+                exponentNegative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var value = 0
+            let exponentStart = index
+            while index < bytes.count, case let d = bytes[index] &- UInt8(ascii: "0"), d < 10 {
+                if value < 100_000 { value = value * 10 + Int(d) }
+                index += 1
+            }
+            guard index > exponentStart else { throw fail("expected exponent digits") }
+            exponent += exponentNegative ? -value : value
+        }
+        if digits <= 15 && abs(exponent) <= 22 {
+            let magnitude =
+                exponent >= 0 ? Double(mantissa) * Self.powers[exponent] : Double(mantissa) / Self.powers[-exponent]
+            return negative ? -magnitude : magnitude
+        }
+        return slowNumber(start..<index)
+    }
+
+    private func slowNumber(_ range: Range<Int>) -> Double {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: range.count + 1) { buffer in
+            for k in 0..<range.count { buffer[k] = CChar(bitPattern: bytes[range.lowerBound + k]) }
+            buffer[range.count] = 0
+            return strtod(buffer.baseAddress!, nil)
+        }
+    }
+
+    /// Reads `true` or `false`.
+    mutating func bool() throws(ProtocolError) -> Bool {
+        if literal("true") { return true }
+        if literal("false") { return false }
+        throw fail("expected true or false")
+    }
+
+    mutating func literal(_ word: StaticString) -> Bool {
+        skipWhitespace()
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for k in 0..<count where bytes[index + k] != word.utf8Start[k] { return false }
+        index += count
+        return true
+    }
+
+    /// Skips any value, nested at most `maximumDepth` deep.
+    mutating func skipValue(depth: Int = 0) throws(ProtocolError) {
+        guard depth < Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth)") }
+        switch peek() {
+        case UInt8(ascii: "\""): _ = try stringRange()
+        case UInt8(ascii: "{"):
+            index += 1
+            if consume(UInt8(ascii: "}")) { return }
+            repeat {
+                _ = try stringRange()
+                try expect(UInt8(ascii: ":"))
+                try skipValue(depth: depth + 1)
+            } while consume(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "}"))
+        case UInt8(ascii: "["):
+            index += 1
+            if consume(UInt8(ascii: "]")) { return }
+            repeat { try skipValue(depth: depth + 1) } while consume(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "]"))
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
+        case UInt8(ascii: "n"):
+            guard literal("null") else { throw fail("expected null") }
+        default: _ = try number()
+        }
+    }
+
+    /// Fails unless only whitespace is left.
+    mutating func expectEnd() throws(ProtocolError) {
+        guard peek() == nil else { throw fail("trailing characters") }
+    }
+}

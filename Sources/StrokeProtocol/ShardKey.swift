@@ -1,0 +1,102 @@
+/// Shard keys and topics of wire protocol v1.
+///
+/// An input topic is `<shard key>/<session id>`: the shard key is the session id's bucket, FNV-1a (32-bit) of
+/// its UTF-8 bytes modulo 4,096, written as three lowercase hexadecimal digits. Worker `i` of `N` subscribes to
+/// every bucket `b` with `b mod N == i`, so the publisher filters out the other workers' sessions.
+public enum ShardKey {
+    /// Number of buckets.
+    public static let bucketCount = 4096
+    /// Length of the shard key in bytes.
+    public static let length = 3
+    /// Longest session id in bytes.
+    public static let maximumSessionIDLength = 128
+
+    /// FNV-1a, 32-bit, of `bytes`.
+    @inlinable
+    public static func fnv1a(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in bytes {
+            hash ^= UInt32(byte)
+            hash &*= 0x0100_0193
+        }
+        return hash
+    }
+
+    /// The bucket (0–4095) of a session id.
+    @inlinable
+    public static func bucket(of sessionID: UnsafeRawBufferPointer) -> Int {
+        Int(fnv1a(sessionID) % UInt32(bucketCount))
+    }
+
+    /// The bucket of a session id given as text.
+    public static func bucket(of sessionID: String) -> Int {
+        Array(sessionID.utf8).withUnsafeBytes { bucket(of: $0) }
+    }
+
+    /// The three-digit shard key of a bucket.
+    public static func key(ofBucket bucket: Int) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[(bucket >> 8) & 0xF], digits[(bucket >> 4) & 0xF], digits[bucket & 0xF]])
+    }
+
+    /// The input topic of a session: `<shard key>/<session id>`.
+    public static func topic(for sessionID: String) -> String {
+        "\(key(ofBucket: bucket(of: sessionID)))/\(sessionID)"
+    }
+
+    /// The subscription prefixes of shard `index` of `count`: `["000/", …]`, or `[""]` (everything) for 1 shard.
+    public static func subscriptionPrefixes(shard index: Int, of count: Int) -> [String] {
+        precondition(count >= 1 && (0..<count).contains(index), "shard \(index)/\(count) is out of range")
+        if count == 1 { return [""] }
+        return stride(from: index, to: bucketCount, by: count).map { "\(key(ofBucket: $0))/" }
+    }
+
+    /// Splits and checks an input topic.
+    ///
+    /// - Returns: the session id's byte range within `topic`.
+    /// - Throws: `.badTopic` when the topic is not `<3 hex digits>/<1–128 bytes of printable UTF-8>` or the shard
+    ///   key is not the session id's bucket.
+    @inlinable
+    public static func sessionID(inTopic topic: UnsafeRawBufferPointer) throws(ProtocolError) -> Range<Int> {
+        guard topic.count > length + 1, topic[length] == UInt8(ascii: "/") else {
+            throw ProtocolError(.badTopic, "topic must be <3 hex digits>/<session id>, got \(topic.count) byte(s)")
+        }
+        var claimed = 0
+        for index in 0..<length {
+            guard let digit = hexValue(topic[index]) else {
+                throw ProtocolError(.badTopic, "shard key must be 3 lowercase hex digits")
+            }
+            claimed = claimed << 4 | digit
+        }
+        let range = (length + 1)..<topic.count
+        guard range.count <= maximumSessionIDLength else {
+            throw ProtocolError(.badTopic, "session id is \(range.count) bytes; at most \(maximumSessionIDLength)")
+        }
+        let id = UnsafeRawBufferPointer(rebasing: topic[range])
+        guard id.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }), isValidUTF8(id) else {
+            throw ProtocolError(.badTopic, "session id must be UTF-8 without control characters")
+        }
+        let actual = bucket(of: id)
+        guard actual == claimed else {
+            throw ProtocolError(
+                .badTopic,
+                "shard key \(key(ofBucket: claimed)) does not match the session id (expected \(key(ofBucket: actual)))")
+        }
+        return range
+    }
+
+    @inlinable
+    static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte - UInt8(ascii: "a")) + 10
+        default: return nil
+        }
+    }
+
+    @inlinable
+    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return true }
+        return String(validating: bytes, as: UTF8.self) != nil
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import ZeroMQ
+
+/// libzmq's XSUB → XPUB proxy on a dedicated thread, steerable through an inproc control socket.
+///
+/// A worker with several lanes uses two: one binds (or connects) the worker's inputs and fans them out to the
+/// lanes on an inproc endpoint (subscriptions flow back up, so producers still filter by shard); the other
+/// gathers the lanes' events and publishes them on the worker's outputs. The `stroke-worker proxy` mode uses
+/// the same type between machines.
+public struct Forwarder: Sendable {
+    /// Where the XSUB side attaches (producers or publishers).
+    public var frontend: [WorkerConfiguration.Endpoint]
+    /// Where the XPUB side attaches (subscribers).
+    public var backend: [WorkerConfiguration.Endpoint]
+    /// The inproc endpoint of the control socket (PAIR): send `PAUSE`, `RESUME`, `TERMINATE` or `STATISTICS`.
+    public var controlEndpoint: String
+    /// High-water mark of both sides.
+    public var highWaterMark: Int32
+    /// Whether the XPUB side waits for slow subscribers instead of dropping (`ZMQ_XPUB_NODROP`).
+    public var noDrop: Bool
+    /// Linger of the XPUB side at close, in milliseconds.
+    public var lingerMilliseconds: Int32
+
+    /// Creates a forwarder description.
+    public init(
+        frontend: [WorkerConfiguration.Endpoint], backend: [WorkerConfiguration.Endpoint], controlEndpoint: String,
+        highWaterMark: Int32 = 100_000, noDrop: Bool = false, lingerMilliseconds: Int32 = 1000
+    ) {
+        self.frontend = frontend
+        self.backend = backend
+        self.controlEndpoint = controlEndpoint
+        self.highWaterMark = highWaterMark
+        self.noDrop = noDrop
+        self.lingerMilliseconds = lingerMilliseconds
+    }
+
+    /// Binds and connects, then runs the proxy until `TERMINATE` arrives (blocking; call on its own thread).
+    ///
+    /// - Parameter ready: called with the bound endpoints once the sockets are attached.
+    public func run(context: ZMQContext, ready: ([String]) -> Void) throws {
+        let xsub = try ZMQSocket(context, .xsub)
+        let xpub = try ZMQSocket(context, .xpub)
+        let control = try ZMQSocket(context, .pair)
+        try xsub.setHighWaterMarks(send: highWaterMark, receive: highWaterMark)
+        try xpub.setHighWaterMarks(send: highWaterMark, receive: highWaterMark)
+        if noDrop { try xpub.setNoDrop(true) }
+        try xpub.setLinger(milliseconds: lingerMilliseconds)
+        try xsub.setLinger(milliseconds: 0)
+        try control.bind(controlEndpoint)
+        var bound = [String]()
+        for endpoint in frontend {
+            if endpoint.bind {
+                try xsub.bind(endpoint.address)
+                bound.append("frontend:\(xsub.lastEndpoint)")
+            } else {
+                try xsub.connect(endpoint.address)
+            }
+        }
+        for endpoint in backend {
+            if endpoint.bind {
+                try xpub.bind(endpoint.address)
+                bound.append("backend:\(xpub.lastEndpoint)")
+            } else {
+                try xpub.connect(endpoint.address)
+            }
+        }
+        ready(bound)
+        try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
+    }
+
+    /// Sends a command to a running forwarder's control socket (`TERMINATE`, `PAUSE`, `RESUME`).
+    public static func send(_ command: String, to controlEndpoint: String, context: ZMQContext) throws {
+        let socket = try ZMQSocket(context, .pair)
+        try socket.setLinger(milliseconds: 1000)
+        try socket.setTimeouts(send: 1000)
+        try socket.connect(controlEndpoint)
+        try socket.send(command)
+    }
+}

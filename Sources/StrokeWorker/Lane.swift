@@ -1,0 +1,198 @@
+import Foundation
+import StrokeProtocol
+import ZeroMQ
+
+/// Publishes events on the lane's XPUB socket; counts what a slow consumer made it drop.
+struct SocketSink: EventSink {
+    let socket: ZMQSocket
+    let metrics: WorkerMetrics
+    var published = 0
+    var dropped = 0
+
+    mutating func publish(topic: UnsafeRawBufferPointer, payload: [UInt8]) {
+        do {
+            // XPUB_NODROP with a send timeout: wait for a slow consumer that long, then drop and count.
+            guard try socket.send(topic, more: true) else {
+                dropped += 1
+                return
+            }
+            try socket.send(payload)
+            published += 1
+        } catch {
+            dropped += 1
+        }
+    }
+
+    mutating func flush() {
+        if published > 0 { metrics.eventsPublished.add(published, ordering: .relaxed) }
+        if dropped > 0 { metrics.eventsDropped.add(dropped, ordering: .relaxed) }
+        published = 0
+        dropped = 0
+    }
+}
+
+/// One session thread: owns its SUB and XPUB sockets and a share of the sessions, and runs the receive loop.
+struct Lane: Sendable {
+    let index: Int
+    let context: ZMQContext
+    let configuration: WorkerConfiguration
+    let registry: LibraryRegistry
+    let metrics: WorkerMetrics
+    let control: WorkerControl
+    let logger: Logger
+    /// Where the lane's SUB socket reads: the worker's inputs, or the input forwarder's inproc endpoint.
+    let inputs: [WorkerConfiguration.Endpoint]
+    /// Where the lane's XPUB socket writes: the worker's outputs, or the output forwarder's inproc endpoint.
+    let outputs: [WorkerConfiguration.Endpoint]
+    /// The topic prefixes this lane subscribes to.
+    let prefixes: [String]
+    /// Whether this lane publishes the statistics events.
+    let publishesStats: Bool
+
+    static let batchLimit = 4096
+    static let pollMilliseconds = 100
+
+    /// The receive loop; returns after a graceful drain.
+    func run() throws {
+        let input = try ZMQSocket(context, .sub)
+        let output = try ZMQSocket(context, .xpub)
+        try configureSockets(input: input, output: output)
+        control.readyLanes.add(1, ordering: .releasing)
+        defer { control.finishedLanes.add(1, ordering: .releasing) }
+
+        var processor = SessionProcessor(
+            sink: SocketSink(socket: output, metrics: metrics), configuration: configuration, registry: registry,
+            metrics: metrics)
+        let message = ZMQMessage()
+        let payload = ZMQMessage()
+        var poller = ZMQPoller(readable: [input, output])
+        let clock = ContinuousClock()
+        let started = clock.now
+        var lastSweep: UInt32 = 0
+        var lastStats: UInt32 = 0
+        while !control.isStopping {
+            if try poller.poll(timeoutMilliseconds: Self.pollMilliseconds) > 0 {
+                if poller.isReadable(0) {
+                    try receiveBatch(input, message, payload, &processor, limit: Self.batchLimit)
+                }
+                if poller.isReadable(1) { try drainSubscriptions(output) }
+            }
+            processor.flushMetrics()
+            processor.sink.flush()
+            let now = UInt32(clamping: (clock.now - started).components.seconds)
+            if now != processor.now {
+                processor.now = now
+                if now &- lastSweep >= 1 {
+                    lastSweep = now
+                    processor.evictIdle()
+                }
+                if publishesStats, configuration.statsIntervalSeconds > 0,
+                    now &- lastStats >= UInt32(configuration.statsIntervalSeconds)
+                {
+                    lastStats = now
+                    publishStats(output)
+                }
+            }
+        }
+        // Stop intake: finish what is already queued (bounded in time), then close with a linger.
+        let drainStarted = clock.now
+        while clock.now - drainStarted < .seconds(2),
+            try receiveBatch(input, message, payload, &processor, limit: Self.batchLimit) > 0
+        {}
+        processor.flushMetrics()
+        processor.sink.flush()
+        try? input.setLinger(milliseconds: 0)
+        try? output.setLinger(milliseconds: configuration.lingerMilliseconds)
+    }
+
+    private func configureSockets(input: ZMQSocket, output: ZMQSocket) throws {
+        try input.setHighWaterMarks(receive: configuration.highWaterMark)
+        try input.setMaxMessageSize(Int64(max(configuration.maxMessageBytes, 1 << 16)) * 4)
+        if configuration.heartbeatMilliseconds > 0 {
+            try input.setHeartbeat(
+                intervalMilliseconds: configuration.heartbeatMilliseconds,
+                timeoutMilliseconds: configuration.heartbeatMilliseconds * 3)
+        }
+        for prefix in prefixes { try input.subscribe(prefix) }
+        try output.setHighWaterMarks(send: configuration.highWaterMark)
+        try output.setNoDrop(true)
+        try output.setTimeouts(send: configuration.sendTimeoutMilliseconds)
+        try output.setLinger(milliseconds: configuration.lingerMilliseconds)
+        for endpoint in inputs { try attach(input, endpoint, role: "input") }
+        for endpoint in outputs { try attach(output, endpoint, role: "output") }
+    }
+
+    private func attach(_ socket: ZMQSocket, _ endpoint: WorkerConfiguration.Endpoint, role: String) throws {
+        if endpoint.bind {
+            try socket.bind(endpoint.address)
+            let actual = socket.lastEndpoint
+            control.endpoints.withLock { $0.append("\(role):\(actual)") }
+        } else {
+            try socket.connect(endpoint.address)
+            control.endpoints.withLock { $0.append("\(role):connect:\(endpoint.address)") }
+        }
+    }
+
+    /// Receives and handles up to `limit` queued messages without blocking; returns how many.
+    @discardableResult
+    private func receiveBatch(
+        _ input: ZMQSocket, _ topic: ZMQMessage, _ payload: ZMQMessage,
+        _ processor: inout SessionProcessor<SocketSink>, limit: Int
+    ) throws -> Int {
+        var handled = 0
+        while handled < limit, try input.receive(into: topic, dontWait: true) {
+            handled += 1
+            guard topic.hasMore else {
+                processor.handleFrameCount(1, firstFrame: topic.bytes)
+                continue
+            }
+            try input.receive(into: payload)
+            if payload.hasMore {
+                var frames = 2
+                let extra = ZMQMessage()
+                repeat {
+                    try input.receive(into: extra)
+                    frames += 1
+                } while extra.hasMore
+                processor.handleFrameCount(frames, firstFrame: topic.bytes)
+                continue
+            }
+            processor.handle(topic: topic.bytes, payload: payload.bytes)
+        }
+        return handled
+    }
+
+    /// Reads (and logs at debug level) the subscription messages consumers send to the XPUB socket.
+    private func drainSubscriptions(_ output: ZMQSocket) throws {
+        while let frames = try output.receiveMultipart(dontWait: true) {
+            guard let frame = frames.first, let kind = frame.first else { continue }
+            let topic = String(decoding: frame.dropFirst(), as: UTF8.self)
+            logger.debug(kind == 1 ? "consumer subscribed" : "consumer unsubscribed", ["topic": topic])
+        }
+    }
+
+    private func publishStats(_ output: ZMQSocket) {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("v")
+        writer.integer(1)
+        writer.key("event")
+        writer.string("stats")
+        writer.key("shard")
+        writer.string("\(configuration.shard.index)/\(configuration.shard.count)")
+        writer.key("counters")
+        writer.beginObject()
+        let snapshot = metrics.snapshot
+        for (name, value) in snapshot.sorted(by: { $0.key < $1.key }) {
+            writer.keyDynamic(name)
+            writer.integer(value)
+        }
+        writer.endObject()
+        writer.endObject()
+        var sink = SocketSink(socket: output, metrics: metrics)
+        var topic = EventEncoder.systemTopic
+        topic.withUTF8 { sink.publish(topic: UnsafeRawBufferPointer($0), payload: writer.bytes) }
+        sink.flush()
+        logger.info("stats", snapshot.mapValues(String.init))
+    }
+}

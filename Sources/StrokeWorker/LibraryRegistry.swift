@@ -1,0 +1,48 @@
+import StrokeRecognition
+
+/// The template libraries a worker matches against, by name, each compiled in both orientation modes.
+public struct LibraryRegistry: Sendable {
+    /// A library compiled for matching.
+    public struct Entry: Sendable {
+        /// The library's name.
+        public let name: String
+        /// Matching in the library's own orientation mode.
+        public let own: Recognizer
+        /// Matching in the other mode (sessions may override the orientation).
+        public let other: Recognizer
+
+        /// The recognizer for a session's orientation override.
+        func recognizer(invariant: Bool?) -> Recognizer {
+            guard let invariant else { return own }
+            return (own.library.orientation == .invariant) == invariant ? own : other
+        }
+    }
+
+    /// The libraries, the built-in `default` first.
+    public let entries: [Entry]
+
+    /// Compiles the libraries. Names must be unique.
+    ///
+    /// - Throws: `RecognitionError` for a bad library or a duplicate name.
+    public init(_ libraries: [TemplateLibrary], configuration: RecognizerConfiguration = .default)
+        throws(RecognitionError)
+    {
+        var entries = [Entry]()
+        for library in libraries {
+            guard !entries.contains(where: { $0.name == library.name }) else {
+                throw RecognitionError(.invalidConfiguration, "two template libraries are named \"\(library.name)\"")
+            }
+            var flipped = library
+            flipped.orientation = library.orientation == .invariant ? .sensitive : .invariant
+            entries.append(
+                Entry(
+                    name: library.name, own: try Recognizer(library: library, configuration: configuration),
+                    other: try Recognizer(library: flipped, configuration: configuration)))
+        }
+        guard !entries.isEmpty else { throw RecognitionError(.invalidConfiguration, "no template library") }
+        self.entries = entries
+    }
+
+    /// The index of the library named `name`.
+    public func index(of name: String) -> Int? { entries.firstIndex { $0.name == name } }
+}

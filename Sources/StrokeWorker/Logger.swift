@@ -1,0 +1,98 @@
+import Foundation
+
+/// A small structured logger writing one line per record to standard error.
+public struct Logger: Sendable {
+    /// Severity, lowest first.
+    public enum Level: Int, Sendable, Comparable, CaseIterable {
+        /// Everything, including per-connection details.
+        case debug
+        /// Start, stop, listening addresses, statistics.
+        case info
+        /// Recoverable trouble.
+        case warning
+        /// Failures.
+        case error
+
+        /// The level's name.
+        public var name: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+
+        /// Parses a level name.
+        public init?(name: String) {
+            guard let level = Self.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
+            self = level
+        }
+
+        /// Orders by severity.
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Output format.
+    public enum Format: String, Sendable, CaseIterable {
+        /// `2026-11-30T10:00:00Z info message key=value`.
+        case text
+        /// One JSON object per line.
+        case json
+    }
+
+    /// The lowest level written.
+    public var level: Level
+    /// The format.
+    public var format: Format
+    /// A label added to every record (e.g. the shard).
+    public var label: String
+
+    /// Creates a logger.
+    public init(level: Level = .info, format: Format = .text, label: String = "stroke-worker") {
+        self.level = level
+        self.format = format
+        self.label = label
+    }
+
+    /// Writes a record if `level` is enabled.
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        guard level >= self.level else { return }
+        let time = Date().ISO8601Format()
+        let line: String
+        switch format {
+        case .text:
+            let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            line = "\(time) \(level.name) [\(label)] \(message())\(fields.isEmpty ? "" : " " + fields)\n"
+        case .json:
+            var record = metadata
+            record["time"] = time
+            record["level"] = level.name
+            record["label"] = label
+            record["message"] = message()
+            let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])) ?? Data()
+            line = String(decoding: data, as: UTF8.self) + "\n"
+        }
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// Writes a debug record.
+    public func debug(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        log(.debug, message(), metadata)
+    }
+
+    /// Writes an info record.
+    public func info(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        log(.info, message(), metadata)
+    }
+
+    /// Writes a warning record.
+    public func warning(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        log(.warning, message(), metadata)
+    }
+
+    /// Writes an error record.
+    public func error(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        log(.error, message(), metadata)
+    }
+}

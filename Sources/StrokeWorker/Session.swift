@@ -1,0 +1,46 @@
+import StrokeRecognition
+
+/// A stroke being drawn: its points so far and its checkmark detector.
+struct OpenStroke {
+    var id: UInt32
+    var pointer: UInt16
+    var points: [SIMD2<Double>]
+    var detector: CheckmarkDetector?
+    /// Set when the stroke passed the per-stroke point limit: its points are dropped and it ends without a match.
+    var overflowed = false
+
+    init(id: UInt32, pointer: UInt16, checkmark: CheckmarkConfiguration?) {
+        self.id = id
+        self.pointer = pointer
+        self.points = []
+        self.detector = checkmark.map { CheckmarkDetector(configuration: $0) }
+    }
+}
+
+/// The state of one session, owned by exactly one lane thread and updated in place.
+struct Session {
+    /// The session id's bytes (the input topic without its shard key).
+    var key: [UInt8]
+    var hash: UInt64
+    var sequence = SequenceTracker()
+    /// Last event sequence number published (events are numbered from 1).
+    var eventSequence: UInt64 = 0
+    /// Lane clock (seconds) of the last message.
+    var lastActive: UInt32
+    /// Index of the session's library in the registry.
+    var library: Int32 = 0
+    /// Orientation override: nil = the library's own.
+    var invariant: Bool?
+    var checkmark = true
+    /// Open strokes; usually zero or one, so a small array (no allocation while idle).
+    var strokes: [OpenStroke] = []
+
+    /// An empty session, swapped in while a session is being updated.
+    static let placeholder = Session(key: [], hash: 0, now: 0)
+
+    init(key: [UInt8], hash: UInt64, now: UInt32) {
+        self.key = key
+        self.hash = hash
+        self.lastActive = now
+    }
+}

@@ -1,0 +1,117 @@
+/// The sessions of one lane, keyed by the session id's bytes, with lookups that allocate nothing.
+///
+/// Open addressing with linear probing over slots that hold `(hash, index)`; sessions live in a dense array
+/// (removed ones are swapped with the last), so iterating for idle eviction is a linear scan.
+struct SessionTable {
+    private(set) var sessions: [Session] = []
+    private var slots: [Int32]  // -1 empty, -2 deleted, else index into sessions
+    private var slotHashes: [UInt64]
+    private var used = 0  // occupied + deleted slots
+
+    init(capacity: Int = 1024) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        slots = Array(repeating: -1, count: size)
+        slotHashes = Array(repeating: 0, count: size)
+    }
+
+    var count: Int { sessions.count }
+
+    /// FNV-1a, 64-bit.
+    @inline(__always)
+    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in key {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    /// The index of the session with `key`, if any.
+    @inline(__always)
+    func find(_ key: UnsafeRawBufferPointer, hash: UInt64) -> Int? {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == -1 { return nil }
+            if entry >= 0 && slotHashes[slot] == hash {
+                let candidate = Int(entry)
+                if sessions[candidate].key.withUnsafeBytes({ $0.elementsEqual(key) }) { return candidate }
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Adds a session (the key must not be present) and returns its index.
+    mutating func insert(_ session: Session) -> Int {
+        if (used + 1) * 4 > slots.count * 3 {
+            rehash(to: sessions.count * 4 > slots.count ? slots.count * 2 : slots.count)
+        }
+        let index = sessions.count
+        sessions.append(session)
+        place(index: index, hash: session.hash)
+        used += 1
+        return index
+    }
+
+    /// Removes the session at `index`; the last session moves into its place.
+    mutating func remove(at index: Int) {
+        let removedHash = sessions[index].hash
+        let lastIndex = sessions.count - 1
+        setSlot(ofIndex: index, hash: removedHash, to: -2)
+        if index != lastIndex {
+            let movedHash = sessions[lastIndex].hash
+            setSlot(ofIndex: lastIndex, hash: movedHash, to: Int32(index))
+            sessions.swapAt(index, lastIndex)
+        }
+        sessions.removeLast()
+    }
+
+    /// Access to a session in place.
+    @inline(__always)
+    subscript(index: Int) -> Session {
+        get { sessions[index] }
+        _modify { yield &sessions[index] }
+    }
+
+    /// Moves the session at `index` out (leaving an empty placeholder), so it can be updated without copying
+    /// its buffers; put it back with `restore`.
+    @inline(__always)
+    mutating func take(at index: Int) -> Session {
+        var session = Session.placeholder
+        swap(&session, &sessions[index])
+        return session
+    }
+
+    /// Puts a session taken with `take` back.
+    @inline(__always)
+    mutating func restore(_ session: consuming Session, at index: Int) {
+        sessions[index] = session
+    }
+
+    private mutating func setSlot(ofIndex index: Int, hash: UInt64, to value: Int32) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot] != Int32(index) { slot = (slot + 1) & mask }
+        slots[slot] = value
+    }
+
+    private mutating func place(index: Int, hash: UInt64) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot] >= 0 { slot = (slot + 1) & mask }
+        if slots[slot] == -1 || slots[slot] == -2 {
+            slots[slot] = Int32(index)
+            slotHashes[slot] = hash
+        }
+    }
+
+    private mutating func rehash(to size: Int) {
+        slots = Array(repeating: -1, count: size)
+        slotHashes = Array(repeating: 0, count: size)
+        for (index, session) in sessions.enumerated() { place(index: index, hash: session.hash) }
+        used = sessions.count
+    }
+}

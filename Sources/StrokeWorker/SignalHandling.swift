@@ -1,0 +1,19 @@
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// SIGINT and SIGTERM as a graceful-shutdown trigger.
+public enum SignalHandling {
+    /// Calls `handler` (on a dispatch queue) each time SIGINT or SIGTERM arrives; keep the returned sources alive.
+    public static func onTermination(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { handler(number) }
+            source.resume()
+            return source
+        }
+    }
+}

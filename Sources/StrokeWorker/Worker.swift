@@ -1,0 +1,182 @@
+import Foundation
+import StrokeProtocol
+import StrokeRecognition
+import Synchronization
+import ZeroMQ
+
+/// The stroke worker: lanes of sessions fed by ZeroMQ SUB sockets, events out on XPUB.
+///
+/// `run()` starts the lanes (and, with several lanes, an input and an output forwarder) on dedicated threads
+/// and returns once they have drained after `shutdown()`: intake stops, every message already received is
+/// handled, and events are flushed with the configured linger.
+public final class Worker: Sendable {
+    /// The configuration in use.
+    public let configuration: WorkerConfiguration
+    /// Shared counters.
+    public let metrics = WorkerMetrics()
+    let context: ZMQContext
+    let registry: LibraryRegistry
+    let logger: Logger
+    let control = WorkerControl()
+    let lifecycle = Mutex(WorkerLifecycle())
+    let identifier = UInt32.random(in: 0...UInt32.max)
+
+    /// Creates a worker; libraries are compiled here.
+    ///
+    /// - Parameter context: a shared context (tests use one to speak inproc); by default the worker makes its own.
+    public init(configuration: WorkerConfiguration, context: ZMQContext? = nil, logger: Logger? = nil) throws {
+        guard configuration.lanes >= 1, configuration.lanes <= 64 else {
+            throw RecognitionError(.invalidConfiguration, "lanes must be in 1...64, got \(configuration.lanes)")
+        }
+        self.configuration = configuration
+        self.context = try context ?? ZMQContext(ioThreads: 1)
+        self.logger =
+            logger
+            ?? Logger(
+                level: configuration.logLevel, format: configuration.logFormat,
+                label: "stroke-worker \(configuration.shard.index)/\(configuration.shard.count)")
+        self.registry = try LibraryRegistry(
+            [try TemplateLibrary.builtIn()] + configuration.libraries, configuration: configuration.recognizer)
+    }
+
+    /// The endpoints actually bound or connected, as `input:…` and `output:…` (available once ready).
+    public var endpoints: [String] { control.endpoints.withLock { $0 } }
+
+    /// Whether every lane is receiving.
+    public var isReady: Bool { lifecycle.withLock { $0.state == .running } }
+
+    private var inputControl: String { "inproc://stroke-worker-\(identifier)-input-control" }
+    private var outputControl: String { "inproc://stroke-worker-\(identifier)-output-control" }
+
+    // MARK: - Running
+
+    /// Runs until `shutdown()` and the drain that follows.
+    public func run() async throws {
+        guard lifecycle.withLock({ $0.start() }) == .startThreads else { return }
+        let lanes = makeLanes()
+        let forwarders = configuration.lanes > 1
+        do {
+            try await withThrowingDiscardingTaskGroup { group in
+                if forwarders {
+                    let input = Forwarder(
+                        frontend: configuration.inputs,
+                        backend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-input")],
+                        controlEndpoint: inputControl, highWaterMark: configuration.highWaterMark, noDrop: true,
+                        lingerMilliseconds: 0)
+                    let output = Forwarder(
+                        frontend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-output")],
+                        backend: configuration.outputs, controlEndpoint: outputControl,
+                        highWaterMark: configuration.highWaterMark, noDrop: true,
+                        lingerMilliseconds: configuration.lingerMilliseconds)
+                    for (name, forwarder) in [("input", input), ("output", output)] {
+                        group.addTask { [context, control] in
+                            try await ThreadRunner.run(name: "stroke-worker-\(name)-forwarder") {
+                                try forwarder.run(context: context) { bound in
+                                    let external = bound.filter { !$0.contains("inproc://") }.map { "\(name):\($0)" }
+                                    control.endpoints.withLock { $0.append(contentsOf: external) }
+                                }
+                            }
+                        }
+                    }
+                }
+                group.addTask {
+                    try await self.runLanes(lanes)
+                    if forwarders {
+                        try await Task.sleep(for: .milliseconds(200))
+                        try? Forwarder.send("TERMINATE", to: self.outputControl, context: self.context)
+                    }
+                }
+                group.addTask { try await self.announceWhenReady(lanes: lanes.count) }
+            }
+        } catch {
+            shutdown()
+            if forwarders {
+                try? Forwarder.send("TERMINATE", to: outputControl, context: context)
+            }
+            throw error
+        }
+        logger.info("stopped", metrics.snapshot.mapValues(String.init))
+    }
+
+    private func runLanes(_ lanes: [Lane]) async throws {
+        defer { _ = lifecycle.withLock { $0.lanesFinished() } }
+        try await withThrowingDiscardingTaskGroup { group in
+            for lane in lanes {
+                group.addTask {
+                    do {
+                        try await ThreadRunner.run(name: "stroke-worker-lane-\(lane.index)") { try lane.run() }
+                    } catch {
+                        self.logger.error("lane \(lane.index) failed: \(error)")
+                        self.shutdown()
+                        throw error
+                    }
+                }
+            }
+        }
+    }
+
+    private func announceWhenReady(lanes: Int) async throws {
+        while control.readyLanes.load(ordering: .acquiring) < lanes {
+            if control.isStopping || control.finishedLanes.load(ordering: .acquiring) > 0 { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        if lifecycle.withLock({ $0.lanesReady() }) == .announceReady {
+            logger.info(
+                "listening",
+                [
+                    "endpoints": endpoints.joined(separator: " "), "lanes": "\(lanes)",
+                    "libraries": registry.entries.map(\.name).joined(separator: ","),
+                ])
+        }
+    }
+
+    /// Waits until every lane is receiving (or the worker stopped).
+    public func waitUntilReady() async {
+        while !isReady && !control.isStopping {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Stops intake and lets `run()` drain and return. Safe from any thread, any number of times.
+    public func shutdown() {
+        guard lifecycle.withLock({ $0.shutdownRequested() }) == .stopIntake else {
+            control.stopping.store(true, ordering: .releasing)
+            return
+        }
+        logger.info("shutting down: intake stopped, draining")
+        if configuration.lanes > 1 {
+            try? Forwarder.send("TERMINATE", to: inputControl, context: context)
+        }
+        control.stopping.store(true, ordering: .releasing)
+    }
+
+    // MARK: - Lanes
+
+    private func makeLanes() -> [Lane] {
+        let count = configuration.lanes
+        let prefixes = ShardKey.subscriptionPrefixes(shard: configuration.shard.index, of: configuration.shard.count)
+        var shares = [[String]](repeating: [], count: count)
+        if count == 1 {
+            shares[0] = prefixes
+        } else {
+            // Split the shard's buckets among lanes (with 1 shard, all 4,096 buckets).
+            let buckets = stride(
+                from: configuration.shard.index, to: ShardKey.bucketCount, by: configuration.shard.count)
+            for (position, bucket) in buckets.enumerated() {
+                shares[position % count].append("\(ShardKey.key(ofBucket: bucket))/")
+            }
+        }
+        return (0..<count).map { index in
+            Lane(
+                index: index, context: context, configuration: configuration, registry: registry, metrics: metrics,
+                control: control, logger: logger,
+                inputs: count == 1
+                    ? configuration.inputs
+                    : [.init(bind: false, address: "inproc://stroke-worker-\(identifier)-input")],
+                outputs: count == 1
+                    ? configuration.outputs
+                    : [.init(bind: false, address: "inproc://stroke-worker-\(identifier)-output")],
+                prefixes: shares[index], publishesStats: index == 0)
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import StrokeProtocol
+import StrokeRecognition
+
+extension WorkerConfiguration {
+    /// One command-line option: its flag, environment variable, value name and help.
+    struct Option {
+        let flag: String
+        let env: String
+        let value: String
+        let help: String
+    }
+
+    static let options: [Option] = [
+        Option(
+            flag: "input", env: "STROKE_WORKER_INPUT", value: "ENDPOINT",
+            help: "where producers' messages come in (SUB), repeatable; bind:ADDR, connect:ADDR or ADDR (bind). "
+                + "Default: bind:tcp://127.0.0.1:5555"),
+        Option(
+            flag: "output", env: "STROKE_WORKER_OUTPUT", value: "ENDPOINT",
+            help: "where events go out (XPUB), repeatable. Default: bind:tcp://127.0.0.1:5556"),
+        Option(
+            flag: "library", env: "STROKE_WORKER_LIBRARY", value: "FILE",
+            help: "template library file to load besides the built-in \"default\", repeatable. Default: none"),
+        Option(
+            flag: "shard", env: "STROKE_WORKER_SHARD", value: "I/N",
+            help: "serve shard I of N (sessions whose bucket mod N is I); I may be \"ordinal\": the trailing "
+                + "number of the host name (a StatefulSet pod). Default: 0/1"),
+        Option(
+            flag: "lanes", env: "STROKE_WORKER_LANES", value: "K",
+            help: "session threads (with K > 1, libzmq proxies fan input out and events in). Default: 1"),
+        Option(
+            flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",
+            help: "points kept per stroke; beyond, it ends without a match. Default: 10000"),
+        Option(
+            flag: "max-points-per-message", env: "STROKE_WORKER_MAX_POINTS_PER_MESSAGE", value: "N",
+            help: "points per message. Default: 4096"),
+        Option(
+            flag: "max-open-strokes", env: "STROKE_WORKER_MAX_OPEN_STROKES", value: "N",
+            help: "strokes open at once per session. Default: 16"),
+        Option(
+            flag: "max-sessions", env: "STROKE_WORKER_MAX_SESSIONS", value: "N",
+            help: "sessions held by the worker. Default: 1000000"),
+        Option(
+            flag: "max-message-bytes", env: "STROKE_WORKER_MAX_MESSAGE_BYTES", value: "N",
+            help: "largest payload accepted; a peer sending more than 4x this is disconnected. Default: 1048576"),
+        Option(
+            flag: "idle-timeout", env: "STROKE_WORKER_IDLE_TIMEOUT", value: "SECONDS",
+            help: "drop sessions idle this long (a closed event with reason idle). Default: 300"),
+        Option(
+            flag: "hwm", env: "STROKE_WORKER_HWM", value: "N",
+            help: "high-water mark of input and output sockets, in messages. Default: 100000"),
+        Option(
+            flag: "send-timeout", env: "STROKE_WORKER_SEND_TIMEOUT", value: "MS",
+            help: "how long a publish waits for a slow consumer before the event is dropped and counted. Default: 100"),
+        Option(
+            flag: "linger", env: "STROKE_WORKER_LINGER", value: "MS",
+            help: "how long unsent events are kept at shutdown. Default: 2000"),
+        Option(
+            flag: "heartbeat", env: "STROKE_WORKER_HEARTBEAT", value: "MS",
+            help: "ZMTP heartbeat interval on the input, 0 to disable. Default: 5000"),
+        Option(
+            flag: "stats-interval", env: "STROKE_WORKER_STATS_INTERVAL", value: "SECONDS",
+            help: "statistics on the $system topic and in the log, 0 to disable. Default: 10"),
+        Option(
+            flag: "log-level", env: "STROKE_WORKER_LOG_LEVEL", value: "LEVEL",
+            help: "debug, info, warning or error. Default: info"),
+        Option(
+            flag: "log-format", env: "STROKE_WORKER_LOG_FORMAT", value: "FORMAT", help: "text or json. Default: text"),
+    ]
+
+    /// The `--help` text.
+    public static var help: String {
+        var lines = [
+            "stroke-worker: recognizes touch gestures in strokes streamed over ZeroMQ",
+            "",
+            "USAGE: stroke-worker [options]",
+            "       stroke-worker proxy --frontend ENDPOINT --backend ENDPOINT [--control ENDPOINT]",
+            "",
+            "With no options it listens on loopback with the built-in template library.",
+            "Every option can also be set by its environment variable; the command line wins.",
+            "",
+            "OPTIONS",
+        ]
+        for option in options {
+            lines.append("  --\(option.flag) \(option.value)")
+            lines.append("      [\(option.env)] \(option.help)")
+        }
+        lines.append("  --help      this text")
+        lines.append("  --version   print the version and libzmq's")
+        lines.append("")
+        lines.append("Signals: SIGINT or SIGTERM stop intake, finish what was received, flush events, exit 0.")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Reads the configuration from command-line arguments and the environment.
+    ///
+    /// - Throws: `CommandLineArguments.Failure` naming the bad option, or `RecognitionError` for a library file.
+    public init(arguments: [String], environment: [String: String]) throws {
+        self.init()
+        let args = try CommandLineArguments(arguments, flagNames: ["help", "version"], environment: environment)
+        try args.rejectUnknown(Set(Self.options.map(\.flag)).union(["help", "version"]))
+        guard args.positional.isEmpty else {
+            throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"")
+        }
+        func env(_ flag: String) -> String { Self.options.first { $0.flag == flag }!.env }
+        func number(_ flag: String, _ current: Int, range: ClosedRange<Int>) throws -> Int {
+            let value = try args.parsed(flag, env: env(flag), default: current)
+            guard range.contains(value) else {
+                throw CommandLineArguments.Failure(description: "--\(flag) \(value) is outside \(range)")
+            }
+            return value
+        }
+        let inputs = args.values("input", env: env("input"))
+        if !inputs.isEmpty { self.inputs = inputs.map(Endpoint.init(parsing:)) }
+        let outputs = args.values("output", env: env("output"))
+        if !outputs.isEmpty { self.outputs = outputs.map(Endpoint.init(parsing:)) }
+        libraries = try args.values("library", env: env("library")).map { try TemplateLibrary(contentsOf: $0) }
+        if let shard = args.value("shard", env: env("shard")) {
+            self.shard = try Self.parseShard(
+                shard, hostname: environment["HOSTNAME"] ?? ProcessInfo.processInfo.hostName)
+        }
+        lanes = try number("lanes", lanes, range: 1...64)
+        maxPointsPerStroke = try number("max-points-per-stroke", maxPointsPerStroke, range: 2...10_000_000)
+        maxPointsPerMessage = try number("max-points-per-message", maxPointsPerMessage, range: 1...65_535)
+        maxOpenStrokes = try number("max-open-strokes", maxOpenStrokes, range: 1...1024)
+        maxSessions = try number("max-sessions", maxSessions, range: 1...100_000_000)
+        maxMessageBytes = try number("max-message-bytes", maxMessageBytes, range: 64...(1 << 28))
+        idleTimeoutSeconds = try number("idle-timeout", idleTimeoutSeconds, range: 1...86_400 * 7)
+        highWaterMark = Int32(try number("hwm", Int(highWaterMark), range: 0...10_000_000))
+        sendTimeoutMilliseconds = Int32(try number("send-timeout", Int(sendTimeoutMilliseconds), range: -1...600_000))
+        lingerMilliseconds = Int32(try number("linger", Int(lingerMilliseconds), range: -1...600_000))
+        heartbeatMilliseconds = Int32(try number("heartbeat", Int(heartbeatMilliseconds), range: 0...600_000))
+        statsIntervalSeconds = try number("stats-interval", statsIntervalSeconds, range: 0...86_400)
+        if let level = args.value("log-level", env: env("log-level")) {
+            guard let parsed = Logger.Level(name: level) else {
+                throw CommandLineArguments.Failure(description: "--log-level: debug, info, warning or error")
+            }
+            logLevel = parsed
+        }
+        if let format = args.value("log-format", env: env("log-format")) {
+            guard let parsed = Logger.Format(rawValue: format) else {
+                throw CommandLineArguments.Failure(description: "--log-format: text or json")
+            }
+            logFormat = parsed
+        }
+    }
+
+    /// Parses `I/N`, where `I` may be `ordinal` (the trailing number of `hostname`).
+    static func parseShard(_ text: String, hostname: String) throws -> (index: Int, count: Int) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let count = Int(parts[1]), (1...ShardKey.bucketCount).contains(count) else {
+            throw CommandLineArguments.Failure(description: "--shard must be I/N with N in 1...4096, got \"\(text)\"")
+        }
+        var index: Int?
+        if parts[0] == "ordinal" {
+            index = Int(String(hostname.reversed().prefix { $0.isNumber }.reversed()))
+            guard index != nil else {
+                throw CommandLineArguments.Failure(
+                    description: "--shard ordinal/N: host name \"\(hostname)\" ends in no number")
+            }
+        } else {
+            index = Int(parts[0])
+        }
+        guard let index, (0..<count).contains(index) else {
+            throw CommandLineArguments.Failure(description: "--shard \(text): I must be in 0..<N")
+        }
+        return (index, count)
+    }
+}

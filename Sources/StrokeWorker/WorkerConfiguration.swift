@@ -1,0 +1,79 @@
+import StrokeRecognition
+
+/// Everything a worker needs to run; every field has a documented default, a flag and an environment variable
+/// (see `WorkerConfiguration+CommandLine.swift` and `stroke-worker --help`).
+public struct WorkerConfiguration: Sendable {
+    /// A ZeroMQ endpoint to bind or connect.
+    public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
+        /// Whether the socket binds (listens) or connects.
+        public var bind: Bool
+        /// `tcp://host:port`, `ipc://path` or `inproc://name`.
+        public var address: String
+
+        /// Creates an endpoint.
+        public init(bind: Bool, address: String) {
+            self.bind = bind
+            self.address = address
+        }
+
+        /// Parses `bind:ADDRESS`, `connect:ADDRESS`, or a bare address (bound).
+        public init(parsing text: String) {
+            if text.hasPrefix("connect:") {
+                self.init(bind: false, address: String(text.dropFirst("connect:".count)))
+            } else if text.hasPrefix("bind:") {
+                self.init(bind: true, address: String(text.dropFirst("bind:".count)))
+            } else {
+                self.init(bind: true, address: text)
+            }
+        }
+
+        /// `bind:ADDRESS` or `connect:ADDRESS`.
+        public var description: String { "\(bind ? "bind" : "connect"):\(address)" }
+    }
+
+    /// Where producers' touch points come in (SUB). Default: `bind:tcp://127.0.0.1:5555`.
+    public var inputs: [Endpoint] = [Endpoint(bind: true, address: "tcp://127.0.0.1:5555")]
+    /// Where events go out (XPUB). Default: `bind:tcp://127.0.0.1:5556`.
+    public var outputs: [Endpoint] = [Endpoint(bind: true, address: "tcp://127.0.0.1:5556")]
+    /// Template libraries loaded besides the built-in `default`. Default: none.
+    public var libraries: [TemplateLibrary] = []
+    /// This worker's shard: index `shard.index` of `shard.count`. Default: `0/1` (every session).
+    public var shard: (index: Int, count: Int) = (0, 1)
+    /// Session threads; sessions are spread over them by shard key. Default: `1`.
+    public var lanes: Int = 1
+    /// Most points kept per stroke; beyond it the stroke ends without a match. Default: `10000`.
+    public var maxPointsPerStroke: Int = 10_000
+    /// Most points in one message. Default: `4096`.
+    public var maxPointsPerMessage: Int = 4096
+    /// Most strokes open at once in one session. Default: `16`.
+    public var maxOpenStrokes: Int = 16
+    /// Most sessions held by this worker. Default: `1000000`.
+    public var maxSessions: Int = 1_000_000
+    /// Largest message accepted, in bytes; larger ones get an error. Default: `1048576`.
+    public var maxMessageBytes: Int = 1 << 20
+    /// Seconds without input after which a session is dropped. Default: `300`.
+    public var idleTimeoutSeconds: Int = 300
+    /// High-water mark of the input and output sockets, in messages. Default: `100000`.
+    public var highWaterMark: Int32 = 100_000
+    /// How long a publish may wait for a slow consumer before the event is dropped and counted, in
+    /// milliseconds. Default: `100`.
+    public var sendTimeoutMilliseconds: Int32 = 100
+    /// How long unsent events are kept at shutdown, in milliseconds. Default: `2000`.
+    public var lingerMilliseconds: Int32 = 2000
+    /// ZMTP heartbeat interval (the peer is dropped after three silent intervals), in milliseconds; 0 disables.
+    /// Default: `5000`.
+    public var heartbeatMilliseconds: Int32 = 5000
+    /// Seconds between statistics events on the `$system` topic and in the log; 0 disables. Default: `10`.
+    public var statsIntervalSeconds: Int = 10
+    /// Log level. Default: `.info`.
+    public var logLevel: Logger.Level = .info
+    /// Log format. Default: `.text`.
+    public var logFormat: Logger.Format = .text
+    /// Checkmark detector tuning. Default: `CheckmarkConfiguration.default`.
+    public var checkmark = CheckmarkConfiguration.default
+    /// Template matcher tuning. Default: `RecognizerConfiguration.default`.
+    public var recognizer = RecognizerConfiguration.default
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,15 @@
+import Synchronization
+
+/// What the worker's threads share besides metrics: the stop flag and readiness.
+final class WorkerControl: Sendable {
+    /// Set once to make lanes stop intake and drain.
+    let stopping = Atomic<Bool>(false)
+    /// Lanes that have bound or connected their sockets.
+    let readyLanes = Atomic<Int>(0)
+    /// Lanes that have exited.
+    let finishedLanes = Atomic<Int>(0)
+    /// The endpoints actually bound (with the ports chosen for `:*`), as `input:…`/`output:…`.
+    let endpoints = Mutex<[String]>([])
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+}

@@ -1,0 +1,49 @@
+import Synchronization
+
+/// Counters of a worker, shared by its threads. Lanes add their per-message counts once per batch.
+public final class WorkerMetrics: Sendable {
+    /// Input messages received (well-formed or not).
+    public let messagesReceived = Atomic<Int>(0)
+    /// Points received in well-formed messages.
+    public let pointsReceived = Atomic<Int>(0)
+    /// Events published.
+    public let eventsPublished = Atomic<Int>(0)
+    /// Events dropped because a consumer did not keep up within the send timeout.
+    public let eventsDropped = Atomic<Int>(0)
+    /// Strokes matched (match or no match).
+    public let strokesRecognized = Atomic<Int>(0)
+    /// Checkmarks detected.
+    public let checkmarks = Atomic<Int>(0)
+    /// Input messages lost according to the producers' sequence numbers.
+    public let inputGaps = Atomic<Int>(0)
+    /// Sessions currently held.
+    public let sessions = Atomic<Int>(0)
+    private let errors = Mutex<[String: Int]>([:])
+
+    /// Creates zeroed counters.
+    public init() {}
+
+    /// Counts an error event by code.
+    public func countError(_ code: String) {
+        errors.withLock { $0[code, default: 0] += 1 }
+    }
+
+    /// Error counts by code.
+    public var errorCounts: [String: Int] { errors.withLock { $0 } }
+
+    /// A snapshot of every counter.
+    public var snapshot: [String: Int] {
+        var values: [String: Int] = [
+            "messagesReceived": messagesReceived.load(ordering: .relaxed),
+            "pointsReceived": pointsReceived.load(ordering: .relaxed),
+            "eventsPublished": eventsPublished.load(ordering: .relaxed),
+            "eventsDropped": eventsDropped.load(ordering: .relaxed),
+            "strokesRecognized": strokesRecognized.load(ordering: .relaxed),
+            "checkmarks": checkmarks.load(ordering: .relaxed),
+            "inputGaps": inputGaps.load(ordering: .relaxed),
+            "sessions": sessions.load(ordering: .relaxed),
+        ]
+        for (code, count) in errorCounts { values["errors.\(code)"] = count }
+        return values
+    }
+}

@@ -1,0 +1,64 @@
+import CZeroMQ
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The one error type of the `ZeroMQ` module: a failed libzmq call with its errno and `zmq_strerror` text.
+public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is. New codes may be added; switch with a `default`.
+    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        /// The stable name of the code.
+        public let rawValue: String
+        /// Creates a code from its stable name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable name of the code.
+        public var description: String { rawValue }
+
+        /// The operation would block (`EAGAIN`): nothing to receive, or the send queue is full.
+        public static let wouldBlock = Code(rawValue: "would_block")
+        /// The context was terminated (`ETERM`): the socket must be closed.
+        public static let terminated = Code(rawValue: "terminated")
+        /// An endpoint could not be bound or connected, or is malformed.
+        public static let endpoint = Code(rawValue: "endpoint")
+        /// An option or argument was rejected (`EINVAL`).
+        public static let invalidArgument = Code(rawValue: "invalid_argument")
+        /// Any other failure; see `errno` and `message`.
+        public static let other = Code(rawValue: "other")
+    }
+
+    /// The machine-readable kind of failure.
+    public var code: Code
+    /// The errno libzmq reported.
+    public var errno: Int32
+    /// The libzmq call and its context, e.g. `zmq_bind(tcp://127.0.0.1:5555)`.
+    public var operation: String
+    /// `zmq_strerror(errno)`.
+    public var message: String
+
+    /// Creates an error from the current `zmq_errno()`.
+    public static func last(_ operation: String, code: Code? = nil) -> ZMQError {
+        let number = zmq_errno()
+        return ZMQError(number, operation, code: code)
+    }
+
+    /// Creates an error from an errno value.
+    public init(_ errno: Int32, _ operation: String, code: Code? = nil) {
+        self.errno = errno
+        self.operation = operation
+        self.message = String(cString: zmq_strerror(errno))
+        if let code {
+            self.code = code
+        } else {
+            switch errno {
+            case EAGAIN: self.code = .wouldBlock
+            case ETERM: self.code = .terminated
+            case EINVAL: self.code = .invalidArgument
+            default: self.code = .other
+            }
+        }
+    }
+
+    /// `operation: message (errno N)`.
+    public var description: String { "\(operation): \(message) (errno \(errno))" }
+}

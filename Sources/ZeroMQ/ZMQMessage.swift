@@ -1,0 +1,31 @@
+import CZeroMQ
+
+/// A reusable `zmq_msg_t`: initialized once, filled by every receive, closed once in `deinit`.
+///
+/// Receiving into the same message releases its previous content (libzmq's `zmq_msg_recv` contract), so a
+/// receive loop allocates nothing on the Swift side. The bytes are valid until the next receive.
+public final class ZMQMessage {
+    let pointer: UnsafeMutablePointer<zmq_msg_t>
+
+    /// Creates an empty message.
+    public init() {
+        pointer = .allocate(capacity: 1)
+        zmq_msg_init(pointer)
+    }
+
+    deinit {
+        zmq_msg_close(pointer)
+        pointer.deallocate()
+    }
+
+    /// The frame's bytes, valid until the next receive into this message.
+    public var bytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: zmq_msg_data(pointer), count: zmq_msg_size(pointer))
+    }
+
+    /// The frame's size in bytes.
+    public var count: Int { zmq_msg_size(pointer) }
+
+    /// Whether more frames of the same multipart message follow.
+    public var hasMore: Bool { zmq_msg_more(pointer) != 0 }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import StrokeWorker
+import Synchronization
+import ZeroMQ
+
+/// `stroke-worker proxy`: libzmq's steerable XSUB → XPUB proxy, for the input and results addresses of a
+/// sharded cluster.
+enum ProxyCommand {
+    static let usage = """
+        USAGE: stroke-worker proxy --frontend ENDPOINT --backend ENDPOINT [--control ENDPOINT] [--hwm N]
+
+        Forwards messages from publishers (XSUB side, --frontend) to subscribers (XPUB side, --backend) and
+        subscriptions back up, with libzmq's zmq_proxy_steerable. ENDPOINT: bind:ADDR, connect:ADDR or ADDR (bind).
+          --frontend ENDPOINT  [STROKE_PROXY_FRONTEND] where publishers connect, repeatable
+          --backend ENDPOINT   [STROKE_PROXY_BACKEND] where subscribers connect, repeatable
+          --control ENDPOINT   [STROKE_PROXY_CONTROL] a REP socket taking PAUSE, RESUME, TERMINATE and STATISTICS
+                               (answered with the proxy's counters). Default: none
+          --hwm N              [STROKE_PROXY_HWM] high-water mark of both sides. Default: 100000
+        SIGINT or SIGTERM terminate the proxy and exit 0.
+        """
+
+    static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
+        do {
+            let args = try CommandLineArguments(arguments, flagNames: ["help"], environment: environment)
+            try args.rejectUnknown(["frontend", "backend", "control", "hwm", "help"])
+            if args.flag("help") {
+                print(usage)
+                return 0
+            }
+            let frontend = args.values("frontend", env: "STROKE_PROXY_FRONTEND").map(
+                WorkerConfiguration.Endpoint.init(parsing:))
+            let backend = args.values("backend", env: "STROKE_PROXY_BACKEND").map(
+                WorkerConfiguration.Endpoint.init(parsing:))
+            guard !frontend.isEmpty, !backend.isEmpty else {
+                throw CommandLineArguments.Failure(description: "--frontend and --backend are required\n\n\(usage)")
+            }
+            let hwm = Int32(try args.parsed("hwm", env: "STROKE_PROXY_HWM", default: 100_000))
+            let context = try ZMQContext()
+            let internalControl = "inproc://stroke-proxy-control"
+            let forwarder = Forwarder(
+                frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm)
+            let logger = Logger(label: "stroke-proxy")
+            let terminated = StopFlag()
+            let signals = SignalHandling.onTermination { _ in
+                logger.info("terminating")
+                terminated.value.store(true, ordering: .releasing)
+                try? Forwarder.send("TERMINATE", to: internalControl, context: context)
+            }
+            defer { signals.forEach { $0.cancel() } }
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask {
+                    try await ProxyThread.run {
+                        try forwarder.run(context: context) { bound in
+                            logger.info("proxy listening", ["endpoints": bound.joined(separator: " ")])
+                        }
+                    }
+                }
+                if let control = args.value("control", env: "STROKE_PROXY_CONTROL") {
+                    group.addTask {
+                        try await ProxyThread.run {
+                            try ControlRelay.run(
+                                context: context, external: control, proxyControl: internalControl,
+                                stopped: { terminated.value.load(ordering: .acquiring) })
+                        }
+                    }
+                }
+            }
+            return 0
+        } catch let failure as CommandLineArguments.Failure {
+            FileHandle.standardError.write(Data("stroke-worker proxy: \(failure)\n".utf8))
+            return 2
+        } catch {
+            FileHandle.standardError.write(Data("stroke-worker proxy: \(error)\n".utf8))
+            return 1
+        }
+    }
+}
+
+/// A dedicated thread for blocking libzmq calls.
+enum ProxyThread {
+    static func run(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread {
+                do {
+                    try body()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }.start()
+        }
+    }
+}
+
+/// Relays commands from an external REP control socket to the proxy's inproc PAIR control socket and answers
+/// with the proxy's reply (`STATISTICS` returns eight counters) or `OK`.
+enum ControlRelay {
+    static func run(
+        context: ZMQContext, external: String, proxyControl: String, stopped: @Sendable () -> Bool
+    ) throws {
+        let rep = try ZMQSocket(context, .rep)
+        try rep.setLinger(milliseconds: 0)
+        try rep.setTimeouts(receive: 200)
+        let endpoint = WorkerConfiguration.Endpoint(parsing: external)
+        if endpoint.bind { try rep.bind(endpoint.address) } else { try rep.connect(endpoint.address) }
+        let pair = try ZMQSocket(context, .pair)
+        try pair.setLinger(milliseconds: 0)
+        try pair.setTimeouts(send: 1000, receive: 1000)
+        try pair.connect(proxyControl)
+        while !stopped() {
+            let frames = try receive(rep)
+            guard let frames, let command = frames.first.map({ String(decoding: $0, as: UTF8.self) }) else { continue }
+            try pair.send(command)
+            if command == "STATISTICS" {
+                let reply = try pair.receiveMultipart() ?? []
+                let numbers = reply.map { frame in
+                    frame.count == 8 ? String(frame.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }) : "?"
+                }
+                try rep.send(numbers.joined(separator: " "))
+            } else {
+                try rep.send("OK")
+            }
+            if command == "TERMINATE" { return }
+        }
+    }
+}
+
+extension ControlRelay {
+    /// One request, or `nil` on timeout or when the context is terminated.
+    static func receive(_ socket: ZMQSocket) throws -> [[UInt8]]? {
+        do {
+            return try socket.receiveMultipart()
+        } catch {
+            if error.code == .terminated { return nil }
+            throw error
+        }
+    }
+}
+
+/// A stop flag shared by the signal handler and the control relay.
+final class StopFlag: Sendable {
+    let value = Atomic<Bool>(false)
+}

@@ -1,0 +1,34 @@
+import Foundation
+import StrokeWorker
+import ZeroMQ
+
+/// `stroke-worker` and `stroke-worker proxy`.
+enum WorkerCommand {
+    static func main(_ arguments: [String]) async -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        if arguments.first == "proxy" { return await ProxyCommand.main(Array(arguments.dropFirst()), environment) }
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(WorkerConfiguration.help)
+            return 0
+        }
+        if arguments.contains("--version") {
+            let zmq = ZMQContext.version
+            print("stroke-worker 1.0.0 (wire protocol v1, libzmq \(zmq.major).\(zmq.minor).\(zmq.patch))")
+            return 0
+        }
+        do {
+            let configuration = try WorkerConfiguration(arguments: arguments, environment: environment)
+            let worker = try Worker(configuration: configuration)
+            let signals = SignalHandling.onTermination { _ in worker.shutdown() }
+            defer { signals.forEach { $0.cancel() } }
+            try await worker.run()
+            return 0
+        } catch let failure as CommandLineArguments.Failure {
+            FileHandle.standardError.write(Data("stroke-worker: \(failure)\nSee stroke-worker --help.\n".utf8))
+            return 2
+        } catch {
+            FileHandle.standardError.write(Data("stroke-worker: \(error)\n".utf8))
+            return 1
+        }
+    }
+}
