@@ -32,11 +32,13 @@ enum JSONInputDecoder {
                         throw ProtocolError(.unsupportedVersion, "protocol version \(version) is not supported (1 is)")
                     }
                 } else if scanner.equals(key, "library") {
-                    guard scanner.peek() == UInt8(ascii: "\"") else { throw invalid("library", "a string") }
+                    guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "library", "a string") }
                     options.library = try scanner.string()
                     sawOptions = true
                 } else if scanner.equals(key, "orientation") {
-                    guard scanner.peek() == UInt8(ascii: "\"") else { throw invalid("orientation", "a string") }
+                    guard scanner.peek() == UInt8(ascii: "\"") else {
+                        throw mismatch(&scanner, "orientation", "a string")
+                    }
                     let value = try scanner.string()
                     guard value == "sensitive" || value == "invariant" else {
                         throw invalid("orientation", "\"sensitive\" or \"invariant\"")
@@ -45,7 +47,7 @@ enum JSONInputDecoder {
                     sawOptions = true
                 } else if scanner.equals(key, "checkmark") {
                     guard let next = scanner.peek(), next == UInt8(ascii: "t") || next == UInt8(ascii: "f") else {
-                        throw invalid("checkmark", "true or false")
+                        throw mismatch(&scanner, "checkmark", "true or false")
                     }
                     options.checkmark = try scanner.bool()
                     sawOptions = true
@@ -78,8 +80,18 @@ enum JSONInputDecoder {
         ProtocolError(.invalidField, "field \"\(field)\" must be \(expected)")
     }
 
+    /// A value of the wrong type: `invalid_field` if it is well-formed JSON, else `malformed_json`.
+    private static func mismatch(_ scanner: inout JSONScanner, _ field: String, _ expected: String) -> ProtocolError {
+        do {
+            try scanner.skipValue(depth: 1)
+        } catch {
+            return error
+        }
+        return invalid(field, expected)
+    }
+
     private static func decodeKind(_ scanner: inout JSONScanner) throws(ProtocolError) -> InputMessage.Kind {
-        guard scanner.peek() == UInt8(ascii: "\"") else { throw invalid("type", "a string") }
+        guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "type", "a string") }
         let (range, _) = try scanner.stringRange()
         if scanner.equals(range, "points") { return .points }
         if scanner.equals(range, "begin") { return .begin }
@@ -95,7 +107,7 @@ enum JSONInputDecoder {
         -> Int
     {
         guard let next = scanner.peek(), next == UInt8(ascii: "-") || (next >= 0x30 && next <= 0x39) else {
-            throw invalid(field, "a number")
+            throw mismatch(&scanner, field, "a number")
         }
         let value = try scanner.number()
         guard value >= 0, value <= maximum, value.rounded() == value else {
@@ -106,7 +118,7 @@ enum JSONInputDecoder {
 
     private static func coordinate(_ scanner: inout JSONScanner, field: String) throws(ProtocolError) -> Double {
         guard let next = scanner.peek(), next == UInt8(ascii: "-") || (next >= 0x30 && next <= 0x39) else {
-            throw invalid(field, "a number")
+            throw mismatch(&scanner, field, "a number")
         }
         let value = try scanner.number()
         guard value.isFinite else { throw ProtocolError(.nonFinite, "field \"\(field)\" is not finite") }
@@ -117,7 +129,7 @@ enum JSONInputDecoder {
     private static func decodePoints(_ scanner: inout JSONScanner, into points: inout [WirePoint], maximum: Int)
         throws(ProtocolError)
     {
-        guard scanner.peek() == UInt8(ascii: "[") else { throw invalid("points", "an array") }
+        guard scanner.peek() == UInt8(ascii: "[") else { throw mismatch(&scanner, "points", "an array") }
         scanner.index += 1
         points.removeAll(keepingCapacity: true)
         if scanner.consume(UInt8(ascii: "]")) { return }
@@ -127,17 +139,26 @@ enum JSONInputDecoder {
             }
             var point = WirePoint(x: 0, y: 0, t: 0)
             if scanner.consume(UInt8(ascii: "[")) {
-                point.x = try coordinate(&scanner, field: "x")
-                try scanner.expect(UInt8(ascii: ","))
-                point.y = try coordinate(&scanner, field: "y")
-                try scanner.expect(UInt8(ascii: ","))
-                point.t = try coordinate(&scanner, field: "t")
-                if scanner.consume(UInt8(ascii: ",")) {
-                    point.pressure = Float(try coordinate(&scanner, field: "pressure"))
+                var values = (0.0, 0.0, 0.0, 0.0)
+                var count = 0
+                if !scanner.consume(UInt8(ascii: "]")) {
+                    repeat {
+                        let value = try coordinate(&scanner, field: "points[\(points.count)][\(count)]")
+                        switch count {
+                        case 0: values.0 = value
+                        case 1: values.1 = value
+                        case 2: values.2 = value
+                        case 3: values.3 = value
+                        default: break
+                        }
+                        count += 1
+                    } while scanner.consume(UInt8(ascii: ","))
+                    try scanner.expect(UInt8(ascii: "]"))
                 }
-                guard scanner.consume(UInt8(ascii: "]")) else {
+                guard count == 3 || count == 4 else {
                     throw invalid("points[\(points.count)]", "[x, y, t] or [x, y, t, pressure]")
                 }
+                point = WirePoint(x: values.0, y: values.1, t: values.2, pressure: count == 4 ? Float(values.3) : nil)
             } else if scanner.consume(UInt8(ascii: "{")) {
                 var seen = 0
                 repeat {

@@ -36,8 +36,8 @@ public struct Forwarder: Sendable {
 
     /// Binds and connects, then runs the proxy until `TERMINATE` arrives (blocking; call on its own thread).
     ///
-    /// - Parameter ready: called with the bound endpoints once the sockets are attached.
-    public func run(context: ZMQContext, ready: ([String]) -> Void) throws {
+    /// - Parameter ready: called once the sockets are attached, with the endpoints bound on each side.
+    public func run(context: ZMQContext, ready: (_ frontend: [String], _ backend: [String]) -> Void) throws {
         let xsub = try ZMQSocket(context, .xsub)
         let xpub = try ZMQSocket(context, .xpub)
         let control = try ZMQSocket(context, .pair)
@@ -47,11 +47,12 @@ public struct Forwarder: Sendable {
         try xpub.setLinger(milliseconds: lingerMilliseconds)
         try xsub.setLinger(milliseconds: 0)
         try control.bind(controlEndpoint)
-        var bound = [String]()
+        var boundFrontend = [String]()
+        var boundBackend = [String]()
         for endpoint in frontend {
             if endpoint.bind {
                 try xsub.bind(endpoint.address)
-                bound.append("frontend:\(xsub.lastEndpoint)")
+                boundFrontend.append(xsub.lastEndpoint)
             } else {
                 try xsub.connect(endpoint.address)
             }
@@ -59,12 +60,12 @@ public struct Forwarder: Sendable {
         for endpoint in backend {
             if endpoint.bind {
                 try xpub.bind(endpoint.address)
-                bound.append("backend:\(xpub.lastEndpoint)")
+                boundBackend.append(xpub.lastEndpoint)
             } else {
                 try xpub.connect(endpoint.address)
             }
         }
-        ready(bound)
+        ready(boundFrontend, boundBackend)
         try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
     }
 

@@ -48,6 +48,8 @@ struct Lane: Sendable {
     let prefixes: [String]
     /// Whether this lane publishes the statistics events.
     let publishesStats: Bool
+    /// Whether this lane's endpoints are the worker's own (not a forwarder's inproc ones).
+    let recordsEndpoints: Bool
 
     static let batchLimit = 4096
     static let pollMilliseconds = 100
@@ -125,12 +127,12 @@ struct Lane: Sendable {
     private func attach(_ socket: ZMQSocket, _ endpoint: WorkerConfiguration.Endpoint, role: String) throws {
         if endpoint.bind {
             try socket.bind(endpoint.address)
-            let actual = socket.lastEndpoint
-            control.endpoints.withLock { $0.append("\(role):\(actual)") }
         } else {
             try socket.connect(endpoint.address)
-            control.endpoints.withLock { $0.append("\(role):connect:\(endpoint.address)") }
         }
+        guard recordsEndpoints else { return }
+        let actual = endpoint.bind ? socket.lastEndpoint : "connect:\(endpoint.address)"
+        control.endpoints.withLock { $0.append("\(role):\(actual)") }
     }
 
     /// Receives and handles up to `limit` queued messages without blocking; returns how many.

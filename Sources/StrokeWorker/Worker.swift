@@ -71,9 +71,11 @@ public final class Worker: Sendable {
                     for (name, forwarder) in [("input", input), ("output", output)] {
                         group.addTask { [context, control] in
                             try await ThreadRunner.run(name: "stroke-worker-\(name)-forwarder") {
-                                try forwarder.run(context: context) { bound in
-                                    let external = bound.filter { !$0.contains("inproc://") }.map { "\(name):\($0)" }
-                                    control.endpoints.withLock { $0.append(contentsOf: external) }
+                                try forwarder.run(context: context) { frontend, backend in
+                                    let external = name == "input" ? frontend : backend
+                                    control.endpoints.withLock {
+                                        $0.append(contentsOf: external.map { "\(name):\($0)" })
+                                    }
                                 }
                             }
                         }
@@ -176,7 +178,7 @@ public final class Worker: Sendable {
                 outputs: count == 1
                     ? configuration.outputs
                     : [.init(bind: false, address: "inproc://stroke-worker-\(identifier)-output")],
-                prefixes: shares[index], publishesStats: index == 0)
+                prefixes: shares[index], publishesStats: index == 0, recordsEndpoints: count == 1)
         }
     }
 }

@@ -50,8 +50,13 @@ enum ProxyCommand {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask {
                     try await ProxyThread.run {
-                        try forwarder.run(context: context) { bound in
-                            logger.info("proxy listening", ["endpoints": bound.joined(separator: " ")])
+                        try forwarder.run(context: context) { frontend, backend in
+                            logger.info(
+                                "proxy listening",
+                                [
+                                    "frontend": frontend.joined(separator: " "),
+                                    "backend": backend.joined(separator: " "),
+                                ])
                         }
                     }
                 }

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import StrokeProtocol
+
+@Suite("Input codecs")
+struct CodecTests {
+    private func decode(_ bytes: [UInt8]) throws(ProtocolError) -> InputMessage {
+        try InputDecoder().decode(bytes)
+    }
+
+    @Test("the binary vectors in Protocol/vectors/binary.json")
+    func binaryVectors() throws {
+        let vectors = try ProtocolVectors.load("binary.json")["vectors"] as! [[String: Any]]
+        for vector in vectors {
+            let bytes = ProtocolVectors.bytes(hex: vector["hex"] as! String)
+            if let code = vector["error"] as? String {
+                do {
+                    _ = try decode(bytes)
+                    Issue.record("\(vector["description"]!): expected \(code)")
+                } catch {
+                    #expect(error.code.rawValue == code, "\(vector["description"]!)")
+                }
+                continue
+            }
+            let expected = vector["decoded"] as! [String: Any]
+            let message = try decode(bytes)
+            #expect(message.kind.name == expected["type"] as! String)
+            #expect(Int(message.sequence) == expected["seq"] as! Int)
+            #expect(Int(message.stroke) == expected["stroke"] as! Int)
+            #expect(Int(message.pointer) == expected["pointer"] as! Int)
+            let points = expected["points"] as! [[Double]]
+            #expect(message.points.count == points.count)
+            for (actual, wanted) in zip(message.points, points) {
+                #expect([actual.x, actual.y, actual.t] == Array(wanted.prefix(3)))
+                if wanted.count == 4 { #expect(Double(actual.pressure!) == wanted[3]) }
+            }
+            // Encoding the decoded message gives the same bytes back.
+            #expect(BinaryCodec.encode(message) == bytes)
+        }
+    }
+
+    @Test("JSON messages of every type, arrays and objects for points")
+    func json() throws {
+        let begin = try decode(Array(#" {"type":"begin","seq":1,"stroke":7,"pointer":2,"points":[[1,2.5,3e2]]}"#.utf8))
+        #expect(begin.kind == .begin && begin.sequence == 1 && begin.stroke == 7 && begin.pointer == 2)
+        #expect(begin.points == [WirePoint(x: 1, y: 2.5, t: 300)])
+        let points = try decode(
+            Array(
+                #"{"seq":2,"points":[{"x":-1.25,"y":0.001,"t":5,"pressure":0.5},[4,5,6,1]],"stroke":7,"type":"points","extra":{"a":[1,{"b":null}]}}"#
+                    .utf8))
+        #expect(
+            points.points == [
+                WirePoint(x: -1.25, y: 0.001, t: 5, pressure: 0.5), WirePoint(x: 4, y: 5, t: 6, pressure: 1),
+            ])
+        let options = try decode(
+            Array(
+                #"{"type":"options","seq":3,"library":"sp\u00e9lls\n","orientation":"invariant","checkmark":false}"#
+                    .utf8))
+        #expect(options.options == SessionOptions(library: "spélls\n", orientation: "invariant", checkmark: false))
+        #expect(try decode(Array(#"{"type":"close","seq":4294967295,"v":1}"#.utf8)).sequence == UInt32.max)
+        #expect(try decode(Array(#"{"type":"cancel","seq":5,"stroke":0}"#.utf8)).kind == .cancel)
+        #expect(try decode(Array(#"{"type":"end","seq":6,"stroke":1}"#.utf8)).points.isEmpty)
+    }
+
+    @Test(
+        "malformed JSON gives the right code",
+        arguments: [
+            ("", "malformed_json"), ("{", "malformed_json"), ("{\"type\":\"close\",\"seq\":1} x", "malformed_json"),
+            ("{\"type\":\"close\",\"seq\":01}", "malformed_json"), ("{\"type\":close}", "malformed_json"),
+            ("{\"type\":\"close\",\"seq\":4294967296}", "invalid_field"),
+            ("{\"type\":\"close\",\"seq\":1.5}", "invalid_field"),
+            ("{\"type\":\"points\",\"seq\":1,\"stroke\":1,\"points\":[]}", "invalid_field"),
+            ("{\"type\":\"points\",\"seq\":1,\"stroke\":1,\"points\":[[1,2,-1e400]]}", "non_finite"),
+            ("{\"type\":\"points\",\"seq\":1,\"stroke\":1,\"points\":[{\"x\":1,\"y\":2}]}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"orientation\":\"sideways\"}", "invalid_field"),
+            ("{\"seq\":1}", "invalid_field"), ("{\"type\":7,\"seq\":1}", "invalid_field"),
+            (String(repeating: "[", count: 100), "malformed_json"),
+            ("{\"type\":\"close\",\"seq\":1,\"x\":" + String(repeating: "[", count: 100) + "}", "malformed_json"),
+        ])
+    func malformed(text: String, code: String) {
+        do {
+            _ = try decode(Array(text.utf8))
+            Issue.record("expected \(code)")
+        } catch {
+            #expect(error.code.rawValue == code)
+        }
+    }
+
+    @Test("too many points in one message")
+    func tooManyPoints() {
+        let decoder = InputDecoder(maximumPointsPerMessage: 2)
+        let json = Array(#"{"type":"points","seq":1,"stroke":1,"points":[[1,2,3],[1,2,3],[1,2,3]]}"#.utf8)
+        #expect(throws: ProtocolError.self) { try decoder.decode(json) }
+        let binary = BinaryCodec.encode(
+            InputMessage(
+                kind: .points, sequence: 1, stroke: 1, points: Array(repeating: WirePoint(x: 1, y: 1, t: 1), count: 3)))
+        #expect(throws: ProtocolError.self) { try decoder.decode(binary) }
+    }
+
+    @Test("JSON encoding round-trips through the decoder")
+    func roundTrip() throws {
+        let messages = [
+            InputMessage(
+                kind: .begin, sequence: 1, stroke: 3, pointer: 4,
+                points: [WirePoint(x: 1.5, y: -2, t: 1e12, pressure: 0.25)]),
+            InputMessage(
+                kind: .options, sequence: 2,
+                options: SessionOptions(library: "a\"b", orientation: "sensitive", checkmark: true)),
+            InputMessage(kind: .close, sequence: 3),
+        ]
+        for message in messages {
+            #expect(try decode(JSONInputEncoder.encode(message)) == message)
+        }
+    }
+
+    @Test("numbers are written compactly and exactly")
+    func numbers() {
+        var writer = JSONWriter()
+        for (value, text) in [
+            (0.0, "0"), (1.5, "1.5"), (-0.05, "-0.05"), (123456.0, "123456"), (0.84791, "0.8479"), (1e-9, "0"),
+        ] {
+            writer.reset()
+            writer.number(value, decimals: 4)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == text)
+        }
+        writer.reset()
+        writer.number(.nan)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "null")
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import StrokeProtocol
+
+@Suite("Shard keys and topics")
+struct ShardKeyTests {
+    @Test("the vectors in Protocol/vectors/shard-keys.json")
+    func vectors() throws {
+        let file = try ProtocolVectors.load("shard-keys.json")
+        let vectors = file["vectors"] as! [[String: Any]]
+        #expect(vectors.count >= 5)
+        for vector in vectors {
+            let session = vector["session"] as! String
+            let hash = Array(session.utf8).withUnsafeBytes { ShardKey.fnv1a($0) }
+            #expect(String(format: "0x%08x", hash) == vector["fnv1a"] as! String)
+            #expect(ShardKey.bucket(of: session) == vector["bucket"] as! Int)
+            #expect(ShardKey.topic(for: session) == vector["topic"] as! String)
+            let topic = Array((vector["topic"] as! String).utf8)
+            let range = try topic.withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
+            #expect(Array(topic[range]) == Array(session.utf8))
+        }
+        for prefixes in file["shardPrefixes"] as! [[String: Any]] {
+            let parts = (prefixes["shard"] as! String).split(separator: "/").map { Int($0)! }
+            let actual = ShardKey.subscriptionPrefixes(shard: parts[0], of: parts[1])
+            #expect(actual.count == prefixes["count"] as! Int)
+            #expect(Array(actual.prefix(3)) == prefixes["first"] as! [String])
+        }
+    }
+
+    @Test("every bucket belongs to exactly one shard", arguments: [1, 2, 3, 7, 100])
+    func partition(count: Int) {
+        var seen = [Int](repeating: 0, count: ShardKey.bucketCount)
+        for shard in 0..<count where count > 1 {
+            for prefix in ShardKey.subscriptionPrefixes(shard: shard, of: count) {
+                seen[Int(prefix.prefix(3), radix: 16)!] += 1
+            }
+        }
+        if count > 1 { #expect(seen.allSatisfy { $0 == 1 }) }
+    }
+
+    @Test("malformed topics are rejected with bad_topic")
+    func malformed() {
+        for topic in ["", "abc", "abc/", "ABC/x", "zzz/x", "000/player-1", "712/player-1\u{1}"] {
+            #expect(throws: ProtocolError.self) {
+                _ = try Array(topic.utf8).withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
+            }
+        }
+        let long = ShardKey.topic(for: String(repeating: "y", count: 129))
+        #expect(throws: ProtocolError.self) {
+            _ = try Array(long.utf8).withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
+        }
+        var invalidUTF8 = Array("000/".utf8) + [0xFF, 0xFE]
+        let bucket = ShardKey.key(ofBucket: [UInt8]([0xFF, 0xFE]).withUnsafeBytes { ShardKey.bucket(of: $0) })
+        invalidUTF8.replaceSubrange(0..<3, with: Array(bucket.utf8))
+        #expect(throws: ProtocolError.self) {
+            _ = try invalidUTF8.withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
+        }
+    }
+}

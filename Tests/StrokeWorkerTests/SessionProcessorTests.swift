@@ -1,0 +1,148 @@
+import Foundation
+import StrokeRecognition
+import Testing
+
+@testable import StrokeWorker
+
+@Suite("Session processor")
+struct SessionProcessorTests {
+    static let registry = try! LibraryRegistry([try! TemplateLibrary.builtIn()])
+
+    static func processor(_ configure: (inout WorkerConfiguration) -> Void = { _ in }) -> SessionProcessor<
+        CollectingSink
+    > {
+        var configuration = WorkerConfiguration()
+        configure(&configuration)
+        return SessionProcessor(
+            sink: CollectingSink(), configuration: configuration, registry: registry, metrics: WorkerMetrics())
+    }
+
+    static func feed(_ processor: inout SessionProcessor<CollectingSink>, _ frames: [[UInt8]]) {
+        if frames.count == 2 {
+            frames[0].withUnsafeBytes { topic in
+                frames[1].withUnsafeBytes { payload in processor.handle(topic: topic, payload: payload) }
+            }
+        } else {
+            frames[0].withUnsafeBytes { processor.handleFrameCount(frames.count, firstFrame: $0) }
+        }
+    }
+
+    static func events(_ processor: SessionProcessor<CollectingSink>) -> [(topic: String, payload: [String: Any])] {
+        processor.sink.events.map { event in
+            (event.topic, try! JSONSerialization.jsonObject(with: Data(event.payload.utf8)) as! [String: Any])
+        }
+    }
+
+    @Test("every scenario of Protocol/vectors/scenarios.json")
+    func scenarios() throws {
+        let scenarios = try ScenarioReplayer.scenarios()
+        #expect(scenarios.count >= 10)
+        for scenario in scenarios {
+            var processor = Self.processor()
+            for message in scenario["messages"] as! [[String: Any]] {
+                Self.feed(&processor, try ScenarioReplayer.frames(message))
+            }
+            let problems = ScenarioReplayer.compare(
+                actual: Self.events(processor), expected: scenario["events"] as! [[String: Any]])
+            #expect(problems.isEmpty, "\(scenario["name"]!): \(problems)")
+        }
+    }
+
+    @Test("sessions interleaved give the same events as one by one")
+    func interleaving() throws {
+        let scenario = try ScenarioReplayer.scenarios()[0]
+        let messages = try (scenario["messages"] as! [[String: Any]]).map(ScenarioReplayer.frames)
+        // The same recorded check in 50 sessions: one by one, then round-robin.
+        func session(_ k: Int, _ frames: [UInt8]) -> [UInt8] {
+            let id = "s-\(k)"
+            return Array(StrokeProtocolTopic.topic(id).utf8)
+        }
+        var sequential = Self.processor()
+        var interleaved = Self.processor()
+        for k in 0..<50 {
+            for frames in messages { Self.feed(&sequential, [session(k, frames[0]), frames[1]]) }
+        }
+        for index in messages.indices {
+            for k in 0..<50 { Self.feed(&interleaved, [session(k, messages[index][0]), messages[index][1]]) }
+        }
+        func bySession(_ processor: SessionProcessor<CollectingSink>) -> [String: [String]] {
+            Dictionary(grouping: processor.sink.events, by: \.topic).mapValues { $0.map(\.payload) }
+        }
+        #expect(bySession(sequential) == bySession(interleaved))
+        #expect(bySession(sequential).count == 50)
+        #expect(bySession(sequential).values.allSatisfy { $0.count == 2 && $0[1].contains("\"name\":\"check\"") })
+    }
+
+    @Test("a stroke past the point limit ends without a match; other sessions are unaffected")
+    func pointLimit() {
+        var processor = Self.processor { $0.maxPointsPerStroke = 5 }
+        let big = Array(StrokeProtocolTopic.topic("big").utf8)
+        let small = Array(StrokeProtocolTopic.topic("small").utf8)
+        let points = (0..<8).map { "[\($0),\($0 * $0),\($0)]" }.joined(separator: ",")
+        Self.feed(&processor, [big, Array(#"{"type":"begin","seq":1,"stroke":1,"points":[\#(points)]}"#.utf8)])
+        Self.feed(
+            &processor, [small, Array(#"{"type":"begin","seq":1,"stroke":1,"points":[[0,0,0],[5,9,1],[9,2,2]]}"#.utf8)])
+        Self.feed(&processor, [big, Array(#"{"type":"end","seq":2,"stroke":1}"#.utf8)])
+        Self.feed(&processor, [small, Array(#"{"type":"end","seq":2,"stroke":1}"#.utf8)])
+        let events = Self.events(processor)
+        #expect(events.map { $0.payload["event"] as! String } == ["error", "nomatch", "match"])
+        #expect(events[0].payload["code"] as? String == "too_many_points")
+        #expect(events[1].payload["reason"] as? String == "too_many_points")
+        #expect(events[2].topic == "small")
+    }
+
+    @Test("session and open-stroke limits produce errors")
+    func limits() {
+        var processor = Self.processor {
+            $0.maxSessions = 1
+            $0.maxOpenStrokes = 1
+        }
+        let a = Array(StrokeProtocolTopic.topic("a").utf8)
+        let b = Array(StrokeProtocolTopic.topic("b").utf8)
+        Self.feed(&processor, [a, Array(#"{"type":"begin","seq":1,"stroke":1}"#.utf8)])
+        Self.feed(&processor, [a, Array(#"{"type":"begin","seq":2,"stroke":2}"#.utf8)])
+        Self.feed(&processor, [b, Array(#"{"type":"begin","seq":1,"stroke":1}"#.utf8)])
+        let codes = Self.events(processor).map { $0.payload["code"] as? String }
+        #expect(codes == ["too_many_strokes", "too_many_sessions"])
+        #expect(processor.sessionCount == 1)
+    }
+
+    @Test("oversized messages are rejected")
+    func oversized() {
+        var processor = Self.processor { $0.maxMessageBytes = 64 }
+        let topic = Array(StrokeProtocolTopic.topic("a").utf8)
+        Self.feed(&processor, [topic, Array(repeating: UInt8(ascii: " "), count: 100)])
+        #expect(Self.events(processor).first?.payload["code"] as? String == "message_too_large")
+    }
+
+    @Test("idle sessions are evicted with a closed event")
+    func eviction() {
+        var processor = Self.processor { $0.idleTimeoutSeconds = 10 }
+        let topic = Array(StrokeProtocolTopic.topic("sleepy").utf8)
+        Self.feed(&processor, [topic, Array(#"{"type":"begin","seq":1,"stroke":1}"#.utf8)])
+        processor.now = 5
+        processor.evictIdle()
+        #expect(processor.sessionCount == 1)
+        processor.now = 11
+        processor.evictIdle()
+        #expect(processor.sessionCount == 0)
+        let event = Self.events(processor).last!.payload
+        #expect(event["event"] as? String == "closed" && event["reason"] as? String == "idle")
+        #expect(event["eventSeq"] as? Int == 1)
+    }
+
+    @Test("orientation override per session")
+    func orientationOverride() {
+        var processor = Self.processor()
+        let topic = Array(StrokeProtocolTopic.topic("o").utf8)
+        Self.feed(&processor, [topic, Array(#"{"type":"options","seq":1,"orientation":"invariant"}"#.utf8)])
+        #expect(processor.sink.events.isEmpty)
+    }
+}
+
+/// Input topics for tests.
+enum StrokeProtocolTopic {
+    static func topic(_ session: String) -> String {
+        ShardKeyForTests.topic(session)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import StrokeProtocol
+import ZeroMQ
+
+@testable import StrokeWorker
+
+/// A producer (XPUB, so it can wait for the worker's subscription) and a consumer (SUB) for integration tests.
+/// Use it on one thread: create and drive it inside `onThread`.
+final class TestClient {
+    let producer: ZMQSocket
+    let consumer: ZMQSocket
+
+    init(context: ZMQContext, input: String, output: String) throws {
+        producer = try ZMQSocket(context, .xpub)
+        consumer = try ZMQSocket(context, .sub)
+        try producer.setLinger(milliseconds: 0)
+        try consumer.setLinger(milliseconds: 0)
+        try producer.setHighWaterMarks(send: 0)
+        try consumer.setHighWaterMarks(receive: 0)
+        try consumer.subscribe("")
+        try consumer.connect(output)
+        try producer.connect(input)
+        // The worker's subscription reaching the producer means nothing sent from now on is lost.
+        try producer.setTimeouts(receive: 5000)
+        guard try producer.receiveMultipart() != nil else { throw TestFailure("no subscription from the worker") }
+        // Probe until the consumer's subscription has reached the worker: a bad message to a probe session.
+        try consumer.setTimeouts(receive: 50)
+        let probe = Array(ShardKey.topic(for: "$probe-client").utf8)
+        for _ in 0..<100 {
+            try producer.sendMultipart([probe, Array("probe".utf8)])
+            if try consumer.receiveMultipart() != nil { break }
+        }
+        while try consumer.receiveMultipart(dontWait: true) != nil {}
+        try consumer.setTimeouts(receive: 10_000)
+    }
+
+    func send(session: String, _ json: String) throws {
+        try producer.sendMultipart([Array(ShardKey.topic(for: session).utf8), Array(json.utf8)])
+    }
+
+    func send(session: String, binary message: InputMessage) throws {
+        try producer.sendMultipart([Array(ShardKey.topic(for: session).utf8), BinaryCodec.encode(message)])
+    }
+
+    func sendRaw(_ frames: [[UInt8]]) throws { try producer.sendMultipart(frames) }
+
+    /// The next event, skipping probe leftovers; fails after the receive timeout.
+    func nextEvent() throws -> (topic: String, event: [String: Any]) {
+        while true {
+            guard let frames = try consumer.receiveMultipart() else { throw TestFailure("no event within 10 s") }
+            let topic = String(decoding: frames[0], as: UTF8.self)
+            if topic.hasPrefix("$probe") { continue }
+            let event = try JSONSerialization.jsonObject(with: Data(frames[1])) as! [String: Any]
+            if event["event"] as? String == "stats" { continue }
+            return (topic, event)
+        }
+    }
+
+    func events(_ count: Int) throws -> [(topic: String, event: [String: Any])] {
+        try (0..<count).map { _ in try nextEvent() }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs blocking socket code on a dedicated thread (sockets stay on one thread).
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result { try body() })
+        }.start()
+    }
+}
+
+/// Starts a worker, runs `body` with its bound endpoints, then shuts it down and waits for `run()` to return.
+func withWorker(
+    _ configure: (inout WorkerConfiguration) -> Void, context: ZMQContext? = nil,
+    _ body: @escaping @Sendable (_ input: String, _ output: String, _ worker: Worker) async throws -> Void
+) async throws {
+    var configuration = WorkerConfiguration()
+    configuration.inputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
+    configuration.outputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
+    configuration.statsIntervalSeconds = 0
+    configuration.logLevel = .warning
+    configure(&configuration)
+    let worker = try Worker(configuration: configuration, context: context)
+    let running = Task { try await worker.run() }
+    await worker.waitUntilReady()
+    let endpoints = worker.endpoints
+    func endpoint(_ role: String) -> String {
+        let entry = endpoints.first { $0.hasPrefix("\(role):") }!
+        return String(entry.dropFirst(role.count + 1))
+    }
+    do {
+        try await body(endpoint("input"), endpoint("output"), worker)
+    } catch {
+        worker.shutdown()
+        _ = try? await running.value
+        throw error
+    }
+    worker.shutdown()
+    try await running.value
+}

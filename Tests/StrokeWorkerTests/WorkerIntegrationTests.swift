@@ -1,0 +1,155 @@
+import Foundation
+import StrokeProtocol
+import Testing
+import ZeroMQ
+
+@testable import StrokeWorker
+
+@Suite("Worker over real sockets", .serialized)
+struct WorkerIntegrationTests {
+    /// The recorded check of the scenario vectors, as JSON messages.
+    static func checkMessages() throws -> [String] {
+        let scenario = try ScenarioReplayer.scenarios()[0]
+        return try (scenario["messages"] as! [[String: Any]]).map {
+            String(decoding: try ScenarioReplayer.frames($0)[1], as: UTF8.self)
+        }
+    }
+
+    @Test("a full stroke in, a match out, over inproc with a shared context")
+    func inproc() async throws {
+        let context = try ZMQContext()
+        let messages = try Self.checkMessages()
+        try await withWorker(
+            {
+                $0.inputs = [.init(bind: true, address: "inproc://test-input")]
+                $0.outputs = [.init(bind: true, address: "inproc://test-output")]
+            }, context: context
+        ) { input, output, _ in
+            let events = try await onThread {
+                let client = try TestClient(context: context, input: input, output: output)
+                for message in messages { try client.send(session: "inproc-1", message) }
+                return try client.events(2).map { $0.event["event"] as! String }
+            }
+            #expect(events == ["checkmark", "match"])
+        }
+    }
+
+    @Test("the checkmark event arrives before the stroke's end is sent (tcp)")
+    func checkmarkBeforeEnd() async throws {
+        let messages = try Self.checkMessages()
+        try await withWorker({ _ in }) { input, output, _ in
+            let order = try await onThread { () -> [String] in
+                let context = try ZMQContext()
+                let client = try TestClient(context: context, input: input, output: output)
+                var order = [String]()
+                for message in messages.dropLast() { try client.send(session: "early", message) }
+                let checkmark = try client.nextEvent()
+                order.append(checkmark.event["event"] as! String)
+                order.append("end sent")
+                try client.send(session: "early", messages.last!)
+                let match = try client.nextEvent()
+                order.append("\(match.event["event"]!):\(match.event["name"]!)")
+                return order
+            }
+            #expect(order == ["checkmark", "end sent", "match:check"])
+        }
+    }
+
+    @Test("bad input of every kind gets its error and the worker keeps serving")
+    func badInput() async throws {
+        let messages = try Self.checkMessages()
+        try await withWorker({ $0.maxMessageBytes = 4096 }) { input, output, worker in
+            let codes = try await onThread { () -> [String] in
+                let context = try ZMQContext()
+                let client = try TestClient(context: context, input: input, output: output)
+                let topic = Array(ShardKey.topic(for: "victim").utf8)
+                try client.sendRaw([topic, Array("not json".utf8)])
+                try client.sendRaw([topic, Array(#"{"type":"fly","seq":1}"#.utf8)])
+                try client.sendRaw([topic, Array(#"{"type":"begin","seq":"x","stroke":1}"#.utf8)])
+                try client.sendRaw([topic, Array(#"{"type":"points","seq":1,"stroke":1,"points":[[1e999,1,1]]}"#.utf8)])
+                try client.sendRaw([topic, [0xB1, 1, 2, 0, 1, 0, 0, 0]])
+                try client.sendRaw([topic])
+                try client.sendRaw([topic, Array(repeating: 0x20, count: 5000)])
+                try client.sendRaw([Array("bad".utf8), Array("{}".utf8)])
+                try client.send(session: "victim", #"{"type":"end","seq":1,"stroke":9}"#)
+                try client.send(session: "victim", #"{"type":"begin","seq":2,"stroke":9}"#)
+                try client.send(session: "victim", #"{"type":"points","seq":4,"stroke":9,"points":[[1,1,1]]}"#)
+                try client.send(session: "victim", #"{"type":"points","seq":3,"stroke":9,"points":[[1,1,1]]}"#)
+                for message in messages { try client.send(session: "bystander", message) }
+                var codes = [String]()
+                for _ in 0..<13 {
+                    let event = try client.nextEvent().event
+                    codes.append(
+                        (event["code"] as? String) ?? (event["name"] as? String) ?? (event["event"] as! String))
+                }
+                return codes
+            }
+            #expect(
+                codes == [
+                    "malformed_json", "unknown_type", "invalid_field", "non_finite", "malformed_binary", "frame_count",
+                    "message_too_large", "bad_topic", "unknown_stroke", "sequence_gap", "sequence_late", "checkmark",
+                    "check",
+                ])
+            #expect(worker.metrics.errorCounts["bad_topic"] == 1)
+            #expect(worker.metrics.inputGaps.load(ordering: .relaxed) == 1)
+        }
+    }
+
+    @Test("many interleaved sessions over two lanes behind libzmq proxies, binary and JSON")
+    func lanes() async throws {
+        let messages = try Self.checkMessages()
+        try await withWorker({ $0.lanes = 2 }) { input, output, worker in
+            let results = try await onThread { () -> [String: [String]] in
+                let context = try ZMQContext()
+                let client = try TestClient(context: context, input: input, output: output)
+                let decoder = InputDecoder()
+                for message in messages {
+                    for k in 0..<40 {
+                        if k % 2 == 0 {
+                            try client.send(session: "lane-\(k)", message)
+                        } else {
+                            try client.send(session: "lane-\(k)", binary: try decoder.decode(Array(message.utf8)))
+                        }
+                    }
+                }
+                var results = [String: [String]]()
+                for _ in 0..<80 {
+                    let (topic, event) = try client.nextEvent()
+                    results[topic, default: []].append((event["name"] as? String) ?? (event["event"] as! String))
+                }
+                return results
+            }
+            #expect(results.count == 40)
+            #expect(results.values.allSatisfy { $0 == ["checkmark", "check"] })
+            #expect(worker.metrics.sessions.load(ordering: .relaxed) == 40)
+        }
+    }
+
+    @Test("shutdown drains and run() returns; a second shutdown is harmless")
+    func shutdown() async throws {
+        var configuration = WorkerConfiguration()
+        configuration.inputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
+        configuration.outputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
+        configuration.logLevel = .error
+        let worker = try Worker(configuration: configuration)
+        let running = Task { try await worker.run() }
+        await worker.waitUntilReady()
+        #expect(worker.isReady)
+        worker.shutdown()
+        worker.shutdown()
+        try await running.value
+        #expect(!worker.isReady)
+    }
+
+    @Test("binding a taken address fails run() with the libzmq error")
+    func addressInUse() async throws {
+        try await withWorker({ _ in }) { input, _, _ in
+            var configuration = WorkerConfiguration()
+            configuration.inputs = [.init(bind: true, address: input)]
+            configuration.outputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
+            configuration.logLevel = .error
+            let second = try Worker(configuration: configuration)
+            await #expect(throws: ZMQError.self) { try await second.run() }
+        }
+    }
+}

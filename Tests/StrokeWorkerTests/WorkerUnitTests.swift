@@ -1,0 +1,97 @@
+import Foundation
+import StrokeProtocol
+import Testing
+
+@testable import StrokeWorker
+
+@Suite("Worker building blocks")
+struct WorkerUnitTests {
+    @Test("sequence tracker transitions")
+    func sequence() {
+        var tracker = SequenceTracker()
+        #expect(tracker.receive(1) == .accept)
+        #expect(tracker.receive(2) == .accept)
+        #expect(tracker.receive(2) == .rejectDuplicate)
+        #expect(tracker.receive(5) == .acceptAfterGap(expected: 3, missing: 2))
+        #expect(tracker.receive(4) == .rejectLate(last: 5))
+        #expect(tracker.receive(6) == .accept)
+        var fresh = SequenceTracker()
+        #expect(fresh.receive(9) == .acceptAfterReset(sequence: 9))
+        #expect(fresh.receive(10) == .accept)
+    }
+
+    @Test("lifecycle transitions")
+    func lifecycle() {
+        var lifecycle = WorkerLifecycle()
+        #expect(lifecycle.start() == .startThreads)
+        #expect(lifecycle.start() == .none)
+        #expect(lifecycle.lanesReady() == .announceReady)
+        #expect(lifecycle.shutdownRequested() == .stopIntake)
+        #expect(lifecycle.shutdownRequested() == .none)
+        #expect(lifecycle.lanesFinished() == .finish)
+        #expect(lifecycle.state == .stopped)
+        var early = WorkerLifecycle()
+        #expect(early.shutdownRequested() == .none)
+        #expect(early.state == .stopped)
+    }
+
+    @Test("session table insert, find, remove with many keys")
+    func table() {
+        var table = SessionTable(capacity: 4)
+        var keys = [[UInt8]]()
+        for k in 0..<5000 {
+            let key = Array("session-\(k)".utf8)
+            keys.append(key)
+            let hash = key.withUnsafeBytes { SessionTable.hash($0) }
+            _ = table.insert(Session(key: key, hash: hash, now: 0))
+        }
+        for k in stride(from: 0, to: 5000, by: 3) {
+            let hash = keys[k].withUnsafeBytes { SessionTable.hash($0) }
+            let index = keys[k].withUnsafeBytes { table.find($0, hash: hash) }!
+            table.remove(at: index)
+        }
+        for (k, key) in keys.enumerated() {
+            let hash = key.withUnsafeBytes { SessionTable.hash($0) }
+            let index = key.withUnsafeBytes { table.find($0, hash: hash) }
+            #expect((index != nil) == (k % 3 != 0))
+            if let index { #expect(table[index].key == key) }
+        }
+        #expect(table.count == 5000 - 1667)
+    }
+
+    @Test("configuration from flags and environment, with clear errors")
+    func configuration() throws {
+        let configuration = try WorkerConfiguration(
+            arguments: [
+                "--input", "connect:tcp://127.0.0.1:7000", "--shard", "2/3", "--lanes=2", "--log-format", "json",
+            ],
+            environment: [
+                "STROKE_WORKER_OUTPUT": "bind:ipc:///tmp/a,bind:tcp://127.0.0.1:7001",
+                "STROKE_WORKER_MAX_SESSIONS": "10",
+            ])
+        #expect(configuration.inputs == [.init(bind: false, address: "tcp://127.0.0.1:7000")])
+        #expect(configuration.outputs.count == 2)
+        #expect(configuration.shard == (2, 3))
+        #expect(configuration.lanes == 2)
+        #expect(configuration.maxSessions == 10)
+        #expect(configuration.logFormat == .json)
+        let ordinal = try WorkerConfiguration(
+            arguments: ["--shard", "ordinal/3"], environment: ["HOSTNAME": "stroke-worker-2"])
+        #expect(ordinal.shard == (2, 3))
+        for bad in [
+            ["--shard", "3/3"], ["--lanes", "0"], ["--bogus", "1"], ["--log-level", "loud"], ["stray"], ["--hwm"],
+        ] {
+            #expect(throws: CommandLineArguments.Failure.self) {
+                try WorkerConfiguration(arguments: bad, environment: [:])
+            }
+        }
+        #expect(throws: (any Error).self) {
+            try WorkerConfiguration(arguments: ["--library", "/nonexistent.json"], environment: [:])
+        }
+        for option in WorkerConfiguration.options {
+            #expect(
+                WorkerConfiguration.help.contains("--\(option.flag)") && WorkerConfiguration.help.contains(option.env))
+            #expect(option.help.contains("Default:"))
+        }
+    }
+}

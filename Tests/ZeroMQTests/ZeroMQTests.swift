@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+@testable import ZeroMQ
+
+@Suite("ZeroMQ wrapper (inproc)")
+struct ZeroMQTests {
+    @Test("PUB to SUB, multipart, one reusable message, prefix filtering")
+    func pubSub() throws {
+        let context = try ZMQContext()
+        let publisher = try ZMQSocket(context, .xpub)
+        let subscriber = try ZMQSocket(context, .sub)
+        try publisher.bind("inproc://pubsub")
+        try subscriber.subscribe("keep")
+        try subscriber.connect("inproc://pubsub")
+        try publisher.setTimeouts(receive: 2000)
+        let subscription = try #require(try publisher.receiveMultipart())
+        #expect(subscription == [[1] + Array("keep".utf8)])
+        try publisher.sendMultipart([Array("drop-me".utf8), [1]])
+        try publisher.sendMultipart([Array("keep-me".utf8), [2, 3]])
+        let message = ZMQMessage()
+        try subscriber.setTimeouts(receive: 2000)
+        #expect(try subscriber.receive(into: message))
+        #expect(Array(message.bytes) == Array("keep-me".utf8))
+        #expect(message.hasMore)
+        #expect(try subscriber.receive(into: message))
+        #expect(Array(message.bytes) == [2, 3])
+        #expect(!message.hasMore)
+        #expect(try subscriber.receive(into: message, dontWait: true) == false)
+    }
+
+    @Test("poll reports readiness and times out")
+    func poll() throws {
+        let context = try ZMQContext()
+        let a = try ZMQSocket(context, .pair)
+        let b = try ZMQSocket(context, .pair)
+        try a.bind("inproc://poll")
+        try b.connect("inproc://poll")
+        var poller = ZMQPoller(readable: [b])
+        #expect(try poller.poll(timeoutMilliseconds: 10) == 0)
+        try a.send("hello")
+        #expect(try poller.poll(timeoutMilliseconds: 1000) == 1)
+        #expect(poller.isReadable(0))
+        #expect(b.isReadable)
+    }
+
+    @Test("errors carry errno and zmq_strerror")
+    func errors() throws {
+        let context = try ZMQContext()
+        let socket = try ZMQSocket(context, .sub)
+        do {
+            try socket.bind("nonsense://x")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .endpoint)
+            #expect(error.errno != 0)
+            #expect(!error.message.isEmpty)
+            #expect(error.description.contains("zmq_bind(nonsense://x)"))
+        }
+    }
+
+    @Test("XPUB_NODROP turns a full queue into a failed send instead of silent loss")
+    func noDrop() throws {
+        let context = try ZMQContext()
+        let publisher = try ZMQSocket(context, .xpub)
+        let subscriber = try ZMQSocket(context, .sub)
+        try publisher.setHighWaterMarks(send: 10)
+        try publisher.setNoDrop(true)
+        try subscriber.setHighWaterMarks(receive: 10)
+        try publisher.bind("inproc://nodrop")
+        try subscriber.subscribe("")
+        try subscriber.connect("inproc://nodrop")
+        try publisher.setTimeouts(receive: 2000)
+        _ = try publisher.receiveMultipart()
+        var refused = 0
+        for _ in 0..<100 where try !publisher.send("x", dontWait: true) { refused += 1 }
+        #expect(refused > 0)
+    }
+
+    @Test("the steerable proxy forwards and terminates on command")
+    func proxy() async throws {
+        let context = try ZMQContext()
+        let done = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await runOnThread {
+                    let frontend = try ZMQSocket(context, .xsub)
+                    let backend = try ZMQSocket(context, .xpub)
+                    let control = try ZMQSocket(context, .pair)
+                    try frontend.bind("inproc://proxy-in")
+                    try backend.bind("inproc://proxy-out")
+                    try control.bind("inproc://proxy-control")
+                    try ZMQProxy.runSteerable(frontend: frontend, backend: backend, control: control)
+                    return true
+                }
+            }
+            group.addTask {
+                try await runOnThread {
+                    let subscriber = try ZMQSocket(context, .sub)
+                    let publisher = try ZMQSocket(context, .pub)
+                    try subscriber.subscribe("")
+                    try subscriber.connect("inproc://proxy-out")
+                    try publisher.connect("inproc://proxy-in")
+                    try subscriber.setTimeouts(receive: 50)
+                    var received = false
+                    for _ in 0..<100 where !received {
+                        try publisher.send("ping")
+                        received = try subscriber.receiveMultipart() != nil
+                    }
+                    let control = try ZMQSocket(context, .pair)
+                    try control.connect("inproc://proxy-control")
+                    try control.send("TERMINATE")
+                    return received
+                }
+            }
+            var all = true
+            for try await result in group { all = all && result }
+            return all
+        }
+        #expect(done)
+    }
+}
+
+func runOnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
