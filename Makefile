@@ -6,10 +6,10 @@ PYTHON       ?= python3
 DATASET      ?= ../shared/datasets/dollar1
 RELEASE_BIN  := .build/release
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
-PY_PACKAGES  := pyzmq jsonschema
+PY_PACKAGES  := pyzmq jsonschema pytest
 
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
-        demo eval bench bench-quick clean
+        demo replay eval bench bench-quick clean
 
 all: build
 
@@ -24,7 +24,7 @@ deps-system:
 	fi
 
 deps-python:
-	@$(PYTHON) -c "import zmq, jsonschema" 2>/dev/null || $(PYTHON) -m pip install -q $(PY_PACKAGES)
+	@$(PYTHON) -c "import zmq, jsonschema, pytest" 2>/dev/null || $(PYTHON) -m pip install -q $(PY_PACKAGES)
 
 # MARK: - Build
 
@@ -41,7 +41,7 @@ run: deps release
 
 # MARK: - Test
 
-test: deps lint swift-test
+test: deps lint swift-test client-test c-client-test
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests
@@ -49,6 +49,20 @@ lint:
 swift-test: deps-system
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build
+
+client-test: deps swift-test
+	$(PYTHON) -m pytest -q clients/python/tests
+
+c-client-test: deps swift-test
+	scripts/c-client-test.sh .build/debug/stroke-worker
+
+demo: deps release
+	scripts/demo.sh
+
+# Replays the whole data set through a worker of its own and prints accuracy, checkmark rates, latency.
+replay: deps release
+	scripts/with-worker.sh $(RELEASE_BIN)/stroke-worker 5595 5596 -- \
+	    env PYTHONPATH=clients/python $(PYTHON) -m stroke_client.replay --dataset $(DATASET)
 
 # MARK: - Evaluation and benchmarks (need ../shared)
 

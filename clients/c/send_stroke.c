@@ -1,0 +1,141 @@
+/*
+ * send_stroke: a stroke-worker client in plain C against libzmq, written from Protocol/README.md alone.
+ *
+ * Sends one check-shaped stroke in the binary form (begin, points in batches, end) for a session, then prints
+ * every event for that session until the match (or no match) arrives.
+ *
+ *   cc -O2 -Wall -Wextra -o send_stroke send_stroke.c -lzmq
+ *   ./send_stroke [input-endpoint] [output-endpoint] [session-id]
+ *
+ * Exit status: 0 when a match event arrives, 1 on no match or timeout, 2 on a ZeroMQ error.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#define CHECK(expr)                                                                        \
+    do {                                                                                   \
+        if ((expr) < 0) {                                                                  \
+            fprintf(stderr, "%s failed: %s\n", #expr, zmq_strerror(zmq_errno()));          \
+            exit(2);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+/* FNV-1a, 32-bit (Protocol/README.md, section 2). */
+static uint32_t fnv1a32(const char *data, size_t length) {
+    uint32_t hash = 0x811C9DC5u;
+    for (size_t i = 0; i < length; i++) {
+        hash ^= (uint8_t)data[i];
+        hash *= 0x01000193u;
+    }
+    return hash;
+}
+
+static void put_u16(uint8_t *p, uint16_t v) { p[0] = v & 0xFF; p[1] = v >> 8; }
+static void put_u32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (v >> (8 * i)) & 0xFF; }
+static void put_f32(uint8_t *p, float f) { uint32_t v; memcpy(&v, &f, 4); put_u32(p, v); }
+static void put_f64(uint8_t *p, double d) {
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    for (int i = 0; i < 8; i++) p[i] = (v >> (8 * i)) & 0xFF;
+}
+
+/* One binary message (section 3): 16-byte header, then x, y (f32) and t (f64) per point. */
+static size_t encode(uint8_t *out, uint8_t type, uint32_t seq, uint32_t stroke, const float (*points)[3],
+                     uint16_t count) {
+    out[0] = 0xB1;
+    out[1] = 1;
+    out[2] = type;
+    out[3] = 0;
+    put_u32(out + 4, seq);
+    put_u32(out + 8, stroke);
+    put_u16(out + 12, 0);
+    put_u16(out + 14, count);
+    for (uint16_t i = 0; i < count; i++) {
+        put_f32(out + 16 + 16 * i, points[i][0]);
+        put_f32(out + 20 + 16 * i, points[i][1]);
+        put_f64(out + 24 + 16 * i, points[i][2]);
+    }
+    return 16 + 16 * (size_t)count;
+}
+
+int main(int argc, char **argv) {
+    const char *input = argc > 1 ? argv[1] : "tcp://127.0.0.1:5555";
+    const char *output = argc > 2 ? argv[2] : "tcp://127.0.0.1:5556";
+    const char *session = argc > 3 ? argv[3] : "c-client";
+    size_t session_length = strlen(session);
+
+    char topic[160];
+    int topic_length = snprintf(topic, sizeof topic, "%03x/%s", fnv1a32(session, session_length) % 4096, session);
+
+    /* A check in screen coordinates (y down): a short leg down-right, a long leg up-right, 10 ms apart. */
+    float points[48][3];
+    int count = 0;
+    for (int i = 0; i < 12; i++, count++) {
+        points[count][0] = 20.0f + 3.0f * i;
+        points[count][1] = 100.0f + 4.0f * i;
+        points[count][2] = 10.0f * count;
+    }
+    for (int i = 0; i < 36; i++, count++) {
+        points[count][0] = 56.0f + 4.0f * i;
+        points[count][1] = 148.0f - 5.5f * i;
+        points[count][2] = 10.0f * count;
+    }
+
+    void *context = zmq_ctx_new();
+    void *producer = zmq_socket(context, ZMQ_XPUB);
+    void *consumer = zmq_socket(context, ZMQ_SUB);
+    int timeout = 10000, zero = 0;
+    CHECK(zmq_setsockopt(producer, ZMQ_RCVTIMEO, &timeout, sizeof timeout));
+    CHECK(zmq_setsockopt(consumer, ZMQ_RCVTIMEO, &timeout, sizeof timeout));
+    CHECK(zmq_setsockopt(producer, ZMQ_LINGER, &timeout, sizeof timeout));
+    CHECK(zmq_setsockopt(consumer, ZMQ_LINGER, &zero, sizeof zero));
+    CHECK(zmq_setsockopt(consumer, ZMQ_SUBSCRIBE, session, session_length));
+    CHECK(zmq_connect(consumer, output));
+    CHECK(zmq_connect(producer, input));
+
+    /* Section 8: wait for the worker's subscription before sending, so nothing is lost. */
+    char subscription[256];
+    CHECK(zmq_recv(producer, subscription, sizeof subscription, 0));
+    /* Give our own subscription a moment to reach the worker. */
+    zmq_pollitem_t none[1] = {{consumer, 0, ZMQ_POLLIN, 0}};
+    zmq_poll(none, 1, 200);
+
+    uint8_t buffer[16 + 16 * 48];
+    uint32_t seq = 1;
+    size_t size = encode(buffer, 1, seq++, 1, points, 1);
+    CHECK(zmq_send(producer, topic, (size_t)topic_length, ZMQ_SNDMORE));
+    CHECK(zmq_send(producer, buffer, size, 0));
+    for (int start = 1; start < count; start += 8) {
+        uint16_t batch = (uint16_t)(count - start < 8 ? count - start : 8);
+        size = encode(buffer, 2, seq++, 1, points + start, batch);
+        CHECK(zmq_send(producer, topic, (size_t)topic_length, ZMQ_SNDMORE));
+        CHECK(zmq_send(producer, buffer, size, 0));
+    }
+    size = encode(buffer, 3, seq++, 1, NULL, 0);
+    CHECK(zmq_send(producer, topic, (size_t)topic_length, ZMQ_SNDMORE));
+    CHECK(zmq_send(producer, buffer, size, 0));
+    printf("sent stroke 1 of session %s as %u binary messages\n", session, seq - 1);
+
+    int status = 1;
+    for (;;) {
+        char event_topic[160], payload[4096];
+        int n = zmq_recv(consumer, event_topic, sizeof event_topic - 1, 0);
+        if (n < 0) {
+            fprintf(stderr, "no event within %d ms\n", timeout);
+            break;
+        }
+        int m = zmq_recv(consumer, payload, sizeof payload - 1, 0);
+        if (m < 0) break;
+        payload[m < (int)sizeof payload - 1 ? m : (int)sizeof payload - 1] = 0;
+        printf("%.*s %s\n", n, event_topic, payload);
+        if (strstr(payload, "\"event\":\"match\"")) { status = 0; break; }
+        if (strstr(payload, "\"event\":\"nomatch\"")) break;
+    }
+    zmq_close(producer);
+    zmq_close(consumer);
+    zmq_ctx_term(context);
+    return status;
+}

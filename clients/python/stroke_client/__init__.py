@@ -1,0 +1,27 @@
+"""Python client for stroke-worker (wire protocol v1, see Protocol/README.md)."""
+
+from .codec import (
+    BINARY_MAGIC,
+    decode_binary,
+    decode_event,
+    encode_binary,
+    encode_json,
+)
+from .shard import BUCKET_COUNT, bucket, fnv1a32, shard_prefixes, topic
+from .client import Consumer, Event, Producer
+
+__all__ = [
+    "BINARY_MAGIC",
+    "BUCKET_COUNT",
+    "Consumer",
+    "Event",
+    "Producer",
+    "bucket",
+    "decode_binary",
+    "decode_event",
+    "encode_binary",
+    "encode_json",
+    "fnv1a32",
+    "shard_prefixes",
+    "topic",
+]

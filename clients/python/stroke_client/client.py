@@ -1,0 +1,224 @@
+"""Producer and consumer sockets for stroke-worker (Protocol/README.md, sections 1, 5, 6 and 8)."""
+
+import time
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+import zmq
+
+from .codec import Point, decode_event, encode_binary, encode_json
+from .shard import topic
+
+
+class Event:
+    """One output event: its ``kind`` (``match``, ``checkmark``, ...), fields, and how many events of its
+    session were lost just before it (``gap``, from ``eventSeq``)."""
+
+    __slots__ = ("topic", "fields", "gap", "received_at")
+
+    def __init__(self, topic: bytes, fields: Dict[str, Any], gap: int, received_at: float) -> None:
+        self.topic = topic
+        self.fields = fields
+        self.gap = gap
+        self.received_at = received_at
+
+    @property
+    def kind(self) -> str:
+        """The event type."""
+        return self.fields["event"]
+
+    @property
+    def session(self) -> Optional[str]:
+        """The session id (``None`` for ``$system`` events)."""
+        return self.fields.get("session")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A field of the event."""
+        return self.fields.get(key, default)
+
+    def __repr__(self) -> str:
+        return "Event(%r, %r, gap=%d)" % (self.topic, self.fields, self.gap)
+
+
+class Producer:
+    """Sends touch strokes to stroke-worker.
+
+    It uses an XPUB socket so that :meth:`wait_for_worker` can wait for the worker's subscription: after it
+    returns, nothing is lost to the slow joiner. Each session's sequence numbers are kept here.
+    """
+
+    def __init__(self, endpoint: str = "tcp://127.0.0.1:5555", context: Optional[zmq.Context] = None,
+                 binary: bool = False, high_water_mark: int = 0, bind: bool = False) -> None:
+        self._context = context or zmq.Context.instance()
+        self.socket = self._context.socket(zmq.XPUB)
+        self.socket.setsockopt(zmq.SNDHWM, high_water_mark)
+        self.socket.setsockopt(zmq.LINGER, 2000)
+        (self.socket.bind if bind else self.socket.connect)(endpoint)
+        self.binary = binary
+        self._sequences: Dict[str, int] = {}
+        self._strokes: Dict[str, int] = {}
+        self.subscriptions: List[bytes] = []
+
+    def __enter__(self) -> "Producer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the socket (pending messages linger up to 2 s)."""
+        self.socket.close()
+
+    def wait_for_worker(self, timeout: float = 10.0, prefixes: int = 1) -> None:
+        """Block until ``prefixes`` subscriptions arrived from workers (one worker serving all shards sends one).
+
+        Raises ``TimeoutError`` if none arrives in ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while len(self.subscriptions) < prefixes:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self.socket.poll(int(remaining * 1000)):
+                raise TimeoutError("no subscription from a worker within %.1f s" % timeout)
+            frame = self.socket.recv()
+            if frame[:1] == b"\x01":
+                self.subscriptions.append(frame[1:])
+
+    def next_seq(self, session: str) -> int:
+        """The next sequence number of ``session`` (1, 2, 3, ...)."""
+        value = self._sequences.get(session, 0) + 1
+        self._sequences[session] = value
+        return value
+
+    def send(self, session: str, kind: str, stroke: Optional[int] = None, pointer: int = 0,
+             points: Sequence[Point] = (), seq: Optional[int] = None, binary: Optional[bool] = None,
+             **options: Any) -> int:
+        """Send one message; returns its sequence number."""
+        seq = self.next_seq(session) if seq is None else seq
+        use_binary = self.binary if binary is None else binary
+        if use_binary and kind != "options":
+            payload = encode_binary(kind, seq, stroke or 0, pointer, points)
+        else:
+            payload = encode_json(kind, seq, stroke, pointer, points, **options)
+        self.socket.send_multipart([topic(session), payload])
+        return seq
+
+    def new_stroke_id(self, session: str) -> int:
+        """A fresh stroke id for ``session``."""
+        value = self._strokes.get(session, 0) + 1
+        self._strokes[session] = value
+        return value
+
+    def send_stroke(self, session: str, points: Sequence[Point], batch: int = 1, pointer: int = 0,
+                    stroke: Optional[int] = None, pace: bool = False) -> int:
+        """Send a whole stroke: ``begin`` with the first point, ``points`` messages of ``batch`` points, and
+        ``end``. With ``pace``, sleep between messages to follow the points' timestamps (milliseconds).
+        Returns the stroke id."""
+        if not points:
+            raise ValueError("a stroke needs at least one point")
+        stroke = self.new_stroke_id(session) if stroke is None else stroke
+        self.send(session, "begin", stroke, pointer, points[:1])
+        started = time.monotonic()
+        t0 = float(points[0][2])
+        body = points[1:]
+        for start in range(0, len(body), max(1, batch)):
+            chunk = body[start:start + max(1, batch)]
+            if pace:
+                wait = (float(chunk[-1][2]) - t0) / 1000.0 - (time.monotonic() - started)
+                if wait > 0:
+                    time.sleep(wait)
+            self.send(session, "points", stroke, pointer, chunk)
+        self.send(session, "end", stroke, pointer)
+        return stroke
+
+    def set_options(self, session: str, library: Optional[str] = None, orientation: Optional[str] = None,
+                    checkmark: Optional[bool] = None) -> int:
+        """Send an ``options`` message (JSON)."""
+        return self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
+                         binary=False)
+
+    def close_session(self, session: str) -> int:
+        """Send ``close``: the worker drops the session's state."""
+        return self.send(session, "close")
+
+
+class Consumer:
+    """Receives events from stroke-worker for sessions or prefixes of session ids (a game room).
+
+    Iterating yields :class:`Event` objects whose ``gap`` tells how many events of that session were lost
+    just before (a jump in ``eventSeq``); ``on_gap`` is also called when given.
+    """
+
+    def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
+                 context: Optional[zmq.Context] = None, on_gap: Any = None, system: bool = False) -> None:
+        self._context = context or zmq.Context.instance()
+        self.socket = self._context.socket(zmq.SUB)
+        self.socket.setsockopt(zmq.RCVHWM, 0)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        for prefix in prefixes:
+            self.socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
+        if system:
+            self.socket.setsockopt(zmq.SUBSCRIBE, b"$system")
+        self.socket.connect(endpoint)
+        self.on_gap = on_gap
+        self._last: Dict[str, int] = {}
+        self.gaps = 0
+
+    def __enter__(self) -> "Consumer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.socket.close()
+
+    def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
+        """Make sure the worker has our subscription: send an invalid message for a probe session until its
+        error event comes back (the probe's events are discarded; the probe session holds no state)."""
+        session = "probe-%d-%d" % (id(self), int(time.monotonic() * 1000))
+        self.socket.setsockopt(zmq.SUBSCRIBE, session.encode())
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the worker did not answer the probe within %.1f s" % timeout)
+                producer.socket.send_multipart([topic(session), b"probe"])
+                if self.socket.poll(50) and self.socket.recv_multipart()[0] == session.encode():
+                    break
+            while self.socket.poll(20):
+                self.socket.recv_multipart()
+        finally:
+            self.socket.setsockopt(zmq.UNSUBSCRIBE, session.encode())
+
+    def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
+        """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever)."""
+        if timeout is not None and not self.socket.poll(int(timeout * 1000)):
+            return None
+        frames = self.socket.recv_multipart()
+        received_at = time.monotonic()
+        if len(frames) != 2:
+            raise ValueError("an event has 2 frames, got %d" % len(frames))
+        fields = decode_event(frames[1])
+        gap = 0
+        session = fields.get("session")
+        number = fields.get("eventSeq", 0)
+        if session is not None and number:
+            last = self._last.get(session)
+            if last is not None and number > last + 1:
+                gap = number - last - 1
+                self.gaps += gap
+                if self.on_gap:
+                    self.on_gap(session, last, number)
+            self._last[session] = number
+        return Event(frames[0], fields, gap, received_at)
+
+    def iter(self, timeout: Optional[float] = None) -> Iterator[Event]:
+        """Iterate over events until none arrives for ``timeout`` seconds."""
+        while True:
+            event = self.receive(timeout)
+            if event is None:
+                return
+            yield event
+
+    def __iter__(self) -> Iterator[Event]:
+        return self.iter(None)

@@ -1,0 +1,108 @@
+"""Payload codecs (Protocol/README.md, sections 3, 4 and 6)."""
+
+import json
+import math
+import struct
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+BINARY_MAGIC = 0xB1
+BINARY_VERSION = 1
+_TYPES = {"begin": 1, "points": 2, "end": 3, "cancel": 4, "close": 5}
+_NAMES = {value: key for key, value in _TYPES.items()}
+_HEADER = struct.Struct("<BBBBIIHH")
+
+Point = Union[Tuple[float, float, float], Tuple[float, float, float, float], Sequence[float]]
+
+
+def _check_point(point: Point) -> List[float]:
+    values = [float(v) for v in point]
+    if len(values) not in (3, 4):
+        raise ValueError("a point is (x, y, t) or (x, y, t, pressure)")
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError("point values must be finite")
+    return values
+
+
+def encode_json(
+    kind: str,
+    seq: int,
+    stroke: Optional[int] = None,
+    pointer: int = 0,
+    points: Iterable[Point] = (),
+    **options: Any,
+) -> bytes:
+    """Encode an input message in the JSON form.
+
+    ``options`` are the fields of an ``options`` message: ``library``, ``orientation``, ``checkmark``.
+    """
+    if kind not in _TYPES and kind != "options":
+        raise ValueError("unknown message type %r" % kind)
+    message: Dict[str, Any] = {"type": kind, "seq": int(seq)}
+    if kind in ("begin", "points", "end", "cancel"):
+        if stroke is None:
+            raise ValueError("%s needs a stroke id" % kind)
+        message["stroke"] = int(stroke)
+        if pointer:
+            message["pointer"] = int(pointer)
+    encoded_points = [_check_point(p) for p in points]
+    if encoded_points:
+        message["points"] = encoded_points
+    for key in ("library", "orientation", "checkmark"):
+        if key in options and options[key] is not None:
+            message[key] = options[key]
+    return json.dumps(message, separators=(",", ":")).encode("utf-8")
+
+
+def encode_binary(kind: str, seq: int, stroke: int = 0, pointer: int = 0, points: Iterable[Point] = ()) -> bytes:
+    """Encode an input message in the compact little-endian binary form (not for ``options``)."""
+    if kind not in _TYPES:
+        raise ValueError("binary messages are begin, points, end, cancel or close")
+    encoded_points = [_check_point(p) for p in points]
+    if len(encoded_points) > 65535:
+        raise ValueError("at most 65535 points per binary message")
+    pressure = any(len(p) == 4 for p in encoded_points)
+    parts = [_HEADER.pack(BINARY_MAGIC, BINARY_VERSION, _TYPES[kind], 1 if pressure else 0, seq, stroke, pointer,
+                          len(encoded_points))]
+    for p in encoded_points:
+        parts.append(struct.pack("<ffd", p[0], p[1], p[2]))
+        if pressure:
+            parts.append(struct.pack("<f", p[3] if len(p) == 4 else 0.0))
+    return b"".join(parts)
+
+
+def decode_binary(payload: bytes) -> Dict[str, Any]:
+    """Decode a binary input message into the fields of its JSON form."""
+    if len(payload) < _HEADER.size or payload[0] != BINARY_MAGIC:
+        raise ValueError("malformed_binary: too short or no magic byte")
+    magic, version, kind, flags, seq, stroke, pointer, count = _HEADER.unpack_from(payload)
+    if version != BINARY_VERSION:
+        raise ValueError("unsupported_version: %d" % version)
+    if kind not in _NAMES:
+        raise ValueError("unknown_type: %d" % kind)
+    if flags & ~1:
+        raise ValueError("malformed_binary: unknown flags 0x%02x" % flags)
+    if kind == 2 and count == 0:
+        raise ValueError("invalid_field: a points message needs points")
+    stride = 20 if flags & 1 else 16
+    if len(payload) != _HEADER.size + count * stride:
+        raise ValueError("malformed_binary: length does not match the point count")
+    points = []
+    offset = _HEADER.size
+    for _ in range(count):
+        x, y, t = struct.unpack_from("<ffd", payload, offset)
+        point = [x, y, t]
+        if flags & 1:
+            point.append(struct.unpack_from("<f", payload, offset + 16)[0])
+        if not all(math.isfinite(v) for v in point):
+            raise ValueError("non_finite: point values must be finite")
+        points.append(point)
+        offset += stride
+    return {"type": _NAMES[kind], "seq": seq, "stroke": stroke, "pointer": pointer, "points": points}
+
+
+def decode_event(payload: bytes) -> Dict[str, Any]:
+    """Decode an output event (a JSON object)."""
+    event = json.loads(payload.decode("utf-8"))
+    if not isinstance(event, dict) or event.get("v") != 1 or "event" not in event:
+        raise ValueError("not a wire protocol v1 event: %r" % (payload[:80],))
+    return event

@@ -1,0 +1,38 @@
+"""Shard keys and input topics (Protocol/README.md, section 2)."""
+
+from typing import List
+
+BUCKET_COUNT = 4096
+
+
+def fnv1a32(data: bytes) -> int:
+    """FNV-1a, 32-bit, of ``data``."""
+    h = 0x811C9DC5
+    for byte in data:
+        h ^= byte
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def bucket(session: str) -> int:
+    """The bucket (0-4095) of a session id."""
+    return fnv1a32(session.encode("utf-8")) % BUCKET_COUNT
+
+
+def topic(session: str) -> bytes:
+    """The input topic of a session: ``<3 hex digits>/<session id>``."""
+    encoded = session.encode("utf-8")
+    if not 1 <= len(encoded) <= 128 or session.startswith("$"):
+        raise ValueError("a session id is 1-128 bytes of UTF-8 and does not start with '$'")
+    if any(b < 0x20 or b == 0x7F for b in encoded):
+        raise ValueError("a session id has no control characters")
+    return b"%03x/" % (fnv1a32(encoded) % BUCKET_COUNT) + encoded
+
+
+def shard_prefixes(index: int, count: int) -> List[bytes]:
+    """The subscription prefixes of worker ``index`` of ``count``."""
+    if not 0 <= index < count <= BUCKET_COUNT:
+        raise ValueError("shard index must be in 0..count-1, count in 1..4096")
+    if count == 1:
+        return [b""]
+    return [b"%03x/" % b for b in range(index, BUCKET_COUNT, count)]

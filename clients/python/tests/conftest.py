@@ -1,0 +1,68 @@
+"""Fixtures: a real stroke-worker process on free loopback ports."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+
+
+def worker_binary() -> str:
+    explicit = os.environ.get("STROKE_WORKER_BIN")
+    if explicit:
+        return explicit
+    for configuration in ("release", "debug"):
+        path = os.path.join(ROOT, ".build", configuration, "stroke-worker")
+        if os.path.exists(path):
+            return path
+    pytest.skip("build stroke-worker first (swift build)")
+
+
+class RunningWorker:
+    def __init__(self, *extra: str) -> None:
+        self.process = subprocess.Popen(
+            [worker_binary(), "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
+             "--stats-interval", "0", *extra],
+            stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 20
+        self.log = []
+        while time.monotonic() < deadline:
+            line = self.process.stderr.readline()
+            if not line:
+                break
+            self.log.append(line)
+            found = re.search(r"endpoints=input:(\S+) output:(\S+)", line)
+            if found:
+                self.input, self.output = found.group(1), found.group(2)
+                return
+        self.process.kill()
+        raise RuntimeError("worker did not start: %s" % "".join(self.log))
+
+    def stop(self) -> int:
+        self.process.terminate()
+        try:
+            return self.process.wait(timeout=20)
+        finally:
+            self.process.stderr.close()
+
+
+@pytest.fixture
+def worker():
+    running = RunningWorker()
+    yield running
+    assert running.stop() == 0
+
+
+@pytest.fixture
+def protocol_dir() -> str:
+    return os.path.join(ROOT, "Protocol")
+
+
+@pytest.fixture
+def fixtures_dir() -> str:
+    return os.path.join(ROOT, "Tests", "StrokeRecognitionTests", "Fixtures", "dollar1-mini")

@@ -1,0 +1,204 @@
+"""The Python client against the protocol's vectors and schemas, and against the real stroke-worker."""
+
+import json
+import os
+import time
+
+import jsonschema
+import pytest
+import zmq
+
+from stroke_client import (Consumer, Producer, bucket, decode_binary, decode_event, encode_binary, encode_json,
+                           fnv1a32, shard_prefixes, topic)
+from stroke_client.replay import load_logs, replay
+
+
+def schema(protocol_dir: str, name: str) -> dict:
+    with open(os.path.join(protocol_dir, "schemas", name)) as handle:
+        return json.load(handle)
+
+
+def vectors(protocol_dir: str, name: str) -> dict:
+    with open(os.path.join(protocol_dir, "vectors", name)) as handle:
+        return json.load(handle)
+
+
+# MARK: - Offline: the protocol folder
+
+
+def test_shard_key_vectors(protocol_dir):
+    data = vectors(protocol_dir, "shard-keys.json")
+    for vector in data["vectors"]:
+        session = vector["session"]
+        assert "0x%08x" % fnv1a32(session.encode()) == vector["fnv1a"]
+        assert bucket(session) == vector["bucket"]
+        assert topic(session) == vector["topic"].encode()
+    for entry in data["shardPrefixes"]:
+        index, count = map(int, entry["shard"].split("/"))
+        prefixes = shard_prefixes(index, count)
+        assert len(prefixes) == entry["count"]
+        assert [p.decode() for p in prefixes[:3]] == entry["first"]
+
+
+def test_binary_vectors(protocol_dir):
+    for vector in vectors(protocol_dir, "binary.json")["vectors"]:
+        payload = bytes.fromhex(vector["hex"])
+        if "error" in vector:
+            with pytest.raises(ValueError, match=vector["error"]):
+                decode_binary(payload)
+            continue
+        decoded = decode_binary(payload)
+        expected = vector["decoded"]
+        assert decoded == expected
+        assert encode_binary(expected["type"], expected["seq"], expected["stroke"], expected["pointer"],
+                             expected["points"]) == payload
+
+
+def test_json_messages_follow_the_schema(protocol_dir):
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "input.schema.json"))
+    messages = [
+        encode_json("begin", 1, 7, 2, [(1, 2, 3)]),
+        encode_json("points", 2, 7, 0, [(1, 2, 3), (4, 5, 6, 0.5)]),
+        encode_json("end", 3, 7),
+        encode_json("cancel", 4, 7),
+        encode_json("options", 5, library="default", orientation="invariant", checkmark=False),
+        encode_json("close", 6),
+    ]
+    for message in messages:
+        validator.validate(json.loads(message))
+    for scenario in vectors(protocol_dir, "scenarios.json")["scenarios"]:
+        for message in scenario["messages"]:
+            if "json" in message and not scenario["name"].startswith(("wrong types", "bad topics")):
+                validator.validate(message["json"])
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({"type": "points", "seq": 1, "stroke": 1, "points": []})
+    with pytest.raises(ValueError):
+        encode_json("points", 1, 1, points=[(float("nan"), 0, 0)])
+
+
+def test_template_library_schema(protocol_dir, tmp_path):
+    library = {"format": "stroke-worker/template-library", "version": 1, "name": "t", "orientation": "sensitive",
+               "templates": [{"name": "a", "points": [[0, 0], [1, 1]]}]}
+    jsonschema.validate(library, schema(protocol_dir, "template-library.schema.json"))
+
+
+def test_consumer_surfaces_event_gaps():
+    context = zmq.Context()
+    publisher = context.socket(zmq.XPUB)
+    port = publisher.bind_to_random_port("tcp://127.0.0.1")
+    gaps = []
+    consumer = Consumer("tcp://127.0.0.1:%d" % port, prefixes=["s"], context=context,
+                        on_gap=lambda session, last, number: gaps.append((session, last, number)))
+    assert publisher.poll(5000)
+    publisher.recv()  # the subscription
+    for number in (1, 2, 5):
+        event = {"v": 1, "event": "error", "session": "s", "eventSeq": number, "seq": None, "code": "x",
+                 "message": "m"}
+        publisher.send_multipart([b"s", json.dumps(event).encode()])
+    received = [consumer.receive(timeout=5) for _ in range(3)]
+    assert [e.gap for e in received] == [0, 0, 2]
+    assert gaps == [("s", 2, 5)] and consumer.gaps == 2
+    consumer.close()
+    publisher.close()
+    context.term()
+
+
+# MARK: - Against the real worker
+
+
+def read_stroke(fixtures_dir: str, gesture: str):
+    return next(points for path, name, points in load_logs(fixtures_dir) if name == gesture)
+
+
+@pytest.mark.parametrize("binary,batch", [(False, 1), (True, 1), (True, 8), (False, 64)])
+def test_a_check_stroke_is_recognized(worker, protocol_dir, fixtures_dir, binary, batch):
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    points = read_stroke(fixtures_dir, "check")
+    with Consumer(worker.output, prefixes=["player-1"]) as consumer, \
+            Producer(worker.input, binary=binary) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+        stroke = producer.send_stroke("player-1", points, batch=batch, pointer=3)
+        events = []
+        for event in consumer.iter(timeout=5):
+            validator.validate(event.fields)
+            events.append(event)
+            if event.kind in ("match", "nomatch"):
+                break
+    assert [e.kind for e in events] == ["checkmark", "match"]
+    assert events[1].get("name") == "check" and events[1].get("stroke") == stroke
+    assert events[0].get("pointer") == 3 and 0 < events[0].get("pointIndex") < len(points) - 1
+    assert [e.get("eventSeq") for e in events] == [1, 2] and all(e.gap == 0 for e in events)
+
+
+def test_first_messages_are_not_lost(worker, fixtures_dir):
+    """wait_for_worker() (XPUB) means the very first messages of a new producer arrive."""
+    points = read_stroke(fixtures_dir, "circle")
+    context = zmq.Context()
+    with Consumer(worker.output, prefixes=["fresh-"], context=context) as consumer:
+        setup = Producer(worker.input, context=context)
+        setup.wait_for_worker()
+        consumer.wait_until_subscribed(setup)
+        setup.close()
+        for attempt in range(3):
+            with Producer(worker.input, context=context) as producer:
+                producer.wait_for_worker()
+                producer.send_stroke("fresh-%d" % attempt, points, batch=len(points))
+            event = consumer.receive(timeout=5)
+            assert event is not None and event.kind == "match" and event.get("name") == "circle"
+            assert event.get("seq") == 3
+    context.term()
+
+
+def test_bad_input_gets_errors_and_other_sessions_are_served(worker, protocol_dir, fixtures_dir):
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    points = read_stroke(fixtures_dir, "star")
+    with Consumer(worker.output, prefixes=["bad", "good"], system=True) as consumer, \
+            Producer(worker.input) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+        producer.socket.send_multipart([topic("bad"), b"{not json"])
+        producer.socket.send_multipart([topic("bad"), encode_binary("points", 1, 1, 0, [(1, 2, 3)])[:-4]])
+        producer.socket.send_multipart([b"nope", b"{}"])
+        producer.send("bad", "end", 1)
+        producer.send("bad", "begin", 2, seq=5)
+        producer.send_stroke("good", points, batch=4)
+        codes, results = [], []
+        for event in consumer.iter(timeout=3):
+            validator.validate(event.fields)
+            if event.kind == "error":
+                codes.append(event.get("code"))
+            elif event.kind == "match":
+                results.append(event.get("name"))
+    assert codes == ["malformed_json", "malformed_binary", "bad_topic", "unknown_stroke", "sequence_gap"]
+    assert results == ["star"]
+
+
+def test_two_fingers_and_options(worker, fixtures_dir):
+    check = read_stroke(fixtures_dir, "check")
+    circle = read_stroke(fixtures_dir, "circle")
+    with Consumer(worker.output, prefixes=["multi"]) as consumer, Producer(worker.input) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+        producer.set_options("multi", checkmark=False, library="default")
+        producer.send("multi", "begin", 1, 0, check[:1])
+        producer.send("multi", "begin", 2, 1, circle[:1])
+        for k in range(1, max(len(check), len(circle))):
+            if k < len(check):
+                producer.send("multi", "points", 1, 0, [check[k]])
+            if k < len(circle):
+                producer.send("multi", "points", 2, 1, [circle[k]])
+        producer.send("multi", "end", 2, 1)
+        producer.send("multi", "end", 1, 0)
+        producer.close_session("multi")
+        kinds = [(e.kind, e.get("stroke"), e.get("pointer"), e.get("name") or e.get("reason"))
+                 for e in consumer.iter(timeout=3)]
+    assert kinds == [("match", 2, 1, "circle"), ("match", 1, 0, "check"), ("closed", None, None, "closed")]
+
+
+def test_replay_matches_the_recognizer(worker, fixtures_dir):
+    report = replay(fixtures_dir, worker.input, worker.output, sessions=8, batch=4)
+    assert report["answered"] == report["strokes"] == len(load_logs(fixtures_dir))
+    assert report["accuracy"] >= 0.95
+    assert report["checkmark"]["truePositiveRate"] == 1.0
+    assert report["eventGaps"] == 0

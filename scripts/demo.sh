@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# make demo: a worker of its own on ports 5575/5576, sample strokes replayed into it, events printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dataset=../shared/datasets/dollar1
+if [ -d "$dataset/s02" ]; then
+    samples=$(mktemp -d)
+    # One speed of one subject: 160 strokes of the 16 gestures.
+    mkdir -p "$samples/s02/medium" && cp "$dataset"/s02/medium/*.xml "$samples/s02/medium/"
+    dataset=$samples
+else
+    echo "(../shared is absent: replaying the strokes shipped under Tests/)"
+    dataset=Tests/StrokeRecognitionTests/Fixtures/dollar1-mini
+fi
+exec scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- \
+    env PYTHONPATH=clients/python python3 -m stroke_client.replay --dataset "$dataset" --sessions 16 \
+    --speed recorded --verbose
