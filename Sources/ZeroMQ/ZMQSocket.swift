@@ -7,7 +7,7 @@ import CZeroMQ
 /// A libzmq socket, owned by exactly one thread.
 ///
 /// libzmq sockets are not thread-safe, so this class is deliberately not `Sendable`: create it on the thread
-/// that uses it. `deinit` closes the handle.
+/// that uses it. `deinit` closes the handle; the socket holds its context so that the context outlives it.
 public final class ZMQSocket {
     /// The socket types this project uses.
     public enum Kind: Int32, Sendable {
@@ -34,6 +34,9 @@ public final class ZMQSocket {
     let handle: UnsafeMutableRawPointer
     /// The socket's type.
     public let kind: Kind
+    /// The context, kept alive while the socket exists: `zmq_ctx_term` blocks until every socket is closed,
+    /// so a context must never be released before its sockets.
+    private let context: ZMQContext
 
     /// Creates a socket in `context`.
     public init(_ context: ZMQContext, _ kind: Kind) throws(ZMQError) {
@@ -42,6 +45,7 @@ public final class ZMQSocket {
         }
         self.handle = handle
         self.kind = kind
+        self.context = context
     }
 
     deinit {

@@ -3,7 +3,7 @@ import StrokeRecognition
 
 /// Time per recognition as the library grows.
 enum RecognizerBenchmark {
-    struct Row: Codable {
+    struct Row: Codable, Sendable {
         var templates: Int
         var microseconds: Double
     }

@@ -1,0 +1,52 @@
+import Foundation
+import ZeroMQ
+
+/// The benchmark's producer: an XPUB with ZMQ_XPUB_NODROP and blocking sends, so nothing is lost; it waits
+/// for the receiver's subscription before the first message.
+final class BenchProducer {
+    let socket: ZMQSocket
+
+    init(context: ZMQContext, endpoint: String) throws {
+        socket = try ZMQSocket(context, .xpub)
+        try socket.setHighWaterMarks(send: 100_000)
+        try socket.setNoDrop(true)
+        try socket.setLinger(milliseconds: 5000)
+        try socket.connect(endpoint)
+        try socket.setTimeouts(receive: 20_000)
+        guard try socket.receiveMultipart() != nil else { throw BenchError("no subscriber at \(endpoint)") }
+    }
+
+    /// Sends every message as fast as possible; returns the time of the first send.
+    @discardableResult
+    func sendAll(_ traffic: Traffic, range: Range<Int>? = nil) throws -> UInt64 {
+        let started = BenchClock.now()
+        for index in range ?? 0..<traffic.count {
+            try send(traffic, index)
+        }
+        return started
+    }
+
+    @inline(__always)
+    func send(_ traffic: Traffic, _ index: Int) throws {
+        try traffic.topics[index].withUnsafeBytes { topic in
+            while try !socket.send(topic, more: true) {}
+        }
+        try traffic.payloads[index].withUnsafeBytes { payload in
+            while try !socket.send(payload) {}
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs blocking socket code on a dedicated thread.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 1 << 22
+        thread.start()
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A child process of the benchmark (the real stroke-worker, or this binary in a sink or echo mode).
+final class ChildProcess {
+    let process = Process()
+    private let errorPipe = Pipe()
+    private let outputPipe = Pipe()
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardError = errorPipe
+        process.standardOutput = outputPipe
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Reads standard error until a line contains `marker`; returns that line.
+    func waitForLine(containing marker: String, timeout: TimeInterval = 30) throws -> String {
+        let handle = errorPipe.fileHandleForReading
+        var buffer = ""
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let data = handle.availableData
+            if data.isEmpty {
+                if !process.isRunning { break }
+                continue
+            }
+            buffer += String(decoding: data, as: UTF8.self)
+            if let line = buffer.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+        }
+        throw BenchError("child \(process.executableURL?.lastPathComponent ?? "") never logged \"\(marker)\": \(buffer)")
+    }
+
+    /// The worker's bound input and output endpoints, from its "listening" log line.
+    func workerEndpoints() throws -> (input: String, output: String) {
+        let line = try waitForLine(containing: "listening")
+        func field(_ role: String) throws -> String {
+            guard let range = line.range(of: "\(role):") else { throw BenchError("no \(role) in \(line)") }
+            return String(line[range.upperBound...].prefix { $0 != " " })
+        }
+        // Drain further stderr in the background so the child never blocks on a full pipe.
+        errorPipe.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        return (try field("input"), try field("output"))
+    }
+
+    /// Standard output until the child exits.
+    func output() -> String {
+        let data = outputPipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Resident memory in bytes, from /proc.
+    func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return (Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0) * 1024
+    }
+
+    /// SIGTERM and wait.
+    func terminate() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

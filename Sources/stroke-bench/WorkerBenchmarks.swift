@@ -1,0 +1,215 @@
+import Foundation
+import StrokeRecognition
+import ZeroMQ
+
+/// Throughput, latency and memory: the real stroke-worker (a child process) against raw libzmq peers on the
+/// same frames.
+struct WorkerBenchmarks {
+    struct ThroughputRow: Codable {
+        var encoding: String
+        var pointsPerMessage: Int
+        var sessions: Int
+        var messages: Int
+        var points: Int
+        var rawMessagesPerSecond: Double
+        var rawPointsPerSecond: Double
+        var workerMessagesPerSecond: Double
+        var workerPointsPerSecond: Double
+        var ratio: Double
+    }
+
+    struct Latency: Codable {
+        var offeredMessagesPerSecond: Double
+        var strokes: Int
+        var p50Us: Double
+        var p99Us: Double
+        var p999Us: Double
+        var rawP50Us: Double
+        var rawP99Us: Double
+        var rawP999Us: Double
+    }
+
+    struct Memory: Codable {
+        var idleSessions: Int
+        var residentBytesEmpty: Int
+        var residentBytesLoaded: Int
+        var bytesPerSession: Double
+    }
+
+    let worker: String
+    let myself: String
+    let strokes: [[StrokePoint]]
+    let quick: Bool
+    let context: ZMQContext
+
+    // MARK: - Throughput
+
+    func throughput(encoding: Traffic.Encoding, pointsPerMessage: Int, sessions: Int, run: Int) async throws
+        -> ThroughputRow
+    {
+        let budget = (quick ? 150_000 : 400_000) / (pointsPerMessage == 1 ? 1 : 8)
+        let prefix = "b\(run)-\(encoding.rawValue)-\(pointsPerMessage)-\(sessions)-"
+        let traffic = Traffic.make(
+            strokes: strokes, sessions: sessions, pointsPerMessage: pointsPerMessage, encoding: encoding,
+            messages: max(budget, sessions * 4), prefix: prefix)
+        let raw = try await rawRate(traffic)
+        let workerRate = try await workerRate(traffic, prefix: prefix)
+        let perMessage = Double(traffic.pointCount) / Double(traffic.count)
+        return ThroughputRow(
+            encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage, sessions: sessions,
+            messages: traffic.count, points: traffic.pointCount, rawMessagesPerSecond: raw,
+            rawPointsPerSecond: raw * perMessage, workerMessagesPerSecond: workerRate,
+            workerPointsPerSecond: workerRate * perMessage, ratio: workerRate / raw)
+    }
+
+    /// Messages per second into a raw SUB sink process that only counts.
+    private func rawRate(_ traffic: Traffic) async throws -> Double {
+        let sink = try ChildProcess(myself, ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "\(traffic.count)"])
+        let line = try sink.waitForLine(containing: "listening")
+        let endpoint = String(line.split(separator: " ").last!)
+        let context = self.context
+        let started = try await onThread {
+            let producer = try BenchProducer(context: context, endpoint: endpoint)
+            return try producer.sendAll(traffic)
+        }
+        let report = try JSONSerialization.jsonObject(with: Data(sink.output().utf8)) as! [String: Any]
+        let count = report["count"] as! Int
+        let last = (report["last"] as! NSNumber).uint64Value
+        guard count == traffic.count else { throw BenchError("raw sink got \(count) of \(traffic.count)") }
+        return Double(count) / (Double(last - started) / 1e9)
+    }
+
+    /// Messages per second through the worker: from the first message sent to the last result received.
+    private func workerRate(_ traffic: Traffic, prefix: String) async throws -> Double {
+        let process = try ChildProcess(worker, ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
+            "--stats-interval", "0", "--log-level", "info"])
+        defer { _ = process.terminate() }
+        let (input, output) = try process.workerEndpoints()
+        let counter = ResultCounter(endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
+        let context = self.context
+        async let consumer: Void = onThread { try counter.run(context: context) }
+        let started = try await onThread {
+            let producer = try BenchProducer(context: context, endpoint: input)
+            try counter.waitUntilSubscribed(producer)
+            return try producer.sendAll(traffic)
+        }
+        try await consumer
+        let count = counter.count.load(ordering: .acquiring)
+        guard count == traffic.ends.count else { throw BenchError("worker answered \(count) of \(traffic.ends.count) strokes") }
+        return Double(traffic.count) / (Double(counter.last.load(ordering: .acquiring) - started) / 1e9)
+    }
+
+    // MARK: - Latency
+
+    /// Stroke end sent → result received, at `rate` messages per second, through the worker and through the raw
+    /// echo peer.
+    func latency(rate: Double, run: Int) async throws -> Latency {
+        let seconds = quick ? 2.0 : 4.0
+        let prefix = "l\(run)-"
+        let traffic = Traffic.make(
+            strokes: strokes, sessions: 1000, pointsPerMessage: 1, encoding: .binary, messages: Int(rate * seconds),
+            prefix: prefix)
+        let worker = try ChildProcess(self.worker, ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
+            "--stats-interval", "0"])
+        let workerLatencies = try await paced(traffic, rate: rate, prefix: prefix, peer: worker)
+        _ = worker.terminate()
+        let echo = try ChildProcess(myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
+        let rawLatencies = try await paced(traffic, rate: rate, prefix: "\(ShardKeyPrefix.any)", peer: echo)
+        _ = echo.terminate()
+        func percentile(_ values: [Double], _ q: Double) -> Double {
+            values.isEmpty ? .nan : values[min(values.count - 1, Int(q * Double(values.count)))]
+        }
+        return Latency(
+            offeredMessagesPerSecond: rate, strokes: workerLatencies.count, p50Us: percentile(workerLatencies, 0.5),
+            p99Us: percentile(workerLatencies, 0.99), p999Us: percentile(workerLatencies, 0.999),
+            rawP50Us: percentile(rawLatencies, 0.5), rawP99Us: percentile(rawLatencies, 0.99),
+            rawP999Us: percentile(rawLatencies, 0.999))
+    }
+
+    private func paced(_ traffic: Traffic, rate: Double, prefix: String, peer: ChildProcess) async throws -> [Double] {
+        let (input, output) = try peer.workerEndpoints()
+        let counter = ResultCounter(endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: true)
+        let context = self.context
+        async let consumer: Void = onThread { try counter.run(context: context, idleSeconds: 10) }
+        let sent = try await onThread { () -> [UInt64] in
+            let producer = try BenchProducer(context: context, endpoint: input)
+            try counter.waitUntilSubscribed(producer)
+            var endTimes = [UInt64]()
+            endTimes.reserveCapacity(traffic.ends.count)
+            var nextEnd = 0
+            let interval = 1e9 / rate
+            let started = BenchClock.now()
+            for index in 0..<traffic.count {
+                BenchClock.sleep(until: started + UInt64(Double(index) * interval))
+                if nextEnd < traffic.ends.count && traffic.ends[nextEnd] == index {
+                    endTimes.append(BenchClock.now())
+                    nextEnd += 1
+                }
+                try producer.send(traffic, index)
+            }
+            return endTimes
+        }
+        try await consumer
+        // Pair each session's k-th end with its k-th result.
+        var sentBySession = [String: [UInt64]]()
+        for (k, index) in traffic.ends.enumerated() {
+            let topic = String(decoding: traffic.topics[index].dropFirst(4), as: UTF8.self)
+            sentBySession[topic, default: []].append(sent[k])
+        }
+        let arrivals = counter.arrivals.withLock { $0 }
+        var latencies = [Double]()
+        for (session, times) in arrivals {
+            guard let sends = sentBySession[session] else { continue }
+            for (send, arrival) in zip(sends, times) { latencies.append(Double(arrival - send) / 1000) }
+        }
+        return latencies.sorted()
+    }
+
+    // MARK: - Memory
+
+    /// Resident memory of a fresh worker with no session, then with `count` idle sessions.
+    func memory(sessions count: Int) async throws -> Memory {
+        let worker = try ChildProcess(self.worker, ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
+            "--stats-interval", "0", "--idle-timeout", "3600"])
+        defer { _ = worker.terminate() }
+        let (input, output) = try worker.workerEndpoints()
+        let context = self.context
+        // Warm up with a handful of strokes so that the empty figure includes the code paths' own memory.
+        let warm = Traffic.make(strokes: strokes, sessions: 16, pointsPerMessage: 8, encoding: .binary, messages: 2000, prefix: "warm-")
+        let counter = ResultCounter(endpoint: output, prefix: "warm-", expected: warm.ends.count, recordArrivals: false)
+        async let consumer: Void = onThread { try counter.run(context: context, idleSeconds: 10) }
+        try await onThread {
+            let producer = try BenchProducer(context: context, endpoint: input)
+            try counter.waitUntilSubscribed(producer)
+            try producer.sendAll(warm)
+        }
+        try await consumer
+        try await Task.sleep(for: .milliseconds(300))
+        let empty = worker.residentBytes()
+        let done = ResultCounter(endpoint: output, prefix: "idle-end", expected: 1, recordArrivals: false)
+        async let finished: Void = onThread { try done.run(context: context, idleSeconds: 30) }
+        try await onThread {
+            let producer = try BenchProducer(context: context, endpoint: input)
+            try done.waitUntilSubscribed(producer)
+            let options = Array(#"{"type":"options","seq":1,"checkmark":true}"#.utf8)
+            for k in 0..<count {
+                try producer.socket.sendMultipart([Array(StrokeProtocolTopics.topic("idle-\(k)").utf8), options])
+            }
+            // A one-point stroke after them: its result means every session before it exists (one lane, in order).
+            let end = Array(StrokeProtocolTopics.topic("idle-end").utf8)
+            try producer.socket.sendMultipart([end, Array(#"{"type":"begin","seq":1,"stroke":1,"points":[[1,1,1]]}"#.utf8)])
+            try producer.socket.sendMultipart([end, Array(#"{"type":"end","seq":2,"stroke":1}"#.utf8)])
+        }
+        try await finished
+        try await Task.sleep(for: .milliseconds(300))
+        let loaded = worker.residentBytes()
+        return Memory(
+            idleSessions: count, residentBytesEmpty: empty, residentBytesLoaded: loaded,
+            bytesPerSession: Double(loaded - empty) / Double(count))
+    }
+}
+
+/// The empty prefix: the raw echo's replies carry the probe and the sessions alike.
+enum ShardKeyPrefix {
+    static let any = ""
+}
