@@ -127,6 +127,10 @@ public struct CheckmarkDetector: Sendable {
         guard n >= 2 * c.minimumLegPoints + 1 else { return false }
         let start = resampled[0]
         let end = resampled[n - 1]
+        // Early out, before the O(n) corner search: the pen must be moving up (screen coordinates) and not far
+        // to the left over the last few resampled points, as it does on a check's straight second leg.
+        let recent = end - resampled[n - 1 - c.minimumLegPoints]
+        guard recent.y < 0, recent.x > 0.5 * recent.y else { return false }
         let chord = end - start
         let chordLength = (chord * chord).sum().squareRoot()
         guard chordLength > 0 else { return false }
@@ -148,6 +152,7 @@ public struct CheckmarkDetector: Sendable {
         let secondLength = (second * second).sum().squareRoot()
         guard firstLength > 0, secondLength > 0 else { return false }
         let ratio = secondLength / firstLength
+        guard ratio >= min(c.fireRatio, c.steepFireRatio) else { return false }
         let secondDirection = atan2(second.y, second.x) * 180 / .pi
         let firstDirection = atan2(first.y, first.x) * 180 / .pi
         let steep = -secondDirection > c.steepAngle && firstDirection > c.steepFirstAngle

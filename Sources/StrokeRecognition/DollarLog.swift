@@ -31,23 +31,21 @@ public struct DollarLog: Sendable, Hashable {
     public init(xml data: Data, source: String) throws(RecognitionError) {
         var bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw RecognitionError(.malformedLog, "\(source): not UTF-8")
-        }
-        guard let gestureTag = Self.elements(named: "Gesture", in: text).first else {
+        guard let gestureTag = Self.elements(named: Array("Gesture".utf8), in: bytes).first else {
             throw RecognitionError(.malformedLog, "\(source): no <Gesture> element")
         }
-        let attributes = Self.attributes(of: gestureTag)
+        let attributes = Self.attributes(of: bytes[gestureTag])
         let rawName = attributes["Name"] ?? ""
         let name = String(rawName.reversed().drop { $0.isNumber }.reversed())
         guard !name.isEmpty else { throw RecognitionError(.malformedLog, "\(source): <Gesture> has no Name") }
         var points = [StrokePoint]()
-        for (index, tag) in Self.elements(named: "Point", in: text).enumerated() {
-            let point = Self.attributes(of: tag)
+        for (index, tag) in Self.elements(named: Array("Point".utf8), in: bytes).enumerated() {
+            let point = Self.attributes(of: bytes[tag])
             guard let x = point["X"].flatMap(Double.init), let y = point["Y"].flatMap(Double.init),
                 let t = point["T"].flatMap(Double.init), x.isFinite, y.isFinite, t.isFinite
             else {
-                throw RecognitionError(.malformedLog, "\(source): point \(index) lacks a numeric X, Y or T: \(tag)")
+                let text = String(decoding: bytes[tag], as: UTF8.self)
+                throw RecognitionError(.malformedLog, "\(source): point \(index) lacks a numeric X, Y or T: \(text)")
             }
             points.append(StrokePoint(x: x, y: y, time: t))
         }
@@ -87,30 +85,44 @@ public struct DollarLog: Sendable, Hashable {
 
     // MARK: - A minimal scanner for this flat format
 
-    private static func elements(named name: String, in text: String) -> [Substring] {
-        var result = [Substring]()
-        var rest = text[...]
-        while let open = rest.range(of: "<\(name) ") ?? rest.range(of: "<\(name)>") {
-            guard let close = rest[open.upperBound...].firstIndex(of: ">") else { break }
-            result.append(rest[open.lowerBound...close])
-            rest = rest[rest.index(after: close)...]
+    /// The byte ranges of the start tags `<name …>` (or `<name>`).
+    private static func elements(named name: [UInt8], in bytes: [UInt8]) -> [Range<Int>] {
+        var result = [Range<Int>]()
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<"), index + name.count + 1 < bytes.count,
+                bytes[(index + 1)..<(index + 1 + name.count)].elementsEqual(name),
+                bytes[index + 1 + name.count] == UInt8(ascii: " ") || bytes[index + 1 + name.count] == UInt8(ascii: ">")
+            else {
+                index += 1
+                continue
+            }
+            var end = index + 1 + name.count
+            while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }
+            guard end < bytes.count else { break }
+            result.append(index..<(end + 1))
+            index = end + 1
         }
         return result
     }
 
-    private static func attributes(of tag: Substring) -> [String: String] {
+    /// `key="value"` pairs of a tag.
+    private static func attributes(of tag: ArraySlice<UInt8>) -> [String: String] {
         var result = [String: String]()
-        var rest = tag
-        while let equals = rest.firstIndex(of: "=") {
-            let key = rest[..<equals].split(whereSeparator: { $0 == " " || $0 == "<" || $0 == "\n" }).last
-            let afterEquals = rest[rest.index(after: equals)...]
-            guard let quote = afterEquals.first, quote == "\"" || quote == "'",
-                let end = afterEquals.dropFirst().firstIndex(of: quote)
-            else { break }
-            if let key {
-                result[String(key)] = String(afterEquals[afterEquals.index(after: afterEquals.startIndex)..<end])
+        var index = tag.startIndex
+        while let equals = tag[index...].firstIndex(of: UInt8(ascii: "=")) {
+            var keyStart = equals
+            while keyStart > index, tag[keyStart - 1] != UInt8(ascii: " "), tag[keyStart - 1] != UInt8(ascii: "\n") {
+                keyStart -= 1
             }
-            rest = afterEquals[afterEquals.index(after: end)...]
+            let quoteIndex = equals + 1
+            guard quoteIndex < tag.endIndex,
+                tag[quoteIndex] == UInt8(ascii: "\"") || tag[quoteIndex] == UInt8(ascii: "'"),
+                let close = tag[(quoteIndex + 1)...].firstIndex(of: tag[quoteIndex])
+            else { break }
+            let key = String(decoding: tag[keyStart..<equals], as: UTF8.self)
+            result[key] = String(decoding: tag[(quoteIndex + 1)..<close], as: UTF8.self)
+            index = close + 1
         }
         return result
     }

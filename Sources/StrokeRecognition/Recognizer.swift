@@ -67,12 +67,13 @@ public struct Recognizer: Sendable {
     public func recognize(_ features: ShapeFeatures) -> RecognitionResult {
         precondition(features.pointCount == configuration.pointCount, "features were made for another pointCount")
         guard !names.isEmpty else { return RecognitionResult(match: nil, candidates: []) }
+        // The elastic matcher computes eight templates at once, so the shortlist is rounded up to a multiple of
+        // eight: the extra lanes cost nothing.
+        let lanes = ElasticMatcher.Lanes.scalarCount
+        let scaled = min(names.count / configuration.shortlistDivisor, configuration.shortlistLimit)
         let wanted =
             configuration.shortlist == 0
-            ? 1
-            : max(
-                configuration.shortlist,
-                min(names.count / configuration.shortlistDivisor, configuration.shortlistLimit))
+            ? 1 : (max(configuration.shortlist, scaled) + lanes - 1) / lanes * lanes
         let shortlist = protractorShortlist(features, size: min(wanted, names.count))
         var scored: [(name: String, distance: Double)]
         if configuration.shortlist == 0 {
@@ -101,7 +102,7 @@ public struct Recognizer: Sendable {
     /// `c⊥ = (−cy, cx)` per point, so the loop runs over 8-float vectors.
     private func protractorShortlist(_ features: ShapeFeatures, size: Int) -> [Shortlisted] {
         let length = 2 * configuration.pointCount
-        var shortlist = [(index: Int, similarity: Float, a: Float, b: Float)]()
+        var shortlist = [HeapEntry]()
         shortlist.reserveCapacity(size + 1)
         let cosMax = maxRotation >= .pi ? -1 : cos(maxRotation)
         let sinMax = maxRotation >= .pi ? 0 : sin(maxRotation)
@@ -135,18 +136,48 @@ public struct Recognizer: Sendable {
                         k += 1
                     }
                     let similarity = Protractor.similarity(a: a, b: b, cosMax: cosMax, sinMax: sinMax)
-                    if shortlist.count == size, similarity <= shortlist[size - 1].similarity { continue }
-                    var position = shortlist.count
-                    while position > 0 && shortlist[position - 1].similarity < similarity { position -= 1 }
-                    // The angle is found later, for the shortlisted only; `a` and `b` ride in its place.
-                    shortlist.insert((index, similarity, a, b), at: position)
-                    if shortlist.count > size { shortlist.removeLast() }
+                    // Keep the best `size` in a min-heap: O(templates × log size), and most templates are
+                    // rejected by one comparison with the heap's root.
+                    if shortlist.count < size {
+                        shortlist.append((index, similarity, a, b))
+                        Self.siftUp(&shortlist, from: shortlist.count - 1)
+                    } else if similarity > shortlist[0].similarity {
+                        shortlist[0] = (index, similarity, a, b)
+                        Self.siftDown(&shortlist, from: 0)
+                    }
                 }
             }
         }
+        // Best first; ties by template order, so results do not depend on the heap's layout.
+        shortlist.sort { ($0.similarity, $1.index) > ($1.similarity, $0.index) }
         return shortlist.map { entry in
             let alignment = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation)
             return (entry.index, alignment.similarity, alignment.angle)
+        }
+    }
+
+    private typealias HeapEntry = (index: Int, similarity: Float, a: Float, b: Float)
+
+    private static func siftUp(_ heap: inout [HeapEntry], from start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].similarity < heap[parent].similarity else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private static func siftDown(_ heap: inout [HeapEntry], from start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { return }
+            var smallest = left
+            if left + 1 < heap.count && heap[left + 1].similarity < heap[left].similarity { smallest = left + 1 }
+            guard heap[smallest].similarity < heap[parent].similarity else { return }
+            heap.swapAt(smallest, parent)
+            parent = smallest
         }
     }
 
@@ -164,36 +195,44 @@ public struct Recognizer: Sendable {
             let candidates = buffer.baseAddress!
             let templates = candidates + n * stride
             let rows = templates + n * stride
-            elastic.withUnsafeBufferPointer { all in
-                var groupStart = 0
-                while groupStart < shortlist.count {
-                    let group = shortlist[groupStart..<min(groupStart + laneCount, shortlist.count)]
-                    for k in 0..<(n * stride) {
-                        candidates[k] = Lanes(repeating: features.elastic[k])
-                        templates[k] = .zero
-                    }
-                    for (lane, entry) in group.enumerated() {
-                        let source = all.baseAddress! + entry.index * n * stride
-                        for k in 0..<(n * stride) { templates[k][lane] = source[k] }
-                        if library.orientation == .invariant && entry.angle != 0 {
+            // Lane vectors are written as plain floats (8 per vector): scalar stores, no SIMD inserts.
+            let candidateFloats = UnsafeMutableRawPointer(candidates).assumingMemoryBound(to: Float.self)
+            let templateFloats = UnsafeMutableRawPointer(templates).assumingMemoryBound(to: Float.self)
+            let invariant = library.orientation == .invariant
+            features.elastic.withUnsafeBufferPointer { feature in
+                if !invariant {
+                    for k in 0..<(n * stride) { candidates[k] = Lanes(repeating: feature[k]) }
+                }
+                elastic.withUnsafeBufferPointer { all in
+                    var groupStart = 0
+                    while groupStart < shortlist.count {
+                        let group = shortlist[groupStart..<min(groupStart + laneCount, shortlist.count)]
+                        if group.count < laneCount {
+                            for k in 0..<(n * stride) { templates[k] = .zero }
+                        }
+                        for (lane, entry) in group.enumerated() {
+                            let source = all.baseAddress! + entry.index * n * stride
+                            for k in 0..<(n * stride) { templateFloats[k * laneCount + lane] = source[k] }
+                            guard invariant else { continue }
                             let cosine = cos(entry.angle)
                             let sine = sin(entry.angle)
                             var k = 0
                             while k < n * stride {
-                                let x = features.elastic[k]
-                                let y = features.elastic[k + 1]
-                                candidates[k][lane] = x * cosine - y * sine
-                                candidates[k + 1][lane] = x * sine + y * cosine
+                                let x = feature[k]
+                                let y = feature[k + 1]
+                                candidateFloats[k * laneCount + lane] = x * cosine - y * sine
+                                candidateFloats[(k + 1) * laneCount + lane] = x * sine + y * cosine
                                 k += 2
                             }
                         }
+                        let distances = ElasticMatcher.distances(
+                            candidates: candidates, templates: templates, count: n, band: configuration.band,
+                            rows: rows)
+                        for (lane, entry) in group.enumerated() {
+                            results.append((names[entry.index], Double(distances[lane])))
+                        }
+                        groupStart += laneCount
                     }
-                    let distances = ElasticMatcher.distances(
-                        candidates: candidates, templates: templates, count: n, band: configuration.band, rows: rows)
-                    for (lane, entry) in group.enumerated() {
-                        results.append((names[entry.index], Double(distances[lane])))
-                    }
-                    groupStart += laneCount
                 }
             }
         }

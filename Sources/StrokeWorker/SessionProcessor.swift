@@ -18,6 +18,7 @@ public struct SessionProcessor<Sink: EventSink> {
     var writer = JSONWriter()
     /// The lane's clock in seconds, advanced by the caller.
     public var now: UInt32 = 0
+    var spareStrokes: [OpenStroke] = []
     var pendingMessages = 0
     var pendingPoints = 0
 
@@ -124,7 +125,7 @@ public struct SessionProcessor<Sink: EventSink> {
                 emitError(
                     &session, id: id, code: "stroke_exists",
                     "stroke \(message.stroke) was already open; it is restarted")
-                session.strokes.remove(at: existing)
+                recycle(session.strokes.remove(at: existing))
             }
             guard session.strokes.count < configuration.maxOpenStrokes else {
                 emitError(
@@ -133,9 +134,7 @@ public struct SessionProcessor<Sink: EventSink> {
                 return true
             }
             session.strokes.append(
-                OpenStroke(
-                    id: message.stroke, pointer: message.pointer,
-                    checkmark: session.checkmark ? configuration.checkmark : nil))
+                newStroke(id: message.stroke, pointer: message.pointer, checkmark: session.checkmark))
             addPoints(&session, stroke: session.strokes.count - 1, id: id)
         case .points, .end, .cancel:
             guard let stroke = session.strokes.firstIndex(where: { $0.id == message.stroke }) else {
@@ -145,13 +144,14 @@ public struct SessionProcessor<Sink: EventSink> {
                 return true
             }
             if message.kind == .cancel {
-                session.strokes.remove(at: stroke)
+                recycle(session.strokes.remove(at: stroke))
                 return true
             }
             addPoints(&session, stroke: stroke, id: id)
             if message.kind == .end {
                 let ended = session.strokes.remove(at: stroke)
                 recognize(ended, session: &session, id: id)
+                recycle(ended)
             }
         case .options:
             applyOptions(&session, id: id)
@@ -163,6 +163,32 @@ public struct SessionProcessor<Sink: EventSink> {
         }
         return true
     }
+
+    /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.
+    private mutating func newStroke(id: UInt32, pointer: UInt16, checkmark: Bool) -> OpenStroke {
+        guard var stroke = spareStrokes.popLast() else {
+            return OpenStroke(id: id, pointer: pointer, checkmark: checkmark ? configuration.checkmark : nil)
+        }
+        stroke.id = id
+        stroke.pointer = pointer
+        stroke.overflowed = false
+        if checkmark {
+            if stroke.detector == nil { stroke.detector = CheckmarkDetector(configuration: configuration.checkmark) }
+        } else {
+            stroke.detector = nil
+        }
+        return stroke
+    }
+
+    /// Returns a finished stroke's buffers to the pool (bounded, so idle lanes do not hoard memory).
+    private mutating func recycle(_ stroke: consuming OpenStroke) {
+        guard spareStrokes.count < Self.spareStrokeLimit, stroke.points.capacity <= 4096 else { return }
+        stroke.points.removeAll(keepingCapacity: true)
+        stroke.detector?.reset()
+        spareStrokes.append(stroke)
+    }
+
+    static var spareStrokeLimit: Int { 256 }
 
     private mutating func addPoints(_ session: inout Session, stroke index: Int, id: UnsafeRawBufferPointer) {
         guard !message.points.isEmpty, !session.strokes[index].overflowed else { return }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// CLOCK_MONOTONIC in nanoseconds: the same clock in every process of the machine, so a child process's

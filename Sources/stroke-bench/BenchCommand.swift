@@ -14,13 +14,14 @@ enum BenchCommand {
           latency     stroke end sent → match received at half the measured capacity, vs a raw echo
           memory      resident memory with 0 and 100,000 idle sessions
           recognizer  µs per recognition with 16, 48, 1,000 and 10,000 templates
+          processor   the worker's per-message work alone, in process, without sockets
         Each figure is the median of --runs runs (default 3; --quick: 1 run, smaller loads, about 30 s).
 
         OPTIONS
           --dataset DIR    strokes to send and templates to use (default ../shared/datasets/dollar1; synthetic
                            strokes when absent)
           --worker PATH    the stroke-worker binary (default: beside this one)
-          --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer)
+          --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor)
           --json           print one JSON object on stdout
         """
 
@@ -31,6 +32,7 @@ enum BenchCommand {
         var latency: WorkerBenchmarks.Latency?
         var memory: WorkerBenchmarks.Memory?
         var recognizer: [RecognizerBenchmark.Row]
+        var processor: [ProcessorBenchmark.Row]
     }
 
     static func main(_ arguments: [String]) async -> Int32 {
@@ -74,12 +76,18 @@ enum BenchCommand {
         let runs = try args.parsed("runs", default: quick ? 1 : 3)
         let dataset = args.value("dataset") ?? "../shared/datasets/dollar1"
         let myself = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
-        let worker = args.value("worker") ?? URL(fileURLWithPath: myself).deletingLastPathComponent()
+        let worker =
+            args.value("worker")
+            ?? URL(fileURLWithPath: myself).deletingLastPathComponent()
             .appendingPathComponent("stroke-worker").path
-        let sections = Set(args.values("only").isEmpty ? ["throughput", "latency", "memory", "recognizer"] : args.values("only"))
+        let sections = Set(
+            args.values("only").isEmpty
+                ? ["throughput", "latency", "memory", "recognizer", "processor"] : args.values("only"))
         let strokes = Traffic.strokes(dataset: dataset)
-        let bench = WorkerBenchmarks(worker: worker, myself: myself, strokes: strokes, quick: quick, context: try ZMQContext())
-        var report = Report(runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [])
+        let bench = WorkerBenchmarks(
+            worker: worker, myself: myself, strokes: strokes, quick: quick, context: try ZMQContext())
+        var report = Report(
+            runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [], processor: [])
 
         if sections.contains("throughput") {
             for encoding in Traffic.Encoding.allCases {
@@ -87,43 +95,73 @@ enum BenchCommand {
                     for sessions in [1000, 10_000] {
                         var rows = [WorkerBenchmarks.ThroughputRow]()
                         for run in 0..<runs {
-                            rows.append(try await bench.throughput(
-                                encoding: encoding, pointsPerMessage: pointsPerMessage, sessions: sessions, run: run))
+                            rows.append(
+                                try await bench.throughput(
+                                    encoding: encoding, pointsPerMessage: pointsPerMessage, sessions: sessions, run: run
+                                ))
                         }
                         let row = median(rows, by: \.ratio)
-                        log(String(format: "throughput %@ %2d pt/msg %5d sessions: raw %9.0f msg/s, worker %9.0f msg/s (%9.0f points/s), ratio %.2f",
-                            encoding.rawValue, pointsPerMessage, sessions, row.rawMessagesPerSecond,
-                            row.workerMessagesPerSecond, row.workerPointsPerSecond, row.ratio))
+                        log(
+                            String(
+                                format:
+                                    "throughput %@ %2d pt/msg %5d sessions: raw %9.0f msg/s, worker %9.0f msg/s (%9.0f points/s), ratio %.2f",
+                                encoding.rawValue, pointsPerMessage, sessions, row.rawMessagesPerSecond,
+                                row.workerMessagesPerSecond, row.workerPointsPerSecond, row.ratio))
                         report.throughput.append(row)
                     }
                 }
             }
         }
         if sections.contains("latency") {
-            let capacity = report.throughput.first { $0.encoding == "binary" && $0.pointsPerMessage == 1 && $0.sessions == 1000 }?
+            let capacity =
+                report.throughput.first { $0.encoding == "binary" && $0.pointsPerMessage == 1 && $0.sessions == 1000 }?
                 .workerMessagesPerSecond ?? 200_000
             var rows = [WorkerBenchmarks.Latency]()
             for run in 0..<runs { rows.append(try await bench.latency(rate: capacity / 2, run: run)) }
             let row = median(rows, by: \.p99Us)
-            log(String(format: "latency at %.0f msg/s: p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs; raw p50 %.0f µs, p99 %.0f µs",
-                row.offeredMessagesPerSecond, row.p50Us, row.p99Us, row.p999Us, row.rawP50Us, row.rawP99Us))
+            log(
+                String(
+                    format:
+                        "latency at %.0f msg/s: p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs; raw p50 %.0f µs, p99 %.0f µs",
+                    row.offeredMessagesPerSecond, row.p50Us, row.p99Us, row.p999Us, row.rawP50Us, row.rawP99Us))
             report.latency = row
         }
         if sections.contains("memory") {
             let memory = try await bench.memory(sessions: 100_000)
-            log(String(format: "memory: %.1f MB empty, %.1f MB with %d idle sessions: %.0f bytes per session",
-                Double(memory.residentBytesEmpty) / 1e6, Double(memory.residentBytesLoaded) / 1e6, memory.idleSessions,
-                memory.bytesPerSession))
+            log(
+                String(
+                    format: "memory: %.1f MB empty, %.1f MB with %d idle sessions: %.0f bytes per session",
+                    Double(memory.residentBytesEmpty) / 1e6, Double(memory.residentBytesLoaded) / 1e6,
+                    memory.idleSessions,
+                    memory.bytesPerSession))
             report.memory = memory
         }
         if sections.contains("recognizer") {
             var all = [[RecognizerBenchmark.Row]]()
             for _ in 0..<runs {
-                all.append(try RecognizerBenchmark.run(sizes: [16, 48, 1000, 10_000], dataset: dataset, minimumSeconds: quick ? 0.5 : 1))
+                all.append(
+                    try RecognizerBenchmark.run(
+                        sizes: [16, 48, 1000, 10_000], dataset: dataset, minimumSeconds: quick ? 0.5 : 1, builtIn: true)
+                )
             }
             report.recognizer = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.microseconds) }
             for row in report.recognizer {
-                log(String(format: "recognizer: %5d templates: %.2f µs", row.templates, row.microseconds))
+                log(
+                    String(
+                        format: "recognizer: %5d templates%@: %.2f µs", row.templates,
+                        row.templates == 128 ? " (built-in)" : "", row.microseconds))
+            }
+        }
+        if sections.contains("processor") {
+            var all = [[ProcessorBenchmark.Row]]()
+            for _ in 0..<runs { all.append(try ProcessorBenchmark.run(strokes: strokes, quick: quick)) }
+            report.processor = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.messagesPerSecond)
+            }
+            for row in report.processor {
+                log(
+                    String(
+                        format: "processor alone: %@ %2d pt/msg: %9.0f msg/s, %.0f ns per point", row.encoding,
+                        row.pointsPerMessage, row.messagesPerSecond, row.nanosecondsPerPoint))
             }
         }
         return report
@@ -137,23 +175,41 @@ enum BenchCommand {
         print("stroke-bench (\(report.quick ? "quick, " : "")median of \(report.runs) run(s))")
         print("throughput (messages/s; worker ÷ raw):")
         for row in report.throughput {
-            print(String(format: "  %-6@ %2d pt/msg %6d sessions  raw %9.0f  worker %9.0f  (%10.0f points/s)  ratio %.2f",
-                row.encoding, row.pointsPerMessage, row.sessions, row.rawMessagesPerSecond, row.workerMessagesPerSecond,
-                row.workerPointsPerSecond, row.ratio))
+            print(
+                String(
+                    format: "  %-6@ %2d pt/msg %6d sessions  raw %9.0f  worker %9.0f  (%10.0f points/s)  ratio %.2f",
+                    row.encoding, row.pointsPerMessage, row.sessions, row.rawMessagesPerSecond,
+                    row.workerMessagesPerSecond,
+                    row.workerPointsPerSecond, row.ratio))
         }
         if let latency = report.latency {
-            print(String(format: "latency, stroke end → match at %.0f msg/s (%d strokes): p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs",
-                latency.offeredMessagesPerSecond, latency.strokes, latency.p50Us, latency.p99Us, latency.p999Us))
-            print(String(format: "  raw libzmq round trip, same load: p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs",
-                latency.rawP50Us, latency.rawP99Us, latency.rawP999Us))
+            print(
+                String(
+                    format:
+                        "latency, stroke end → match at %.0f msg/s (%d strokes): p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs",
+                    latency.offeredMessagesPerSecond, latency.strokes, latency.p50Us, latency.p99Us, latency.p999Us))
+            print(
+                String(
+                    format: "  raw libzmq round trip, same load: p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs",
+                    latency.rawP50Us, latency.rawP99Us, latency.rawP999Us))
         }
         if let memory = report.memory {
-            print(String(format: "memory: %.1f MB empty, %.1f MB with %d idle sessions: %.0f bytes per session",
-                Double(memory.residentBytesEmpty) / 1e6, Double(memory.residentBytesLoaded) / 1e6, memory.idleSessions,
-                memory.bytesPerSession))
+            print(
+                String(
+                    format: "memory: %.1f MB empty, %.1f MB with %d idle sessions: %.0f bytes per session",
+                    Double(memory.residentBytesEmpty) / 1e6, Double(memory.residentBytesLoaded) / 1e6,
+                    memory.idleSessions,
+                    memory.bytesPerSession))
         }
         for row in report.recognizer {
-            print(String(format: "recognizer: %5d templates: %8.2f µs per recognition", row.templates, row.microseconds))
+            print(
+                String(format: "recognizer: %5d templates: %8.2f µs per recognition", row.templates, row.microseconds))
+        }
+        for row in report.processor {
+            print(
+                String(
+                    format: "processor alone (no sockets): %@ %2d pt/msg: %9.0f msg/s, %.0f ns per point",
+                    row.encoding, row.pointsPerMessage, row.messagesPerSecond, row.nanosecondsPerPoint))
         }
     }
 }

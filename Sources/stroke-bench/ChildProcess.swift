@@ -30,7 +30,8 @@ final class ChildProcess {
             buffer += String(decoding: data, as: UTF8.self)
             if let line = buffer.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
         }
-        throw BenchError("child \(process.executableURL?.lastPathComponent ?? "") never logged \"\(marker)\": \(buffer)")
+        throw BenchError(
+            "child \(process.executableURL?.lastPathComponent ?? "") never logged \"\(marker)\": \(buffer)")
     }
 
     /// The worker's bound input and output endpoints, from its "listening" log line.

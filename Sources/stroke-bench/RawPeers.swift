@@ -39,7 +39,8 @@ enum RawPeers {
         try sub.subscribe("")
         try sub.bind(input)
         try pub.bind(output)
-        FileHandle.standardError.write(Data("listening endpoints=input:\(sub.lastEndpoint) output:\(pub.lastEndpoint)\n".utf8))
+        FileHandle.standardError.write(
+            Data("listening endpoints=input:\(sub.lastEndpoint) output:\(pub.lastEndpoint)\n".utf8))
         let topic = ZMQMessage()
         let payload = ZMQMessage()
         var poller = ZMQPoller(readable: [sub, pub])

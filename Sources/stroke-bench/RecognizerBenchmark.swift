@@ -23,9 +23,12 @@ enum RecognizerBenchmark {
         }
     }
 
-    static func run(sizes: [Int], dataset: String?, minimumSeconds: Double) throws -> [Row] {
+    static func run(sizes: [Int], dataset: String?, minimumSeconds: Double, builtIn: Bool = false) throws -> [Row] {
         let samples = strokes(dataset: dataset)
         var rows = [Row]()
+        if builtIn {
+            rows.append(try time(try Recognizer(library: try TemplateLibrary.builtIn()), samples, minimumSeconds))
+        }
         for size in sizes {
             var library = TemplateLibrary(name: "bench-\(size)")
             var index = 0
@@ -41,7 +44,15 @@ enum RecognizerBenchmark {
                         }))
                 index += 1
             }
-            let recognizer = try Recognizer(library: library)
+            rows.append(try time(try Recognizer(library: library), samples, minimumSeconds))
+        }
+        return rows
+    }
+
+    /// Mean time per recognition of the samples, over at least `minimumSeconds`.
+    static func time(_ recognizer: Recognizer, _ samples: [DollarLog], _ minimumSeconds: Double) throws -> Row {
+        let size = recognizer.templateCount
+        do {
             let queries = samples.map { $0.points.map(\.position) }
             var done = 0
             var sink = 0.0
@@ -56,9 +67,8 @@ enum RecognizerBenchmark {
                 elapsed = clock.now - started
             } while elapsed < .seconds(minimumSeconds)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            rows.append(Row(templates: size, microseconds: seconds * 1e6 / Double(done)))
             if sink.isNaN { print("") }
+            return Row(templates: size, microseconds: seconds * 1e6 / Double(done))
         }
-        return rows
     }
 }

@@ -67,7 +67,8 @@ final class ResultCounter: Sendable {
         if bytes.count == 1 { return true }
         // The event name comes right after `{"v":1,"event":"`.
         let head = bytes.prefix(24)
-        return head.starts(with: #"{"v":1,"event":"match""#.utf8) || head.starts(with: #"{"v":1,"event":"nomatch""#.utf8)
+        return head.starts(with: #"{"v":1,"event":"match""#.utf8)
+            || head.starts(with: #"{"v":1,"event":"nomatch""#.utf8)
     }
 
     /// Sends probes through `producer` until this consumer has seen one come back.

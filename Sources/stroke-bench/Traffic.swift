@@ -88,7 +88,8 @@ struct Traffic {
             (0..<65).map { i in
                 let u = Double(i) / 64
                 let wobble = sin(Double(k) * 0.7 + u * 9) * 6
-                return StrokePoint(x: 100 + 200 * u + wobble, y: 200 - 150 * abs(u - 0.3) * Double(1 + k % 3), time: Double(i) * 14)
+                return StrokePoint(
+                    x: 100 + 200 * u + wobble, y: 200 - 150 * abs(u - 0.3) * Double(1 + k % 3), time: Double(i) * 14)
             }
         }
     }

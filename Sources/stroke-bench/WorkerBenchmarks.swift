@@ -64,7 +64,8 @@ struct WorkerBenchmarks {
 
     /// Messages per second into a raw SUB sink process that only counts.
     private func rawRate(_ traffic: Traffic) async throws -> Double {
-        let sink = try ChildProcess(myself, ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "\(traffic.count)"])
+        let sink = try ChildProcess(
+            myself, ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "\(traffic.count)"])
         let line = try sink.waitForLine(containing: "listening")
         let endpoint = String(line.split(separator: " ").last!)
         let context = self.context
@@ -81,11 +82,16 @@ struct WorkerBenchmarks {
 
     /// Messages per second through the worker: from the first message sent to the last result received.
     private func workerRate(_ traffic: Traffic, prefix: String) async throws -> Double {
-        let process = try ChildProcess(worker, ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
-            "--stats-interval", "0", "--log-level", "info"])
+        let process = try ChildProcess(
+            worker,
+            [
+                "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
+                "--stats-interval", "0", "--log-level", "info",
+            ])
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
-        let counter = ResultCounter(endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
+        let counter = ResultCounter(
+            endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
         let context = self.context
         async let consumer: Void = onThread { try counter.run(context: context) }
         let started = try await onThread {
@@ -95,7 +101,9 @@ struct WorkerBenchmarks {
         }
         try await consumer
         let count = counter.count.load(ordering: .acquiring)
-        guard count == traffic.ends.count else { throw BenchError("worker answered \(count) of \(traffic.ends.count) strokes") }
+        guard count == traffic.ends.count else {
+            throw BenchError("worker answered \(count) of \(traffic.ends.count) strokes")
+        }
         return Double(traffic.count) / (Double(counter.last.load(ordering: .acquiring) - started) / 1e9)
     }
 
@@ -109,11 +117,16 @@ struct WorkerBenchmarks {
         let traffic = Traffic.make(
             strokes: strokes, sessions: 1000, pointsPerMessage: 1, encoding: .binary, messages: Int(rate * seconds),
             prefix: prefix)
-        let worker = try ChildProcess(self.worker, ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
-            "--stats-interval", "0"])
+        let worker = try ChildProcess(
+            self.worker,
+            [
+                "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
+                "--stats-interval", "0",
+            ])
         let workerLatencies = try await paced(traffic, rate: rate, prefix: prefix, peer: worker)
         _ = worker.terminate()
-        let echo = try ChildProcess(myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
+        let echo = try ChildProcess(
+            myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
         let rawLatencies = try await paced(traffic, rate: rate, prefix: "\(ShardKeyPrefix.any)", peer: echo)
         _ = echo.terminate()
         func percentile(_ values: [Double], _ q: Double) -> Double {
@@ -128,7 +141,8 @@ struct WorkerBenchmarks {
 
     private func paced(_ traffic: Traffic, rate: Double, prefix: String, peer: ChildProcess) async throws -> [Double] {
         let (input, output) = try peer.workerEndpoints()
-        let counter = ResultCounter(endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: true)
+        let counter = ResultCounter(
+            endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: true)
         let context = self.context
         async let consumer: Void = onThread { try counter.run(context: context, idleSeconds: 10) }
         let sent = try await onThread { () -> [UInt64] in
@@ -169,13 +183,18 @@ struct WorkerBenchmarks {
 
     /// Resident memory of a fresh worker with no session, then with `count` idle sessions.
     func memory(sessions count: Int) async throws -> Memory {
-        let worker = try ChildProcess(self.worker, ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
-            "--stats-interval", "0", "--idle-timeout", "3600"])
+        let worker = try ChildProcess(
+            self.worker,
+            [
+                "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
+                "--stats-interval", "0", "--idle-timeout", "3600",
+            ])
         defer { _ = worker.terminate() }
         let (input, output) = try worker.workerEndpoints()
         let context = self.context
         // Warm up with a handful of strokes so that the empty figure includes the code paths' own memory.
-        let warm = Traffic.make(strokes: strokes, sessions: 16, pointsPerMessage: 8, encoding: .binary, messages: 2000, prefix: "warm-")
+        let warm = Traffic.make(
+            strokes: strokes, sessions: 16, pointsPerMessage: 8, encoding: .binary, messages: 2000, prefix: "warm-")
         let counter = ResultCounter(endpoint: output, prefix: "warm-", expected: warm.ends.count, recordArrivals: false)
         async let consumer: Void = onThread { try counter.run(context: context, idleSeconds: 10) }
         try await onThread {
@@ -197,7 +216,9 @@ struct WorkerBenchmarks {
             }
             // A one-point stroke after them: its result means every session before it exists (one lane, in order).
             let end = Array(StrokeProtocolTopics.topic("idle-end").utf8)
-            try producer.socket.sendMultipart([end, Array(#"{"type":"begin","seq":1,"stroke":1,"points":[[1,1,1]]}"#.utf8)])
+            try producer.socket.sendMultipart([
+                end, Array(#"{"type":"begin","seq":1,"stroke":1,"points":[[1,1,1]]}"#.utf8),
+            ])
             try producer.socket.sendMultipart([end, Array(#"{"type":"end","seq":2,"stroke":1}"#.utf8)])
         }
         try await finished

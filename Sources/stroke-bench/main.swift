@@ -3,7 +3,7 @@ import StrokeRecognition
 import ZeroMQ
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 exit(await BenchCommand.main(Array(CommandLine.arguments.dropFirst())))

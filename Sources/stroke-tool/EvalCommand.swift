@@ -18,6 +18,7 @@ enum EvalCommand {
           --subjects s01,s02            only these subjects' samples (default: all)
           --seed S                      random seed (default 1)
           --shortlist K                 templates re-ranked by the elastic matcher, 0 = plain Protractor (default 8)
+          --shortlist-divisor D         large libraries re-rank templates/D (default 8)
           --points N                    resampled points (default 32)
           --band B                      elastic matcher band (default 6)
           --tangent-weight W            elastic tangent weight (default 1.0)
@@ -31,7 +32,8 @@ enum EvalCommand {
         let args = try StrokeTool.parse(
             arguments, flags: ["json"],
             known: [
-                "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects", "seed", "shortlist",
+                "shortlist-divisor", "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects",
+                "seed", "shortlist",
                 "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config",
             ])
         if args.flag("help") {
@@ -48,6 +50,7 @@ enum EvalCommand {
         configuration.shortlist = try args.parsed("shortlist", default: configuration.shortlist)
         configuration.pointCount = try args.parsed("points", default: configuration.pointCount)
         configuration.band = try args.parsed("band", default: configuration.band)
+        configuration.shortlistDivisor = try args.parsed("shortlist-divisor", default: configuration.shortlistDivisor)
         configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
         var checkmark = CheckmarkConfiguration.default
         if let path = args.value("checkmark-config") {

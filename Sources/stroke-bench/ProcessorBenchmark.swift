@@ -1,0 +1,51 @@
+import Foundation
+import StrokeRecognition
+import StrokeWorker
+
+/// The worker's per-message work alone, in process and without sockets: decode, route, session update,
+/// checkmark detector, recognition at stroke end, event encoding. It shows what the sockets leave to us.
+enum ProcessorBenchmark {
+    struct Row: Codable, Sendable {
+        var encoding: String
+        var pointsPerMessage: Int
+        var messagesPerSecond: Double
+        var nanosecondsPerPoint: Double
+    }
+
+    /// Counts events and drops them.
+    struct NullSink: EventSink {
+        var events = 0
+        mutating func publish(topic: UnsafeRawBufferPointer, payload: [UInt8]) { events += 1 }
+    }
+
+    static func run(strokes: [[StrokePoint]], quick: Bool) throws -> [Row] {
+        var rows = [Row]()
+        let registry = try LibraryRegistry([try TemplateLibrary.builtIn()])
+        for encoding in Traffic.Encoding.allCases {
+            for pointsPerMessage in [1, 32] {
+                let traffic = Traffic.make(
+                    strokes: strokes, sessions: 1000, pointsPerMessage: pointsPerMessage, encoding: encoding,
+                    messages: (quick ? 100_000 : 300_000) / (pointsPerMessage == 1 ? 1 : 8), prefix: "p-")
+                var processor = SessionProcessor(
+                    sink: NullSink(), configuration: WorkerConfiguration(), registry: registry, metrics: WorkerMetrics()
+                )
+                let started = BenchClock.now()
+                for index in 0..<traffic.count {
+                    traffic.topics[index].withUnsafeBytes { topic in
+                        traffic.payloads[index].withUnsafeBytes { payload in
+                            processor.handle(topic: topic, payload: payload)
+                        }
+                    }
+                }
+                let seconds = Double(BenchClock.now() - started) / 1e9
+                guard processor.sink.events >= traffic.ends.count else { throw BenchError("events missing") }
+                rows.append(
+                    Row(
+                        encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage,
+                        messagesPerSecond: Double(traffic.count) / seconds,
+                        nanosecondsPerPoint: seconds * 1e9 / Double(traffic.pointCount)))
+            }
+        }
+        return rows
+    }
+}
