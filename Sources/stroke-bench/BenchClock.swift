@@ -16,10 +16,8 @@ enum BenchClock {
             let current = now()
             if current >= deadline { return }
             let remaining = deadline - current
-            if remaining > 200_000 {
-                var spec = timespec(tv_sec: 0, tv_nsec: Int(remaining - 100_000))
-                nanosleep(&spec, nil)
-            }
+            var spec = timespec(tv_sec: Int(remaining / 1_000_000_000), tv_nsec: Int(remaining % 1_000_000_000))
+            nanosleep(&spec, nil)
         }
     }
 }

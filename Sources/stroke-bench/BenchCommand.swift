@@ -15,6 +15,8 @@ enum BenchCommand {
           memory      resident memory with 0 and 100,000 idle sessions
           recognizer  µs per recognition with 16, 48, 1,000 and 10,000 templates
           processor   the worker's per-message work alone, in process, without sockets
+          cluster     through libzmq proxies: the proxy alone, 1-3 sharded workers, one worker without proxies
+                      (not run by default; --only cluster)
         Each figure is the median of --runs runs (default 3; --quick: 1 run, smaller loads, about 30 s).
 
         OPTIONS
@@ -22,6 +24,8 @@ enum BenchCommand {
                            strokes when absent)
           --worker PATH    the stroke-worker binary (default: beside this one)
           --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor)
+          --capacity N     the worker capacity (messages/s) whose half is the latency load, when throughput is
+                           not measured in the same run
           --json           print one JSON object on stdout
         """
 
@@ -33,6 +37,7 @@ enum BenchCommand {
         var memory: WorkerBenchmarks.Memory?
         var recognizer: [RecognizerBenchmark.Row]
         var processor: [ProcessorBenchmark.Row]
+        var cluster: [ClusterBenchmark.Row]
     }
 
     static func main(_ arguments: [String]) async -> Int32 {
@@ -40,14 +45,16 @@ enum BenchCommand {
             if arguments.first == "raw-sink" || arguments.first == "raw-echo" {
                 let args = try CommandLineArguments(Array(arguments.dropFirst()), flagNames: [])
                 if arguments.first == "raw-sink" {
-                    try RawPeers.sink(endpoint: args.value("endpoint")!, count: Int(args.value("count")!)!)
+                    try RawPeers.sink(
+                        endpoint: args.value("endpoint") ?? args.value("connect")!, count: Int(args.value("count")!)!,
+                        connect: args.value("connect") != nil)
                 } else {
                     try RawPeers.echo(input: args.value("input")!, output: args.value("output")!)
                 }
                 return 0
             }
             let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help"])
-            try args.rejectUnknown(["quick", "json", "help", "runs", "dataset", "worker", "only"])
+            try args.rejectUnknown(["quick", "json", "help", "runs", "dataset", "worker", "only", "capacity"])
             if args.flag("help") {
                 print(usage)
                 return 0
@@ -87,7 +94,7 @@ enum BenchCommand {
         let bench = WorkerBenchmarks(
             worker: worker, myself: myself, strokes: strokes, quick: quick, context: try ZMQContext())
         var report = Report(
-            runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [], processor: [])
+            runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [], processor: [], cluster: [])
 
         if sections.contains("throughput") {
             for encoding in Traffic.Encoding.allCases {
@@ -113,9 +120,10 @@ enum BenchCommand {
             }
         }
         if sections.contains("latency") {
-            let capacity =
-                report.throughput.first { $0.encoding == "binary" && $0.pointsPerMessage == 1 && $0.sessions == 1000 }?
-                .workerMessagesPerSecond ?? 200_000
+            let measured = report.throughput.first {
+                $0.encoding == "binary" && $0.pointsPerMessage == 1 && $0.sessions == 1000
+            }
+            let capacity = try args.parsed("capacity", default: measured?.workerMessagesPerSecond ?? 200_000)
             var rows = [WorkerBenchmarks.Latency]()
             for run in 0..<runs { rows.append(try await bench.latency(rate: capacity / 2, run: run)) }
             let row = median(rows, by: \.p99Us)
@@ -150,6 +158,19 @@ enum BenchCommand {
                     String(
                         format: "recognizer: %5d templates%@: %.2f µs", row.templates,
                         row.templates == 128 ? " (built-in)" : "", row.microseconds))
+            }
+        }
+        if sections.contains("cluster") {
+            let cluster = ClusterBenchmark(worker: worker, myself: myself, context: try ZMQContext())
+            let traffic = Traffic.make(
+                strokes: strokes, sessions: 1000, pointsPerMessage: 1, encoding: .binary,
+                messages: quick ? 150_000 : 400_000, prefix: "cl-")
+            var all = [[ClusterBenchmark.Row]]()
+            for _ in 0..<runs { all.append(try await cluster.run(traffic: traffic)) }
+            report.cluster = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.messagesPerSecond) }
+            for row in report.cluster {
+                log(String(format: "cluster: %@ with %d worker(s): %.0f msg/s (%.0f points/s)", row.setup, row.workers,
+                    row.messagesPerSecond, row.pointsPerSecond))
             }
         }
         if sections.contains("processor") {

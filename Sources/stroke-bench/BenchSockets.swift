@@ -5,6 +5,8 @@ import ZeroMQ
 /// for the receiver's subscription before the first message.
 final class BenchProducer {
     let socket: ZMQSocket
+    /// Subscription messages received so far.
+    var subscriptions: [[UInt8]] = []
 
     init(context: ZMQContext, endpoint: String) throws {
         socket = try ZMQSocket(context, .xpub)
@@ -13,7 +15,8 @@ final class BenchProducer {
         try socket.setLinger(milliseconds: 5000)
         try socket.connect(endpoint)
         try socket.setTimeouts(receive: 20_000)
-        guard try socket.receiveMultipart() != nil else { throw BenchError("no subscriber at \(endpoint)") }
+        guard let first = try socket.receiveMultipart()?.first else { throw BenchError("no subscriber at \(endpoint)") }
+        subscriptions.append(first)
     }
 
     /// Sends every message as fast as possible; returns the time of the first send.

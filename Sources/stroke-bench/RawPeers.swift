@@ -5,12 +5,12 @@ import ZeroMQ
 /// nothing with the frames but count or echo them, which is the limit the worker is measured against.
 enum RawPeers {
     /// Binds a SUB socket, counts `count` two-frame messages, prints `{"first": ns, "last": ns, "count": n}`.
-    static func sink(endpoint: String, count: Int) throws {
+    static func sink(endpoint: String, count: Int, connect: Bool = false) throws {
         let context = try ZMQContext()
         let socket = try ZMQSocket(context, .sub)
         try socket.setHighWaterMarks(receive: 1_000_000)
         try socket.subscribe("")
-        try socket.bind(endpoint)
+        if connect { try socket.connect(endpoint) } else { try socket.bind(endpoint) }
         FileHandle.standardError.write(Data("listening \(socket.lastEndpoint)\n".utf8))
         let message = ZMQMessage()
         try socket.setTimeouts(receive: 30_000)

@@ -153,8 +153,12 @@ struct WorkerBenchmarks {
             var nextEnd = 0
             let interval = 1e9 / rate
             let started = BenchClock.now()
+            // Paced in ticks of 250 µs: each tick sends the messages due by then and sleeps, so that the producer
+            // does not spin on a core the worker needs.
+            let tick: UInt64 = 250_000
             for index in 0..<traffic.count {
-                BenchClock.sleep(until: started + UInt64(Double(index) * interval))
+                let due = started + UInt64(Double(index) * interval)
+                if due > BenchClock.now() { BenchClock.sleep(until: (due + tick - 1) / tick * tick) }
                 if nextEnd < traffic.ends.count && traffic.ends[nextEnd] == index {
                     endTimes.append(BenchClock.now())
                     nextEnd += 1
