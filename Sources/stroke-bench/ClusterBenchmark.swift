@@ -35,7 +35,7 @@ struct ClusterBenchmark {
 
     private func proxy() throws -> (ChildProcess, frontend: String, backend: String) {
         let process = try ChildProcess(
-            worker, ["proxy", "--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:tcp://127.0.0.1:*"])
+            worker, ["proxy", "--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:tcp://127.0.0.1:*", "--no-drop"])
         let line = try process.waitForLine(containing: "proxy listening")
         func field(_ name: String) throws -> String {
             guard let range = line.range(of: "\(name)=") else { throw BenchError("no \(name) in \(line)") }

@@ -16,13 +16,16 @@ enum ProxyCommand {
           --control ENDPOINT   [STROKE_PROXY_CONTROL] a REP socket taking PAUSE, RESUME, TERMINATE and STATISTICS
                                (answered with the proxy's counters). Default: none
           --hwm N              [STROKE_PROXY_HWM] high-water mark of both sides. Default: 100000
+          --no-drop            [STROKE_PROXY_NO_DROP] when a subscriber is a high-water mark behind, wait for it
+                               (backpressure on every publisher) instead of dropping its messages (which the
+                               protocol's sequence numbers then report). Default: off
         SIGINT or SIGTERM terminate the proxy and exit 0.
         """
 
     static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
         do {
-            let args = try CommandLineArguments(arguments, flagNames: ["help"], environment: environment)
-            try args.rejectUnknown(["frontend", "backend", "control", "hwm", "help"])
+            let args = try CommandLineArguments(arguments, flagNames: ["help", "no-drop"], environment: environment)
+            try args.rejectUnknown(["frontend", "backend", "control", "hwm", "help", "no-drop"])
             if args.flag("help") {
                 print(usage)
                 return 0
@@ -38,7 +41,8 @@ enum ProxyCommand {
             let context = try ZMQContext()
             let internalControl = "inproc://stroke-proxy-control"
             let forwarder = Forwarder(
-                frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm)
+                frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
+                noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"))
             let logger = Logger(label: "stroke-proxy")
             let terminated = StopFlag()
             let signals = SignalHandling.onTermination { _ in
