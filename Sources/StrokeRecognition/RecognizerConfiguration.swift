@@ -4,7 +4,7 @@ public struct RecognizerConfiguration: Sendable, Hashable {
     public var pointCount: Int
     /// Weight of the unit tangent against the position in elastic features. Default: `1.0`.
     public var tangentWeight: Double
-    /// Half-width of the Sakoe–Chiba band of the elastic matcher, in points. Default: `6`.
+    /// Half-width of the Sakoe–Chiba band of the elastic matcher, in points. Default: `4`.
     public var band: Int
     /// How many of the best templates by Protractor similarity are re-ranked by the elastic matcher, at least;
     /// `0` gives plain Protractor. Default: `8`.
@@ -21,7 +21,7 @@ public struct RecognizerConfiguration: Sendable, Hashable {
     public var topK: Int
 
     /// Creates a configuration.
-    public init(pointCount: Int = 32, tangentWeight: Double = 1.0, band: Int = 6, shortlist: Int = 8, topK: Int = 3) {
+    public init(pointCount: Int = 32, tangentWeight: Double = 1.0, band: Int = 4, shortlist: Int = 8, topK: Int = 3) {
         self.pointCount = pointCount
         self.tangentWeight = tangentWeight
         self.band = band

@@ -94,7 +94,8 @@ enum BenchCommand {
         let bench = WorkerBenchmarks(
             worker: worker, myself: myself, strokes: strokes, quick: quick, context: try ZMQContext())
         var report = Report(
-            runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [], processor: [], cluster: [])
+            runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [], processor: [],
+            cluster: [])
 
         if sections.contains("throughput") {
             for encoding in Traffic.Encoding.allCases {
@@ -169,8 +170,10 @@ enum BenchCommand {
             for _ in 0..<runs { all.append(try await cluster.run(traffic: traffic)) }
             report.cluster = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.messagesPerSecond) }
             for row in report.cluster {
-                log(String(format: "cluster: %@ with %d worker(s): %.0f msg/s (%.0f points/s)", row.setup, row.workers,
-                    row.messagesPerSecond, row.pointsPerSecond))
+                log(
+                    String(
+                        format: "cluster: %@ with %d worker(s): %.0f msg/s (%.0f points/s)", row.setup, row.workers,
+                        row.messagesPerSecond, row.pointsPerSecond))
             }
         }
         if sections.contains("processor") {

@@ -35,7 +35,8 @@ struct ClusterBenchmark {
 
     private func proxy() throws -> (ChildProcess, frontend: String, backend: String) {
         let process = try ChildProcess(
-            worker, ["proxy", "--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:tcp://127.0.0.1:*", "--no-drop"])
+            worker,
+            ["proxy", "--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:tcp://127.0.0.1:*", "--no-drop"])
         let line = try process.waitForLine(containing: "proxy listening")
         func field(_ name: String) throws -> String {
             guard let range = line.range(of: "\(name)=") else { throw BenchError("no \(name) in \(line)") }
@@ -80,8 +81,11 @@ struct ClusterBenchmark {
         }
         for index in 0..<count {
             let process = try ChildProcess(
-                worker, ["--input", "connect:\(workersIn)", "--output", "connect:\(workersOut)", "--shard",
-                    "\(index)/\(count)", "--stats-interval", "0"])
+                worker,
+                [
+                    "--input", "connect:\(workersIn)", "--output", "connect:\(workersOut)", "--shard",
+                    "\(index)/\(count)", "--stats-interval", "0",
+                ])
             _ = try process.workerEndpoints()
             workers.append(process)
         }
@@ -90,7 +94,8 @@ struct ClusterBenchmark {
 
     private func measure(_ traffic: Traffic, input: String, output: String, buckets: Bool) async throws -> Double {
         let prefix = String(decoding: traffic.topics[0].dropFirst(4).prefix { $0 != UInt8(ascii: "-") }, as: UTF8.self)
-        let counter = ResultCounter(endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
+        let counter = ResultCounter(
+            endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
         let context = self.context
         async let consumer: Void = onThread { try counter.run(context: context) }
         let started = try await onThread {

@@ -20,7 +20,7 @@ enum EvalCommand {
           --shortlist K                 templates re-ranked by the elastic matcher, 0 = plain Protractor (default 8)
           --shortlist-divisor D         large libraries re-rank templates/D (default 8)
           --points N                    resampled points (default 32)
-          --band B                      elastic matcher band (default 6)
+          --band B                      elastic matcher band (default 4)
           --tangent-weight W            elastic tangent weight (default 1.0)
           --orientation O               user-dependent libraries: sensitive (default) or invariant
           --max-rotation DEG            user-dependent libraries: rotation bound (default 30)
