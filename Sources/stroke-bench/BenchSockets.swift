@@ -1,4 +1,5 @@
 import Foundation
+import StrokeWorker
 import ZeroMQ
 
 /// The benchmark's producer: an XPUB with ZMQ_XPUB_NODROP and blocking sends, so nothing is lost; it waits
@@ -47,9 +48,5 @@ struct BenchError: Error, CustomStringConvertible {
 
 /// Runs blocking socket code on a dedicated thread.
 func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 1 << 22
-        thread.start()
-    }
+    try await ThreadRunner.run(name: "stroke-bench", body)
 }

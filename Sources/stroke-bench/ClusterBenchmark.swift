@@ -94,21 +94,8 @@ struct ClusterBenchmark {
 
     private func measure(_ traffic: Traffic, input: String, output: String, buckets: Bool) async throws -> Double {
         let prefix = String(decoding: traffic.topics[0].dropFirst(4).prefix { $0 != UInt8(ascii: "-") }, as: UTF8.self)
-        let counter = ResultCounter(
-            endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
-        let context = self.context
-        async let consumer: Void = onThread { try counter.run(context: context) }
-        let started = try await onThread {
-            let producer = try BenchProducer(context: context, endpoint: input)
-            if buckets { try producer.waitForAllBuckets() }
-            try counter.waitUntilSubscribed(producer)
-            return try producer.sendAll(traffic)
-        }
-        try await consumer
-        guard counter.count.load(ordering: .acquiring) == traffic.ends.count else {
-            throw BenchError("cluster answered \(counter.count.load(ordering: .acquiring)) of \(traffic.ends.count)")
-        }
-        return Double(traffic.count) / (Double(counter.last.load(ordering: .acquiring) - started) / 1e9)
+        return try await WorkerBenchmarks.resultRate(
+            traffic, input: input, output: output, prefix: prefix, context: context, allBuckets: buckets)
     }
 }
 

@@ -90,19 +90,29 @@ struct WorkerBenchmarks {
             ])
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
+        return try await Self.resultRate(traffic, input: input, output: output, prefix: prefix, context: context)
+    }
+
+    /// Sends `traffic` to `input` and counts the results (one per stroke) arriving at `output`; messages per
+    /// second from the first send to the last result. With `allBuckets`, waits until the subscriptions reaching
+    /// the producer cover every shard bucket (a sharded cluster).
+    static func resultRate(
+        _ traffic: Traffic, input: String, output: String, prefix: String, context: ZMQContext,
+        allBuckets: Bool = false
+    ) async throws -> Double {
         let counter = ResultCounter(
             endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
-        let context = self.context
         async let consumer: Void = onThread { try counter.run(context: context) }
         let started = try await onThread {
             let producer = try BenchProducer(context: context, endpoint: input)
+            if allBuckets { try producer.waitForAllBuckets() }
             try counter.waitUntilSubscribed(producer)
             return try producer.sendAll(traffic)
         }
         try await consumer
         let count = counter.count.load(ordering: .acquiring)
         guard count == traffic.ends.count else {
-            throw BenchError("worker answered \(count) of \(traffic.ends.count) strokes")
+            throw BenchError("answered \(count) of \(traffic.ends.count) strokes")
         }
         return Double(traffic.count) / (Double(counter.last.load(ordering: .acquiring) - started) / 1e9)
     }

@@ -55,7 +55,7 @@ enum ProxyCommand {
             defer { signals.forEach { $0.cancel() } }
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask {
-                    try await ProxyThread.run {
+                    try await ThreadRunner.run(name: "stroke-proxy") {
                         try forwarder.run(context: context) { frontend, backend in
                             logger.info(
                                 "proxy listening",
@@ -68,7 +68,7 @@ enum ProxyCommand {
                 }
                 if let control = args.value("control", env: "STROKE_PROXY_CONTROL") {
                     group.addTask {
-                        try await ProxyThread.run {
+                        try await ThreadRunner.run(name: "stroke-proxy") {
                             try ControlRelay.run(
                                 context: context, external: control, proxyControl: internalControl,
                                 stopped: { terminated.value.load(ordering: .acquiring) })
@@ -83,22 +83,6 @@ enum ProxyCommand {
         } catch {
             FileHandle.standardError.write(Data("stroke-worker proxy: \(error)\n".utf8))
             return 1
-        }
-    }
-}
-
-/// A dedicated thread for blocking libzmq calls.
-enum ProxyThread {
-    static func run(_ body: @escaping @Sendable () throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread {
-                do {
-                    try body()
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }.start()
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrokeProtocol
 import StrokeRecognition
 import Testing
 
@@ -53,17 +54,14 @@ struct SessionProcessorTests {
         let scenario = try ScenarioReplayer.scenarios()[0]
         let messages = try (scenario["messages"] as! [[String: Any]]).map(ScenarioReplayer.frames)
         // The same recorded check in 50 sessions: one by one, then round-robin.
-        func session(_ k: Int, _ frames: [UInt8]) -> [UInt8] {
-            let id = "s-\(k)"
-            return Array(StrokeProtocolTopic.topic(id).utf8)
-        }
+        func session(_ k: Int) -> [UInt8] { Array(ShardKey.topic(for: "s-\(k)").utf8) }
         var sequential = Self.processor()
         var interleaved = Self.processor()
         for k in 0..<50 {
-            for frames in messages { Self.feed(&sequential, [session(k, frames[0]), frames[1]]) }
+            for frames in messages { Self.feed(&sequential, [session(k), frames[1]]) }
         }
         for index in messages.indices {
-            for k in 0..<50 { Self.feed(&interleaved, [session(k, messages[index][0]), messages[index][1]]) }
+            for k in 0..<50 { Self.feed(&interleaved, [session(k), messages[index][1]]) }
         }
         func bySession(_ processor: SessionProcessor<CollectingSink>) -> [String: [String]] {
             Dictionary(grouping: processor.sink.events, by: \.topic).mapValues { $0.map(\.payload) }
@@ -76,8 +74,8 @@ struct SessionProcessorTests {
     @Test("a stroke past the point limit ends without a match; other sessions are unaffected")
     func pointLimit() {
         var processor = Self.processor { $0.maxPointsPerStroke = 5 }
-        let big = Array(StrokeProtocolTopic.topic("big").utf8)
-        let small = Array(StrokeProtocolTopic.topic("small").utf8)
+        let big = Array(ShardKey.topic(for: "big").utf8)
+        let small = Array(ShardKey.topic(for: "small").utf8)
         let points = (0..<8).map { "[\($0),\($0 * $0),\($0)]" }.joined(separator: ",")
         Self.feed(&processor, [big, Array(#"{"type":"begin","seq":1,"stroke":1,"points":[\#(points)]}"#.utf8)])
         Self.feed(
@@ -97,8 +95,8 @@ struct SessionProcessorTests {
             $0.maxSessions = 1
             $0.maxOpenStrokes = 1
         }
-        let a = Array(StrokeProtocolTopic.topic("a").utf8)
-        let b = Array(StrokeProtocolTopic.topic("b").utf8)
+        let a = Array(ShardKey.topic(for: "a").utf8)
+        let b = Array(ShardKey.topic(for: "b").utf8)
         Self.feed(&processor, [a, Array(#"{"type":"begin","seq":1,"stroke":1}"#.utf8)])
         Self.feed(&processor, [a, Array(#"{"type":"begin","seq":2,"stroke":2}"#.utf8)])
         Self.feed(&processor, [b, Array(#"{"type":"begin","seq":1,"stroke":1}"#.utf8)])
@@ -110,7 +108,7 @@ struct SessionProcessorTests {
     @Test("oversized messages are rejected")
     func oversized() {
         var processor = Self.processor { $0.maxMessageBytes = 64 }
-        let topic = Array(StrokeProtocolTopic.topic("a").utf8)
+        let topic = Array(ShardKey.topic(for: "a").utf8)
         Self.feed(&processor, [topic, Array(repeating: UInt8(ascii: " "), count: 100)])
         #expect(Self.events(processor).first?.payload["code"] as? String == "message_too_large")
     }
@@ -118,7 +116,7 @@ struct SessionProcessorTests {
     @Test("idle sessions are evicted with a closed event")
     func eviction() {
         var processor = Self.processor { $0.idleTimeoutSeconds = 10 }
-        let topic = Array(StrokeProtocolTopic.topic("sleepy").utf8)
+        let topic = Array(ShardKey.topic(for: "sleepy").utf8)
         Self.feed(&processor, [topic, Array(#"{"type":"begin","seq":1,"stroke":1}"#.utf8)])
         processor.now = 5
         processor.evictIdle()
@@ -134,15 +132,8 @@ struct SessionProcessorTests {
     @Test("orientation override per session")
     func orientationOverride() {
         var processor = Self.processor()
-        let topic = Array(StrokeProtocolTopic.topic("o").utf8)
+        let topic = Array(ShardKey.topic(for: "o").utf8)
         Self.feed(&processor, [topic, Array(#"{"type":"options","seq":1,"orientation":"invariant"}"#.utf8)])
         #expect(processor.sink.events.isEmpty)
-    }
-}
-
-/// Input topics for tests.
-enum StrokeProtocolTopic {
-    static func topic(_ session: String) -> String {
-        ShardKeyForTests.topic(session)
     }
 }
