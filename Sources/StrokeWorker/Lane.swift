@@ -116,7 +116,7 @@ struct Lane: Sendable {
     /// Creates the file or refreshes its modification time.
     static func touch(_ path: String) {
         if utimes(path, nil) != 0 {
-            FileManager.default.createFile(atPath: path, contents: Data("ok\n".utf8))
+            _ = FileManager.default.createFile(atPath: path, contents: Data("ok\n".utf8))
         }
     }
 
