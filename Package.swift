@@ -37,5 +37,6 @@ let package = Package(
         .testTarget(name: "StrokeProtocolTests", dependencies: ["StrokeProtocol"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StrokeWorkerTests", dependencies: ["StrokeWorker"]),
+        .testTarget(name: "StrokeToolTests", dependencies: ["stroke-tool"]),
     ]
 )

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// The `stroke-tool` executable, run as a user would, on the strokes shipped under Tests/.
+@Suite("stroke-tool")
+struct StrokeToolTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../StrokeRecognitionTests/Fixtures/dollar1-mini").standardized.path
+
+    /// The built executable, beside the test bundle.
+    static var tool: String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent("stroke-tool").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../.build/debug/stroke-tool").standardized.path
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    @Test("eval --json prints exactly one JSON object with the documented keys")
+    func evalJSON() throws {
+        let result = try Self.run(["eval", "--dataset", Self.fixtures, "--trials", "2", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as! [String: Any]
+        let accuracy = try #require(object["accuracy"] as? Double)
+        #expect((0.9...1).contains(accuracy))
+        let checkmark = try #require(object["checkmark"] as? [String: Any])
+        #expect(checkmark["truePositiveRate"] as? Double == 1)
+        #expect(checkmark["falsePositiveRate"] is Double && checkmark["medianLeadFraction"] is Double)
+        #expect((object["microsecondsPerRecognition"] as? Double ?? 0) > 0)
+    }
+
+    @Test("eval user-independent with the built-in library, as text")
+    func evalText() throws {
+        let result = try Self.run(["eval", "--dataset", Self.fixtures, "--protocol", "user-independent"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("accuracy:") && result.output.contains("checkmark:"))
+    }
+
+    @Test("library build, list, add, remove on a file")
+    func library() throws {
+        let path = NSTemporaryDirectory() + "stroke-tool-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var result = try Self.run(["library", "build", "--dataset", Self.fixtures, "--per-gesture", "1", "-o", path])
+        #expect(result.status == 0, "\(result.error)")
+        result = try Self.run(["library", "list", path])
+        #expect(result.output.contains("16 templates") && result.output.contains("check: 1"))
+        result = try Self.run(["library", "add", path, "--dataset", Self.fixtures, "--gesture", "check"])
+        #expect(result.status == 0)
+        result = try Self.run(["library", "remove", path, "--gesture", "check", "--index", "0"])
+        #expect(result.status == 0)
+        result = try Self.run(["library", "list", path])
+        #expect(result.output.contains("check: 5"))
+    }
+
+    @Test("bad arguments and files give clear errors and a non-zero status")
+    func errors() throws {
+        var result = try Self.run(["eval"])
+        #expect(result.status == 2 && result.error.contains("--dataset"))
+        result = try Self.run(["eval", "--dataset", "/nonexistent"])
+        #expect(result.status == 1 && result.error.contains("/nonexistent"))
+        result = try Self.run(["library", "list", "/nonexistent.json"])
+        #expect(result.status == 1)
+        result = try Self.run(["frobnicate"])
+        #expect(result.status == 2)
+        for command in [["--help"], ["eval", "--help"], ["library", "--help"]] {
+            #expect(try Self.run(command).status == 0)
+        }
+    }
+}
