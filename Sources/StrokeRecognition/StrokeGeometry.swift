@@ -35,6 +35,9 @@ public enum StrokeGeometry {
 
     /// Resamples `input` into every slot of `output` (at least 2), mapping each point `p` to
     /// `(p - origin) * scale` on the way. `input` must not be empty.
+    ///
+    /// Resampling commutes with this uniform map, so the walk runs on the raw points with each segment's length
+    /// computed once, and only the output points are mapped.
     public static func resample(
         _ input: UnsafeBufferPointer<SIMD2<Double>>,
         into output: UnsafeMutableBufferPointer<SIMD2<Double>>,
@@ -43,36 +46,36 @@ public enum StrokeGeometry {
     ) {
         let count = output.count
         precondition(count >= 2 && !input.isEmpty)
-        @inline(__always) func map(_ p: SIMD2<Double>) -> SIMD2<Double> { (p - origin) * scale }
-        var total = 0.0
-        for index in input.indices.dropFirst() {
-            total += distance(map(input[index - 1]), map(input[index]))
-        }
-        let first = map(input[0])
-        guard total > 0 else {
-            for k in 0..<count { output[k] = first }
-            return
-        }
-        output[0] = first
-        let interval = total / Double(count - 1)
-        var segment = 1
-        var travelled = 0.0  // distance from the start to input[segment - 1]
-        var a = first
-        var b = map(input[min(1, input.count - 1)])
-        var segmentLength = distance(a, b)
-        for k in 1..<(count - 1) {
-            let target = Double(k) * interval
-            while travelled + segmentLength < target && segment < input.count - 1 {
-                travelled += segmentLength
-                segment += 1
-                a = b
-                b = map(input[segment])
-                segmentLength = distance(a, b)
+        let segments = input.count - 1
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: max(segments, 1)) { lengths in
+            var total = 0.0
+            for index in 0..<segments {
+                let length = distance(input[index], input[index + 1])
+                lengths[index] = length
+                total += length
             }
-            let t = segmentLength > 0 ? min(1, max(0, (target - travelled) / segmentLength)) : 0
-            output[k] = a + (b - a) * t
+            let first = (input[0] - origin) * scale
+            guard total > 0 else {
+                for k in 0..<count { output[k] = first }
+                return
+            }
+            output[0] = first
+            let interval = total / Double(count - 1)
+            var segment = 0  // the segment input[segment] → input[segment + 1]
+            var travelled = 0.0  // distance from the start to input[segment]
+            for k in 1..<(count - 1) {
+                let target = Double(k) * interval
+                while segment < segments - 1 && travelled + lengths[segment] < target {
+                    travelled += lengths[segment]
+                    segment += 1
+                }
+                let length = lengths[segment]
+                let t = length > 0 ? min(1, max(0, (target - travelled) / length)) : 0
+                let a = input[segment]
+                output[k] = (a + (input[min(segment + 1, segments)] - a) * t - origin) * scale
+            }
+            output[count - 1] = (input[input.count - 1] - origin) * scale
         }
-        output[count - 1] = map(input[input.count - 1])
     }
 
     // MARK: - Translation, scale, rotation
