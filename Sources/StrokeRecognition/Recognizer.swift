@@ -12,7 +12,9 @@ public struct Recognizer: Sendable {
     /// The matcher's tuning.
     public let configuration: RecognizerConfiguration
 
-    private let names: [String]
+    /// Each template's gesture as a small integer, so that ranking compares integers, not strings.
+    private let gestureIDs: [Int32]
+    private let gestureNames: [String]
     private let vectors: [Float]  // templates.count × 2N
     private let elastic: [Float]  // templates.count × 4N
     private let maxRotation: Float
@@ -36,7 +38,16 @@ public struct Recognizer: Sendable {
         }
         self.library = library
         self.configuration = configuration
-        self.names = library.templates.map(\.name)
+        var ids = [String: Int32]()
+        var gestureNames = [String]()
+        self.gestureIDs = library.templates.map { template in
+            if let id = ids[template.name] { return id }
+            let id = Int32(gestureNames.count)
+            ids[template.name] = id
+            gestureNames.append(template.name)
+            return id
+        }
+        self.gestureNames = gestureNames
         self.vectors = vectors
         self.elastic = elastic
         self.maxRotation =
@@ -44,7 +55,7 @@ public struct Recognizer: Sendable {
     }
 
     /// Number of templates.
-    public var templateCount: Int { names.count }
+    public var templateCount: Int { gestureIDs.count }
 
     // MARK: - Recognition
 
@@ -66,27 +77,33 @@ public struct Recognizer: Sendable {
     /// Recognizes a preprocessed stroke.
     public func recognize(_ features: ShapeFeatures) -> RecognitionResult {
         precondition(features.pointCount == configuration.pointCount, "features were made for another pointCount")
-        guard !names.isEmpty else { return RecognitionResult(match: nil, candidates: []) }
+        guard !gestureIDs.isEmpty else { return RecognitionResult(match: nil, candidates: []) }
         // The elastic matcher computes eight templates at once, so the shortlist is rounded up to a multiple of
         // eight: the extra lanes cost nothing.
         let lanes = ElasticMatcher.Lanes.scalarCount
-        let scaled = min(names.count / configuration.shortlistDivisor, configuration.shortlistLimit)
+        let scaled = min(gestureIDs.count / configuration.shortlistDivisor, configuration.shortlistLimit)
         let wanted =
             configuration.shortlist == 0
             ? 1 : (max(configuration.shortlist, scaled) + lanes - 1) / lanes * lanes
-        let shortlist = protractorShortlist(features, size: min(wanted, names.count))
-        var scored: [(name: String, distance: Double)]
+        let shortlist = protractorShortlist(features, size: min(wanted, gestureIDs.count))
+        var scored: [(gesture: Int32, distance: Float)]
         if configuration.shortlist == 0 {
-            scored = shortlist.map { (names[$0.index], Double(acos(min(1, max(-1, $0.similarity))))) }
+            scored = shortlist.map { (gestureIDs[$0.index], acos(min(1, max(-1, $0.similarity)))) }
         } else {
             scored = rerank(shortlist, features: features)
         }
         scored.sort { $0.distance < $1.distance }
-        var candidates = [RecognitionResult.Candidate]()
-        candidates.reserveCapacity(configuration.topK)
-        for entry in scored where entry.distance.isFinite && !candidates.contains(where: { $0.name == entry.name }) {
-            candidates.append(.init(name: entry.name, score: 1 / (1 + entry.distance), distance: entry.distance))
-            if candidates.count == configuration.topK { break }
+        // The best `topK` distinct gestures; names are looked up only for them.
+        var best = [(gesture: Int32, distance: Float)]()
+        best.reserveCapacity(configuration.topK)
+        for entry in scored where entry.distance.isFinite && !best.contains(where: { $0.gesture == entry.gesture }) {
+            best.append(entry)
+            if best.count == configuration.topK { break }
+        }
+        let candidates = best.map { entry in
+            let distance = Double(entry.distance)
+            return RecognitionResult.Candidate(
+                name: gestureNames[Int(entry.gesture)], score: 1 / (1 + distance), distance: distance)
         }
         let match = candidates.first.flatMap { $0.score >= library.minimumScore ? $0 : nil }
         return RecognitionResult(match: match, candidates: candidates)
@@ -117,7 +134,7 @@ public struct Recognizer: Sendable {
             }
             vectors.withUnsafeBufferPointer { all in
                 let base = all.baseAddress!
-                for index in 0..<names.count {
+                for index in 0..<gestureIDs.count {
                     let t = base + index * length
                     var a8 = SIMD8<Float>.zero
                     var b8 = SIMD8<Float>.zero
@@ -184,12 +201,12 @@ public struct Recognizer: Sendable {
     /// Elastic distances of the shortlisted templates, eight at a time in SIMD lanes. In rotation-invariant
     /// libraries the stroke is first rotated by each template's Protractor angle; in orientation-sensitive ones
     /// it is compared as drawn (measured: rotating it there costs accuracy).
-    private func rerank(_ shortlist: [Shortlisted], features: ShapeFeatures) -> [(name: String, distance: Double)] {
+    private func rerank(_ shortlist: [Shortlisted], features: ShapeFeatures) -> [(gesture: Int32, distance: Float)] {
         typealias Lanes = ElasticMatcher.Lanes
         let n = configuration.pointCount
         let stride = ElasticMatcher.stride
         let laneCount = Lanes.scalarCount
-        var results = [(name: String, distance: Double)]()
+        var results = [(gesture: Int32, distance: Float)]()
         results.reserveCapacity(shortlist.count)
         withUnsafeTemporaryAllocation(of: Lanes.self, capacity: 2 * n * stride + 2 * n) { buffer in
             let candidates = buffer.baseAddress!
@@ -229,7 +246,7 @@ public struct Recognizer: Sendable {
                             candidates: candidates, templates: templates, count: n, band: configuration.band,
                             rows: rows)
                         for (lane, entry) in group.enumerated() {
-                            results.append((names[entry.index], Double(distances[lane])))
+                            results.append((gestureIDs[entry.index], distances[lane]))
                         }
                         groupStart += laneCount
                     }
