@@ -28,7 +28,8 @@ extension WorkerConfiguration {
                 + "number of the host name (a StatefulSet pod). Default: 0/1"),
         Option(
             flag: "lanes", env: "STROKE_WORKER_LANES", value: "K",
-            help: "session threads (with K > 1, libzmq proxies fan input out and events in). Default: 1"),
+            help: "session threads (with K > 1, libzmq proxies fan input out and events in). Default: half the "
+                + "cores, at least 1"),
         Option(
             flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",
             help: "points kept per stroke; beyond, it ends without a match. Default: 10000"),

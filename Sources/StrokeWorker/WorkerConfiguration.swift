@@ -1,3 +1,4 @@
+import Foundation
 import StrokeRecognition
 
 /// Everything a worker needs to run; every field has a documented default, a flag and an environment variable
@@ -39,8 +40,12 @@ public struct WorkerConfiguration: Sendable {
     public var libraries: [TemplateLibrary] = []
     /// This worker's shard: index `shard.index` of `shard.count`. Default: `0/1` (every session).
     public var shard: (index: Int, count: Int) = (0, 1)
-    /// Session threads; sessions are spread over them by shard key. Default: `1`.
-    public var lanes: Int = 1
+    /// Session threads; sessions are spread over them by shard key. Default: half the cores, at least 1 (libzmq's
+    /// I/O threads and the proxies between lanes need the other half).
+    public var lanes: Int = Self.defaultLanes
+
+    /// Half the active cores, at least 1.
+    public static var defaultLanes: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
     /// Most points kept per stroke; beyond it the stroke ends without a match. Default: `10000`.
     public var maxPointsPerStroke: Int = 10_000
     /// Most points in one message. Default: `4096`.
