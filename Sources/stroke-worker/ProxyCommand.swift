@@ -54,7 +54,14 @@ enum ProxyCommand {
             }
             defer { signals.forEach { $0.cancel() } }
             try await withThrowingDiscardingTaskGroup { group in
+                // Whichever thread ends first (TERMINATE, a signal, a bind error) ends the other: the proxy and
+                // the relay block in libzmq, where only a context shutdown reaches them.
+                @Sendable func endAll() {
+                    terminated.value.store(true, ordering: .releasing)
+                    context.shutdown()
+                }
                 group.addTask {
+                    defer { endAll() }
                     try await ThreadRunner.run(name: "stroke-proxy") {
                         try forwarder.run(context: context) { frontend, backend in
                             logger.info(
@@ -68,7 +75,8 @@ enum ProxyCommand {
                 }
                 if let control = args.value("control", env: "STROKE_PROXY_CONTROL") {
                     group.addTask {
-                        try await ThreadRunner.run(name: "stroke-proxy") {
+                        defer { endAll() }
+                        try await ThreadRunner.run(name: "stroke-proxy-control") {
                             try ControlRelay.run(
                                 context: context, external: control, proxyControl: internalControl,
                                 stopped: { terminated.value.load(ordering: .acquiring) })
