@@ -30,7 +30,9 @@ deps-deploy:
 
 deps-python:
 	@$(PYTHON) -c "import zmq, jsonschema, pytest, kubernetes_validate, yamllint" 2>/dev/null \
-	    && command -v shellcheck >/dev/null || $(PYTHON) -m pip install -q $(PY_PACKAGES)
+	    && command -v shellcheck >/dev/null \
+	    || $(PYTHON) -m pip install -q $(PY_PACKAGES) \
+	    || $(PYTHON) -m pip install -q --break-system-packages $(PY_PACKAGES)
 
 # MARK: - Build
 
