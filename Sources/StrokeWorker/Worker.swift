@@ -39,8 +39,12 @@ public final class Worker: Sendable {
             [try TemplateLibrary.builtIn()] + configuration.libraries, configuration: configuration.recognizer)
     }
 
-    /// The endpoints actually bound or connected, as `input:…` and `output:…` (available once ready).
-    public var endpoints: [String] { control.endpoints.withLock { $0 } }
+    /// The endpoints actually bound or connected, as `input:…` and `output:…`, inputs first (available once
+    /// ready).
+    public var endpoints: [String] {
+        let all = control.endpoints.withLock { $0 }
+        return all.filter { $0.hasPrefix("input:") } + all.filter { !$0.hasPrefix("input:") }
+    }
 
     /// Whether every lane is receiving.
     public var isReady: Bool { lifecycle.withLock { $0.state == .running } }

@@ -85,6 +85,8 @@ func withWorker(
     configuration.outputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
     configuration.statsIntervalSeconds = 0
     configuration.logLevel = .warning
+    // One lane unless a test asks for more: its subscription covers malformed topics too (see Protocol §7).
+    configuration.lanes = 1
     configure(&configuration)
     let worker = try Worker(configuration: configuration, context: context)
     let running = Task { try await worker.run() }

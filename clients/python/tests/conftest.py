@@ -26,8 +26,10 @@ def worker_binary() -> str:
 class RunningWorker:
     def __init__(self, *extra: str) -> None:
         self.process = subprocess.Popen(
+            # One lane: it subscribes to every topic, so even malformed topics reach it and get `bad_topic`
+            # (with several lanes or shards they are filtered out by ZeroMQ before any worker sees them).
             [worker_binary(), "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
-             "--stats-interval", "0", *extra],
+             "--stats-interval", "0", "--lanes", "1", *extra],
             stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 20
         self.log = []
@@ -36,9 +38,9 @@ class RunningWorker:
             if not line:
                 break
             self.log.append(line)
-            found = re.search(r"endpoints=input:(\S+) output:(\S+)", line)
-            if found:
-                self.input, self.output = found.group(1), found.group(2)
+            if "listening" in line:
+                self.input = re.search(r"input:(\S+)", line).group(1)
+                self.output = re.search(r"output:(\S+)", line).group(1)
                 return
         self.process.kill()
         raise RuntimeError("worker did not start: %s" % "".join(self.log))
