@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 dataset=../shared/datasets/dollar1
 if [ -d "$dataset/s02" ]; then
     samples=$(mktemp -d)
+    trap 'rm -rf "$samples"' EXIT
     # One speed of one subject: 160 strokes of the 16 gestures.
     mkdir -p "$samples/s02/medium" && cp "$dataset"/s02/medium/*.xml "$samples/s02/medium/"
     dataset=$samples
@@ -12,6 +13,6 @@ else
     echo "(../shared is absent: replaying the strokes shipped under Tests/)"
     dataset=Tests/StrokeRecognitionTests/Fixtures/dollar1-mini
 fi
-exec scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- \
+scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- \
     env PYTHONPATH=clients/python python3 -m stroke_client.replay --dataset "$dataset" --sessions 16 \
     --speed recorded --verbose
