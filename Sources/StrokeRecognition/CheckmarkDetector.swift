@@ -70,11 +70,10 @@ public struct CheckmarkDetector: Sendable {
     /// it. The result is the same as feeding them one by one.
     @discardableResult
     public mutating func add(contentsOf points: some Sequence<StrokePoint>) -> Detection? {
-        var fired: Detection?
-        for point in points where fired == nil {
-            fired = add(point)
+        for point in points {
+            if let fired = add(point) { return fired }
         }
-        return fired
+        return nil
     }
 
     /// Resamples online; returns whether a new resampled point was emitted.

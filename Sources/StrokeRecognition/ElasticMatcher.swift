@@ -57,19 +57,4 @@ public enum ElasticMatcher {
         }
         return previous[count - 1] / Float(count)
     }
-
-    /// Rotates the points and tangents of an elastic sequence by `angle` radians, in place.
-    @inlinable
-    public static func rotate(_ features: UnsafeMutableBufferPointer<Float>, by angle: Float) {
-        let c = cos(angle)
-        let s = sin(angle)
-        var i = 0
-        while i + 1 < features.count {
-            let x = features[i]
-            let y = features[i + 1]
-            features[i] = x * c - y * s
-            features[i + 1] = x * s + y * c
-            i += 2
-        }
-    }
 }

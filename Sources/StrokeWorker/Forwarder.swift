@@ -47,24 +47,8 @@ public struct Forwarder: Sendable {
         try xpub.setLinger(milliseconds: lingerMilliseconds)
         try xsub.setLinger(milliseconds: 0)
         try control.bind(controlEndpoint)
-        var boundFrontend = [String]()
-        var boundBackend = [String]()
-        for endpoint in frontend {
-            if endpoint.bind {
-                try xsub.bind(endpoint.address)
-                boundFrontend.append(xsub.lastEndpoint)
-            } else {
-                try xsub.connect(endpoint.address)
-            }
-        }
-        for endpoint in backend {
-            if endpoint.bind {
-                try xpub.bind(endpoint.address)
-                boundBackend.append(xpub.lastEndpoint)
-            } else {
-                try xpub.connect(endpoint.address)
-            }
-        }
+        let boundFrontend = try frontend.compactMap { endpoint throws(ZMQError) in try xsub.attach(endpoint) }
+        let boundBackend = try backend.compactMap { endpoint throws(ZMQError) in try xpub.attach(endpoint) }
         ready(boundFrontend, boundBackend)
         try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
     }

@@ -140,13 +140,9 @@ struct Lane: Sendable {
     }
 
     private func attach(_ socket: ZMQSocket, _ endpoint: WorkerConfiguration.Endpoint, role: String) throws {
-        if endpoint.bind {
-            try socket.bind(endpoint.address)
-        } else {
-            try socket.connect(endpoint.address)
-        }
+        let bound = try socket.attach(endpoint)
         guard recordsEndpoints else { return }
-        let actual = endpoint.bind ? socket.lastEndpoint : "connect:\(endpoint.address)"
+        let actual = bound ?? "connect:\(endpoint.address)"
         control.endpoints.withLock { $0.append("\(role):\(actual)") }
     }
 

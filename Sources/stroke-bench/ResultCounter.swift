@@ -74,11 +74,9 @@ final class ResultCounter: Sendable {
     /// Sends probes through `producer` until this consumer has seen one come back.
     func waitUntilSubscribed(_ producer: BenchProducer) throws {
         while !subscribed.load(ordering: .acquiring) { usleep(1000) }
-        let topic = Array("000/\(Self.probePrefix)".utf8)
-        var probeTopic = topic
         // A probe session id whose shard key is right, so the worker answers with an error event.
         let session = "\(Self.probePrefix)\(UInt32.random(in: 0...UInt32.max))"
-        probeTopic = Array(StrokeProtocolTopics.topic(session).utf8)
+        let probeTopic = Array(StrokeProtocolTopics.topic(session).utf8)
         for _ in 0..<500 {
             try producer.socket.sendMultipart([probeTopic, Array("probe".utf8)])
             usleep(20_000)

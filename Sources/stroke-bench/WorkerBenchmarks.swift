@@ -137,7 +137,7 @@ struct WorkerBenchmarks {
         _ = worker.terminate()
         let echo = try ChildProcess(
             myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
-        let rawLatencies = try await paced(traffic, rate: rate, prefix: "\(ShardKeyPrefix.any)", peer: echo)
+        let rawLatencies = try await paced(traffic, rate: rate, prefix: "", peer: echo)
         _ = echo.terminate()
         func percentile(_ values: [Double], _ q: Double) -> Double {
             values.isEmpty ? .nan : values[min(values.count - 1, Int(q * Double(values.count)))]
@@ -242,9 +242,4 @@ struct WorkerBenchmarks {
             idleSessions: count, residentBytesEmpty: empty, residentBytesLoaded: loaded,
             bytesPerSession: Double(loaded - empty) / Double(count))
     }
-}
-
-/// The empty prefix: the raw echo's replies carry the probe and the sessions alike.
-enum ShardKeyPrefix {
-    static let any = ""
 }

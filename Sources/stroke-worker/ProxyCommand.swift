@@ -104,8 +104,7 @@ enum ControlRelay {
         let rep = try ZMQSocket(context, .rep)
         try rep.setLinger(milliseconds: 0)
         try rep.setTimeouts(receive: 200)
-        let endpoint = WorkerConfiguration.Endpoint(parsing: external)
-        if endpoint.bind { try rep.bind(endpoint.address) } else { try rep.connect(endpoint.address) }
+        try rep.attach(WorkerConfiguration.Endpoint(parsing: external))
         let pair = try ZMQSocket(context, .pair)
         try pair.setLinger(milliseconds: 0)
         try pair.setTimeouts(send: 1000, receive: 1000)
