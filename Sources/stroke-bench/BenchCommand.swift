@@ -24,6 +24,10 @@ enum BenchCommand {
                            strokes when absent)
           --worker PATH    the stroke-worker binary (default: beside this one)
           --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor)
+          --cases LIST     throughput and processor cases to run, as ENCODING-POINTS (default
+                           binary-1,binary-32,json-1,json-32)
+          --templates LIST recognizer library sizes (default builtin,16,48,1000,10000; `builtin` is the shipped
+                           library)
           --capacity N     the worker capacity (messages/s) whose half is the latency load, when throughput is
                            not measured in the same run
           --json           print one JSON object on stdout
@@ -54,7 +58,9 @@ enum BenchCommand {
                 return 0
             }
             let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help"])
-            try args.rejectUnknown(["quick", "json", "help", "runs", "dataset", "worker", "only", "capacity"])
+            try args.rejectUnknown([
+                "quick", "json", "help", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
+            ])
             if args.flag("help") {
                 print(usage)
                 return 0
@@ -91,6 +97,11 @@ enum BenchCommand {
             args.values("only").isEmpty
                 ? ["throughput", "latency", "memory", "recognizer", "processor"] : args.values("only"))
         let strokes = Traffic.strokes(dataset: dataset)
+        let allCases = Traffic.Encoding.allCases.flatMap { encoding in [1, 32].map { "\(encoding.rawValue)-\($0)" } }
+        let cases = args.values("cases").isEmpty ? allCases : args.values("cases")
+        for name in cases where !allCases.contains(name) {
+            throw BenchError("--cases: unknown case \(name) (one of \(allCases.joined(separator: ", ")))")
+        }
         let bench = WorkerBenchmarks(
             worker: worker, myself: myself, strokes: strokes, quick: quick, context: try ZMQContext())
         var report = Report(
@@ -99,7 +110,7 @@ enum BenchCommand {
 
         if sections.contains("throughput") {
             for encoding in Traffic.Encoding.allCases {
-                for pointsPerMessage in [1, 32] {
+                for pointsPerMessage in [1, 32] where cases.contains("\(encoding.rawValue)-\(pointsPerMessage)") {
                     for sessions in [1000, 10_000] {
                         var rows = [WorkerBenchmarks.ThroughputRow]()
                         for run in 0..<runs {
@@ -146,11 +157,19 @@ enum BenchCommand {
             report.memory = memory
         }
         if sections.contains("recognizer") {
+            let names =
+                args.values("templates").isEmpty ? ["builtin", "16", "48", "1000", "10000"] : args.values("templates")
+            var sizes = [Int]()
+            for name in names where name != "builtin" {
+                guard let size = Int(name), size > 0 else { throw BenchError("--templates: not a size: \(name)") }
+                sizes.append(size)
+            }
             var all = [[RecognizerBenchmark.Row]]()
             for _ in 0..<runs {
                 all.append(
                     try RecognizerBenchmark.run(
-                        sizes: [16, 48, 1000, 10_000], dataset: dataset, minimumSeconds: quick ? 0.5 : 1, builtIn: true)
+                        sizes: sizes, dataset: dataset, minimumSeconds: quick ? 0.5 : 1,
+                        builtIn: names.contains("builtin"))
                 )
             }
             report.recognizer = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.microseconds) }
@@ -178,7 +197,7 @@ enum BenchCommand {
         }
         if sections.contains("processor") {
             var all = [[ProcessorBenchmark.Row]]()
-            for _ in 0..<runs { all.append(try ProcessorBenchmark.run(strokes: strokes, quick: quick)) }
+            for _ in 0..<runs { all.append(try ProcessorBenchmark.run(strokes: strokes, quick: quick, cases: cases)) }
             report.processor = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.messagesPerSecond)
             }
             for row in report.processor {

@@ -18,11 +18,11 @@ enum ProcessorBenchmark {
         mutating func publish(topic: UnsafeRawBufferPointer, payload: [UInt8]) { events += 1 }
     }
 
-    static func run(strokes: [[StrokePoint]], quick: Bool) throws -> [Row] {
+    static func run(strokes: [[StrokePoint]], quick: Bool, cases: [String]) throws -> [Row] {
         var rows = [Row]()
         let registry = try LibraryRegistry([try TemplateLibrary.builtIn()])
         for encoding in Traffic.Encoding.allCases {
-            for pointsPerMessage in [1, 32] {
+            for pointsPerMessage in [1, 32] where cases.contains("\(encoding.rawValue)-\(pointsPerMessage)") {
                 let traffic = Traffic.make(
                     strokes: strokes, sessions: 1000, pointsPerMessage: pointsPerMessage, encoding: encoding,
                     messages: (quick ? 100_000 : 300_000) / (pointsPerMessage == 1 ? 1 : 8), prefix: "p-")
