@@ -15,7 +15,9 @@ public struct Recognizer: Sendable {
     /// Each template's gesture as a small integer, so that ranking compares integers, not strings.
     private let gestureIDs: [Int32]
     private let gestureNames: [String]
-    private let vectors: [Float]  // templates.count × 2N
+    /// Protractor vectors, eight templates to a group: `protractorLanes[g × 2N + k]` holds component `k` of
+    /// templates `8g…8g+7` (zero in the unused lanes of the last group).
+    private let protractorLanes: [ElasticMatcher.Lanes]
     private let elastic: [Float]  // templates.count × 4N
     private let maxRotation: Float
 
@@ -48,7 +50,16 @@ public struct Recognizer: Sendable {
             return id
         }
         self.gestureNames = gestureNames
-        self.vectors = vectors
+        let n2 = configuration.pointCount * 2
+        let lanes = ElasticMatcher.Lanes.scalarCount
+        let groups = (library.templates.count + lanes - 1) / lanes
+        var protractorLanes = [ElasticMatcher.Lanes](repeating: .zero, count: groups * n2)
+        for template in 0..<library.templates.count {
+            for k in 0..<n2 {
+                protractorLanes[(template / lanes) * n2 + k][template % lanes] = vectors[template * n2 + k]
+            }
+        }
+        self.protractorLanes = protractorLanes
         self.elastic = elastic
         self.maxRotation =
             library.orientation == .invariant ? .infinity : Float(library.maxRotationDegrees * .pi / 180)
@@ -116,86 +127,105 @@ public struct Recognizer: Sendable {
     /// The `size` templates most similar by Protractor, best first.
     ///
     /// Both dot products of the closed form are plain dot products: `a = t·c` and `b = t·c⊥`, with
-    /// `c⊥ = (−cy, cx)` per point, so the loop runs over 8-float vectors.
+    /// `c⊥ = (−cy, cx)` per point. Templates are stored eight to a group, one per SIMD lane, so that eight
+    /// similarities come out of one pass with no horizontal sums, and a group none of whose lanes beats the
+    /// shortlist's worst is rejected by one vector comparison.
     private func protractorShortlist(_ features: ShapeFeatures, size: Int) -> [Shortlisted] {
+        typealias Lanes = ElasticMatcher.Lanes
         let length = 2 * configuration.pointCount
-        var shortlist = [HeapEntry]()
-        shortlist.reserveCapacity(size + 1)
-        let cosMax = maxRotation >= .pi ? -1 : cos(maxRotation)
-        let sinMax = maxRotation >= .pi ? 0 : sin(maxRotation)
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * length) { buffer in
-            let c = buffer.baseAddress!
-            let perpendicular = c + length
-            for k in 0..<(length / 2) {
-                c[2 * k] = features.vector[2 * k]
-                c[2 * k + 1] = features.vector[2 * k + 1]
-                perpendicular[2 * k] = -features.vector[2 * k + 1]
-                perpendicular[2 * k + 1] = features.vector[2 * k]
-            }
-            vectors.withUnsafeBufferPointer { all in
-                let base = all.baseAddress!
-                for index in 0..<gestureIDs.count {
-                    let t = base + index * length
-                    var a8 = SIMD8<Float>.zero
-                    var b8 = SIMD8<Float>.zero
-                    var k = 0
-                    while k + 8 <= length {
-                        let tv = UnsafeRawPointer(t + k).loadUnaligned(as: SIMD8<Float>.self)
-                        a8 += tv * UnsafeRawPointer(c + k).loadUnaligned(as: SIMD8<Float>.self)
-                        b8 += tv * UnsafeRawPointer(perpendicular + k).loadUnaligned(as: SIMD8<Float>.self)
-                        k += 8
+        let laneCount = Lanes.scalarCount
+        let count = gestureIDs.count
+        let cosMax = Lanes(repeating: maxRotation >= .pi ? -1 : cos(maxRotation))
+        let sinMax = Lanes(repeating: maxRotation >= .pi ? 0 : sin(maxRotation))
+        let groups = (count + laneCount - 1) / laneCount
+        return withUnsafeTemporaryAllocation(of: Lanes.self, capacity: 2 * groups) { dots in
+            // The best `size` as a min-heap of (similarity, index), worst at the root.
+            withUnsafeTemporaryAllocation(of: HeapEntry.self, capacity: size) { heap in
+                var filled = 0
+                var threshold = -Float.infinity
+                features.vector.withUnsafeBufferPointer { c in
+                    protractorLanes.withUnsafeBufferPointer { all in
+                        for group in 0..<groups {
+                            let t = all.baseAddress! + group * length
+                            var a = Lanes.zero
+                            var b = Lanes.zero
+                            var k = 0
+                            while k < length {
+                                let x = t[k]
+                                let y = t[k + 1]
+                                let cx = c[k]
+                                let cy = c[k + 1]
+                                a += x * cx + y * cy
+                                b += y * cx - x * cy
+                                k += 2
+                            }
+                            dots[2 * group] = a
+                            dots[2 * group + 1] = b
+                            let r = (a * a + b * b).squareRoot()
+                            let absB = b.replacing(with: -b, where: b .< 0)
+                            let similarity = r.replacing(with: a * cosMax + absB * sinMax, where: a .< r * cosMax)
+                            guard any(similarity .> threshold) else { continue }
+                            for lane in 0..<min(laneCount, count - group * laneCount) where similarity[lane] > threshold
+                            {
+                                let entry = HeapEntry(
+                                    similarity: similarity[lane], index: Int32(group * laneCount + lane))
+                                if filled < size {
+                                    heap[filled] = entry
+                                    Self.siftUp(heap.baseAddress!, from: filled)
+                                    filled += 1
+                                } else {
+                                    heap[0] = entry
+                                    Self.siftDown(heap.baseAddress!, count: filled, from: 0)
+                                }
+                                if filled == size { threshold = heap[0].similarity }
+                            }
+                        }
                     }
-                    var a = a8.sum()
-                    var b = b8.sum()
-                    while k < length {
-                        a += t[k] * c[k]
-                        b += t[k] * perpendicular[k]
-                        k += 1
-                    }
-                    let similarity = Protractor.similarity(a: a, b: b, cosMax: cosMax, sinMax: sinMax)
-                    // Keep the best `size` in a min-heap: O(templates × log size), and most templates are
-                    // rejected by one comparison with the heap's root.
-                    if shortlist.count < size {
-                        shortlist.append((index, similarity, a, b))
-                        Self.siftUp(&shortlist, from: shortlist.count - 1)
-                    } else if similarity > shortlist[0].similarity {
-                        shortlist[0] = (index, similarity, a, b)
-                        Self.siftDown(&shortlist, from: 0)
-                    }
+                }
+                // Best first; ties by template order, so results do not depend on the heap's layout.
+                var best = UnsafeMutableBufferPointer(rebasing: heap[0..<filled])
+                best.sort { ($0.similarity, $1.index) > ($1.similarity, $0.index) }
+                return best.map { entry in
+                    let index = Int(entry.index)
+                    let a = dots[2 * (index / laneCount)][index % laneCount]
+                    let b = dots[2 * (index / laneCount) + 1][index % laneCount]
+                    let alignment = Protractor.alignment(a: a, b: b, maxRotation: maxRotation)
+                    return (index, alignment.similarity, alignment.angle)
                 }
             }
         }
-        // Best first; ties by template order, so results do not depend on the heap's layout.
-        shortlist.sort { ($0.similarity, $1.index) > ($1.similarity, $0.index) }
-        return shortlist.map { entry in
-            let alignment = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation)
-            return (entry.index, alignment.similarity, alignment.angle)
-        }
     }
 
-    private typealias HeapEntry = (index: Int, similarity: Float, a: Float, b: Float)
+    private struct HeapEntry {
+        var similarity: Float
+        var index: Int32
+    }
 
-    private static func siftUp(_ heap: inout [HeapEntry], from start: Int) {
+    private static func siftUp(_ heap: UnsafeMutablePointer<HeapEntry>, from start: Int) {
         var child = start
+        let entry = heap[child]
         while child > 0 {
             let parent = (child - 1) / 2
-            guard heap[child].similarity < heap[parent].similarity else { return }
-            heap.swapAt(child, parent)
+            guard entry.similarity < heap[parent].similarity else { break }
+            heap[child] = heap[parent]
             child = parent
         }
+        heap[child] = entry
     }
 
-    private static func siftDown(_ heap: inout [HeapEntry], from start: Int) {
+    private static func siftDown(_ heap: UnsafeMutablePointer<HeapEntry>, count: Int, from start: Int) {
         var parent = start
+        let entry = heap[parent]
         while true {
             let left = 2 * parent + 1
-            guard left < heap.count else { return }
+            guard left < count else { break }
             var smallest = left
-            if left + 1 < heap.count && heap[left + 1].similarity < heap[left].similarity { smallest = left + 1 }
-            guard heap[smallest].similarity < heap[parent].similarity else { return }
-            heap.swapAt(smallest, parent)
+            if left + 1 < count && heap[left + 1].similarity < heap[left].similarity { smallest = left + 1 }
+            guard heap[smallest].similarity < entry.similarity else { break }
+            heap[parent] = heap[smallest]
             parent = smallest
         }
+        heap[parent] = entry
     }
 
     /// Elastic distances of the shortlisted templates, eight at a time in SIMD lanes. In rotation-invariant
