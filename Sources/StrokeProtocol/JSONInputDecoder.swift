@@ -116,12 +116,16 @@ enum JSONInputDecoder {
         return Int(value)
     }
 
-    private static func coordinate(_ scanner: inout JSONScanner, field: String) throws(ProtocolError) -> Double {
+    /// A finite number; `field` names it in errors only (it is not built unless needed: this runs per
+    /// coordinate).
+    private static func coordinate(_ scanner: inout JSONScanner, field: @autoclosure () -> String)
+        throws(ProtocolError) -> Double
+    {
         guard let next = scanner.peek(), next == UInt8(ascii: "-") || (next >= 0x30 && next <= 0x39) else {
-            throw mismatch(&scanner, field, "a number")
+            throw mismatch(&scanner, field(), "a number")
         }
         let value = try scanner.number()
-        guard value.isFinite else { throw ProtocolError(.nonFinite, "field \"\(field)\" is not finite") }
+        guard value.isFinite else { throw ProtocolError(.nonFinite, "field \"\(field())\" is not finite") }
         return value
     }
 
