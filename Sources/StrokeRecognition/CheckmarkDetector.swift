@@ -23,7 +23,9 @@ public struct CheckmarkDetector: Sendable {
     /// The detection, once it has happened; it is never reported twice for a stroke.
     public private(set) var detection: Detection?
 
-    private var resampled: [SIMD2<Double>]
+    /// Resampled points, as separate x and y arrays so that the corner search runs over SIMD vectors.
+    private var xs: [Double]
+    private var ys: [Double]
     private var spacing: Double
     private var sinceLast = 0.0
     private var lastRaw: SIMD2<Double>?
@@ -33,14 +35,18 @@ public struct CheckmarkDetector: Sendable {
     public init(configuration: CheckmarkConfiguration = .default) {
         self.configuration = configuration
         self.spacing = configuration.initialSpacing ?? 0
-        self.resampled = []
-        self.resampled.reserveCapacity(max(configuration.capacity, 8) + 1)
+        // Room for `capacity + 1` points plus padding to a whole SIMD vector: appends never reallocate.
+        self.xs = []
+        self.ys = []
+        xs.reserveCapacity(max(configuration.capacity, 8) + 4)
+        ys.reserveCapacity(max(configuration.capacity, 8) + 4)
     }
 
     /// Forgets the stroke, keeping the buffer, to start the next one.
     public mutating func reset() {
         detection = nil
-        resampled.removeAll(keepingCapacity: true)
+        xs.removeAll(keepingCapacity: true)
+        ys.removeAll(keepingCapacity: true)
         spacing = configuration.initialSpacing ?? 0
         sinceLast = 0
         lastRaw = nil
@@ -78,9 +84,10 @@ public struct CheckmarkDetector: Sendable {
 
     /// Resamples online; returns whether a new resampled point was emitted.
     private mutating func append(_ point: SIMD2<Double>) -> Bool {
-        guard var previous = lastRaw else {
+        guard let previous = lastRaw else {
             lastRaw = point
-            resampled.append(point)
+            xs.append(point.x)
+            ys.append(point.y)
             return false
         }
         lastRaw = point
@@ -90,16 +97,22 @@ public struct CheckmarkDetector: Sendable {
             guard remaining > 0 else { return false }
             spacing = remaining
         }
+        // Emit points every `spacing` along the segment, measured from its start: one square root per input
+        // point, however many points it emits.
+        let length = remaining
+        let segmentStart = previous
+        let delta = point - previous
+        var travelled = 0.0
         var emitted = false
         while sinceLast + remaining >= spacing, remaining > 0 {
-            let t = (spacing - sinceLast) / remaining
-            let next = previous + (point - previous) * t
-            resampled.append(next)
+            travelled += spacing - sinceLast
+            let next = segmentStart + delta * (travelled / length)
+            xs.append(next.x)
+            ys.append(next.y)
             emitted = true
-            previous = next
-            remaining = StrokeGeometry.distance(previous, point)
+            remaining = max(0, length - travelled)
             sinceLast = 0
-            if resampled.count > configuration.capacity { decimate() }
+            if xs.count > configuration.capacity { decimate() }
         }
         sinceLast += remaining
         return emitted
@@ -107,46 +120,41 @@ public struct CheckmarkDetector: Sendable {
 
     /// Keeps every other resampled point and doubles the spacing.
     private mutating func decimate() {
-        let droppedLast = resampled.count % 2 == 0
+        let droppedLast = xs.count % 2 == 0
         var write = 0
-        for read in stride(from: 0, to: resampled.count, by: 2) {
-            resampled[write] = resampled[read]
+        for read in stride(from: 0, to: xs.count, by: 2) {
+            xs[write] = xs[read]
+            ys[write] = ys[read]
             write += 1
         }
-        resampled.removeLast(resampled.count - write)
+        xs.removeLast(xs.count - write)
+        ys.removeLast(ys.count - write)
         if droppedLast { sinceLast += spacing }
         spacing *= 2
     }
 
     // MARK: - Deciding
 
+    @inline(__always)
+    private func point(_ index: Int) -> SIMD2<Double> { SIMD2(xs[index], ys[index]) }
+
     private func fires() -> Bool {
         let c = configuration
-        let n = resampled.count
+        let n = xs.count
         guard n >= 2 * c.minimumLegPoints + 1 else { return false }
-        let start = resampled[0]
-        let end = resampled[n - 1]
+        let start = point(0)
+        let end = point(n - 1)
         // Early out, before the O(n) corner search: the pen must be moving up (screen coordinates) and not far
         // to the left over the last few resampled points, as it does on a check's straight second leg.
-        let recent = end - resampled[n - 1 - c.minimumLegPoints]
+        let recent = end - point(n - 1 - c.minimumLegPoints)
         guard recent.y < 0, recent.x > 0.5 * recent.y else { return false }
         let chord = end - start
         let chordLength = (chord * chord).sum().squareRoot()
         guard chordLength > 0 else { return false }
-        // The corner: the point farthest from the chord, on the side a check bends to (below it, on screen).
-        var corner = -1
-        var farthest = 0.0
-        for i in 1..<(n - 1) {
-            let v = resampled[i] - start
-            let side = chord.x * v.y - chord.y * v.x  // > 0: below the chord in screen coordinates
-            if side > farthest {
-                farthest = side
-                corner = i
-            }
-        }
+        let corner = Self.corner(xs, ys, count: n, start: start, chord: chord)
         guard corner >= c.minimumLegPoints, n - 1 - corner >= c.minimumLegPoints else { return false }
-        let first = resampled[corner] - start
-        let second = end - resampled[corner]
+        let first = point(corner) - start
+        let second = end - point(corner)
         let firstLength = (first * first).sum().squareRoot()
         let secondLength = (second * second).sum().squareRoot()
         guard firstLength > 0, secondLength > 0 else { return false }
@@ -166,9 +174,62 @@ public struct CheckmarkDetector: Sendable {
             return false
         }
         let k = max(2, n / 12)
-        let into = resampled[corner] - resampled[max(0, corner - k)]
-        let outOf = resampled[min(n - 1, corner + k)] - resampled[corner]
+        let into = point(corner) - point(max(0, corner - k))
+        let outOf = point(min(n - 1, corner + k)) - point(corner)
         let localTurn = (atan2(into.y, into.x) - atan2(outOf.y, outOf.x)) * 180 / .pi
         return localTurn / turn >= c.minimumSharpness
+    }
+
+    /// The corner: the point farthest from the chord, on the side a check bends to (below it, on screen), among
+    /// points `1..<count-1`; -1 when none is below the chord.
+    ///
+    /// Four points at a time; each lane keeps its first maximum and the lanes are merged by value, then index, so
+    /// the result is the same as a scalar scan's (the arithmetic per point is identical).
+    private static func corner(
+        _ xs: [Double], _ ys: [Double], count n: Int, start: SIMD2<Double>, chord: SIMD2<Double>
+    ) -> Int {
+        typealias Vector = SIMD4<Double>
+        let width = Vector.scalarCount
+        return xs.withUnsafeBufferPointer { xs in
+            ys.withUnsafeBufferPointer { ys in
+                let startX = Vector(repeating: start.x)
+                let startY = Vector(repeating: start.y)
+                let chordX = Vector(repeating: chord.x)
+                let chordY = Vector(repeating: chord.y)
+                var best = Vector.zero
+                var bestIndex = SIMD4<Int64>(repeating: -1)
+                var index = SIMD4<Int64>(1, 2, 3, 4)
+                let step = SIMD4<Int64>(repeating: Int64(width))
+                var i = 1
+                while i + width <= n - 1 {
+                    let x = UnsafeRawPointer(xs.baseAddress! + i).loadUnaligned(as: Vector.self)
+                    let y = UnsafeRawPointer(ys.baseAddress! + i).loadUnaligned(as: Vector.self)
+                    let side = chordX * (y - startY) - chordY * (x - startX)  // > 0: below the chord
+                    let better = side .> best
+                    best.replace(with: side, where: better)
+                    bestIndex.replace(with: index, where: better)
+                    index &+= step
+                    i += width
+                }
+                var farthest = 0.0
+                var corner = -1
+                for lane in 0..<width where bestIndex[lane] >= 0 {
+                    if best[lane] > farthest || (best[lane] == farthest && corner >= 0 && Int(bestIndex[lane]) < corner)
+                    {
+                        farthest = best[lane]
+                        corner = Int(bestIndex[lane])
+                    }
+                }
+                while i < n - 1 {
+                    let side = chord.x * (ys[i] - start.y) - chord.y * (xs[i] - start.x)
+                    if side > farthest {
+                        farthest = side
+                        corner = i
+                    }
+                    i += 1
+                }
+                return corner
+            }
+        }
     }
 }

@@ -40,6 +40,8 @@ enum BenchCommand {
         var latency: WorkerBenchmarks.Latency?
         var memory: WorkerBenchmarks.Memory?
         var recognizer: [RecognizerBenchmark.Row]
+        /// Checkmark detector, nanoseconds per point (fed point by point).
+        var detectorNanosecondsPerPoint: Double?
         var processor: [ProcessorBenchmark.Row]
         var cluster: [ClusterBenchmark.Row]
     }
@@ -105,7 +107,8 @@ enum BenchCommand {
         let bench = WorkerBenchmarks(
             worker: worker, myself: myself, strokes: strokes, quick: quick, context: try ZMQContext())
         var report = Report(
-            runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [], processor: [],
+            runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [],
+            detectorNanosecondsPerPoint: nil, processor: [],
             cluster: [])
 
         if sections.contains("throughput") {
@@ -173,6 +176,11 @@ enum BenchCommand {
                 )
             }
             report.recognizer = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.microseconds) }
+            let detector = (0..<runs).map { _ in
+                DetectorBenchmark.nanosecondsPerPoint(dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
+            }
+            report.detectorNanosecondsPerPoint = median(detector, by: { $0 })
+            log(String(format: "checkmark detector: %.1f ns per point", report.detectorNanosecondsPerPoint!))
             for row in report.recognizer {
                 log(
                     String(
@@ -247,6 +255,9 @@ enum BenchCommand {
         for row in report.recognizer {
             print(
                 String(format: "recognizer: %5d templates: %8.2f µs per recognition", row.templates, row.microseconds))
+        }
+        if let detector = report.detectorNanosecondsPerPoint {
+            print(String(format: "checkmark detector: %.1f ns per point", detector))
         }
         for row in report.processor {
             print(

@@ -72,3 +72,27 @@ enum RecognizerBenchmark {
         }
     }
 }
+
+/// Time per point of the streaming checkmark detector, fed the data set's strokes point by point.
+enum DetectorBenchmark {
+    static func nanosecondsPerPoint(dataset: String?, minimumSeconds: Double) -> Double {
+        let strokes = RecognizerBenchmark.strokes(dataset: dataset).map(\.points)
+        var detector = CheckmarkDetector()
+        var points = 0
+        var fired = 0
+        let clock = ContinuousClock()
+        let started = clock.now
+        var elapsed = Duration.zero
+        repeat {
+            for stroke in strokes {
+                detector.reset()
+                if detector.add(contentsOf: stroke) != nil { fired += 1 }
+                points += stroke.count
+            }
+            elapsed = clock.now - started
+        } while elapsed < .seconds(minimumSeconds)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        if fired < 0 { print("") }
+        return seconds * 1e9 / Double(points)
+    }
+}
