@@ -35,9 +35,6 @@ struct Session {
     /// Open strokes; usually zero or one, so a small array (no allocation while idle).
     var strokes: [OpenStroke] = []
 
-    /// An empty session, swapped in while a session is being updated.
-    static let placeholder = Session(key: [], hash: 0, now: 0)
-
     init(key: [UInt8], hash: UInt64, now: UInt32) {
         self.key = key
         self.hash = hash

@@ -7,43 +7,41 @@ import StrokeRecognition
 /// It owns its state outright and is used by one thread; nothing here touches a socket, so it is tested with a
 /// `CollectingSink`.
 public struct SessionProcessor<Sink: EventSink> {
-    /// Where events go.
-    public var sink: Sink
-    let configuration: WorkerConfiguration
-    let registry: LibraryRegistry
-    let metrics: WorkerMetrics
-    let decoder: InputDecoder
+    /// The sessions, and everything else: kept apart so that a session is updated in place (`core` mutates
+    /// while `table` lends it one session) with no copy of its buffers.
     var table = SessionTable()
-    var message = InputMessage()
-    var writer = JSONWriter()
+    var core: Core
+
+    /// Where events go.
+    public var sink: Sink {
+        get { core.sink }
+        _modify { yield &core.sink }
+    }
+
     /// The lane's clock in seconds, advanced by the caller.
     public var now: UInt32 = 0
-    var spareStrokes: [OpenStroke] = []
-    var pendingMessages = 0
-    var pendingPoints = 0
 
     /// Creates a processor.
     public init(sink: Sink, configuration: WorkerConfiguration, registry: LibraryRegistry, metrics: WorkerMetrics) {
-        self.sink = sink
-        self.configuration = configuration
-        self.registry = registry
-        self.metrics = metrics
-        self.decoder = InputDecoder(maximumPointsPerMessage: configuration.maxPointsPerMessage)
+        self.core = Core(sink: sink, configuration: configuration, registry: registry, metrics: metrics)
     }
 
     /// Number of sessions held.
     public var sessionCount: Int { table.count }
 
+    var configuration: WorkerConfiguration { core.configuration }
+    var metrics: WorkerMetrics { core.metrics }
+
     // MARK: - Messages
 
     /// Handles one two-frame input message.
     public mutating func handle(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
-        pendingMessages += 1
+        core.pendingMessages += 1
         let range: Range<Int>
         do {
             range = try ShardKey.sessionID(inTopic: topic)
         } catch {
-            systemError(error.code.rawValue, "\(error.message) (topic \(Self.preview(topic)))")
+            core.systemError(error.code.rawValue, "\(error.message) (topic \(Self.preview(topic)))")
             return
         }
         let id = UnsafeRawBufferPointer(rebasing: topic[range])
@@ -56,29 +54,26 @@ public struct SessionProcessor<Sink: EventSink> {
             return
         }
         do {
-            try decoder.decode(payload, into: &message)
+            try core.decoder.decode(payload, into: &core.message)
         } catch {
             sessionError(id, at: index, code: error.code.rawValue, error.message)
             return
         }
-        pendingPoints += message.points.count
+        core.pendingPoints += core.message.points.count
         if index == nil {
             guard table.count < configuration.maxSessions else {
                 sessionError(
                     id, at: nil, code: "too_many_sessions",
-                    "the worker holds \(configuration.maxSessions) sessions, its limit", sequence: message.sequence)
+                    "the worker holds \(configuration.maxSessions) sessions, its limit", sequence: core.message.sequence
+                )
                 return
             }
             index = table.insert(Session(key: Array(id), hash: hash, now: now))
             metrics.sessions.add(1, ordering: .relaxed)
         }
-        var session = table.take(at: index!)
-        let keep = process(&session, id: id)
-        if keep {
-            session.lastActive = now
-            table.restore(session, at: index!)
+        if core.process(&table[index!], id: id) {
+            table[index!].lastActive = now
         } else {
-            table.restore(session, at: index!)
             table.remove(at: index!)
             metrics.sessions.subtract(1, ordering: .relaxed)
         }
@@ -86,176 +81,26 @@ public struct SessionProcessor<Sink: EventSink> {
 
     /// Handles a message that does not have exactly two frames.
     public mutating func handleFrameCount(_ count: Int, firstFrame: UnsafeRawBufferPointer) {
-        pendingMessages += 1
+        core.pendingMessages += 1
         let message = "a message has 2 frames [topic, payload]; this one had \(count)"
         if let range = try? ShardKey.sessionID(inTopic: firstFrame) {
             let id = UnsafeRawBufferPointer(rebasing: firstFrame[range])
             sessionError(id, at: table.find(id, hash: SessionTable.hash(id)), code: "frame_count", message)
         } else {
-            systemError("frame_count", message)
+            core.systemError("frame_count", message)
         }
     }
 
-    /// Returns whether the session lives on.
-    private mutating func process(_ session: inout Session, id: UnsafeRawBufferPointer) -> Bool {
-        let sequence = message.sequence
-        switch session.sequence.receive(sequence) {
-        case .accept: break
-        case .acceptAfterReset(let first):
-            emitError(
-                &session, id: id, code: "session_reset",
-                "no state for this session before seq \(first) (new or restarted worker, or evicted): "
-                    + "strokes in flight before it are lost")
-        case .acceptAfterGap(let expected, let missing):
-            metrics.inputGaps.add(Int(missing), ordering: .relaxed)
-            emitError(
-                &session, id: id, code: "sequence_gap",
-                "expected seq \(expected), got \(sequence): \(missing) message(s) lost")
-        case .rejectDuplicate:
-            emitError(&session, id: id, code: "sequence_duplicate", "seq \(sequence) was already received; dropped")
-            return true
-        case .rejectLate(let last):
-            emitError(
-                &session, id: id, code: "sequence_late", "seq \(sequence) arrived after seq \(last); dropped")
-            return true
+    /// An error for a session that may have no state (then its event is numbered 0).
+    private mutating func sessionError(
+        _ id: UnsafeRawBufferPointer, at index: Int?, code: String, _ text: String, sequence: UInt32? = nil
+    ) {
+        var eventSequence: UInt64 = 0
+        if let index {
+            table[index].eventSequence += 1
+            eventSequence = table[index].eventSequence
         }
-        switch message.kind {
-        case .begin:
-            if let existing = session.strokes.firstIndex(where: { $0.id == message.stroke }) {
-                emitError(
-                    &session, id: id, code: "stroke_exists",
-                    "stroke \(message.stroke) was already open; it is restarted")
-                recycle(session.strokes.remove(at: existing))
-            }
-            guard session.strokes.count < configuration.maxOpenStrokes else {
-                emitError(
-                    &session, id: id, code: "too_many_strokes",
-                    "a session has at most \(configuration.maxOpenStrokes) open strokes; begin ignored")
-                return true
-            }
-            session.strokes.append(
-                newStroke(id: message.stroke, pointer: message.pointer, checkmark: session.checkmark))
-            addPoints(&session, stroke: session.strokes.count - 1, id: id)
-        case .points, .end, .cancel:
-            guard let stroke = session.strokes.firstIndex(where: { $0.id == message.stroke }) else {
-                emitError(
-                    &session, id: id, code: "unknown_stroke",
-                    "\(message.kind.name) for stroke \(message.stroke), which is not open (no begin)")
-                return true
-            }
-            if message.kind == .cancel {
-                recycle(session.strokes.remove(at: stroke))
-                return true
-            }
-            addPoints(&session, stroke: stroke, id: id)
-            if message.kind == .end {
-                let ended = session.strokes.remove(at: stroke)
-                recognize(ended, session: &session, id: id)
-                recycle(ended)
-            }
-        case .options:
-            applyOptions(&session, id: id)
-        case .close:
-            session.eventSequence += 1
-            EventEncoder.closed(context(session, id: id), reason: "closed", into: &writer)
-            publish(id)
-            return false
-        }
-        return true
-    }
-
-    /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.
-    private mutating func newStroke(id: UInt32, pointer: UInt16, checkmark: Bool) -> OpenStroke {
-        guard var stroke = spareStrokes.popLast() else {
-            return OpenStroke(id: id, pointer: pointer, checkmark: checkmark ? configuration.checkmark : nil)
-        }
-        stroke.id = id
-        stroke.pointer = pointer
-        stroke.overflowed = false
-        if checkmark {
-            if stroke.detector == nil { stroke.detector = CheckmarkDetector(configuration: configuration.checkmark) }
-        } else {
-            stroke.detector = nil
-        }
-        return stroke
-    }
-
-    /// Returns a finished stroke's buffers to the pool (bounded, so idle lanes do not hoard memory).
-    private mutating func recycle(_ stroke: consuming OpenStroke) {
-        guard spareStrokes.count < Self.spareStrokeLimit, stroke.points.capacity <= 4096 else { return }
-        stroke.points.removeAll(keepingCapacity: true)
-        stroke.detector?.reset()
-        spareStrokes.append(stroke)
-    }
-
-    static var spareStrokeLimit: Int { 256 }
-
-    private mutating func addPoints(_ session: inout Session, stroke index: Int, id: UnsafeRawBufferPointer) {
-        guard !message.points.isEmpty, !session.strokes[index].overflowed else { return }
-        for point in message.points {
-            if session.strokes[index].points.count >= configuration.maxPointsPerStroke {
-                session.strokes[index].overflowed = true
-                session.strokes[index].points = []
-                session.strokes[index].detector = nil
-                emitError(
-                    &session, id: id, code: "too_many_points",
-                    "stroke \(session.strokes[index].id) passed \(configuration.maxPointsPerStroke) points; "
-                        + "it will end without a match")
-                return
-            }
-            session.strokes[index].points.append(SIMD2(point.x, point.y))
-            if session.strokes[index].detector != nil,
-                let fired = session.strokes[index].detector!.add(StrokePoint(x: point.x, y: point.y, time: point.t))
-            {
-                metrics.checkmarks.add(1, ordering: .relaxed)
-                session.eventSequence += 1
-                let stroke = session.strokes[index]
-                EventEncoder.checkmark(
-                    context(session, id: id, stroke: stroke), pointIndex: fired.pointIndex, time: fired.time,
-                    into: &writer)
-                publish(id)
-            }
-        }
-    }
-
-    private mutating func recognize(_ stroke: OpenStroke, session: inout Session, id: UnsafeRawBufferPointer) {
-        metrics.strokesRecognized.add(1, ordering: .relaxed)
-        let entry = registry.entries[Int(session.library)]
-        session.eventSequence += 1
-        let eventContext = context(session, id: id, stroke: stroke)
-        if stroke.overflowed {
-            EventEncoder.result(
-                eventContext, name: nil, score: nil, candidates: [], points: configuration.maxPointsPerStroke,
-                library: entry.name, reason: "too_many_points", into: &writer)
-        } else {
-            do {
-                let result = try entry.recognizer(invariant: session.invariant).recognize(points: stroke.points)
-                EventEncoder.result(
-                    eventContext, name: result.match?.name, score: result.match?.score,
-                    candidates: result.candidates.map { .init(name: $0.name, score: $0.score) },
-                    points: stroke.points.count, library: entry.name,
-                    reason: result.match == nil ? "below_threshold" : nil, into: &writer)
-            } catch {
-                EventEncoder.result(
-                    eventContext, name: nil, score: nil, candidates: [], points: stroke.points.count,
-                    library: entry.name, reason: error.code.rawValue, into: &writer)
-            }
-        }
-        publish(id)
-    }
-
-    private mutating func applyOptions(_ session: inout Session, id: UnsafeRawBufferPointer) {
-        guard let options = message.options else { return }
-        if let name = options.library {
-            if let index = registry.index(of: name) {
-                session.library = Int32(index)
-            } else {
-                let known = registry.entries.map(\.name).joined(separator: ", ")
-                emitError(&session, id: id, code: "unknown_library", "no template library \"\(name)\" (have: \(known))")
-            }
-        }
-        if let orientation = options.orientation { session.invariant = orientation == "invariant" }
-        if let checkmark = options.checkmark { session.checkmark = checkmark }
+        core.sessionError(id, eventSequence: eventSequence, code: code, text, sequence: sequence)
     }
 
     // MARK: - Idle sessions
@@ -266,13 +111,7 @@ public struct SessionProcessor<Sink: EventSink> {
         var index = table.count - 1
         while index >= 0 {
             if now &- table[index].lastActive > timeout {
-                var session = table.take(at: index)
-                session.eventSequence += 1
-                session.key.withUnsafeBytes { id in
-                    EventEncoder.closed(context(session, id: id), reason: "idle", into: &writer)
-                    publish(id)
-                }
-                table.restore(session, at: index)
+                core.closeIdle(&table[index])
                 table.remove(at: index)
                 metrics.sessions.subtract(1, ordering: .relaxed)
             }
@@ -281,66 +120,7 @@ public struct SessionProcessor<Sink: EventSink> {
     }
 
     /// Adds the counts of the messages handled since the last call to the shared metrics.
-    public mutating func flushMetrics() {
-        if pendingMessages > 0 { metrics.messagesReceived.add(pendingMessages, ordering: .relaxed) }
-        if pendingPoints > 0 { metrics.pointsReceived.add(pendingPoints, ordering: .relaxed) }
-        pendingMessages = 0
-        pendingPoints = 0
-    }
-
-    // MARK: - Events
-
-    private func context(_ session: Session, id: UnsafeRawBufferPointer, stroke: OpenStroke? = nil)
-        -> EventEncoder.Context
-    {
-        EventEncoder.Context(
-            session: id, eventSequence: session.eventSequence, sequence: message.sequence, stroke: stroke?.id,
-            pointer: stroke?.pointer ?? 0)
-    }
-
-    private mutating func emitError(_ session: inout Session, id: UnsafeRawBufferPointer, code: String, _ text: String)
-    {
-        metrics.countError(code)
-        session.eventSequence += 1
-        let stroke = session.strokes.first { $0.id == message.stroke }
-        var eventContext = context(session, id: id, stroke: stroke)
-        if stroke == nil, [.begin, .points, .end, .cancel].contains(message.kind) {
-            eventContext.stroke = message.stroke
-            eventContext.pointer = message.pointer
-        }
-        EventEncoder.error(eventContext, code: code, message: text, into: &writer)
-        publish(id)
-    }
-
-    /// An error for a session that may have no state (then its event is numbered 0).
-    private mutating func sessionError(
-        _ id: UnsafeRawBufferPointer, at index: Int?, code: String, _ text: String, sequence: UInt32? = nil
-    ) {
-        metrics.countError(code)
-        var eventSequence: UInt64 = 0
-        if let index {
-            table[index].eventSequence += 1
-            eventSequence = table[index].eventSequence
-        }
-        EventEncoder.error(
-            .init(session: id, eventSequence: eventSequence, sequence: sequence), code: code, message: text,
-            into: &writer)
-        publish(id)
-    }
-
-    private mutating func systemError(_ code: String, _ text: String) {
-        metrics.countError(code)
-        EventEncoder.error(
-            .init(session: UnsafeRawBufferPointer(start: nil, count: 0), eventSequence: 0, sequence: nil), code: code,
-            message: text, into: &writer)
-        var topic = EventEncoder.systemTopic
-        topic.withUTF8 { sink.publish(topic: UnsafeRawBufferPointer($0), payload: writer.bytes) }
-    }
-
-    @inline(__always)
-    private mutating func publish(_ id: UnsafeRawBufferPointer) {
-        sink.publish(topic: id, payload: writer.bytes)
-    }
+    public mutating func flushMetrics() { core.flushMetrics() }
 
     static func preview(_ bytes: UnsafeRawBufferPointer) -> String {
         let head = bytes.prefix(48).map {

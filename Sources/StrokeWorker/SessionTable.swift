@@ -76,21 +76,6 @@ struct SessionTable {
         _modify { yield &sessions[index] }
     }
 
-    /// Moves the session at `index` out (leaving an empty placeholder), so it can be updated without copying
-    /// its buffers; put it back with `restore`.
-    @inline(__always)
-    mutating func take(at index: Int) -> Session {
-        var session = Session.placeholder
-        swap(&session, &sessions[index])
-        return session
-    }
-
-    /// Puts a session taken with `take` back.
-    @inline(__always)
-    mutating func restore(_ session: consuming Session, at index: Int) {
-        sessions[index] = session
-    }
-
     private mutating func setSlot(ofIndex index: Int, hash: UInt64, to value: Int32) {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask

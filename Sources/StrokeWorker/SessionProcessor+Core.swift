@@ -1,0 +1,276 @@
+import StrokeProtocol
+import StrokeRecognition
+
+// MARK: - Core
+
+extension SessionProcessor {
+    /// Everything but the session table: decoding buffers, the event writer, the stroke pool and the sink.
+    struct Core {
+        var sink: Sink
+        let configuration: WorkerConfiguration
+        let registry: LibraryRegistry
+        let metrics: WorkerMetrics
+        let decoder: InputDecoder
+        var message = InputMessage()
+        var writer = JSONWriter()
+        var spareStrokes: [OpenStroke] = []
+        var pendingMessages = 0
+        var pendingPoints = 0
+
+        init(sink: Sink, configuration: WorkerConfiguration, registry: LibraryRegistry, metrics: WorkerMetrics) {
+            self.sink = sink
+            self.configuration = configuration
+            self.registry = registry
+            self.metrics = metrics
+            self.decoder = InputDecoder(maximumPointsPerMessage: configuration.maxPointsPerMessage)
+        }
+
+        /// The index of the open stroke `id` (a plain loop: strokes are not copied to be compared).
+        @inline(__always)
+        static func strokeIndex(_ session: borrowing Session, _ id: UInt32) -> Int? {
+            var index = 0
+            while index < session.strokes.count {
+                if session.strokes[index].id == id { return index }
+                index += 1
+            }
+            return nil
+        }
+
+        /// Returns whether the session lives on.
+        mutating func process(_ session: inout Session, id: UnsafeRawBufferPointer) -> Bool {
+            let sequence = message.sequence
+            switch session.sequence.receive(sequence) {
+            case .accept: break
+            case .acceptAfterReset(let first):
+                emitError(
+                    &session, id: id, code: "session_reset",
+                    "no state for this session before seq \(first) (new or restarted worker, or evicted): "
+                        + "strokes in flight before it are lost")
+            case .acceptAfterGap(let expected, let missing):
+                metrics.inputGaps.add(Int(missing), ordering: .relaxed)
+                emitError(
+                    &session, id: id, code: "sequence_gap",
+                    "expected seq \(expected), got \(sequence): \(missing) message(s) lost")
+            case .rejectDuplicate:
+                emitError(&session, id: id, code: "sequence_duplicate", "seq \(sequence) was already received; dropped")
+                return true
+            case .rejectLate(let last):
+                emitError(
+                    &session, id: id, code: "sequence_late", "seq \(sequence) arrived after seq \(last); dropped")
+                return true
+            }
+            switch message.kind {
+            case .begin:
+                if let existing = Self.strokeIndex(session, message.stroke) {
+                    emitError(
+                        &session, id: id, code: "stroke_exists",
+                        "stroke \(message.stroke) was already open; it is restarted")
+                    recycle(session.strokes.remove(at: existing))
+                }
+                guard session.strokes.count < configuration.maxOpenStrokes else {
+                    emitError(
+                        &session, id: id, code: "too_many_strokes",
+                        "a session has at most \(configuration.maxOpenStrokes) open strokes; begin ignored")
+                    return true
+                }
+                session.strokes.append(
+                    newStroke(id: message.stroke, pointer: message.pointer, checkmark: session.checkmark))
+                addPoints(&session, stroke: session.strokes.count - 1, id: id)
+            case .points, .end, .cancel:
+                guard let stroke = Self.strokeIndex(session, message.stroke) else {
+                    emitError(
+                        &session, id: id, code: "unknown_stroke",
+                        "\(message.kind.name) for stroke \(message.stroke), which is not open (no begin)")
+                    return true
+                }
+                if message.kind == .cancel {
+                    recycle(session.strokes.remove(at: stroke))
+                    return true
+                }
+                addPoints(&session, stroke: stroke, id: id)
+                if message.kind == .end {
+                    let ended = session.strokes.remove(at: stroke)
+                    recognize(ended, session: &session, id: id)
+                    recycle(ended)
+                }
+            case .options:
+                applyOptions(&session, id: id)
+            case .close:
+                session.eventSequence += 1
+                EventEncoder.closed(context(session, id: id), reason: "closed", into: &writer)
+                publish(id)
+                return false
+            }
+            return true
+        }
+
+        /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.
+        private mutating func newStroke(id: UInt32, pointer: UInt16, checkmark: Bool) -> OpenStroke {
+            guard var stroke = spareStrokes.popLast() else {
+                return OpenStroke(id: id, pointer: pointer, checkmark: checkmark ? configuration.checkmark : nil)
+            }
+            stroke.id = id
+            stroke.pointer = pointer
+            stroke.overflowed = false
+            if checkmark {
+                if stroke.detector == nil {
+                    stroke.detector = CheckmarkDetector(configuration: configuration.checkmark)
+                }
+            } else {
+                stroke.detector = nil
+            }
+            return stroke
+        }
+
+        /// Returns a finished stroke's buffers to the pool (bounded, so idle lanes do not hoard memory).
+        private mutating func recycle(_ stroke: consuming OpenStroke) {
+            guard spareStrokes.count < Self.spareStrokeLimit, stroke.points.capacity <= 4096 else { return }
+            stroke.points.removeAll(keepingCapacity: true)
+            stroke.detector?.reset()
+            spareStrokes.append(stroke)
+        }
+
+        static var spareStrokeLimit: Int { 256 }
+
+        private mutating func addPoints(_ session: inout Session, stroke index: Int, id: UnsafeRawBufferPointer) {
+            guard !message.points.isEmpty, !session.strokes[index].overflowed else { return }
+            for point in message.points {
+                if session.strokes[index].points.count >= configuration.maxPointsPerStroke {
+                    session.strokes[index].overflowed = true
+                    session.strokes[index].points = []
+                    session.strokes[index].detector = nil
+                    emitError(
+                        &session, id: id, code: "too_many_points",
+                        "stroke \(session.strokes[index].id) passed \(configuration.maxPointsPerStroke) points; "
+                            + "it will end without a match")
+                    return
+                }
+                session.strokes[index].points.append(SIMD2(point.x, point.y))
+                if session.strokes[index].detector != nil,
+                    let fired = session.strokes[index].detector!.add(StrokePoint(x: point.x, y: point.y, time: point.t))
+                {
+                    metrics.checkmarks.add(1, ordering: .relaxed)
+                    session.eventSequence += 1
+                    let stroke = session.strokes[index]
+                    EventEncoder.checkmark(
+                        context(session, id: id, stroke: stroke), pointIndex: fired.pointIndex, time: fired.time,
+                        into: &writer)
+                    publish(id)
+                }
+            }
+        }
+
+        private mutating func recognize(_ stroke: OpenStroke, session: inout Session, id: UnsafeRawBufferPointer) {
+            metrics.strokesRecognized.add(1, ordering: .relaxed)
+            let entry = registry.entries[Int(session.library)]
+            session.eventSequence += 1
+            let eventContext = context(session, id: id, stroke: stroke)
+            if stroke.overflowed {
+                EventEncoder.result(
+                    eventContext, name: nil, score: nil, candidates: [], points: configuration.maxPointsPerStroke,
+                    library: entry.name, reason: "too_many_points", into: &writer)
+            } else {
+                do {
+                    let result = try entry.recognizer(invariant: session.invariant).recognize(points: stroke.points)
+                    EventEncoder.result(
+                        eventContext, name: result.match?.name, score: result.match?.score,
+                        candidates: result.candidates.map { .init(name: $0.name, score: $0.score) },
+                        points: stroke.points.count, library: entry.name,
+                        reason: result.match == nil ? "below_threshold" : nil, into: &writer)
+                } catch {
+                    EventEncoder.result(
+                        eventContext, name: nil, score: nil, candidates: [], points: stroke.points.count,
+                        library: entry.name, reason: error.code.rawValue, into: &writer)
+                }
+            }
+            publish(id)
+        }
+
+        private mutating func applyOptions(_ session: inout Session, id: UnsafeRawBufferPointer) {
+            guard let options = message.options else { return }
+            if let name = options.library {
+                if let index = registry.index(of: name) {
+                    session.library = Int32(index)
+                } else {
+                    let known = registry.entries.map(\.name).joined(separator: ", ")
+                    emitError(
+                        &session, id: id, code: "unknown_library", "no template library \"\(name)\" (have: \(known))")
+                }
+            }
+            if let orientation = options.orientation { session.invariant = orientation == "invariant" }
+            if let checkmark = options.checkmark { session.checkmark = checkmark }
+        }
+
+        // MARK: - Events
+
+        private func context(_ session: Session, id: UnsafeRawBufferPointer, stroke: OpenStroke? = nil)
+            -> EventEncoder.Context
+        {
+            EventEncoder.Context(
+                session: id, eventSequence: session.eventSequence, sequence: message.sequence, stroke: stroke?.id,
+                pointer: stroke?.pointer ?? 0)
+        }
+
+        private mutating func emitError(
+            _ session: inout Session, id: UnsafeRawBufferPointer, code: String, _ text: String
+        ) {
+            metrics.countError(code)
+            session.eventSequence += 1
+            let stroke = session.strokes.first { $0.id == message.stroke }
+            var eventContext = context(session, id: id, stroke: stroke)
+            if stroke == nil, [.begin, .points, .end, .cancel].contains(message.kind) {
+                eventContext.stroke = message.stroke
+                eventContext.pointer = message.pointer
+            }
+            EventEncoder.error(eventContext, code: code, message: text, into: &writer)
+            publish(id)
+        }
+
+        mutating func systemError(_ code: String, _ text: String) {
+            metrics.countError(code)
+            EventEncoder.error(
+                .init(session: UnsafeRawBufferPointer(start: nil, count: 0), eventSequence: 0, sequence: nil),
+                code: code,
+                message: text, into: &writer)
+            var topic = EventEncoder.systemTopic
+            topic.withUTF8 { sink.publish(topic: UnsafeRawBufferPointer($0), payload: writer.bytes) }
+        }
+
+        @inline(__always)
+        private mutating func publish(_ id: UnsafeRawBufferPointer) {
+            sink.publish(topic: id, payload: writer.bytes)
+        }
+
+        /// Publishes the `closed` event of an idle session about to be dropped.
+        mutating func closeIdle(_ session: inout Session) {
+            session.eventSequence += 1
+            let sequence = session.eventSequence
+            session.key.withUnsafeBytes { id in
+                EventEncoder.closed(
+                    .init(session: id, eventSequence: sequence, sequence: message.sequence), reason: "idle",
+                    into: &writer)
+                publish(id)
+            }
+        }
+
+        /// Adds the counts of the messages handled since the last call to the shared metrics.
+        mutating func flushMetrics() {
+            if pendingMessages > 0 { metrics.messagesReceived.add(pendingMessages, ordering: .relaxed) }
+            if pendingPoints > 0 { metrics.pointsReceived.add(pendingPoints, ordering: .relaxed) }
+            pendingMessages = 0
+            pendingPoints = 0
+        }
+
+        /// An error event for a session, numbered `eventSequence` (0 when it has no state).
+        mutating func sessionError(
+            _ id: UnsafeRawBufferPointer, eventSequence: UInt64, code: String, _ text: String, sequence: UInt32?
+        ) {
+            metrics.countError(code)
+            EventEncoder.error(
+                .init(session: id, eventSequence: eventSequence, sequence: sequence), code: code, message: text,
+                into: &writer)
+            publish(id)
+        }
+
+    }
+}
