@@ -26,6 +26,8 @@ enum BenchCommand {
           --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor)
           --cases LIST     throughput and processor cases to run, as ENCODING-POINTS (default
                            binary-1,binary-32,json-1,json-32)
+          --messages N     messages per 1-point throughput case, 8 times fewer with 32 points (default
+                           400000; longer runs are steadier)
           --templates LIST recognizer library sizes (default builtin,16,48,1000,10000; `builtin` is the shipped
                            library)
           --capacity N     the worker capacity (messages/s) whose half is the latency load, when throughput is
@@ -105,7 +107,9 @@ enum BenchCommand {
             throw BenchError("--cases: unknown case \(name) (one of \(allCases.joined(separator: ", ")))")
         }
         let bench = WorkerBenchmarks(
-            worker: worker, myself: myself, strokes: strokes, quick: quick, context: try ZMQContext())
+            worker: worker, myself: myself, strokes: strokes, quick: quick,
+            messages: args.value("messages") == nil ? nil : try args.parsed("messages", default: 400_000),
+            context: try ZMQContext())
         var report = Report(
             runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [],
             detectorNanosecondsPerPoint: nil, processor: [],
