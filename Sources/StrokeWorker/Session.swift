@@ -20,7 +20,7 @@ struct OpenStroke {
 /// The state of one session, owned by exactly one lane thread and updated in place.
 struct Session {
     /// The session id's bytes (the input topic without its shard key).
-    var key: [UInt8]
+    var key: SessionKey
     var hash: UInt64
     var sequence = SequenceTracker()
     /// Last event sequence number published (events are numbered from 1).
@@ -35,7 +35,7 @@ struct Session {
     /// Open strokes; usually zero or one, so a small array (no allocation while idle).
     var strokes: [OpenStroke] = []
 
-    init(key: [UInt8], hash: UInt64, now: UInt32) {
+    init(key: SessionKey, hash: UInt64, now: UInt32) {
         self.key = key
         self.hash = hash
         self.lastActive = now

@@ -68,7 +68,7 @@ public struct SessionProcessor<Sink: EventSink> {
                 )
                 return
             }
-            index = table.insert(Session(key: Array(id), hash: hash, now: now))
+            index = table.insert(Session(key: SessionKey(id), hash: hash, now: now))
             metrics.sessions.add(1, ordering: .relaxed)
         }
         if core.process(&table[index!], id: id) {

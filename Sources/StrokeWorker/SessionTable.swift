@@ -4,15 +4,20 @@
 /// (removed ones are swapped with the last), so iterating for idle eviction is a linear scan.
 struct SessionTable {
     private(set) var sessions: [Session] = []
-    private var slots: [Int32]  // -1 empty, -2 deleted, else index into sessions
-    private var slotHashes: [UInt64]
+    /// Each slot holds the session's index (-1 empty, -2 deleted) and hash side by side: one cache line read
+    /// per probe.
+    private var slots: [Slot]
     private var used = 0  // occupied + deleted slots
+
+    private struct Slot {
+        var hash: UInt64 = 0
+        var index: Int32 = -1
+    }
 
     init(capacity: Int = 1024) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        slots = Array(repeating: -1, count: size)
-        slotHashes = Array(repeating: 0, count: size)
+        slots = Array(repeating: Slot(), count: size)
     }
 
     var count: Int { sessions.count }
@@ -33,12 +38,13 @@ struct SessionTable {
     func find(_ key: UnsafeRawBufferPointer, hash: UInt64) -> Int? {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
+        let head = SessionKey.head(of: key)
         while true {
             let entry = slots[slot]
-            if entry == -1 { return nil }
-            if entry >= 0 && slotHashes[slot] == hash {
-                let candidate = Int(entry)
-                if sessions[candidate].key.withUnsafeBytes({ $0.elementsEqual(key) }) { return candidate }
+            if entry.index == -1 { return nil }
+            if entry.index >= 0 && entry.hash == hash {
+                let candidate = Int(entry.index)
+                if sessions[candidate].key.equals(key, head: head) { return candidate }
             }
             slot = (slot + 1) & mask
         }
@@ -79,23 +85,19 @@ struct SessionTable {
     private mutating func setSlot(ofIndex index: Int, hash: UInt64, to value: Int32) {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] != Int32(index) { slot = (slot + 1) & mask }
-        slots[slot] = value
+        while slots[slot].index != Int32(index) { slot = (slot + 1) & mask }
+        slots[slot].index = value
     }
 
     private mutating func place(index: Int, hash: UInt64) {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] >= 0 { slot = (slot + 1) & mask }
-        if slots[slot] == -1 || slots[slot] == -2 {
-            slots[slot] = Int32(index)
-            slotHashes[slot] = hash
-        }
+        while slots[slot].index >= 0 { slot = (slot + 1) & mask }
+        slots[slot] = Slot(hash: hash, index: Int32(index))
     }
 
     private mutating func rehash(to size: Int) {
-        slots = Array(repeating: -1, count: size)
-        slotHashes = Array(repeating: 0, count: size)
+        slots = Array(repeating: Slot(), count: size)
         for (index, session) in sessions.enumerated() { place(index: index, hash: session.hash) }
         used = sessions.count
     }

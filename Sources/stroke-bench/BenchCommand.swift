@@ -215,8 +215,9 @@ enum BenchCommand {
             for row in report.processor {
                 log(
                     String(
-                        format: "processor alone: %@ %2d pt/msg: %9.0f msg/s, %.0f ns per point", row.encoding,
-                        row.pointsPerMessage, row.messagesPerSecond, row.nanosecondsPerPoint))
+                        format: "processor alone: %@ %2d pt/msg %5d sessions: %9.0f msg/s, %.0f ns per point",
+                        row.encoding, row.pointsPerMessage, row.sessions, row.messagesPerSecond,
+                        row.nanosecondsPerPoint))
             }
         }
         return report
@@ -266,8 +267,8 @@ enum BenchCommand {
         for row in report.processor {
             print(
                 String(
-                    format: "processor alone (no sockets): %@ %2d pt/msg: %9.0f msg/s, %.0f ns per point",
-                    row.encoding, row.pointsPerMessage, row.messagesPerSecond, row.nanosecondsPerPoint))
+                    format: "processor alone (no sockets): %@ %2d pt/msg %5d sessions: %9.0f msg/s, %.0f ns per point",
+                    row.encoding, row.pointsPerMessage, row.sessions, row.messagesPerSecond, row.nanosecondsPerPoint))
         }
     }
 }

@@ -8,6 +8,7 @@ enum ProcessorBenchmark {
     struct Row: Codable, Sendable {
         var encoding: String
         var pointsPerMessage: Int
+        var sessions: Int
         var messagesPerSecond: Double
         var nanosecondsPerPoint: Double
     }
@@ -23,27 +24,30 @@ enum ProcessorBenchmark {
         let registry = try LibraryRegistry([try TemplateLibrary.builtIn()])
         for encoding in Traffic.Encoding.allCases {
             for pointsPerMessage in [1, 32] where cases.contains("\(encoding.rawValue)-\(pointsPerMessage)") {
-                let traffic = Traffic.make(
-                    strokes: strokes, sessions: 1000, pointsPerMessage: pointsPerMessage, encoding: encoding,
-                    messages: (quick ? 100_000 : 300_000) / (pointsPerMessage == 1 ? 1 : 8), prefix: "p-")
-                var processor = SessionProcessor(
-                    sink: NullSink(), configuration: WorkerConfiguration(), registry: registry, metrics: WorkerMetrics()
-                )
-                let started = BenchClock.now()
-                for index in 0..<traffic.count {
-                    traffic.topics[index].withUnsafeBytes { topic in
-                        traffic.payloads[index].withUnsafeBytes { payload in
-                            processor.handle(topic: topic, payload: payload)
+                for sessions in [1000, 10_000] {
+                    let traffic = Traffic.make(
+                        strokes: strokes, sessions: sessions, pointsPerMessage: pointsPerMessage, encoding: encoding,
+                        messages: (quick ? 100_000 : 300_000) / (pointsPerMessage == 1 ? 1 : 8), prefix: "p-")
+                    var processor = SessionProcessor(
+                        sink: NullSink(), configuration: WorkerConfiguration(), registry: registry,
+                        metrics: WorkerMetrics()
+                    )
+                    let started = BenchClock.now()
+                    for index in 0..<traffic.count {
+                        traffic.topics[index].withUnsafeBytes { topic in
+                            traffic.payloads[index].withUnsafeBytes { payload in
+                                processor.handle(topic: topic, payload: payload)
+                            }
                         }
                     }
+                    let seconds = Double(BenchClock.now() - started) / 1e9
+                    guard processor.sink.events >= traffic.ends.count else { throw BenchError("events missing") }
+                    rows.append(
+                        Row(
+                            encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage, sessions: sessions,
+                            messagesPerSecond: Double(traffic.count) / seconds,
+                            nanosecondsPerPoint: seconds * 1e9 / Double(traffic.pointCount)))
                 }
-                let seconds = Double(BenchClock.now() - started) / 1e9
-                guard processor.sink.events >= traffic.ends.count else { throw BenchError("events missing") }
-                rows.append(
-                    Row(
-                        encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage,
-                        messagesPerSecond: Double(traffic.count) / seconds,
-                        nanosecondsPerPoint: seconds * 1e9 / Double(traffic.pointCount)))
             }
         }
         return rows
