@@ -35,15 +35,22 @@ struct WorkerUnitTests {
         #expect(early.state == .stopped)
     }
 
-    @Test("session table insert, find, remove with many keys")
+    @Test("session table insert, find, remove with many keys, short (inline) and long")
     func table() {
         var table = SessionTable(capacity: 4)
         var keys = [[UInt8]]()
+        // Long keys share their first 32 bytes, so only the heap copy tells them apart; "x" and "x\0" share a
+        // zero-padded inline head and differ only in length.
+        let longPrefix = String(repeating: "p", count: 32)
         for k in 0..<5000 {
-            let key = Array("session-\(k)".utf8)
+            let key = Array((k % 2 == 0 ? "session-\(k)" : "\(longPrefix)-\(k)").utf8)
             keys.append(key)
+        }
+        keys.append(Array("x".utf8))
+        keys.append(Array("x".utf8) + [0])
+        for key in keys {
             let hash = key.withUnsafeBytes { SessionTable.hash($0) }
-            _ = table.insert(Session(key: key, hash: hash, now: 0))
+            _ = table.insert(Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, now: 0))
         }
         for k in stride(from: 0, to: 5000, by: 3) {
             let hash = keys[k].withUnsafeBytes { SessionTable.hash($0) }
@@ -53,10 +60,10 @@ struct WorkerUnitTests {
         for (k, key) in keys.enumerated() {
             let hash = key.withUnsafeBytes { SessionTable.hash($0) }
             let index = key.withUnsafeBytes { table.find($0, hash: hash) }
-            #expect((index != nil) == (k % 3 != 0))
-            if let index { #expect(table[index].key == key) }
+            #expect((index != nil) == (k >= 5000 || k % 3 != 0))
+            if let index { #expect(table[index].key.withUnsafeBytes { Array($0) } == key) }
         }
-        #expect(table.count == 5000 - 1667)
+        #expect(table.count == 5002 - 1667)
     }
 
     @Test("configuration from flags and environment, with clear errors")
