@@ -64,6 +64,7 @@ enum BenchCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help"])
             try args.rejectUnknown([
                 "quick", "json", "help", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
+                "messages",
             ])
             if args.flag("help") {
                 print(usage)

@@ -67,7 +67,7 @@ struct ClusterBenchmark {
             worker, ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--stats-interval", "0"])
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
-        return try await measure(traffic, input: input, output: output, buckets: false)
+        return try await measure(traffic, input: input, output: output)
     }
 
     private func proxied(_ traffic: Traffic, workers count: Int) async throws -> Double {
@@ -89,13 +89,13 @@ struct ClusterBenchmark {
             _ = try process.workerEndpoints()
             workers.append(process)
         }
-        return try await measure(traffic, input: producers, output: consumers, buckets: true)
+        return try await measure(traffic, input: producers, output: consumers)
     }
 
-    private func measure(_ traffic: Traffic, input: String, output: String, buckets: Bool) async throws -> Double {
+    private func measure(_ traffic: Traffic, input: String, output: String) async throws -> Double {
         let prefix = String(decoding: traffic.topics[0].dropFirst(4).prefix { $0 != UInt8(ascii: "-") }, as: UTF8.self)
         return try await WorkerBenchmarks.resultRate(
-            traffic, input: input, output: output, prefix: prefix, context: context, allBuckets: buckets)
+            traffic, input: input, output: output, prefix: prefix, context: context)
     }
 }
 

@@ -74,6 +74,9 @@ final class ResultCounter: Sendable {
     /// Sends probes through `producer` until this consumer has seen one come back.
     func waitUntilSubscribed(_ producer: BenchProducer) throws {
         while !subscribed.load(ordering: .acquiring) { usleep(1000) }
+        // A sharded worker, or one with several lanes, subscribes bucket by bucket: messages sent before a
+        // bucket's subscription arrives would be dropped by the producer's socket.
+        try producer.waitForAllBuckets()
         // A probe session id whose shard key is right, so the worker answers with an error event.
         let session = "\(Self.probePrefix)\(UInt32.random(in: 0...UInt32.max))"
         let probeTopic = Array(StrokeProtocolTopics.topic(session).utf8)

@@ -98,18 +98,16 @@ struct WorkerBenchmarks {
     }
 
     /// Sends `traffic` to `input` and counts the results (one per stroke) arriving at `output`; messages per
-    /// second from the first send to the last result. With `allBuckets`, waits until the subscriptions reaching
-    /// the producer cover every shard bucket (a sharded cluster).
+    /// second from the first send to the last result, once the subscriptions reaching the producer cover every
+    /// shard bucket.
     static func resultRate(
-        _ traffic: Traffic, input: String, output: String, prefix: String, context: ZMQContext,
-        allBuckets: Bool = false
+        _ traffic: Traffic, input: String, output: String, prefix: String, context: ZMQContext
     ) async throws -> Double {
         let counter = ResultCounter(
             endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
         async let consumer: Void = onThread { try counter.run(context: context) }
         let started = try await onThread {
             let producer = try BenchProducer(context: context, endpoint: input)
-            if allBuckets { try producer.waitForAllBuckets() }
             try counter.waitUntilSubscribed(producer)
             return try producer.sendAll(traffic)
         }
