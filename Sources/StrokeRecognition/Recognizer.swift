@@ -7,19 +7,46 @@ import Foundation
 /// banded dynamic time warping over positions and tangents, after rotating the stroke by the Protractor angle.
 /// A `Recognizer` is immutable and `Sendable`: share one across threads.
 public struct Recognizer: Sendable {
-    /// The library this recognizer was compiled from.
-    public let library: TemplateLibrary
-    /// The matcher's tuning.
-    public let configuration: RecognizerConfiguration
+    /// The compiled library, held by reference: copying a recognizer (per stroke, in the worker) costs one
+    /// reference count, not one per array.
+    private final class Storage: Sendable {
+        let library: TemplateLibrary
+        let configuration: RecognizerConfiguration
+        /// Each template's gesture as a small integer, so that ranking compares integers, not strings.
+        let gestureIDs: [Int32]
+        let gestureNames: [String]
+        /// Protractor vectors, eight templates to a group: `protractorLanes[g × 2N + k]` holds component `k` of
+        /// templates `8g…8g+7` (zero in the unused lanes of the last group).
+        let protractorLanes: [ElasticMatcher.Lanes]
+        let elastic: [Float]  // templates.count × 4N
+        let maxRotation: Float
 
-    /// Each template's gesture as a small integer, so that ranking compares integers, not strings.
-    private let gestureIDs: [Int32]
-    private let gestureNames: [String]
-    /// Protractor vectors, eight templates to a group: `protractorLanes[g × 2N + k]` holds component `k` of
-    /// templates `8g…8g+7` (zero in the unused lanes of the last group).
-    private let protractorLanes: [ElasticMatcher.Lanes]
-    private let elastic: [Float]  // templates.count × 4N
-    private let maxRotation: Float
+        init(
+            library: TemplateLibrary, configuration: RecognizerConfiguration, gestureIDs: [Int32],
+            gestureNames: [String], protractorLanes: [ElasticMatcher.Lanes], elastic: [Float], maxRotation: Float
+        ) {
+            self.library = library
+            self.configuration = configuration
+            self.gestureIDs = gestureIDs
+            self.gestureNames = gestureNames
+            self.protractorLanes = protractorLanes
+            self.elastic = elastic
+            self.maxRotation = maxRotation
+        }
+    }
+
+    private let storage: Storage
+
+    /// The library this recognizer was compiled from.
+    public var library: TemplateLibrary { storage.library }
+    /// The matcher's tuning.
+    public var configuration: RecognizerConfiguration { storage.configuration }
+
+    private var gestureIDs: [Int32] { storage.gestureIDs }
+    private var gestureNames: [String] { storage.gestureNames }
+    private var protractorLanes: [ElasticMatcher.Lanes] { storage.protractorLanes }
+    private var elastic: [Float] { storage.elastic }
+    private var maxRotation: Float { storage.maxRotation }
 
     /// Compiles `library`.
     ///
@@ -38,18 +65,15 @@ public struct Recognizer: Sendable {
             vectors.append(contentsOf: features.vector)
             elastic.append(contentsOf: features.elastic)
         }
-        self.library = library
-        self.configuration = configuration
         var ids = [String: Int32]()
         var gestureNames = [String]()
-        self.gestureIDs = library.templates.map { template in
+        let gestureIDs = library.templates.map { template in
             if let id = ids[template.name] { return id }
             let id = Int32(gestureNames.count)
             ids[template.name] = id
             gestureNames.append(template.name)
             return id
         }
-        self.gestureNames = gestureNames
         let n2 = configuration.pointCount * 2
         let lanes = ElasticMatcher.Lanes.scalarCount
         let groups = (library.templates.count + lanes - 1) / lanes
@@ -59,10 +83,11 @@ public struct Recognizer: Sendable {
                 protractorLanes[(template / lanes) * n2 + k][template % lanes] = vectors[template * n2 + k]
             }
         }
-        self.protractorLanes = protractorLanes
-        self.elastic = elastic
-        self.maxRotation =
-            library.orientation == .invariant ? .infinity : Float(library.maxRotationDegrees * .pi / 180)
+        self.storage = Storage(
+            library: library, configuration: configuration, gestureIDs: gestureIDs, gestureNames: gestureNames,
+            protractorLanes: protractorLanes, elastic: elastic,
+            maxRotation: library.orientation == .invariant
+                ? .infinity : Float(library.maxRotationDegrees * .pi / 180))
     }
 
     /// Number of templates.
