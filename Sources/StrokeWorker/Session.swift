@@ -5,15 +5,19 @@ struct OpenStroke {
     var id: UInt32
     var pointer: UInt16
     var points: [SIMD2<Double>]
-    var detector: CheckmarkDetector?
+    /// Whether the checkmark detector runs for this stroke (the session's option).
+    var detecting: Bool
+    /// Kept (and pooled with the stroke) even when not detecting, so that the hot loop never copies an optional.
+    var detector: CheckmarkDetector
     /// Set when the stroke passed the per-stroke point limit: its points are dropped and it ends without a match.
     var overflowed = false
 
-    init(id: UInt32, pointer: UInt16, checkmark: CheckmarkConfiguration?) {
+    init(id: UInt32, pointer: UInt16, detecting: Bool, checkmark: CheckmarkConfiguration) {
         self.id = id
         self.pointer = pointer
         self.points = []
-        self.detector = checkmark.map { CheckmarkDetector(configuration: $0) }
+        self.detecting = detecting
+        self.detector = CheckmarkDetector(configuration: checkmark)
     }
 }
 

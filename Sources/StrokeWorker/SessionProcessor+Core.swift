@@ -107,18 +107,13 @@ extension SessionProcessor {
         /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.
         private mutating func newStroke(id: UInt32, pointer: UInt16, checkmark: Bool) -> OpenStroke {
             guard var stroke = spareStrokes.popLast() else {
-                return OpenStroke(id: id, pointer: pointer, checkmark: checkmark ? configuration.checkmark : nil)
+                return OpenStroke(
+                    id: id, pointer: pointer, detecting: checkmark, checkmark: configuration.checkmark)
             }
             stroke.id = id
             stroke.pointer = pointer
             stroke.overflowed = false
-            if checkmark {
-                if stroke.detector == nil {
-                    stroke.detector = CheckmarkDetector(configuration: configuration.checkmark)
-                }
-            } else {
-                stroke.detector = nil
-            }
+            stroke.detecting = checkmark
             return stroke
         }
 
@@ -126,7 +121,7 @@ extension SessionProcessor {
         private mutating func recycle(_ stroke: consuming OpenStroke) {
             guard spareStrokes.count < Self.spareStrokeLimit, stroke.points.capacity <= 4096 else { return }
             stroke.points.removeAll(keepingCapacity: true)
-            stroke.detector?.reset()
+            stroke.detector.reset()
             spareStrokes.append(stroke)
         }
 
@@ -134,28 +129,47 @@ extension SessionProcessor {
 
         private mutating func addPoints(_ session: inout Session, stroke index: Int, id: UnsafeRawBufferPointer) {
             guard !message.points.isEmpty, !session.strokes[index].overflowed else { return }
-            for point in message.points {
-                if session.strokes[index].points.count >= configuration.maxPointsPerStroke {
-                    session.strokes[index].overflowed = true
-                    session.strokes[index].points = []
-                    session.strokes[index].detector = nil
-                    emitError(
-                        &session, id: id, code: "too_many_points",
-                        "stroke \(session.strokes[index].id) passed \(configuration.maxPointsPerStroke) points; "
-                            + "it will end without a match")
+            var fired: CheckmarkDetector.Detection?
+            var overflowed = false
+            let limit = configuration.maxPointsPerStroke
+            message.points.withUnsafeBufferPointer { points in
+                Self.feed(&session.strokes[index], points, limit: limit, fired: &fired, overflowed: &overflowed)
+            }
+            // Events in the order their points came: the detector fires at most once, before any overflow.
+            if let fired {
+                metrics.checkmarks.add(1, ordering: .relaxed)
+                session.eventSequence += 1
+                EventEncoder.checkmark(
+                    context(session, id: id, stroke: session.strokes[index]), pointIndex: fired.pointIndex,
+                    time: fired.time, into: &writer)
+                publish(id)
+            }
+            if overflowed {
+                emitError(
+                    &session, id: id, code: "too_many_points",
+                    "stroke \(session.strokes[index].id) passed \(limit) points; it will end without a match")
+            }
+        }
+
+        /// Appends points to a stroke and feeds its detector, in place; stops at the per-stroke limit (then the
+        /// stroke drops its points and ends without a match).
+        private static func feed(
+            _ stroke: inout OpenStroke, _ points: UnsafeBufferPointer<WirePoint>, limit: Int,
+            fired: inout CheckmarkDetector.Detection?, overflowed: inout Bool
+        ) {
+            for point in points {
+                if stroke.points.count >= limit {
+                    stroke.overflowed = true
+                    stroke.points = []
+                    stroke.detecting = false
+                    overflowed = true
                     return
                 }
-                session.strokes[index].points.append(SIMD2(point.x, point.y))
-                if session.strokes[index].detector != nil,
-                    let fired = session.strokes[index].detector!.add(StrokePoint(x: point.x, y: point.y, time: point.t))
+                stroke.points.append(SIMD2(point.x, point.y))
+                if stroke.detecting,
+                    let detection = stroke.detector.add(StrokePoint(x: point.x, y: point.y, time: point.t))
                 {
-                    metrics.checkmarks.add(1, ordering: .relaxed)
-                    session.eventSequence += 1
-                    let stroke = session.strokes[index]
-                    EventEncoder.checkmark(
-                        context(session, id: id, stroke: stroke), pointIndex: fired.pointIndex, time: fired.time,
-                        into: &writer)
-                    publish(id)
+                    fired = detection
                 }
             }
         }
