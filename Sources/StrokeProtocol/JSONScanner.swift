@@ -133,10 +133,35 @@ struct JSONScanner {
         }
     }
 
-    private static let powers: [Double] = (0...22).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
+    /// 10^exponent for 0...22, all exactly representable; a switch of literals compiles to a constant table
+    /// (a lazily initialized global would cost a `swift_once` check per number).
+    @inline(__always)
+    private static func power(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        default: 1e22
+        }
     }
 
     /// Reads a number. Exact for up to 15 significant digits and exponents within ±22; otherwise `strtod`.
@@ -194,7 +219,7 @@ struct JSONScanner {
         }
         if digits <= 15 && abs(exponent) <= 22 {
             let magnitude =
-                exponent >= 0 ? Double(mantissa) * Self.powers[exponent] : Double(mantissa) / Self.powers[-exponent]
+                exponent >= 0 ? Double(mantissa) * Self.power(exponent) : Double(mantissa) / Self.power(-exponent)
             return negative ? -magnitude : magnitude
         }
         return slowNumber(start..<index)
