@@ -28,12 +28,16 @@ struct SocketSink: EventSink {
         events.reserveCapacity(256)
     }
 
-    /// Queues the event (sent by `send()`).
+    /// Events queued before `publish` sends them itself (an idle sweep can close thousands of sessions at once).
+    static let queueLimit = 256
+
+    /// Queues the event (sent by `send()`, or at once when `queueLimit` are waiting).
     mutating func publish(topic: UnsafeRawBufferPointer, payload: [UInt8]) {
         bytes.append(contentsOf: topic)
         let topicEnd = bytes.count
         bytes.append(contentsOf: payload)
         events.append((topicEnd, bytes.count))
+        if events.count >= Self.queueLimit { send() }
     }
 
     /// Sends the queued events, in order.
@@ -131,6 +135,7 @@ struct Lane: Sendable {
                 if now &- lastSweep >= 1 {
                     lastSweep = now
                     processor.evictIdle()
+                    processor.sink.flush()  // the closed events now, not after the next poll
                     if publishesStats, let path = configuration.healthFile { Self.touch(path) }
                 }
                 if publishesStats, configuration.statsIntervalSeconds > 0,
