@@ -56,8 +56,13 @@ struct WorkerBenchmarks {
         let traffic = Traffic.make(
             strokes: strokes, sessions: sessions, pointsPerMessage: pointsPerMessage, encoding: encoding,
             messages: max(budget, sessions * 4), prefix: prefix)
-        let raw = try await rawRate(traffic)
+        // The raw limit is measured just before and just after the worker and averaged: this machine's speed
+        // drifts over seconds, and bracketing keeps the ratio from depending on which side of a drift the
+        // worker ran.
+        let rawBefore = try await rawRate(traffic)
         let workerRate = try await workerRate(traffic, prefix: prefix)
+        let rawAfter = try await rawRate(traffic)
+        let raw = (rawBefore + rawAfter) / 2
         let perMessage = Double(traffic.pointCount) / Double(traffic.count)
         return ThroughputRow(
             encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage, sessions: sessions,
