@@ -35,11 +35,12 @@ public struct CheckmarkDetector: Sendable {
     public init(configuration: CheckmarkConfiguration = .default) {
         self.configuration = configuration
         self.spacing = configuration.initialSpacing ?? 0
-        // Room for `capacity + 1` points plus padding to a whole SIMD vector: appends never reallocate.
+        // Room for `capacity + 1` points (decimation runs when a point passes the capacity): appends never
+        // reallocate.
         self.xs = []
         self.ys = []
-        xs.reserveCapacity(max(configuration.capacity, 8) + 4)
-        ys.reserveCapacity(max(configuration.capacity, 8) + 4)
+        xs.reserveCapacity(max(configuration.capacity, 8) + 1)
+        ys.reserveCapacity(max(configuration.capacity, 8) + 1)
     }
 
     /// Forgets the stroke, keeping the buffer, to start the next one.
@@ -139,7 +140,9 @@ public struct CheckmarkDetector: Sendable {
     @inline(__always)
     private func point(_ index: Int) -> SIMD2<Double> { SIMD2(xs[index], ys[index]) }
 
-    /// The early out of `fires()`, inlined: most points stop here, without the cost of a call to the full test.
+    /// The early out, inlined before the O(n) test of `fires()`, where most points stop: both legs need points,
+    /// and the pen must be moving up (screen coordinates) and not far to the left over the last few resampled
+    /// points, as it does on a check's straight second leg.
     @inline(__always)
     private func mightFire() -> Bool {
         let n = xs.count
@@ -150,17 +153,13 @@ public struct CheckmarkDetector: Sendable {
         return recentY < 0 && recentX > 0.5 * recentY
     }
 
+    /// The full test, once `mightFire()` passed: split at the corner, check both legs and the turn.
     @inline(never)
     private func fires() -> Bool {
         let c = configuration
         let n = xs.count
-        guard n >= 2 * c.minimumLegPoints + 1 else { return false }
         let start = point(0)
         let end = point(n - 1)
-        // Early out, before the O(n) corner search: the pen must be moving up (screen coordinates) and not far
-        // to the left over the last few resampled points, as it does on a check's straight second leg.
-        let recent = end - point(n - 1 - c.minimumLegPoints)
-        guard recent.y < 0, recent.x > 0.5 * recent.y else { return false }
         let chord = end - start
         let chordLength = (chord * chord).sum().squareRoot()
         guard chordLength > 0 else { return false }
