@@ -89,6 +89,22 @@ struct SessionProcessorTests {
         #expect(events[2].topic == "small")
     }
 
+    @Test("a checkmark and an overflow in the same message come out in point order")
+    func checkmarkThenOverflow() {
+        var processor = Self.processor { $0.maxPointsPerStroke = 30 }
+        let topic = Array(ShardKey.topic(for: "c").utf8)
+        // Down-right for 10 points, then up-right: the detector fires on the second leg, before point 31.
+        let down = (0...10).map { "[\($0 * 10),\($0 * 10),\($0)]" }
+        let up = (1...40).map { "[\(100 + $0 * 10),\(100 - $0 * 12),\(10 + $0)]" }
+        let points = (down + up).joined(separator: ",")
+        Self.feed(&processor, [topic, Array(#"{"type":"begin","seq":1,"stroke":1,"points":[\#(points)]}"#.utf8)])
+        let events = Self.events(processor)
+        #expect(events.map { $0.payload["event"] as! String } == ["checkmark", "error"])
+        #expect(events.last?.payload["code"] as? String == "too_many_points")
+        #expect(events.map { $0.payload["eventSeq"] as? Int } == [1, 2])
+        #expect((events.first?.payload["pointIndex"] as? Int ?? 99) < 30)
+    }
+
     @Test("session and open-stroke limits produce errors")
     func limits() {
         var processor = Self.processor {
