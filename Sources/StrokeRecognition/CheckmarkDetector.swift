@@ -19,7 +19,19 @@ public struct CheckmarkDetector: Sendable {
     }
 
     /// The tuning in use.
-    public let configuration: CheckmarkConfiguration
+    public var configuration: CheckmarkConfiguration { settings.configuration }
+
+    /// The tuning, held by reference: every open stroke of a worker has a detector, and the same (hot) copy of
+    /// the tuning keeps each detector small.
+    private final class Settings: Sendable {
+        let configuration: CheckmarkConfiguration
+        init(_ configuration: CheckmarkConfiguration) { self.configuration = configuration }
+    }
+
+    private let settings: Settings
+    /// Copied out of the tuning: read for every point.
+    private let capacity: Int
+    private let minimumLegPoints: Int
     /// The detection, once it has happened; it is never reported twice for a stroke.
     public private(set) var detection: Detection?
 
@@ -33,7 +45,9 @@ public struct CheckmarkDetector: Sendable {
 
     /// Creates a detector for one stroke.
     public init(configuration: CheckmarkConfiguration = .default) {
-        self.configuration = configuration
+        self.settings = Settings(configuration)
+        self.capacity = configuration.capacity
+        self.minimumLegPoints = configuration.minimumLegPoints
         self.spacing = configuration.initialSpacing ?? 0
         // Room for `capacity + 1` points (decimation runs when a point passes the capacity): appends never
         // reallocate.
@@ -114,7 +128,7 @@ public struct CheckmarkDetector: Sendable {
             emitted = true
             remaining = max(0, length - travelled)
             sinceLast = 0
-            if xs.count > configuration.capacity { decimate() }
+            if xs.count > capacity { decimate() }
         }
         sinceLast += remaining
         return emitted
@@ -146,7 +160,7 @@ public struct CheckmarkDetector: Sendable {
     @inline(__always)
     private func mightFire() -> Bool {
         let n = xs.count
-        let k = configuration.minimumLegPoints
+        let k = minimumLegPoints
         guard n >= 2 * k + 1 else { return false }
         let recentX = xs[n - 1] - xs[n - 1 - k]
         let recentY = ys[n - 1] - ys[n - 1 - k]
