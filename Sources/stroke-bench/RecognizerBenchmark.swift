@@ -52,24 +52,32 @@ enum RecognizerBenchmark {
     /// Mean time per recognition of the samples, over at least `minimumSeconds`.
     static func time(_ recognizer: Recognizer, _ samples: [DollarLog], _ minimumSeconds: Double) throws -> Row {
         let size = recognizer.templateCount
-        do {
-            let queries = samples.map { $0.points.map(\.position) }
+        let queries = samples.map { $0.points.map(\.position) }
+        var sink = 0.0
+        let (seconds, done) = try repeatFor(seconds: minimumSeconds) {
             var done = 0
-            var sink = 0.0
-            let clock = ContinuousClock()
-            let started = clock.now
-            var elapsed = Duration.zero
-            repeat {
-                for query in queries.prefix(max(16, 200_000 / max(size, 1))) {
-                    sink += try recognizer.recognize(points: query).candidates.first?.score ?? 0
-                    done += 1
-                }
-                elapsed = clock.now - started
-            } while elapsed < .seconds(minimumSeconds)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            if sink.isNaN { print("") }
-            return Row(templates: size, microseconds: seconds * 1e6 / Double(done))
+            for query in queries.prefix(max(16, 200_000 / max(size, 1))) {
+                sink += try recognizer.recognize(points: query).candidates.first?.score ?? 0
+                done += 1
+            }
+            return done
         }
+        if sink.isNaN { print("") }
+        return Row(templates: size, microseconds: seconds * 1e6 / Double(done))
+    }
+
+    /// Runs `round` until at least `seconds` have passed; returns the time taken and the sum of what the rounds
+    /// returned (their work count).
+    static func repeatFor(seconds: Double, _ round: () throws -> Int) rethrows -> (seconds: Double, done: Int) {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var elapsed = Duration.zero
+        var done = 0
+        repeat {
+            done += try round()
+            elapsed = clock.now - started
+        } while elapsed < .seconds(seconds)
+        return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, done)
     }
 }
 
@@ -78,20 +86,16 @@ enum DetectorBenchmark {
     static func nanosecondsPerPoint(dataset: String?, minimumSeconds: Double) -> Double {
         let strokes = RecognizerBenchmark.strokes(dataset: dataset).map(\.points)
         var detector = CheckmarkDetector()
-        var points = 0
         var fired = 0
-        let clock = ContinuousClock()
-        let started = clock.now
-        var elapsed = Duration.zero
-        repeat {
+        let (seconds, points) = RecognizerBenchmark.repeatFor(seconds: minimumSeconds) {
+            var points = 0
             for stroke in strokes {
                 detector.reset()
                 if detector.add(contentsOf: stroke) != nil { fired += 1 }
                 points += stroke.count
             }
-            elapsed = clock.now - started
-        } while elapsed < .seconds(minimumSeconds)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            return points
+        }
         if fired < 0 { print("") }
         return seconds * 1e9 / Double(points)
     }
