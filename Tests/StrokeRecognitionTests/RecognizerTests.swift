@@ -138,4 +138,32 @@ struct RecognizerTests {
         configuration.pointCount = 2
         #expect(throws: RecognitionError.self) { try Recognizer(library: Self.library, configuration: configuration) }
     }
+
+    @Test("the eight-template Protractor stage agrees with the scalar closed form")
+    func laneGroupsMatchScalar() throws {
+        var configuration = RecognizerConfiguration.default
+        configuration.shortlist = 0
+        let recognizer = try Recognizer(library: Self.library, configuration: configuration)
+        let bound: Float =
+            Self.library.orientation == .invariant ? .infinity : Float(Self.library.maxRotationDegrees * .pi / 180)
+        let templates = try Self.library.templates.map { template in
+            (template.name, try ShapeFeatures(points: template.points, pointCount: 32, tangentWeight: 1).vector)
+        }
+        var compared = 0
+        for log in Fixtures.logs where log.subject != "s02" {
+            let candidate = try ShapeFeatures(points: log.points.map(\.position), pointCount: 32, tangentWeight: 1)
+            for result in try recognizer.recognize(log.points).candidates {
+                let reference = templates.filter { $0.0 == result.name }.map { template in
+                    template.1.withUnsafeBufferPointer { t in
+                        candidate.vector.withUnsafeBufferPointer { c in
+                            Protractor.align(template: t, candidate: c, maxRotation: bound).distance
+                        }
+                    }
+                }.min()!
+                #expect(abs(result.distance - Double(reference)) < 1e-5, "\(log.gesture) vs \(result.name)")
+                compared += 1
+            }
+        }
+        #expect(compared >= 30)
+    }
 }
