@@ -110,6 +110,15 @@ public struct Recognizer: Sendable {
         return recognize(features)
     }
 
+    /// Recognizes a stroke given as a buffer of points.
+    ///
+    /// - Throws: as `recognize(points:)`.
+    public func recognize(points: UnsafeBufferPointer<SIMD2<Double>>) throws(RecognitionError) -> RecognitionResult {
+        let features = try ShapeFeatures(
+            points: points, pointCount: configuration.pointCount, tangentWeight: configuration.tangentWeight)
+        return recognize(features)
+    }
+
     /// Recognizes a preprocessed stroke.
     public func recognize(_ features: ShapeFeatures) -> RecognitionResult {
         precondition(features.pointCount == configuration.pointCount, "features were made for another pointCount")

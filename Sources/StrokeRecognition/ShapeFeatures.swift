@@ -18,6 +18,21 @@ public struct ShapeFeatures: Sendable, Hashable {
     /// - Throws: `RecognitionError` `.nonFiniteValue` for NaN or infinite coordinates, `.degenerateStroke` for
     ///   fewer than 2 points or a stroke with no extent.
     public init(points: [SIMD2<Double>], pointCount n: Int, tangentWeight: Double) throws(RecognitionError) {
+        var result: Result<ShapeFeatures, RecognitionError>!
+        points.withUnsafeBufferPointer { points in
+            result = Result { () throws(RecognitionError) in
+                try ShapeFeatures(points: points, pointCount: n, tangentWeight: tangentWeight)
+            }
+        }
+        self = try result.get()
+    }
+
+    /// Preprocesses `points` (a buffer, e.g. a slice of a larger one).
+    ///
+    /// - Throws: as `init(points:pointCount:tangentWeight:)`.
+    public init(points: UnsafeBufferPointer<SIMD2<Double>>, pointCount n: Int, tangentWeight: Double)
+        throws(RecognitionError)
+    {
         guard n >= 4 else {
             throw RecognitionError(.invalidConfiguration, "pointCount must be at least 4, got \(n)")
         }
@@ -39,9 +54,7 @@ public struct ShapeFeatures: Sendable, Hashable {
         var vector = [Float]()
         var elastic = [Float]()
         withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: n) { shape in
-            points.withUnsafeBufferPointer { input in
-                StrokeGeometry.resample(input, into: shape, origin: origin, scale: 1 / extent)
-            }
+            StrokeGeometry.resample(points, into: shape, origin: origin, scale: 1 / extent)
             var center = SIMD2<Double>.zero
             for point in shape { center += point }
             center /= Double(n)

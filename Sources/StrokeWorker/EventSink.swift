@@ -1,7 +1,21 @@
+import StrokeProtocol
+
 /// Where a session processor's events go: a PUB socket in the worker, an array in tests.
 public protocol EventSink {
     /// Publishes one event: `topic` is the session id (or `$system`), `payload` its JSON.
     mutating func publish(topic: UnsafeRawBufferPointer, payload: [UInt8])
+
+    /// Publishes the answer to a finished stroke, in order with the other events: recognizing it now (the
+    /// default, with `writer` as scratch) or later.
+    mutating func publishRecognition(_ request: RecognitionRequest, writer: inout JSONWriter)
+}
+
+extension EventSink {
+    /// Recognizes the stroke now and publishes the event.
+    public mutating func publishRecognition(_ request: RecognitionRequest, writer: inout JSONWriter) {
+        request.encode(into: &writer)
+        publish(topic: request.context.session, payload: writer.bytes)
+    }
 }
 
 /// An event sink that keeps every event, for tests and tools.

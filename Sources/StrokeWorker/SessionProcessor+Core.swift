@@ -183,21 +183,16 @@ extension SessionProcessor {
                 EventEncoder.result(
                     eventContext, name: nil, score: nil, candidates: [], points: configuration.maxPointsPerStroke,
                     library: entry.name, reason: "too_many_points", into: &writer)
+                publish(id)
             } else {
-                do {
-                    let result = try entry.recognizer(invariant: session.invariant).recognize(points: stroke.points)
-                    EventEncoder.result(
-                        eventContext, name: result.match?.name, score: result.match?.score,
-                        candidates: result.candidates.map { .init(name: $0.name, score: $0.score) },
-                        points: stroke.points.count, library: entry.name,
-                        reason: result.match == nil ? "below_threshold" : nil, into: &writer)
-                } catch {
-                    EventEncoder.result(
-                        eventContext, name: nil, score: nil, candidates: [], points: stroke.points.count,
-                        library: entry.name, reason: error.code.rawValue, into: &writer)
+                stroke.points.withUnsafeBufferPointer { points in
+                    sink.publishRecognition(
+                        RecognitionRequest(
+                            context: eventContext, recognizer: entry.recognizer(invariant: session.invariant),
+                            library: entry.name, points: points),
+                        writer: &writer)
                 }
             }
-            publish(id)
         }
 
         private mutating func applyOptions(_ session: inout Session, id: UnsafeRawBufferPointer) {

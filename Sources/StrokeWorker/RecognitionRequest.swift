@@ -1,0 +1,34 @@
+import StrokeProtocol
+import StrokeRecognition
+
+/// A finished stroke to recognize, and the `match` or `nomatch` event that answers it.
+///
+/// The session processor hands one to its sink when a stroke ends; the sink recognizes it at once (the default)
+/// or later on another thread, in order with the other events. `context.session` and `points` are valid only
+/// during the call that receives the request.
+public struct RecognitionRequest {
+    /// The event's session, numbering and stroke.
+    public var context: EventEncoder.Context
+    /// The session's recognizer (its library and orientation).
+    public var recognizer: Recognizer
+    /// The library's name, reported in the event.
+    public var library: String
+    /// The stroke's points.
+    public var points: UnsafeBufferPointer<SIMD2<Double>>
+
+    /// Recognizes the stroke and writes the event into `writer`.
+    public func encode(into writer: inout JSONWriter) {
+        do {
+            let result = try recognizer.recognize(points: points)
+            EventEncoder.result(
+                context, name: result.match?.name, score: result.match?.score,
+                candidates: result.candidates.map { .init(name: $0.name, score: $0.score) },
+                points: points.count, library: library,
+                reason: result.match == nil ? "below_threshold" : nil, into: &writer)
+        } catch {
+            EventEncoder.result(
+                context, name: nil, score: nil, candidates: [], points: points.count, library: library,
+                reason: error.code.rawValue, into: &writer)
+        }
+    }
+}
