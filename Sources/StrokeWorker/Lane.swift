@@ -34,18 +34,41 @@ struct Lane: Sendable {
     /// The receive loop; returns after a graceful drain.
     func run() throws {
         let input = try ZMQSocket(context, .sub)
-        let output = try ZMQSocket(context, .xpub)
-        try configureSockets(input: input, output: output)
+        try configureInput(input)
+        if configuration.recognitionThread {
+            let pipe = EventPipe()
+            let publisher = Publisher(
+                pipe: pipe, context: context, configuration: configuration, metrics: metrics, logger: logger,
+                outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil)
+            try publisher.start()
+            defer { publisher.finish() }
+            try attachInputs(input)
+            var processor = SessionProcessor(
+                sink: PipelineSink(pipe: pipe), configuration: configuration, registry: registry, metrics: metrics)
+            try loop(input: input, output: nil, processor: &processor)
+        } else {
+            let output = try ZMQSocket(context, .xpub)
+            try Publisher.configure(output, configuration)
+            for endpoint in outputs { try attach(output, endpoint, role: "output") }
+            try attachInputs(input)
+            var processor = SessionProcessor(
+                sink: SocketSink(socket: output, metrics: metrics), configuration: configuration, registry: registry,
+                metrics: metrics)
+            try loop(input: input, output: output, processor: &processor)
+            try? output.setLinger(milliseconds: configuration.lingerMilliseconds)
+        }
+    }
+
+    private func loop<Sink: LaneSink>(input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>)
+        throws
+    {
         if publishesStats, let path = configuration.healthFile { Self.touch(path) }
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }
-
-        var processor = SessionProcessor(
-            sink: SocketSink(socket: output, metrics: metrics), configuration: configuration, registry: registry,
-            metrics: metrics)
         let message = ZMQMessage()
         let payload = ZMQMessage()
-        var poller = ZMQPoller(readable: [input, output])
+        // With a publisher thread, that thread owns the output socket and reads its subscriptions.
+        var poller = ZMQPoller(readable: output.map { [input, $0] } ?? [input])
         let clock = ContinuousClock()
         let started = clock.now
         var lastSweep: UInt32 = 0
@@ -55,7 +78,7 @@ struct Lane: Sendable {
                 if poller.isReadable(0) {
                     try receiveBatch(input, message, payload, &processor, limit: Self.batchLimit)
                 }
-                if poller.isReadable(1) { try drainSubscriptions(output) }
+                if let output, poller.isReadable(1) { try Publisher.drainSubscriptions(output, logger: logger) }
             }
             processor.flushMetrics()
             processor.sink.flush()
@@ -72,7 +95,7 @@ struct Lane: Sendable {
                     now &- lastStats >= UInt32(configuration.statsIntervalSeconds)
                 {
                     lastStats = now
-                    publishStats(output)
+                    publishStats(into: &processor.sink)
                 }
             }
         }
@@ -84,7 +107,6 @@ struct Lane: Sendable {
         processor.flushMetrics()
         processor.sink.flush()
         try? input.setLinger(milliseconds: 0)
-        try? output.setLinger(milliseconds: configuration.lingerMilliseconds)
     }
 
     /// Creates the file or refreshes its modification time.
@@ -94,7 +116,7 @@ struct Lane: Sendable {
         }
     }
 
-    private func configureSockets(input: ZMQSocket, output: ZMQSocket) throws {
+    private func configureInput(_ input: ZMQSocket) throws {
         // Subscriptions travel upstream as messages on the send side: with a shard's 1,365 bucket prefixes the
         // default send high-water mark (1,000) would drop some of them silently.
         try input.setHighWaterMarks(send: 0, receive: configuration.highWaterMark)
@@ -105,12 +127,10 @@ struct Lane: Sendable {
                 timeoutMilliseconds: configuration.heartbeatMilliseconds * 3)
         }
         for prefix in prefixes { try input.subscribe(prefix) }
-        try output.setHighWaterMarks(send: configuration.highWaterMark)
-        try output.setNoDrop(true)
-        try output.setTimeouts(send: configuration.sendTimeoutMilliseconds)
-        try output.setLinger(milliseconds: configuration.lingerMilliseconds)
+    }
+
+    private func attachInputs(_ input: ZMQSocket) throws {
         for endpoint in inputs { try attach(input, endpoint, role: "input") }
-        for endpoint in outputs { try attach(output, endpoint, role: "output") }
     }
 
     private func attach(_ socket: ZMQSocket, _ endpoint: WorkerConfiguration.Endpoint, role: String) throws {
@@ -124,7 +144,7 @@ struct Lane: Sendable {
     @discardableResult
     private func receiveBatch(
         _ input: ZMQSocket, _ topic: ZMQMessage, _ payload: ZMQMessage,
-        _ processor: inout SessionProcessor<SocketSink>, limit: Int
+        _ processor: inout SessionProcessor<some LaneSink>, limit: Int
     ) throws -> Int {
         var handled = 0
         while handled < limit, try input.receive(into: topic, dontWait: true) {
@@ -151,16 +171,7 @@ struct Lane: Sendable {
         return handled
     }
 
-    /// Reads (and logs at debug level) the subscription messages consumers send to the XPUB socket.
-    private func drainSubscriptions(_ output: ZMQSocket) throws {
-        while let frames = try output.receiveMultipart(dontWait: true) {
-            guard let frame = frames.first, let kind = frame.first else { continue }
-            let topic = String(decoding: frame.dropFirst(), as: UTF8.self)
-            logger.debug(kind == 1 ? "consumer subscribed" : "consumer unsubscribed", ["topic": topic])
-        }
-    }
-
-    private func publishStats(_ output: ZMQSocket) {
+    private func publishStats(into sink: inout some LaneSink) {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("v")
@@ -178,7 +189,6 @@ struct Lane: Sendable {
         }
         writer.endObject()
         writer.endObject()
-        var sink = SocketSink(socket: output, metrics: metrics)
         var topic = EventEncoder.systemTopic
         topic.withUTF8 { sink.publish(topic: UnsafeRawBufferPointer($0), payload: writer.bytes) }
         sink.flush()

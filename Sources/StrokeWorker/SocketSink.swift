@@ -37,27 +37,35 @@ struct SocketSink: EventSink {
     /// Sends the queued events, in order.
     mutating func send() {
         guard !events.isEmpty else { return }
+        var bytes = [UInt8]()
+        swap(&bytes, &self.bytes)
         bytes.withUnsafeBytes { all in
             var start = 0
             for event in events {
-                let topic = UnsafeRawBufferPointer(rebasing: all[start..<event.topicEnd])
-                let payload = UnsafeRawBufferPointer(rebasing: all[event.topicEnd..<event.end])
+                sendNow(
+                    topic: UnsafeRawBufferPointer(rebasing: all[start..<event.topicEnd]),
+                    payload: UnsafeRawBufferPointer(rebasing: all[event.topicEnd..<event.end]))
                 start = event.end
-                do {
-                    // XPUB_NODROP with a send timeout: wait for a slow consumer that long, then drop and count.
-                    guard try socket.send(topic, more: true) else {
-                        dropped += 1
-                        continue
-                    }
-                    try socket.send(payload)
-                    published += 1
-                } catch {
-                    dropped += 1
-                }
             }
         }
         bytes.removeAll(keepingCapacity: true)
+        swap(&bytes, &self.bytes)
         events.removeAll(keepingCapacity: true)
+    }
+
+    /// Sends one event now, as `[topic, payload]`.
+    mutating func sendNow(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+        do {
+            // XPUB_NODROP with a send timeout: wait for a slow consumer that long, then drop and count.
+            guard try socket.send(topic, more: true) else {
+                dropped += 1
+                return
+            }
+            try socket.send(payload)
+            published += 1
+        } catch {
+            dropped += 1
+        }
     }
 
     /// Sends what is queued and adds the counts to the shared metrics.

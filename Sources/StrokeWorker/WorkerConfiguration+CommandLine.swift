@@ -31,6 +31,10 @@ extension WorkerConfiguration {
             help: "session threads (with K > 1, libzmq proxies fan input out and events in). Default: half the "
                 + "cores, at least 1"),
         Option(
+            flag: "recognition-thread", env: "STROKE_WORKER_RECOGNITION_THREAD", value: "on|off",
+            help: "give each lane a publisher thread that recognizes finished strokes and publishes every event "
+                + "in order (the lane keeps decoding, sessions and the checkmark detector). Default: off"),
+        Option(
             flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",
             help: "points kept per stroke; beyond, it ends without a match. Default: 10000"),
         Option(
@@ -125,6 +129,14 @@ extension WorkerConfiguration {
                 shard, hostname: environment["HOSTNAME"] ?? ProcessInfo.processInfo.hostName)
         }
         lanes = try number("lanes", lanes, range: 1...64)
+        if let value = args.value("recognition-thread", env: env("recognition-thread")) {
+            switch value {
+            case "on", "true", "1": recognitionThread = true
+            case "off", "false", "0": recognitionThread = false
+            default:
+                throw CommandLineArguments.Failure(description: "--recognition-thread: on or off, got \"\(value)\"")
+            }
+        }
         maxPointsPerStroke = try number("max-points-per-stroke", maxPointsPerStroke, range: 2...10_000_000)
         maxPointsPerMessage = try number("max-points-per-message", maxPointsPerMessage, range: 1...65_535)
         maxOpenStrokes = try number("max-open-strokes", maxOpenStrokes, range: 1...1024)

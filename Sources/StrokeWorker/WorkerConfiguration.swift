@@ -46,6 +46,9 @@ public struct WorkerConfiguration: Sendable {
 
     /// Half the active cores, at least 1.
     public static var defaultLanes: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
+    /// Whether each lane has a publisher thread that recognizes finished strokes and publishes, so that the lane
+    /// thread only decodes, updates sessions and runs the checkmark detector. Default: `false`.
+    public var recognitionThread = false
     /// Most points kept per stroke; beyond it the stroke ends without a match. Default: `10000`.
     public var maxPointsPerStroke: Int = 10_000
     /// Most points in one message. Default: `4096`.

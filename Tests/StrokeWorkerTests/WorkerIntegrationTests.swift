@@ -34,10 +34,12 @@ struct WorkerIntegrationTests {
         }
     }
 
-    @Test("the checkmark event arrives before the stroke's end is sent (tcp)")
-    func checkmarkBeforeEnd() async throws {
+    @Test(
+        "the checkmark event arrives before the stroke's end is sent (tcp), with and without a publisher thread",
+        arguments: [false, true])
+    func checkmarkBeforeEnd(recognitionThread: Bool) async throws {
         let messages = try Self.checkMessages()
-        try await withWorker({ _ in }) { input, output, _ in
+        try await withWorker({ $0.recognitionThread = recognitionThread }) { input, output, _ in
             let order = try await onThread { () -> [String] in
                 let context = try ZMQContext()
                 let client = try TestClient(context: context, input: input, output: output)
@@ -55,10 +57,15 @@ struct WorkerIntegrationTests {
         }
     }
 
-    @Test("bad input of every kind gets its error and the worker keeps serving")
-    func badInput() async throws {
+    @Test(
+        "bad input of every kind gets its error and the worker keeps serving, with and without a publisher thread",
+        arguments: [false, true])
+    func badInput(recognitionThread: Bool) async throws {
         let messages = try Self.checkMessages()
-        try await withWorker({ $0.maxMessageBytes = 4096 }) { input, output, worker in
+        try await withWorker({
+            $0.maxMessageBytes = 4096
+            $0.recognitionThread = recognitionThread
+        }) { input, output, worker in
             let codes = try await onThread { () -> [String] in
                 let context = try ZMQContext()
                 let client = try TestClient(context: context, input: input, output: output)
@@ -95,10 +102,15 @@ struct WorkerIntegrationTests {
         }
     }
 
-    @Test("many interleaved sessions over two lanes behind libzmq proxies, binary and JSON")
-    func lanes() async throws {
+    @Test(
+        "interleaved sessions over two lanes behind libzmq proxies, binary and JSON, with or without publishers",
+        arguments: [false, true])
+    func lanes(recognitionThread: Bool) async throws {
         let messages = try Self.checkMessages()
-        try await withWorker({ $0.lanes = 2 }) { input, output, worker in
+        try await withWorker({
+            $0.lanes = 2
+            $0.recognitionThread = recognitionThread
+        }) { input, output, worker in
             let results = try await onThread { () -> [String: [String]] in
                 let context = try ZMQContext()
                 let client = try TestClient(context: context, input: input, output: output)
@@ -125,9 +137,10 @@ struct WorkerIntegrationTests {
         }
     }
 
-    @Test("shutdown drains and run() returns; a second shutdown is harmless")
-    func shutdown() async throws {
+    @Test("shutdown drains and run() returns; a second shutdown is harmless", arguments: [false, true])
+    func shutdown(recognitionThread: Bool) async throws {
         var configuration = WorkerConfiguration()
+        configuration.recognitionThread = recognitionThread
         configuration.inputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
         configuration.outputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
         configuration.logLevel = .error
@@ -143,13 +156,19 @@ struct WorkerIntegrationTests {
 
     @Test("binding a taken address fails run() with the libzmq error")
     func addressInUse() async throws {
-        try await withWorker({ _ in }) { input, _, _ in
+        try await withWorker({ _ in }) { input, output, _ in
             var configuration = WorkerConfiguration()
             configuration.inputs = [.init(bind: true, address: input)]
             configuration.outputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
             configuration.logLevel = .error
             let second = try Worker(configuration: configuration)
             await #expect(throws: ZMQError.self) { try await second.run() }
+            // The output is bound by the publisher thread: its failure reaches run() too.
+            configuration.inputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
+            configuration.outputs = [.init(bind: true, address: output)]
+            configuration.recognitionThread = true
+            let third = try Worker(configuration: configuration)
+            await #expect(throws: ZMQError.self) { try await third.run() }
         }
     }
 }

@@ -1,0 +1,99 @@
+import Dispatch
+import StrokeProtocol
+import StrokeRecognition
+import Synchronization
+
+/// Batches of events and recognition requests handed, in order, from a lane to its publisher thread.
+///
+/// Double-buffered: the lane fills one batch while the publisher works through the other, and they meet once
+/// per batch (a lock and, when the publisher sleeps, a wake-up), not once per event. A batch's buffers are
+/// recycled, so the steady state allocates nothing. The lane waits only when the publisher has not taken the
+/// previous batch and the current one is full: backpressure, as a slow socket would give.
+final class EventPipe: Sendable {
+    /// A finished stroke waiting for recognition: where its session id and points are in the batch, and the
+    /// event's numbering.
+    struct Request {
+        var points: Range<Int>
+        var eventSequence: UInt64
+        var sequence: UInt32?
+        var stroke: UInt32?
+        var pointer: UInt16
+        var recognizer: Recognizer
+        var library: String
+    }
+
+    /// One event (`request == nil`: `bytes[start..<topicEnd]` is the topic, `bytes[topicEnd..<end]` the payload)
+    /// or one recognition request (`bytes[start..<topicEnd]` is the session id).
+    struct Entry {
+        var start: Int
+        var topicEnd: Int
+        var end: Int
+        var request: Request?
+    }
+
+    /// Events and requests, in order.
+    struct Batch {
+        var bytes: [UInt8] = []
+        var points: [SIMD2<Double>] = []
+        var entries: [Entry] = []
+
+        mutating func removeAll() {
+            bytes.removeAll(keepingCapacity: true)
+            points.removeAll(keepingCapacity: true)
+            entries.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private struct State {
+        var pending: Batch?
+        var spare: Batch?
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+    /// Signalled when a batch is handed over or the lane finishes.
+    let handedOver = DispatchSemaphore(value: 0)
+    /// Signalled when the publisher takes a batch.
+    let taken = DispatchSemaphore(value: 0)
+
+    // MARK: - Lane side
+
+    /// Hands `batch` over if the publisher has taken the previous one; then `batch` is a recycled empty batch.
+    func offer(_ batch: inout Batch) -> Bool {
+        let accepted = state.withLock { state -> Bool in
+            guard state.pending == nil else { return false }
+            var next = state.spare.take() ?? Batch()
+            swap(&next, &batch)
+            state.pending = next
+            return true
+        }
+        if accepted { handedOver.signal() }
+        return accepted
+    }
+
+    /// Hands `batch` over, waiting for the publisher if it has not taken the previous one.
+    func hand(_ batch: inout Batch) {
+        while !offer(&batch) { taken.wait() }
+    }
+
+    /// Tells the publisher that nothing more will come.
+    func finish() {
+        state.withLock { $0.finished = true }
+        handedOver.signal()
+    }
+
+    // MARK: - Publisher side
+
+    /// The next batch, if one is waiting; `finished` when the lane is done and nothing is left.
+    func take() -> (batch: Batch?, finished: Bool) {
+        let result = state.withLock { state in (state.pending.take(), state.finished) }
+        if result.0 != nil { taken.signal() }
+        return (result.0, result.1 && result.0 == nil)
+    }
+
+    /// Returns a processed batch's buffers for reuse.
+    func recycle(_ batch: consuming Batch) {
+        batch.removeAll()
+        state.withLock { $0.spare = batch }
+    }
+}

@@ -1,0 +1,64 @@
+import StrokeProtocol
+
+/// What a lane needs of its sink: events, plus sending what is queued (`send`, without waiting) and everything
+/// (`flush`, before the lane sleeps or stops).
+protocol LaneSink: EventSink {
+    /// Sends (or hands over) what is queued, if that needs no waiting.
+    mutating func send()
+    /// Sends (or hands over) everything queued, and publishes the counters.
+    mutating func flush()
+}
+
+extension SocketSink: LaneSink {}
+
+/// A lane's sink when a publisher thread recognizes and publishes: events and finished strokes are copied into
+/// a batch that is handed to the publisher (`EventPipe`), in order.
+struct PipelineSink: LaneSink {
+    let pipe: EventPipe
+    private var batch = EventPipe.Batch()
+
+    /// Entries in a batch before the lane waits for the publisher to take the previous one.
+    static let batchLimit = 256
+
+    init(pipe: EventPipe) {
+        self.pipe = pipe
+        batch.bytes.reserveCapacity(1 << 16)
+        batch.points.reserveCapacity(1 << 14)
+        batch.entries.reserveCapacity(Self.batchLimit)
+    }
+
+    mutating func publish(topic: UnsafeRawBufferPointer, payload: [UInt8]) {
+        let start = batch.bytes.count
+        batch.bytes.append(contentsOf: topic)
+        let topicEnd = batch.bytes.count
+        batch.bytes.append(contentsOf: payload)
+        batch.entries.append(.init(start: start, topicEnd: topicEnd, end: batch.bytes.count, request: nil))
+        if batch.entries.count >= Self.batchLimit { pipe.hand(&batch) }
+    }
+
+    mutating func publishRecognition(_ request: RecognitionRequest, writer: inout JSONWriter) {
+        let start = batch.bytes.count
+        batch.bytes.append(contentsOf: request.context.session)
+        let topicEnd = batch.bytes.count
+        let first = batch.points.count
+        batch.points.append(contentsOf: request.points)
+        batch.entries.append(
+            .init(
+                start: start, topicEnd: topicEnd, end: topicEnd,
+                request: .init(
+                    points: first..<batch.points.count, eventSequence: request.context.eventSequence,
+                    sequence: request.context.sequence, stroke: request.context.stroke,
+                    pointer: request.context.pointer, recognizer: request.recognizer, library: request.library)))
+        if batch.entries.count >= Self.batchLimit { pipe.hand(&batch) }
+    }
+
+    mutating func send() {
+        guard !batch.entries.isEmpty else { return }
+        _ = pipe.offer(&batch)
+    }
+
+    mutating func flush() {
+        guard !batch.entries.isEmpty else { return }
+        pipe.hand(&batch)
+    }
+}

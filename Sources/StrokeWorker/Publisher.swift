@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+import StrokeProtocol
+import Synchronization
+import ZeroMQ
+
+/// A lane's publisher thread: owns the lane's XPUB socket, recognizes the finished strokes the lane hands over
+/// through an `EventPipe` and publishes every event in the order the lane produced them.
+///
+/// With it the lane thread does the per-point work (decoding, sessions, the checkmark detector) and the
+/// publisher the per-stroke work (recognition, encoding, sending): two cores for one lane, one owner for each
+/// socket and each piece of state.
+final class Publisher: Sendable {
+    let pipe: EventPipe
+    let context: ZMQContext
+    let configuration: WorkerConfiguration
+    let metrics: WorkerMetrics
+    let logger: Logger
+    let outputs: [WorkerConfiguration.Endpoint]
+    /// Where to record the bound endpoints (the worker's own outputs), if anywhere.
+    let recordEndpointsIn: WorkerControl?
+
+    /// Signalled by the thread once its socket is attached (or failed), and when it has finished.
+    private let started = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
+    private let failure = Mutex<(any Error)?>(nil)
+
+    init(
+        pipe: EventPipe, context: ZMQContext, configuration: WorkerConfiguration, metrics: WorkerMetrics,
+        logger: Logger, outputs: [WorkerConfiguration.Endpoint], recordEndpointsIn: WorkerControl?
+    ) {
+        self.pipe = pipe
+        self.context = context
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        self.outputs = outputs
+        self.recordEndpointsIn = recordEndpointsIn
+    }
+
+    /// Starts the thread and waits until its socket is attached; throws what attaching threw.
+    func start() throws {
+        let thread = Thread { self.run() }
+        thread.stackSize = 1 << 22
+        thread.start()
+        started.wait()
+        if let error = failure.withLock({ $0 }) {
+            stopped.wait()
+            throw error
+        }
+    }
+
+    /// Tells the thread that the lane is done, and waits until it has published everything and closed its socket
+    /// (with the configured linger).
+    func finish() {
+        pipe.finish()
+        stopped.wait()
+    }
+
+    /// Socket options shared by the publisher thread and a lane that publishes itself.
+    static func configure(_ output: ZMQSocket, _ configuration: WorkerConfiguration) throws {
+        try output.setHighWaterMarks(send: configuration.highWaterMark)
+        try output.setNoDrop(true)
+        try output.setTimeouts(send: configuration.sendTimeoutMilliseconds)
+        try output.setLinger(milliseconds: configuration.lingerMilliseconds)
+    }
+
+    /// Reads (and logs at debug level) the subscription messages consumers send to the XPUB socket.
+    static func drainSubscriptions(_ output: ZMQSocket, logger: Logger) throws {
+        while let frames = try output.receiveMultipart(dontWait: true) {
+            guard let frame = frames.first, let kind = frame.first else { continue }
+            let topic = String(decoding: frame.dropFirst(), as: UTF8.self)
+            logger.debug(kind == 1 ? "consumer subscribed" : "consumer unsubscribed", ["topic": topic])
+        }
+    }
+
+    // MARK: - The thread
+
+    private func run() {
+        defer { stopped.signal() }
+        let output: ZMQSocket
+        do {
+            output = try ZMQSocket(context, .xpub)
+            try Self.configure(output, configuration)
+            for endpoint in outputs {
+                let bound = try output.attach(endpoint)
+                recordEndpointsIn?.endpoints.withLock { $0.append("output:\(bound ?? "connect:\(endpoint.address)")") }
+            }
+        } catch {
+            failure.withLock { $0 = error }
+            started.signal()
+            return
+        }
+        started.signal()
+        var sink = SocketSink(socket: output, metrics: metrics)
+        var writer = JSONWriter()
+        while true {
+            _ = pipe.handedOver.wait(timeout: .now() + .milliseconds(Lane.pollMilliseconds))
+            try? Self.drainSubscriptions(output, logger: logger)
+            var finished = false
+            while true {
+                let next = pipe.take()
+                guard let batch = next.batch else {
+                    finished = next.finished
+                    break
+                }
+                publish(batch, to: &sink, writer: &writer)
+                pipe.recycle(batch)
+            }
+            sink.flush()
+            if finished { break }
+        }
+    }
+
+    /// Recognizes the batch's strokes and sends its events, in order.
+    private func publish(_ batch: EventPipe.Batch, to sink: inout SocketSink, writer: inout JSONWriter) {
+        batch.bytes.withUnsafeBytes { bytes in
+            batch.points.withUnsafeBufferPointer { points in
+                for entry in batch.entries {
+                    let topic = UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.topicEnd])
+                    guard let request = entry.request else {
+                        sink.sendNow(
+                            topic: topic, payload: UnsafeRawBufferPointer(rebasing: bytes[entry.topicEnd..<entry.end]))
+                        continue
+                    }
+                    RecognitionRequest(
+                        context: EventEncoder.Context(
+                            session: topic, eventSequence: request.eventSequence, sequence: request.sequence,
+                            stroke: request.stroke, pointer: request.pointer),
+                        recognizer: request.recognizer, library: request.library,
+                        points: UnsafeBufferPointer(rebasing: points[request.points])
+                    ).encode(into: &writer)
+                    writer.bytes.withUnsafeBytes { sink.sendNow(topic: topic, payload: $0) }
+                }
+            }
+        }
+    }
+}
