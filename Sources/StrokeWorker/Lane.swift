@@ -6,7 +6,9 @@ import ZeroMQ
     import Glibc
 #endif
 
-/// One session thread: owns its SUB and XPUB sockets and a share of the sessions, and runs the receive loop.
+/// One session thread: owns its SUB socket and a share of the sessions, and runs the receive loop. It owns its
+/// XPUB socket too, unless it has a publisher thread (`WorkerConfiguration.recognitionThread`), which then owns
+/// the XPUB and recognizes the finished strokes the lane hands it.
 struct Lane: Sendable {
     let index: Int
     let context: ZMQContext
@@ -26,9 +28,11 @@ struct Lane: Sendable {
     /// Whether this lane's endpoints are the worker's own (not a forwarder's inproc ones).
     let recordsEndpoints: Bool
 
+    /// Most messages handled between two polls.
     static let batchLimit = 4096
     /// Input messages handled between two sends of the queued events.
     static let eventBatch = 32
+    /// How long a poll waits before the lane's clock work (idle sweep, statistics) runs anyway.
     static let pollMilliseconds = 100
 
     /// The receive loop; returns after a graceful drain.
