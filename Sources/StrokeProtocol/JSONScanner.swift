@@ -164,7 +164,8 @@ struct JSONScanner {
         }
     }
 
-    /// Reads a number. Exact for up to 15 significant digits and exponents within ±22; otherwise `strtod`.
+    /// Reads a number, correctly rounded: by one exact multiplication or division when the digits fit in 53 bits
+    /// and the exponent is within ±22 (Clinger's fast path), else by `strtod`.
     mutating func number() throws(ProtocolError) -> Double {
         skipWhitespace()
         let start = index
@@ -173,34 +174,29 @@ struct JSONScanner {
             negative = true
             index += 1
         }
+        // Every digit goes into the mantissa; at most 19 of them cannot overflow 64 bits, and more take the slow
+        // path anyway.
         var mantissa: UInt64 = 0
-        var digits = 0
-        var exponent = 0
         let integerStart = index
         while index < bytes.count, case let d = bytes[index] &- UInt8(ascii: "0"), d < 10 {
-            if digits < 18 {
-                mantissa = mantissa &* 10 &+ UInt64(d)
-                if mantissa != 0 { digits += 1 }
-            } else {
-                exponent += 1
-            }
+            mantissa = mantissa &* 10 &+ UInt64(d)
             index += 1
         }
-        guard index > integerStart else { throw fail("expected a number") }
-        if bytes[integerStart] == UInt8(ascii: "0") && index - integerStart > 1 { throw fail("leading zero") }
+        let integerDigits = index - integerStart
+        guard integerDigits > 0 else { throw fail("expected a number") }
+        if bytes[integerStart] == UInt8(ascii: "0") && integerDigits > 1 { throw fail("leading zero") }
+        var fractionDigits = 0
         if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
             index += 1
             let fractionStart = index
             while index < bytes.count, case let d = bytes[index] &- UInt8(ascii: "0"), d < 10 {
-                if digits < 18 {
-                    mantissa = mantissa &* 10 &+ UInt64(d)
-                    if mantissa != 0 { digits += 1 }
-                    exponent -= 1
-                }
+                mantissa = mantissa &* 10 &+ UInt64(d)
                 index += 1
             }
-            guard index > fractionStart else { throw fail("expected digits after '.'") }
+            fractionDigits = index - fractionStart
+            guard fractionDigits > 0 else { throw fail("expected digits after '.'") }
         }
+        var exponent = -fractionDigits
         if index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "e") {
             index += 1
             var exponentNegative = false
@@ -217,7 +213,7 @@ struct JSONScanner {
             guard index > exponentStart else { throw fail("expected exponent digits") }
             exponent += exponentNegative ? -value : value
         }
-        if digits <= 15 && abs(exponent) <= 22 {
+        if integerDigits + fractionDigits <= 19 && mantissa <= 1 << 53 && abs(exponent) <= 22 {
             let magnitude =
                 exponent >= 0 ? Double(mantissa) * Self.power(exponent) : Double(mantissa) / Self.power(-exponent)
             return negative ? -magnitude : magnitude

@@ -87,6 +87,27 @@ struct CodecTests {
         }
     }
 
+    @Test("coordinates are correctly rounded, on the fast path and off it")
+    func parsedNumbers() throws {
+        var texts = [
+            "0", "-0", "1", "0.1", "0.3", "123.456", "-98.7654321", "1e22", "1e23", "1.7976931348623157e308",
+            "4.9e-324", "2.2250738585072014e-308", "9007199254740992", "9007199254740993", "123456789012345678",
+            "1234567890123456789", "12345678901234567890", "0.000000000000000000001", "3.14159265358979323846",
+            "1E5", "2.5e-3", "-7.0E+2", "0.1e-22", "10000000000000000000000e-22",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let value = Double.random(in: -1e6...1e6, using: &generator)
+            texts.append(String(format: "%.\(Int.random(in: 0...17, using: &generator))f", value))
+            texts.append(String(value))
+        }
+        for text in texts {
+            let message = try decode(Array(#"{"type":"points","seq":1,"stroke":1,"points":[[\#(text),0,0]]}"#.utf8))
+            let expected = try #require(Double(text), "\(text)")
+            #expect(message.points[0].x.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
     @Test("too many points in one message")
     func tooManyPoints() {
         let decoder = InputDecoder(maximumPointsPerMessage: 2)
