@@ -48,47 +48,85 @@ final class EventPipe: Sendable {
         var pending: Batch?
         var spare: Batch?
         var finished = false
+        /// Set under the lock by a side that is about to wait, so that the other side signals only then (a
+        /// semaphore signalled on every hand-over would pile up counts that later waits spin through).
+        var publisherWaiting = false
+        var laneWaiting = false
     }
 
     private let state = Mutex(State())
-    /// Signalled when a batch is handed over or the lane finishes.
-    let handedOver = DispatchSemaphore(value: 0)
-    /// Signalled when the publisher takes a batch.
-    let taken = DispatchSemaphore(value: 0)
+    /// Signalled when a batch is handed over or the lane finishes, if the publisher waits.
+    private let handedOver = DispatchSemaphore(value: 0)
+    /// Signalled when the publisher takes a batch, if the lane waits.
+    private let taken = DispatchSemaphore(value: 0)
 
     // MARK: - Lane side
 
     /// Hands `batch` over if the publisher has taken the previous one; then `batch` is a recycled empty batch.
     func offer(_ batch: inout Batch) -> Bool {
-        let accepted = state.withLock { state -> Bool in
-            guard state.pending == nil else { return false }
-            var next = state.spare.take() ?? Batch()
-            swap(&next, &batch)
-            state.pending = next
-            return true
-        }
-        if accepted { handedOver.signal() }
-        return accepted
+        offer(&batch, waitIfBusy: false)
     }
 
     /// Hands `batch` over, waiting for the publisher if it has not taken the previous one.
     func hand(_ batch: inout Batch) {
-        while !offer(&batch) { taken.wait() }
+        while !offer(&batch, waitIfBusy: true) { taken.wait() }
+    }
+
+    /// Hands over if the slot is free; else, with `waitIfBusy`, asks to be signalled when it frees.
+    private func offer(_ batch: inout Batch, waitIfBusy: Bool) -> Bool {
+        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
+            guard state.pending == nil else {
+                if waitIfBusy { state.laneWaiting = true }
+                return (false, false)
+            }
+            var next = state.spare.take() ?? Batch()
+            swap(&next, &batch)
+            state.pending = next
+            defer { state.publisherWaiting = false }
+            return (true, state.publisherWaiting)
+        }
+        if wake { handedOver.signal() }
+        return accepted
     }
 
     /// Tells the publisher that nothing more will come.
     func finish() {
-        state.withLock { $0.finished = true }
-        handedOver.signal()
+        let wake = state.withLock { state -> Bool in
+            state.finished = true
+            defer { state.publisherWaiting = false }
+            return state.publisherWaiting
+        }
+        if wake { handedOver.signal() }
     }
 
     // MARK: - Publisher side
 
     /// The next batch, if one is waiting; `finished` when the lane is done and nothing is left.
     func take() -> (batch: Batch?, finished: Bool) {
-        let result = state.withLock { state in (state.pending.take(), state.finished) }
-        if result.0 != nil { taken.signal() }
-        return (result.0, result.1 && result.0 == nil)
+        let (batch, finished, wake) = state.withLock { state -> (Batch?, Bool, Bool) in
+            let batch = state.pending.take()
+            let wake = batch != nil && state.laneWaiting
+            if wake { state.laneWaiting = false }
+            return (batch, state.finished, wake)
+        }
+        if wake { taken.signal() }
+        return (batch, finished && batch == nil)
+    }
+
+    /// Waits until a batch is handed over or the lane finishes, or `milliseconds` pass; returns at once if one
+    /// is already there.
+    func waitForWork(milliseconds: Int) {
+        let idle = state.withLock { state -> Bool in
+            guard state.pending == nil, !state.finished else { return false }
+            state.publisherWaiting = true
+            return true
+        }
+        guard idle else { return }
+        if handedOver.wait(timeout: .now() + .milliseconds(milliseconds)) == .timedOut {
+            // No hand-over came: stop asking for a signal (one that races in stays counted and ends the next
+            // wait early, which is harmless).
+            state.withLock { $0.publisherWaiting = false }
+        }
     }
 
     /// Returns a processed batch's buffers for reuse.

@@ -95,7 +95,7 @@ final class Publisher: Sendable {
         var sink = SocketSink(socket: output, metrics: metrics)
         var writer = JSONWriter()
         while true {
-            _ = pipe.handedOver.wait(timeout: .now() + .milliseconds(Lane.pollMilliseconds))
+            pipe.waitForWork(milliseconds: Lane.pollMilliseconds)
             try? Self.drainSubscriptions(output, logger: logger)
             var finished = false
             while true {
