@@ -18,13 +18,9 @@ public struct ShapeFeatures: Sendable, Hashable {
     /// - Throws: `RecognitionError` `.nonFiniteValue` for NaN or infinite coordinates, `.degenerateStroke` for
     ///   fewer than 2 points or a stroke with no extent.
     public init(points: [SIMD2<Double>], pointCount n: Int, tangentWeight: Double) throws(RecognitionError) {
-        var result: Result<ShapeFeatures, RecognitionError>!
-        points.withUnsafeBufferPointer { points in
-            result = Result { () throws(RecognitionError) in
-                try ShapeFeatures(points: points, pointCount: n, tangentWeight: tangentWeight)
-            }
+        self = try points.withUnsafeBufferPointer { (points) throws(RecognitionError) in
+            try ShapeFeatures(points: points, pointCount: n, tangentWeight: tangentWeight)
         }
-        self = try result.get()
     }
 
     /// Preprocesses `points` (a buffer, e.g. a slice of a larger one).
