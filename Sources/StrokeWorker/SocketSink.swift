@@ -37,6 +37,7 @@ struct SocketSink: EventSink {
     /// Sends the queued events, in order.
     mutating func send() {
         guard !events.isEmpty else { return }
+        // The bytes are moved out while they are read, since sending updates this sink's counters.
         var bytes = [UInt8]()
         swap(&bytes, &self.bytes)
         bytes.withUnsafeBytes { all in
