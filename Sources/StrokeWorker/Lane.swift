@@ -59,7 +59,6 @@ struct Lane: Sendable {
                 sink: SocketSink(socket: output, metrics: metrics), configuration: configuration, registry: registry,
                 metrics: metrics)
             try loop(input: input, output: output, processor: &processor)
-            try? output.setLinger(milliseconds: configuration.lingerMilliseconds)
         }
     }
 

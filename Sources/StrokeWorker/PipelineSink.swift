@@ -1,16 +1,5 @@
 import StrokeProtocol
 
-/// What a lane needs of its sink: events, plus sending what is queued (`send`, without waiting) and everything
-/// (`flush`, before the lane sleeps or stops).
-protocol LaneSink: EventSink {
-    /// Sends (or hands over) what is queued, if that needs no waiting.
-    mutating func send()
-    /// Sends (or hands over) everything queued, and publishes the counters.
-    mutating func flush()
-}
-
-extension SocketSink: LaneSink {}
-
 /// A lane's sink when a publisher thread recognizes and publishes: events and finished strokes are copied into
 /// a batch that is handed to the publisher (`EventPipe`), in order.
 struct PipelineSink: LaneSink {
