@@ -73,10 +73,21 @@ public enum ShardKey {
             throw ProtocolError(.badTopic, "session id is \(range.count) bytes; at most \(maximumSessionIDLength)")
         }
         let id = UnsafeRawBufferPointer(rebasing: topic[range])
-        guard id.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }), isValidUTF8(id) else {
+        // One pass: the bucket's hash, control characters and whether any byte is non-ASCII (then, rarely, a
+        // full UTF-8 validation).
+        var hash: UInt32 = 0x811C_9DC5
+        var control = false
+        var union: UInt8 = 0
+        for byte in id {
+            hash ^= UInt32(byte)
+            hash &*= 0x0100_0193
+            control = control || byte < 0x20 || byte == 0x7F
+            union |= byte
+        }
+        guard !control, union < 0x80 || String(validating: id, as: UTF8.self) != nil else {
             throw ProtocolError(.badTopic, "session id must be UTF-8 without control characters")
         }
-        let actual = bucket(of: id)
+        let actual = Int(hash % UInt32(bucketCount))
         guard actual == claimed else {
             throw ProtocolError(
                 .badTopic,
@@ -92,11 +103,5 @@ public enum ShardKey {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte - UInt8(ascii: "a")) + 10
         default: return nil
         }
-    }
-
-    @inlinable
-    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if bytes.allSatisfy({ $0 < 0x80 }) { return true }
-        return String(validating: bytes, as: UTF8.self) != nil
     }
 }

@@ -46,6 +46,12 @@ struct ShardKeyTests {
                 _ = try Array(topic.utf8).withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
             }
         }
+        // Control characters and DEL, behind a shard key that matches (so only the character is wrong).
+        for session in ["player-1\u{1}", "tab\there", "del\u{7F}"] {
+            #expect(throws: ProtocolError.self) {
+                _ = try Array(ShardKey.topic(for: session).utf8).withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
+            }
+        }
         let long = ShardKey.topic(for: String(repeating: "y", count: 129))
         #expect(throws: ProtocolError.self) {
             _ = try Array(long.utf8).withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
@@ -55,6 +61,15 @@ struct ShardKeyTests {
         invalidUTF8.replaceSubrange(0..<3, with: Array(bucket.utf8))
         #expect(throws: ProtocolError.self) {
             _ = try invalidUTF8.withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
+        }
+    }
+
+    @Test("non-ASCII UTF-8 session ids are accepted")
+    func unicode() throws {
+        for session in ["joueur-é", "玩家-7", "🙂", "x" + String(repeating: "ü", count: 63)] {
+            let topic = Array(ShardKey.topic(for: session).utf8)
+            let range = try topic.withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
+            #expect(Array(topic[range]) == Array(session.utf8))
         }
     }
 }
