@@ -51,6 +51,21 @@ public enum ShardKey {
         return stride(from: index, to: bucketCount, by: count).map { "\(key(ofBucket: $0))/" }
     }
 
+    /// An input topic that passed `check(topic:)`.
+    public struct CheckedTopic: Sendable, Hashable {
+        /// The session id's byte range within the topic.
+        public var sessionID: Range<Int>
+        /// FNV-1a (32-bit) of the session id, whose low 12 bits are its bucket: callers reuse it as a hash.
+        public var hash: UInt32
+
+        /// Creates a checked topic (`check(topic:)` does).
+        @inlinable
+        public init(sessionID: Range<Int>, hash: UInt32) {
+            self.sessionID = sessionID
+            self.hash = hash
+        }
+    }
+
     /// Splits and checks an input topic.
     ///
     /// - Returns: the session id's byte range within `topic`.
@@ -58,6 +73,14 @@ public enum ShardKey {
     ///   key is not the session id's bucket.
     @inlinable
     public static func sessionID(inTopic topic: UnsafeRawBufferPointer) throws(ProtocolError) -> Range<Int> {
+        try check(topic: topic).sessionID
+    }
+
+    /// Splits and checks an input topic, as `sessionID(inTopic:)`, and also returns the id's hash.
+    ///
+    /// - Throws: `.badTopic` as `sessionID(inTopic:)` does.
+    @inlinable
+    public static func check(topic: UnsafeRawBufferPointer) throws(ProtocolError) -> CheckedTopic {
         guard topic.count > length + 1, topic[length] == UInt8(ascii: "/") else {
             throw ProtocolError(.badTopic, "topic must be <3 hex digits>/<session id>, got \(topic.count) byte(s)")
         }
@@ -93,7 +116,7 @@ public enum ShardKey {
                 .badTopic,
                 "shard key \(key(ofBucket: claimed)) does not match the session id (expected \(key(ofBucket: actual)))")
         }
-        return range
+        return CheckedTopic(sessionID: range, hash: hash)
     }
 
     @inlinable

@@ -37,15 +37,15 @@ public struct SessionProcessor<Sink: EventSink> {
     /// Handles one two-frame input message.
     public mutating func handle(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
         core.pendingMessages += 1
-        let range: Range<Int>
+        let checked: ShardKey.CheckedTopic
         do {
-            range = try ShardKey.sessionID(inTopic: topic)
+            checked = try ShardKey.check(topic: topic)
         } catch {
             core.systemError(error.code.rawValue, "\(error.message) (topic \(Self.preview(topic)))")
             return
         }
-        let id = UnsafeRawBufferPointer(rebasing: topic[range])
-        let hash = SessionTable.hash(id)
+        let id = UnsafeRawBufferPointer(rebasing: topic[checked.sessionID])
+        let hash = SessionTable.hash(fnv1a: checked.hash)
         var index = table.find(id, hash: hash)
         guard payload.count <= configuration.maxMessageBytes else {
             sessionError(

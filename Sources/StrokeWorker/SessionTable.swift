@@ -1,3 +1,5 @@
+import StrokeProtocol
+
 /// The sessions of one lane, keyed by the session id's bytes, with lookups that allocate nothing.
 ///
 /// Open addressing with linear probing over slots that hold `(hash, index)`; sessions live in a dense array
@@ -22,15 +24,17 @@ struct SessionTable {
 
     var count: Int { sessions.count }
 
-    /// FNV-1a, 64-bit.
+    /// The table hash of a session id.
     @inline(__always)
-    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in key {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        return hash
+    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 { hash(fnv1a: ShardKey.fnv1a(key)) }
+
+    /// The table hash from the id's FNV-1a, which checking the topic has already computed (one pass over the id
+    /// instead of two). The multiply and fold spread all 32 bits into the low ones the slots are chosen by: a
+    /// shard's ids share their low bits (the bucket), which would otherwise pile into a few slot runs.
+    @inline(__always)
+    static func hash(fnv1a: UInt32) -> UInt64 {
+        let mixed = UInt64(fnv1a) &* 0x9E37_79B9_7F4A_7C15
+        return mixed ^ (mixed >> 32)
     }
 
     /// The index of the session with `key`, if any.

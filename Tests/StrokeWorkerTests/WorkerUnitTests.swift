@@ -66,6 +66,17 @@ struct WorkerUnitTests {
         #expect(table.count == 5002 - 1667)
     }
 
+    @Test("the table hash from a checked topic is the hash of its session id")
+    func hashFromTopic() throws {
+        for session in ["a", "player-42", String(repeating: "q", count: 100), "joueur-é"] {
+            let topic = Array(ShardKey.topic(for: session).utf8)
+            let checked = try topic.withUnsafeBytes { try ShardKey.check(topic: $0) }
+            let direct = Array(session.utf8).withUnsafeBytes { SessionTable.hash($0) }
+            #expect(SessionTable.hash(fnv1a: checked.hash) == direct)
+            #expect(Array(topic[checked.sessionID]) == Array(session.utf8))
+        }
+    }
+
     @Test("configuration from flags and environment, with clear errors")
     func configuration() throws {
         let configuration = try WorkerConfiguration(
