@@ -35,9 +35,11 @@ public struct CheckmarkDetector: Sendable {
     /// The detection, once it has happened; it is never reported twice for a stroke.
     public private(set) var detection: Detection?
 
-    /// Resampled points, as separate x and y arrays so that the corner search runs over SIMD vectors.
-    private var xs: [Double]
-    private var ys: [Double]
+    /// Resampled points in one buffer, x in `0..<room` and y in `room..<2·room` (apart, so that the corner search
+    /// runs over SIMD vectors; together, so that a point touches one allocation); the first `count` are in use.
+    private var coordinates: [Double]
+    private let room: Int
+    private var count = 0
     private var spacing: Double
     private var sinceLast = 0.0
     private var lastRaw: SIMD2<Double>?
@@ -49,19 +51,15 @@ public struct CheckmarkDetector: Sendable {
         self.capacity = configuration.capacity
         self.minimumLegPoints = configuration.minimumLegPoints
         self.spacing = configuration.initialSpacing ?? 0
-        // Room for `capacity + 1` points (decimation runs when a point passes the capacity): appends never
-        // reallocate.
-        self.xs = []
-        self.ys = []
-        xs.reserveCapacity(max(configuration.capacity, 8) + 1)
-        ys.reserveCapacity(max(configuration.capacity, 8) + 1)
+        // Room for `capacity + 1` points: decimation runs when a point passes the capacity.
+        self.room = max(configuration.capacity, 1) + 1
+        self.coordinates = Array(repeating: 0, count: 2 * room)
     }
 
     /// Forgets the stroke, keeping the buffer, to start the next one.
     public mutating func reset() {
         detection = nil
-        xs.removeAll(keepingCapacity: true)
-        ys.removeAll(keepingCapacity: true)
+        count = 0
         spacing = configuration.initialSpacing ?? 0
         sinceLast = 0
         lastRaw = nil
@@ -102,8 +100,7 @@ public struct CheckmarkDetector: Sendable {
     private mutating func append(_ point: SIMD2<Double>) -> Bool {
         guard let previous = lastRaw else {
             lastRaw = point
-            xs.append(point.x)
-            ys.append(point.y)
+            push(point)
             return false
         }
         lastRaw = point
@@ -123,28 +120,40 @@ public struct CheckmarkDetector: Sendable {
         while sinceLast + remaining >= spacing, remaining > 0 {
             travelled += spacing - sinceLast
             let next = segmentStart + delta * (travelled / length)
-            xs.append(next.x)
-            ys.append(next.y)
+            push(next)
             emitted = true
             remaining = max(0, length - travelled)
             sinceLast = 0
-            if xs.count > capacity { decimate() }
+            if count > capacity { decimate() }
         }
         sinceLast += remaining
         return emitted
     }
 
+    /// Appends a resampled point (there is room: `count <= capacity` before it).
+    @inline(__always)
+    private mutating func push(_ point: SIMD2<Double>) {
+        let (index, room) = (count, room)
+        coordinates.withUnsafeMutableBufferPointer { buffer in
+            buffer[index] = point.x
+            buffer[room + index] = point.y
+        }
+        count += 1
+    }
+
     /// Keeps every other resampled point and doubles the spacing.
     private mutating func decimate() {
-        let droppedLast = xs.count % 2 == 0
+        let droppedLast = count % 2 == 0
+        let (count, room) = (count, room)
         var write = 0
-        for read in stride(from: 0, to: xs.count, by: 2) {
-            xs[write] = xs[read]
-            ys[write] = ys[read]
-            write += 1
+        coordinates.withUnsafeMutableBufferPointer { buffer in
+            for read in stride(from: 0, to: count, by: 2) {
+                buffer[write] = buffer[read]
+                buffer[room + write] = buffer[room + read]
+                write += 1
+            }
         }
-        xs.removeLast(xs.count - write)
-        ys.removeLast(ys.count - write)
+        self.count = write
         if droppedLast { sinceLast += spacing }
         spacing *= 2
     }
@@ -152,18 +161,18 @@ public struct CheckmarkDetector: Sendable {
     // MARK: - Deciding
 
     @inline(__always)
-    private func point(_ index: Int) -> SIMD2<Double> { SIMD2(xs[index], ys[index]) }
+    private func point(_ index: Int) -> SIMD2<Double> { SIMD2(coordinates[index], coordinates[room + index]) }
 
     /// The early out, inlined before the O(n) test of `fires()`, where most points stop: both legs need points,
     /// and the pen must be moving up (screen coordinates) and not far to the left over the last few resampled
     /// points, as it does on a check's straight second leg.
     @inline(__always)
     private func mightFire() -> Bool {
-        let n = xs.count
+        let n = count
         let k = minimumLegPoints
         guard n >= 2 * k + 1 else { return false }
-        let recentX = xs[n - 1] - xs[n - 1 - k]
-        let recentY = ys[n - 1] - ys[n - 1 - k]
+        let recentX = coordinates[n - 1] - coordinates[n - 1 - k]
+        let recentY = coordinates[room + n - 1] - coordinates[room + n - 1 - k]
         return recentY < 0 && recentX > 0.5 * recentY
     }
 
@@ -171,13 +180,17 @@ public struct CheckmarkDetector: Sendable {
     @inline(never)
     private func fires() -> Bool {
         let c = configuration
-        let n = xs.count
+        let n = count
         let start = point(0)
         let end = point(n - 1)
         let chord = end - start
         let chordLength = (chord * chord).sum().squareRoot()
         guard chordLength > 0 else { return false }
-        let corner = Self.corner(xs, ys, count: n, start: start, chord: chord)
+        let corner = coordinates.withUnsafeBufferPointer { buffer in
+            Self.corner(
+                UnsafeBufferPointer(rebasing: buffer[0..<room]), UnsafeBufferPointer(rebasing: buffer[room...]),
+                count: n, start: start, chord: chord)
+        }
         guard corner >= c.minimumLegPoints, n - 1 - corner >= c.minimumLegPoints else { return false }
         let first = point(corner) - start
         let second = end - point(corner)
@@ -212,50 +225,46 @@ public struct CheckmarkDetector: Sendable {
     /// Four points at a time; each lane keeps its first maximum and the lanes are merged by value, then index, so
     /// the result is the same as a scalar scan's (the arithmetic per point is identical).
     private static func corner(
-        _ xs: [Double], _ ys: [Double], count n: Int, start: SIMD2<Double>, chord: SIMD2<Double>
+        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, count n: Int, start: SIMD2<Double>,
+        chord: SIMD2<Double>
     ) -> Int {
         typealias Vector = SIMD4<Double>
         let width = Vector.scalarCount
-        return xs.withUnsafeBufferPointer { xs in
-            ys.withUnsafeBufferPointer { ys in
-                let startX = Vector(repeating: start.x)
-                let startY = Vector(repeating: start.y)
-                let chordX = Vector(repeating: chord.x)
-                let chordY = Vector(repeating: chord.y)
-                var best = Vector.zero
-                var bestIndex = SIMD4<Int64>(repeating: -1)
-                var index = SIMD4<Int64>(1, 2, 3, 4)
-                let step = SIMD4<Int64>(repeating: Int64(width))
-                var i = 1
-                while i + width <= n - 1 {
-                    let x = UnsafeRawPointer(xs.baseAddress! + i).loadUnaligned(as: Vector.self)
-                    let y = UnsafeRawPointer(ys.baseAddress! + i).loadUnaligned(as: Vector.self)
-                    let side = chordX * (y - startY) - chordY * (x - startX)  // > 0: below the chord
-                    let better = side .> best
-                    best.replace(with: side, where: better)
-                    bestIndex.replace(with: index, where: better)
-                    index &+= step
-                    i += width
-                }
-                var farthest = 0.0
-                var corner = -1
-                for lane in 0..<width where bestIndex[lane] >= 0 {
-                    if best[lane] > farthest || (best[lane] == farthest && corner >= 0 && Int(bestIndex[lane]) < corner)
-                    {
-                        farthest = best[lane]
-                        corner = Int(bestIndex[lane])
-                    }
-                }
-                while i < n - 1 {
-                    let side = chord.x * (ys[i] - start.y) - chord.y * (xs[i] - start.x)
-                    if side > farthest {
-                        farthest = side
-                        corner = i
-                    }
-                    i += 1
-                }
-                return corner
+        let startX = Vector(repeating: start.x)
+        let startY = Vector(repeating: start.y)
+        let chordX = Vector(repeating: chord.x)
+        let chordY = Vector(repeating: chord.y)
+        var best = Vector.zero
+        var bestIndex = SIMD4<Int64>(repeating: -1)
+        var index = SIMD4<Int64>(1, 2, 3, 4)
+        let step = SIMD4<Int64>(repeating: Int64(width))
+        var i = 1
+        while i + width <= n - 1 {
+            let x = UnsafeRawPointer(xs.baseAddress! + i).loadUnaligned(as: Vector.self)
+            let y = UnsafeRawPointer(ys.baseAddress! + i).loadUnaligned(as: Vector.self)
+            let side = chordX * (y - startY) - chordY * (x - startX)  // > 0: below the chord
+            let better = side .> best
+            best.replace(with: side, where: better)
+            bestIndex.replace(with: index, where: better)
+            index &+= step
+            i += width
+        }
+        var farthest = 0.0
+        var corner = -1
+        for lane in 0..<width where bestIndex[lane] >= 0 {
+            if best[lane] > farthest || (best[lane] == farthest && corner >= 0 && Int(bestIndex[lane]) < corner) {
+                farthest = best[lane]
+                corner = Int(bestIndex[lane])
             }
         }
+        while i < n - 1 {
+            let side = chord.x * (ys[i] - start.y) - chord.y * (xs[i] - start.x)
+            if side > farthest {
+                farthest = side
+                corner = i
+            }
+            i += 1
+        }
+        return corner
     }
 }
