@@ -45,7 +45,7 @@ public struct SessionProcessor<Sink: EventSink> {
             return
         }
         let id = UnsafeRawBufferPointer(rebasing: topic[checked.sessionID])
-        let hash = SessionTable.hash(fnv1a: checked.hash)
+        let hash = table.hash(fnv1a: checked.hash)
         var index = table.find(id, hash: hash)
         guard payload.count <= configuration.maxMessageBytes else {
             sessionError(
@@ -85,7 +85,7 @@ public struct SessionProcessor<Sink: EventSink> {
         let message = "a message has 2 frames [topic, payload]; this one had \(count)"
         if let range = try? ShardKey.sessionID(inTopic: firstFrame) {
             let id = UnsafeRawBufferPointer(rebasing: firstFrame[range])
-            sessionError(id, at: table.find(id, hash: SessionTable.hash(id)), code: "frame_count", message)
+            sessionError(id, at: table.find(id, hash: table.hash(id)), code: "frame_count", message)
         } else {
             core.systemError("frame_count", message)
         }

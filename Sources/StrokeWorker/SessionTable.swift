@@ -24,16 +24,21 @@ struct SessionTable {
 
     var count: Int { sessions.count }
 
+    /// Mixed into every hash, drawn per table: without it, ids chosen to land on the same slots (a few thousand
+    /// tries each against a known hash) would chain every lookup through all of them.
+    private let seed = UInt64.random(in: .min ... .max)
+
     /// The table hash of a session id.
     @inline(__always)
-    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 { hash(fnv1a: ShardKey.fnv1a(key)) }
+    func hash(_ key: UnsafeRawBufferPointer) -> UInt64 { hash(fnv1a: ShardKey.fnv1a(key)) }
 
     /// The table hash from the id's FNV-1a, which checking the topic has already computed (one pass over the id
-    /// instead of two). The multiply and fold spread all 32 bits into the low ones the slots are chosen by: a
-    /// shard's ids share their low bits (the bucket), which would otherwise pile into a few slot runs.
+    /// instead of two). The seed, multiply and fold spread all 32 bits into the low ones the slots are chosen by:
+    /// a shard's ids share their low bits (the bucket), which would otherwise pile into a few slot runs. Only ids
+    /// with the same FNV-1a collide whatever the seed, and finding many of those takes 2³² tries each.
     @inline(__always)
-    static func hash(fnv1a: UInt32) -> UInt64 {
-        let mixed = UInt64(fnv1a) &* 0x9E37_79B9_7F4A_7C15
+    func hash(fnv1a: UInt32) -> UInt64 {
+        let mixed = (UInt64(fnv1a) ^ seed) &* 0x9E37_79B9_7F4A_7C15
         return mixed ^ (mixed >> 32)
     }
 

@@ -49,16 +49,16 @@ struct WorkerUnitTests {
         keys.append(Array("x".utf8))
         keys.append(Array("x".utf8) + [0])
         for key in keys {
-            let hash = key.withUnsafeBytes { SessionTable.hash($0) }
+            let hash = key.withUnsafeBytes { table.hash($0) }
             _ = table.insert(Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, now: 0))
         }
         for k in stride(from: 0, to: 5000, by: 3) {
-            let hash = keys[k].withUnsafeBytes { SessionTable.hash($0) }
+            let hash = keys[k].withUnsafeBytes { table.hash($0) }
             let index = keys[k].withUnsafeBytes { table.find($0, hash: hash) }!
             table.remove(at: index)
         }
         for (k, key) in keys.enumerated() {
-            let hash = key.withUnsafeBytes { SessionTable.hash($0) }
+            let hash = key.withUnsafeBytes { table.hash($0) }
             let index = key.withUnsafeBytes { table.find($0, hash: hash) }
             #expect((index != nil) == (k >= 5000 || k % 3 != 0))
             if let index { #expect(table[index].key.withUnsafeBytes { Array($0) } == key) }
@@ -68,13 +68,17 @@ struct WorkerUnitTests {
 
     @Test("the table hash from a checked topic is the hash of its session id")
     func hashFromTopic() throws {
+        let table = SessionTable()
         for session in ["a", "player-42", String(repeating: "q", count: 100), "joueur-é"] {
             let topic = Array(ShardKey.topic(for: session).utf8)
             let checked = try topic.withUnsafeBytes { try ShardKey.check(topic: $0) }
-            let direct = Array(session.utf8).withUnsafeBytes { SessionTable.hash($0) }
-            #expect(SessionTable.hash(fnv1a: checked.hash) == direct)
+            let direct = Array(session.utf8).withUnsafeBytes { table.hash($0) }
+            #expect(table.hash(fnv1a: checked.hash) == direct)
             #expect(Array(topic[checked.sessionID]) == Array(session.utf8))
         }
+        // Each table draws its own seed, so slots cannot be aimed at from outside.
+        let other = SessionTable()
+        #expect(Array("player-42".utf8).withUnsafeBytes { table.hash($0) != other.hash($0) })
     }
 
     @Test("configuration from flags and environment, with clear errors")
