@@ -52,6 +52,62 @@ extension ElasticMatcher {
         return previous[count - 1] / Float(count)
     }
 
+    /// Gathers eight sequences into lane vectors: `lanes[k][lane] = sources[lane][k]` for `k < count`.
+    ///
+    /// `sources` holds eight pointers (point an unused lane at zeros). Eight floats of each source are loaded as
+    /// one vector and the 8 × 8 block is transposed in registers, four 4 × 4 blocks at a time, instead of storing
+    /// 64 single floats; a tail of fewer than 8 is copied float by float.
+    @inlinable
+    public static func gather(
+        _ sources: UnsafePointer<UnsafePointer<Float>>, count: Int, into lanes: UnsafeMutablePointer<Lanes>
+    ) {
+        var k = 0
+        while k + 8 <= count {
+            let r0 = UnsafeRawPointer(sources[0] + k).loadUnaligned(as: Lanes.self)
+            let r1 = UnsafeRawPointer(sources[1] + k).loadUnaligned(as: Lanes.self)
+            let r2 = UnsafeRawPointer(sources[2] + k).loadUnaligned(as: Lanes.self)
+            let r3 = UnsafeRawPointer(sources[3] + k).loadUnaligned(as: Lanes.self)
+            let r4 = UnsafeRawPointer(sources[4] + k).loadUnaligned(as: Lanes.self)
+            let r5 = UnsafeRawPointer(sources[5] + k).loadUnaligned(as: Lanes.self)
+            let r6 = UnsafeRawPointer(sources[6] + k).loadUnaligned(as: Lanes.self)
+            let r7 = UnsafeRawPointer(sources[7] + k).loadUnaligned(as: Lanes.self)
+            let a = transpose(r0.lowHalf, r1.lowHalf, r2.lowHalf, r3.lowHalf)
+            let b = transpose(r4.lowHalf, r5.lowHalf, r6.lowHalf, r7.lowHalf)
+            let c = transpose(r0.highHalf, r1.highHalf, r2.highHalf, r3.highHalf)
+            let d = transpose(r4.highHalf, r5.highHalf, r6.highHalf, r7.highHalf)
+            let out = lanes + k
+            out[0] = Lanes(lowHalf: a.0, highHalf: b.0)
+            out[1] = Lanes(lowHalf: a.1, highHalf: b.1)
+            out[2] = Lanes(lowHalf: a.2, highHalf: b.2)
+            out[3] = Lanes(lowHalf: a.3, highHalf: b.3)
+            out[4] = Lanes(lowHalf: c.0, highHalf: d.0)
+            out[5] = Lanes(lowHalf: c.1, highHalf: d.1)
+            out[6] = Lanes(lowHalf: c.2, highHalf: d.2)
+            out[7] = Lanes(lowHalf: c.3, highHalf: d.3)
+            k += 8
+        }
+        let floats = UnsafeMutableRawPointer(lanes).assumingMemoryBound(to: Float.self)
+        while k < count {
+            for lane in 0..<Lanes.scalarCount { floats[k * Lanes.scalarCount + lane] = sources[lane][k] }
+            k += 1
+        }
+    }
+
+    /// The transpose of the 4 × 4 block whose rows are `a`, `b`, `c`, `d`, as two rounds of interleaving.
+    @inlinable @inline(__always)
+    static func transpose(
+        _ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>
+    ) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+        let ab0 = SIMD4(a[0], b[0], a[1], b[1])
+        let ab1 = SIMD4(a[2], b[2], a[3], b[3])
+        let cd0 = SIMD4(c[0], d[0], c[1], d[1])
+        let cd1 = SIMD4(c[2], d[2], c[3], d[3])
+        return (
+            SIMD4(lowHalf: ab0.lowHalf, highHalf: cd0.lowHalf), SIMD4(lowHalf: ab0.highHalf, highHalf: cd0.highHalf),
+            SIMD4(lowHalf: ab1.lowHalf, highHalf: cd1.lowHalf), SIMD4(lowHalf: ab1.highHalf, highHalf: cd1.highHalf)
+        )
+    }
+
     /// Lane-wise minimum that compiles to a compare and a blend.
     @inlinable @inline(__always)
     static func minimum(_ a: Lanes, _ b: Lanes) -> Lanes {

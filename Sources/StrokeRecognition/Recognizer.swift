@@ -133,7 +133,10 @@ public struct Recognizer: Sendable {
         let shortlist = protractorShortlist(features, size: min(wanted, gestureIDs.count))
         var scored: [(gesture: Int32, distance: Float)]
         if configuration.shortlist == 0 {
-            scored = shortlist.map { (gestureIDs[$0.index], acos(min(1, max(-1, $0.similarity)))) }
+            scored = shortlist.map { entry in
+                let similarity = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation).similarity
+                return (gestureIDs[entry.index], acos(min(1, max(-1, similarity))))
+            }
         } else {
             scored = rerank(shortlist, features: features)
         }
@@ -156,7 +159,8 @@ public struct Recognizer: Sendable {
 
     // MARK: - Cascade stages
 
-    private typealias Shortlisted = (index: Int, similarity: Float, angle: Float)
+    /// A shortlisted template and its two Protractor dot products; the alignment is derived only where needed.
+    private typealias Shortlisted = (index: Int, a: Float, b: Float)
 
     /// The `size` templates most similar by Protractor, best first.
     ///
@@ -223,8 +227,7 @@ public struct Recognizer: Sendable {
                     let index = Int(entry.index)
                     let a = dots[2 * (index / laneCount)][index % laneCount]
                     let b = dots[2 * (index / laneCount) + 1][index % laneCount]
-                    let alignment = Protractor.alignment(a: a, b: b, maxRotation: maxRotation)
-                    return (index, alignment.similarity, alignment.angle)
+                    return (index, a, b)
                 }
             }
         }
@@ -264,59 +267,78 @@ public struct Recognizer: Sendable {
 
     /// Elastic distances of the shortlisted templates, eight at a time in SIMD lanes. In rotation-invariant
     /// libraries the stroke is first rotated by each template's Protractor angle; in orientation-sensitive ones
-    /// it is compared as drawn (measured: rotating it there costs accuracy).
+    /// it is compared as drawn (measured: rotating it there costs accuracy), so no angle is computed at all.
     private func rerank(_ shortlist: [Shortlisted], features: ShapeFeatures) -> [(gesture: Int32, distance: Float)] {
         typealias Lanes = ElasticMatcher.Lanes
         let n = configuration.pointCount
-        let stride = ElasticMatcher.stride
+        let length = n * ElasticMatcher.stride
         let laneCount = Lanes.scalarCount
+        let zeroVectors = (length + laneCount - 1) / laneCount
         var results = [(gesture: Int32, distance: Float)]()
         results.reserveCapacity(shortlist.count)
-        withUnsafeTemporaryAllocation(of: Lanes.self, capacity: 2 * n * stride + 2 * n) { buffer in
+        withUnsafeTemporaryAllocation(of: Lanes.self, capacity: 2 * length + 2 * n + zeroVectors) { buffer in
             let candidates = buffer.baseAddress!
-            let templates = candidates + n * stride
-            let rows = templates + n * stride
-            // Lane vectors are written as plain floats (8 per vector): scalar stores, no SIMD inserts.
-            let candidateFloats = UnsafeMutableRawPointer(candidates).assumingMemoryBound(to: Float.self)
-            let templateFloats = UnsafeMutableRawPointer(templates).assumingMemoryBound(to: Float.self)
+            let templates = candidates + length
+            let rows = templates + length
+            let zeros = rows + 2 * n
+            zeros.initialize(repeating: .zero, count: zeroVectors)
             let invariant = library.orientation == .invariant
             features.elastic.withUnsafeBufferPointer { feature in
                 if !invariant {
-                    for k in 0..<(n * stride) { candidates[k] = Lanes(repeating: feature[k]) }
+                    for k in 0..<length { candidates[k] = Lanes(repeating: feature[k]) }
                 }
                 elastic.withUnsafeBufferPointer { all in
-                    var groupStart = 0
-                    while groupStart < shortlist.count {
-                        let group = shortlist[groupStart..<min(groupStart + laneCount, shortlist.count)]
-                        if group.count < laneCount {
-                            for k in 0..<(n * stride) { templates[k] = .zero }
-                        }
-                        for (lane, entry) in group.enumerated() {
-                            let source = all.baseAddress! + entry.index * n * stride
-                            for k in 0..<(n * stride) { templateFloats[k * laneCount + lane] = source[k] }
-                            guard invariant else { continue }
-                            let cosine = cos(entry.angle)
-                            let sine = sin(entry.angle)
-                            var k = 0
-                            while k < n * stride {
-                                let x = feature[k]
-                                let y = feature[k + 1]
-                                candidateFloats[k * laneCount + lane] = x * cosine - y * sine
-                                candidateFloats[(k + 1) * laneCount + lane] = x * sine + y * cosine
-                                k += 2
+                    withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: laneCount) { sources in
+                        let zeroFloats = UnsafeRawPointer(zeros).assumingMemoryBound(to: Float.self)
+                        var groupStart = 0
+                        while groupStart < shortlist.count {
+                            let group = shortlist[groupStart..<min(groupStart + laneCount, shortlist.count)]
+                            for lane in 0..<laneCount {
+                                sources[lane] =
+                                    lane < group.count
+                                    ? all.baseAddress! + group[groupStart + lane].index * length : zeroFloats
                             }
+                            ElasticMatcher.gather(
+                                UnsafePointer(sources.baseAddress!), count: length, into: templates)
+                            if invariant {
+                                rotate(feature, by: group, into: candidates, count: length)
+                            }
+                            let distances = ElasticMatcher.distances(
+                                candidates: candidates, templates: templates, count: n, band: configuration.band,
+                                rows: rows)
+                            for (lane, entry) in group.enumerated() {
+                                results.append((gestureIDs[entry.index], distances[lane]))
+                            }
+                            groupStart += laneCount
                         }
-                        let distances = ElasticMatcher.distances(
-                            candidates: candidates, templates: templates, count: n, band: configuration.band,
-                            rows: rows)
-                        for (lane, entry) in group.enumerated() {
-                            results.append((gestureIDs[entry.index], distances[lane]))
-                        }
-                        groupStart += laneCount
                     }
                 }
             }
         }
         return results
+    }
+
+    /// Writes the stroke's elastic features rotated by each shortlisted template's Protractor angle, one template
+    /// per lane (positions and tangents alike: both are pairs).
+    private func rotate(
+        _ feature: UnsafeBufferPointer<Float>, by group: ArraySlice<Shortlisted>,
+        into candidates: UnsafeMutablePointer<ElasticMatcher.Lanes>, count: Int
+    ) {
+        typealias Lanes = ElasticMatcher.Lanes
+        var cosine = Lanes(repeating: 1)
+        var sine = Lanes.zero
+        for (lane, entry) in group.enumerated() {
+            let angle = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation).angle
+            cosine[lane] = cos(angle)
+            sine[lane] = sin(angle)
+        }
+        var k = 0
+        while k + 1 < count {
+            let x = Lanes(repeating: feature[k])
+            let y = Lanes(repeating: feature[k + 1])
+            candidates[k] = x * cosine - y * sine
+            candidates[k + 1] = x * sine + y * cosine
+            k += 2
+        }
     }
 }

@@ -166,4 +166,78 @@ struct RecognizerTests {
         }
         #expect(compared >= 30)
     }
+
+    @Test(
+        "the eight-template elastic stage agrees with the scalar DTW, in both orientations and odd point counts",
+        arguments: [(TemplateLibrary.Orientation.sensitive, 32), (.invariant, 32), (.sensitive, 31), (.invariant, 13)])
+    func elasticLanesMatchScalar(orientation: TemplateLibrary.Orientation, pointCount: Int) throws {
+        var library = Self.library
+        library.orientation = orientation
+        // Every template re-ranked, every gesture listed: each candidate's distance is its gesture's best DTW.
+        var configuration = RecognizerConfiguration(pointCount: pointCount, topK: 16)
+        configuration.shortlist = library.templates.count
+        let recognizer = try Recognizer(library: library, configuration: configuration)
+        let bound: Float = orientation == .invariant ? .infinity : Float(library.maxRotationDegrees * .pi / 180)
+        let templates = try library.templates.map { template in
+            (template.name, try ShapeFeatures(points: template.points, pointCount: pointCount, tangentWeight: 1))
+        }
+        var compared = 0
+        for log in Fixtures.logs where log.subject == "s03" {
+            let candidate = try ShapeFeatures(
+                points: log.points.map(\.position), pointCount: pointCount, tangentWeight: 1)
+            for result in recognizer.recognize(candidate).candidates {
+                let reference = templates.filter { $0.0 == result.name }.map { name, template in
+                    Self.scalarDistance(candidate, template, rotate: orientation == .invariant, bound: bound)
+                }.min()!
+                #expect(abs(result.distance - Double(reference)) < 1e-5, "\(log.gesture) vs \(result.name)")
+                compared += 1
+            }
+        }
+        #expect(compared >= 16 * 16)
+    }
+
+    /// DTW of one pair with the scalar matcher, the candidate rotated by the Protractor angle when asked.
+    static func scalarDistance(_ candidate: ShapeFeatures, _ template: ShapeFeatures, rotate: Bool, bound: Float)
+        -> Float
+    {
+        var elastic = candidate.elastic
+        if rotate {
+            let angle = template.vector.withUnsafeBufferPointer { t in
+                candidate.vector.withUnsafeBufferPointer { c in
+                    Protractor.align(template: t, candidate: c, maxRotation: bound).angle
+                }
+            }
+            let (cosine, sine) = (cos(angle), sin(angle))
+            for k in stride(from: 0, to: elastic.count, by: 2) {
+                let (x, y) = (candidate.elastic[k], candidate.elastic[k + 1])
+                elastic[k] = x * cosine - y * sine
+                elastic[k + 1] = x * sine + y * cosine
+            }
+        }
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 2 * template.pointCount)
+        defer { scratch.deallocate() }
+        return elastic.withUnsafeBufferPointer { c in
+            template.elastic.withUnsafeBufferPointer { t in
+                ElasticMatcher.distance(
+                    c.baseAddress!, t.baseAddress!, count: template.pointCount, band: 4, abandonAbove: .infinity,
+                    scratch: scratch)
+            }
+        }
+    }
+
+    @Test("gathering eight sequences into lanes is a transpose, tail included", arguments: [8, 64, 20, 3])
+    func gatherTransposes(count: Int) {
+        let sources = (0..<8).map { lane in (0..<count).map { Float(lane * 1000 + $0) } }
+        let lanes = UnsafeMutablePointer<ElasticMatcher.Lanes>.allocate(capacity: count)
+        defer { lanes.deallocate() }
+        let pointers = sources.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: count) }
+        defer { pointers.forEach { $0.deallocate() } }
+        for (lane, values) in sources.enumerated() { pointers[lane].initialize(from: values, count: count) }
+        pointers.map { UnsafePointer<Float>($0) }.withUnsafeBufferPointer {
+            ElasticMatcher.gather($0.baseAddress!, count: count, into: lanes)
+        }
+        for k in 0..<count {
+            for lane in 0..<8 { #expect(lanes[k][lane] == Float(lane * 1000 + k)) }
+        }
+    }
 }
