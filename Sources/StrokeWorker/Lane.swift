@@ -8,7 +8,8 @@ import ZeroMQ
 
 /// One session thread: owns its SUB socket and a share of the sessions, and runs the receive loop. It owns its
 /// XPUB socket too, unless it has a publisher thread (`WorkerConfiguration.recognitionThread`), which then owns
-/// the XPUB and recognizes the finished strokes the lane hands it.
+/// the XPUB and recognizes the finished strokes the lane hands it. Otherwise a recognition helper thread
+/// (`WorkerConfiguration.recognitionOffload`) takes the finished strokes while the lane is saturated.
 struct Lane: Sendable {
     let index: Int
     let context: ZMQContext
@@ -55,10 +56,20 @@ struct Lane: Sendable {
             try Publisher.configure(output, configuration)
             for endpoint in outputs { try attach(output, endpoint, role: "output") }
             try attachInputs(input)
-            var processor = SessionProcessor(
-                sink: SocketSink(socket: output, metrics: metrics), configuration: configuration, registry: registry,
-                metrics: metrics)
-            try loop(input: input, output: output, processor: &processor)
+            let sink = SocketSink(socket: output, metrics: metrics)
+            if configuration.recognitionOffload != .off {
+                let helper = RecognitionHelper()
+                helper.start()
+                defer { helper.finish() }
+                var processor = SessionProcessor(
+                    sink: OffloadingSink(socket: sink, helper: helper), configuration: configuration,
+                    registry: registry, metrics: metrics)
+                try loop(input: input, output: output, processor: &processor)
+            } else {
+                var processor = SessionProcessor(
+                    sink: sink, configuration: configuration, registry: registry, metrics: metrics)
+                try loop(input: input, output: output, processor: &processor)
+            }
         }
     }
 
@@ -76,8 +87,16 @@ struct Lane: Sendable {
         let started = clock.now
         var lastSweep: UInt32 = 0
         var lastStats: UInt32 = 0
+        var load = LaneLoad(now: started)
+        processor.sink.backlogged = configuration.recognitionOffload == .always
         while !control.isStopping {
-            if try poller.poll(timeoutMilliseconds: Self.pollMilliseconds) > 0 {
+            let polling = clock.now
+            let ready = try poller.poll(timeoutMilliseconds: Self.pollMilliseconds)
+            if configuration.recognitionOffload == .whenBusy {
+                load.waited(from: polling, to: clock.now)
+                processor.sink.backlogged = load.saturated
+            }
+            if ready > 0 {
                 if poller.isReadable(0) {
                     try receiveBatch(input, message, payload, &processor, limit: Self.batchLimit)
                 }

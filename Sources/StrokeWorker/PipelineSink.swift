@@ -21,27 +21,12 @@ struct PipelineSink: LaneSink {
     }
 
     mutating func publish(topic: UnsafeRawBufferPointer, payload: [UInt8]) {
-        let start = batch.bytes.count
-        batch.bytes.append(contentsOf: topic)
-        let topicEnd = batch.bytes.count
-        batch.bytes.append(contentsOf: payload)
-        batch.entries.append(.init(start: start, topicEnd: topicEnd, end: batch.bytes.count, request: nil))
+        batch.append(topic: topic, payload: payload)
         if batch.entries.count >= Self.batchLimit { pipe.hand(&batch) }
     }
 
     mutating func publishRecognition(_ request: RecognitionRequest, writer: inout JSONWriter) {
-        let start = batch.bytes.count
-        batch.bytes.append(contentsOf: request.context.session)
-        let topicEnd = batch.bytes.count
-        let first = batch.points.count
-        batch.points.append(contentsOf: request.points)
-        batch.entries.append(
-            .init(
-                start: start, topicEnd: topicEnd, end: topicEnd,
-                request: .init(
-                    points: first..<batch.points.count, eventSequence: request.context.eventSequence,
-                    sequence: request.context.sequence, stroke: request.context.stroke,
-                    pointer: request.context.pointer, recognizer: request.recognizer, library: request.library)))
+        batch.append(request)
         if batch.entries.count >= Self.batchLimit { pipe.hand(&batch) }
     }
 

@@ -114,25 +114,8 @@ final class Publisher: Sendable {
 
     /// Recognizes the batch's strokes and sends its events, in order.
     private func publish(_ batch: EventPipe.Batch, to sink: inout SocketSink, writer: inout JSONWriter) {
-        batch.bytes.withUnsafeBytes { bytes in
-            batch.points.withUnsafeBufferPointer { points in
-                for entry in batch.entries {
-                    let topic = UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.topicEnd])
-                    guard let request = entry.request else {
-                        sink.sendNow(
-                            topic: topic, payload: UnsafeRawBufferPointer(rebasing: bytes[entry.topicEnd..<entry.end]))
-                        continue
-                    }
-                    RecognitionRequest(
-                        context: EventEncoder.Context(
-                            session: topic, eventSequence: request.eventSequence, sequence: request.sequence,
-                            stroke: request.stroke, pointer: request.pointer),
-                        recognizer: request.recognizer, library: request.library,
-                        points: UnsafeBufferPointer(rebasing: points[request.points])
-                    ).encode(into: &writer)
-                    writer.bytes.withUnsafeBytes { sink.sendNow(topic: topic, payload: $0) }
-                }
-            }
+        batch.forEachEvent(encodingRequestsWith: &writer) { topic, payload in
+            sink.sendNow(topic: topic, payload: payload)
         }
     }
 }

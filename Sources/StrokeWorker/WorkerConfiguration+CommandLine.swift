@@ -35,6 +35,10 @@ extension WorkerConfiguration {
             help: "give each lane a publisher thread that recognizes finished strokes and publishes every event "
                 + "in order (the lane keeps decoding, sessions and the checkmark detector). Default: off"),
         Option(
+            flag: "recognition-offload", env: "STROKE_WORKER_RECOGNITION_OFFLOAD", value: "busy|always|off",
+            help: "when a lane hands finished strokes to a helper thread that recognizes them while the lane goes "
+                + "on: while the lane is saturated (90% busy over 10 ms), always, or never. Default: busy"),
+        Option(
             flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",
             help: "points kept per stroke; beyond, it ends without a match. Default: 10000"),
         Option(
@@ -136,6 +140,13 @@ extension WorkerConfiguration {
             default:
                 throw CommandLineArguments.Failure(description: "--recognition-thread: on or off, got \"\(value)\"")
             }
+        }
+        if let value = args.value("recognition-offload", env: env("recognition-offload")) {
+            guard let offload = RecognitionOffload(rawValue: value) else {
+                throw CommandLineArguments.Failure(
+                    description: "--recognition-offload: busy, always or off, got \"\(value)\"")
+            }
+            recognitionOffload = offload
         }
         maxPointsPerStroke = try number("max-points-per-stroke", maxPointsPerStroke, range: 2...10_000_000)
         maxPointsPerMessage = try number("max-points-per-message", maxPointsPerMessage, range: 1...65_535)

@@ -49,6 +49,20 @@ public struct WorkerConfiguration: Sendable {
     /// Whether each lane has a publisher thread that recognizes finished strokes and publishes, so that the lane
     /// thread only decodes, updates sessions and runs the checkmark detector. Default: `false`.
     public var recognitionThread = false
+    /// When a lane hands finished strokes to a recognition helper thread, which recognizes them on another core
+    /// while the lane goes on. Not used with `recognitionThread`. Default: `.whenBusy`.
+    public var recognitionOffload = RecognitionOffload.whenBusy
+
+    /// When a lane hands finished strokes to its recognition helper thread.
+    public enum RecognitionOffload: String, Sendable, CaseIterable {
+        /// Never: the lane recognizes every stroke itself (no helper thread).
+        case off
+        /// While the lane is saturated: it spent at least 90% of the last 10 ms handling input rather than
+        /// waiting for it. A lightly loaded lane answers without a thread hop.
+        case whenBusy = "busy"
+        /// Always (for tests).
+        case always
+    }
     /// Most points kept per stroke; beyond it the stroke ends without a match. Default: `10000`.
     public var maxPointsPerStroke: Int = 10_000
     /// Most points in one message. Default: `4096`.

@@ -22,7 +22,7 @@ struct SocketSinkTests {
         return (context, publisher, subscriber)
     }
 
-    static func publish(_ sink: inout SocketSink, _ topic: String, _ payload: String) {
+    static func publish(_ sink: inout some EventSink, _ topic: String, _ payload: String) {
         var topic = topic
         topic.withUTF8 { sink.publish(topic: UnsafeRawBufferPointer($0), payload: Array(payload.utf8)) }
     }

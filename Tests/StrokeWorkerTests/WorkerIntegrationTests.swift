@@ -7,6 +7,24 @@ import ZeroMQ
 
 @Suite("Worker over real sockets", .serialized)
 struct WorkerIntegrationTests {
+    /// Where finished strokes are recognized: on the lane, on its helper thread (every stroke handed over), or
+    /// on a publisher thread that owns the XPUB.
+    enum Recognition: String, CaseIterable, CustomTestStringConvertible {
+        case lane
+        case helper
+        case publisher
+
+        var testDescription: String { rawValue }
+
+        func apply(to configuration: inout WorkerConfiguration) {
+            switch self {
+            case .lane: configuration.recognitionOffload = .off
+            case .helper: configuration.recognitionOffload = .always
+            case .publisher: configuration.recognitionThread = true
+            }
+        }
+    }
+
     /// The recorded check of the scenario vectors, as JSON messages.
     static func checkMessages() throws -> [String] {
         let scenario = try ScenarioReplayer.scenarios()[0]
@@ -35,11 +53,11 @@ struct WorkerIntegrationTests {
     }
 
     @Test(
-        "the checkmark event arrives before the stroke's end is sent (tcp), with and without a publisher thread",
-        arguments: [false, true])
-    func checkmarkBeforeEnd(recognitionThread: Bool) async throws {
+        "the checkmark event arrives before the stroke's end is sent (tcp), wherever strokes are recognized",
+        arguments: Recognition.allCases)
+    func checkmarkBeforeEnd(recognition: Recognition) async throws {
         let messages = try Self.checkMessages()
-        try await withWorker({ $0.recognitionThread = recognitionThread }) { input, output, _ in
+        try await withWorker({ recognition.apply(to: &$0) }) { input, output, _ in
             let order = try await onThread { () -> [String] in
                 let context = try ZMQContext()
                 let client = try TestClient(context: context, input: input, output: output)
@@ -58,13 +76,13 @@ struct WorkerIntegrationTests {
     }
 
     @Test(
-        "bad input of every kind gets its error and the worker keeps serving, with and without a publisher thread",
-        arguments: [false, true])
-    func badInput(recognitionThread: Bool) async throws {
+        "bad input of every kind gets its error and the worker keeps serving, wherever strokes are recognized",
+        arguments: Recognition.allCases)
+    func badInput(recognition: Recognition) async throws {
         let messages = try Self.checkMessages()
         try await withWorker({
             $0.maxMessageBytes = 4096
-            $0.recognitionThread = recognitionThread
+            recognition.apply(to: &$0)
         }) { input, output, worker in
             let codes = try await onThread { () -> [String] in
                 let context = try ZMQContext()
@@ -103,13 +121,13 @@ struct WorkerIntegrationTests {
     }
 
     @Test(
-        "interleaved sessions over two lanes behind libzmq proxies, binary and JSON, with or without publishers",
-        arguments: [false, true])
-    func lanes(recognitionThread: Bool) async throws {
+        "interleaved sessions over two lanes behind libzmq proxies, binary and JSON, wherever strokes are recognized",
+        arguments: Recognition.allCases)
+    func lanes(recognition: Recognition) async throws {
         let messages = try Self.checkMessages()
         try await withWorker({
             $0.lanes = 2
-            $0.recognitionThread = recognitionThread
+            recognition.apply(to: &$0)
         }) { input, output, worker in
             let results = try await onThread { () -> [String: [String]] in
                 let context = try ZMQContext()
@@ -137,10 +155,10 @@ struct WorkerIntegrationTests {
         }
     }
 
-    @Test("shutdown drains and run() returns; a second shutdown is harmless", arguments: [false, true])
-    func shutdown(recognitionThread: Bool) async throws {
+    @Test("shutdown drains and run() returns; a second shutdown is harmless", arguments: Recognition.allCases)
+    func shutdown(recognition: Recognition) async throws {
         var configuration = WorkerConfiguration()
-        configuration.recognitionThread = recognitionThread
+        recognition.apply(to: &configuration)
         configuration.inputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
         configuration.outputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
         configuration.logLevel = .error

@@ -90,6 +90,7 @@ struct WorkerUnitTests {
             environment: [
                 "STROKE_WORKER_OUTPUT": "bind:ipc:///tmp/a,bind:tcp://127.0.0.1:7001",
                 "STROKE_WORKER_MAX_SESSIONS": "10",
+                "STROKE_WORKER_RECOGNITION_OFFLOAD": "always",
             ])
         #expect(configuration.inputs == [.init(bind: false, address: "tcp://127.0.0.1:7000")])
         #expect(configuration.outputs.count == 2)
@@ -97,11 +98,14 @@ struct WorkerUnitTests {
         #expect(configuration.lanes == 2)
         #expect(configuration.maxSessions == 10)
         #expect(configuration.logFormat == .json)
+        #expect(configuration.recognitionOffload == .always)
+        #expect(WorkerConfiguration().recognitionOffload == .whenBusy)
         let ordinal = try WorkerConfiguration(
             arguments: ["--shard", "ordinal/3"], environment: ["HOSTNAME": "stroke-worker-2"])
         #expect(ordinal.shard == (2, 3))
         for bad in [
             ["--shard", "3/3"], ["--lanes", "0"], ["--bogus", "1"], ["--log-level", "loud"], ["stray"], ["--hwm"],
+            ["--recognition-offload", "sometimes"],
         ] {
             #expect(throws: CommandLineArguments.Failure.self) {
                 try WorkerConfiguration(arguments: bad, environment: [:])
@@ -115,5 +119,24 @@ struct WorkerUnitTests {
                 WorkerConfiguration.help.contains("--\(option.flag)") && WorkerConfiguration.help.contains(option.env))
             #expect(option.help.contains("Default:"))
         }
+    }
+
+    @Test("a lane counts as saturated only after a window in which it waited at most a tenth of the time")
+    func laneLoad() {
+        let start = ContinuousClock.now
+        var load = LaneLoad(now: start)
+        // Half the window spent waiting: not saturated.
+        load.waited(from: start, to: start + .milliseconds(5))
+        #expect(!load.saturated)
+        load.waited(from: start + .milliseconds(8), to: start + .milliseconds(10))
+        #expect(!load.saturated)
+        // The next window: 0.5 ms of 10 ms waiting. Nothing changes until the window is complete.
+        load.waited(from: start + .milliseconds(12), to: start + .microseconds(12_500))
+        #expect(!load.saturated)
+        load.waited(from: start + .milliseconds(20), to: start + .milliseconds(20))
+        #expect(load.saturated)
+        // Idle again: a long wait ends saturation at once, since it closes its window.
+        load.waited(from: start + .milliseconds(21), to: start + .milliseconds(121))
+        #expect(!load.saturated)
     }
 }

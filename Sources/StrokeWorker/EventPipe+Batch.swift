@@ -1,0 +1,59 @@
+import StrokeProtocol
+
+extension EventPipe.Batch {
+    // MARK: - Filling
+
+    /// Appends one event.
+    mutating func append(topic: UnsafeRawBufferPointer, payload: [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: topic)
+        let topicEnd = bytes.count
+        bytes.append(contentsOf: payload)
+        entries.append(.init(start: start, topicEnd: topicEnd, end: bytes.count, request: nil))
+    }
+
+    /// Appends a finished stroke to recognize, copying its session id and points.
+    mutating func append(_ request: RecognitionRequest) {
+        let start = bytes.count
+        bytes.append(contentsOf: request.context.session)
+        let topicEnd = bytes.count
+        let first = points.count
+        points.append(contentsOf: request.points)
+        entries.append(
+            .init(
+                start: start, topicEnd: topicEnd, end: topicEnd,
+                request: .init(
+                    points: first..<points.count, eventSequence: request.context.eventSequence,
+                    sequence: request.context.sequence, stroke: request.context.stroke,
+                    pointer: request.context.pointer, recognizer: request.recognizer, library: request.library)))
+    }
+
+    // MARK: - Reading
+
+    /// Calls `body` with each event's topic and payload, in order, recognizing the strokes on the way (their
+    /// events are encoded into `writer`).
+    func forEachEvent(
+        encodingRequestsWith writer: inout JSONWriter,
+        _ body: (_ topic: UnsafeRawBufferPointer, _ payload: UnsafeRawBufferPointer) -> Void
+    ) {
+        bytes.withUnsafeBytes { bytes in
+            points.withUnsafeBufferPointer { points in
+                for entry in entries {
+                    let topic = UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.topicEnd])
+                    guard let request = entry.request else {
+                        body(topic, UnsafeRawBufferPointer(rebasing: bytes[entry.topicEnd..<entry.end]))
+                        continue
+                    }
+                    RecognitionRequest(
+                        context: EventEncoder.Context(
+                            session: topic, eventSequence: request.eventSequence, sequence: request.sequence,
+                            stroke: request.stroke, pointer: request.pointer),
+                        recognizer: request.recognizer, library: request.library,
+                        points: UnsafeBufferPointer(rebasing: points[request.points])
+                    ).encode(into: &writer)
+                    writer.bytes.withUnsafeBytes { body(topic, $0) }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import StrokeProtocol
+
+/// A lane's sink that hands finished strokes to a recognition helper thread while the lane works through a
+/// backlog, and publishes every event, in order, on the lane's own XPUB socket.
+///
+/// A handed-over stroke leaves a placeholder in the queue of events; the events behind it wait until the
+/// helper's result fills it. When the lane is not backlogged it recognizes strokes itself, as `SocketSink`
+/// does, so a lightly loaded worker answers without a thread hop; a busy one gets a second core for the
+/// per-stroke work without giving up its socket (one owner per socket). Events are sent every
+/// `Lane.eventBatch` messages (`send()`, which never waits) and when the input runs dry (`flush()`, which
+/// waits for the helper's outstanding results).
+struct OffloadingSink: LaneSink {
+    private var socket: SocketSink
+    let helper: RecognitionHelper
+    /// Set by the lane while it works through a backlog: finished strokes then go to the helper.
+    var backlogged = false
+
+    /// Strokes not yet handed to the helper.
+    private var jobs = EventPipe.Batch()
+    /// Queued events, topic and payload bytes back to back.
+    private var bytes: [UInt8] = []
+    /// The queue, in order: an event in `bytes`, or (`end < 0`) a stroke whose event the helper will return.
+    private var queue: [(start: Int, topicEnd: Int, end: Int)] = []
+    /// The first queued entry not yet sent.
+    private var head = 0
+    /// Results taken from the helper and not yet sent, from `nextResult` on.
+    private var results = RecognitionResults.Buffer()
+    private var nextResult = 0
+    /// Strokes handed over (or about to be) whose events have not been sent.
+    private var outstanding = 0
+
+    /// Queued entries (and strokes in the helper's hands) before the lane waits for the helper.
+    static let queueLimit = SocketSink.queueLimit
+    /// Strokes gathered before `send()` offers them to the helper (see `PipelineSink.offerThreshold`).
+    static let offerThreshold = PipelineSink.offerThreshold
+
+    init(socket: SocketSink, helper: RecognitionHelper) {
+        self.socket = socket
+        self.helper = helper
+        bytes.reserveCapacity(1 << 16)
+        queue.reserveCapacity(Self.queueLimit)
+        jobs.bytes.reserveCapacity(1 << 12)
+        jobs.points.reserveCapacity(1 << 14)
+        jobs.entries.reserveCapacity(Self.queueLimit)
+    }
+
+    // MARK: - EventSink
+
+    /// Queues the event behind everything queued before it.
+    mutating func publish(topic: UnsafeRawBufferPointer, payload: [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: topic)
+        let topicEnd = bytes.count
+        bytes.append(contentsOf: payload)
+        queue.append((start, topicEnd, bytes.count))
+        if queue.count - head >= Self.queueLimit { drain() }
+    }
+
+    /// Hands the stroke to the helper when the lane is backlogged; else recognizes it now.
+    mutating func publishRecognition(_ request: RecognitionRequest, writer: inout JSONWriter) {
+        guard backlogged else {
+            request.encode(into: &writer)
+            publish(topic: request.context.session, payload: writer.bytes)
+            return
+        }
+        jobs.append(request)
+        queue.append((0, 0, -1))
+        outstanding += 1
+        if jobs.entries.count >= Self.offerThreshold { _ = helper.jobs.offer(&jobs) }
+        if outstanding >= Self.queueLimit || queue.count - head >= Self.queueLimit { drain() }
+    }
+
+    // MARK: - LaneSink
+
+    /// Offers the gathered strokes to the helper and sends what is ready, without waiting.
+    mutating func send() {
+        if !jobs.entries.isEmpty { _ = helper.jobs.offer(&jobs) }
+        sendReady()
+    }
+
+    /// Sends everything, waiting for the helper's outstanding results, and publishes the counters.
+    mutating func flush() {
+        drain()
+        socket.flush()
+    }
+
+    // MARK: - Sending
+
+    /// Hands over the gathered strokes and sends the whole queue, waiting for results where needed.
+    private mutating func drain() {
+        if !jobs.entries.isEmpty { helper.jobs.hand(&jobs) }
+        sendReady()
+        while head < queue.count {
+            helper.results.wait(milliseconds: Lane.pollMilliseconds)
+            sendReady()
+        }
+    }
+
+    /// Sends queued events in order up to the first stroke whose result has not come back.
+    private mutating func sendReady() {
+        // The buffers are moved out while they are read, since sending updates the socket sink's counters.
+        var bytes = [UInt8]()
+        var results = RecognitionResults.Buffer()
+        swap(&bytes, &self.bytes)
+        swap(&results, &self.results)
+        bytes.withUnsafeBytes { bytes in
+            while head < queue.count {
+                let entry = queue[head]
+                if entry.end >= 0 {
+                    socket.sendNow(
+                        topic: UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.topicEnd]),
+                        payload: UnsafeRawBufferPointer(rebasing: bytes[entry.topicEnd..<entry.end]))
+                } else {
+                    if nextResult == results.events.count {
+                        helper.results.take(into: &results)
+                        nextResult = 0
+                        guard !results.events.isEmpty else { break }
+                    }
+                    let start = nextResult == 0 ? 0 : results.events[nextResult - 1].end
+                    let event = results.events[nextResult]
+                    results.bytes.withUnsafeBytes { all in
+                        socket.sendNow(
+                            topic: UnsafeRawBufferPointer(rebasing: all[start..<event.topicEnd]),
+                            payload: UnsafeRawBufferPointer(rebasing: all[event.topicEnd..<event.end]))
+                    }
+                    nextResult += 1
+                    outstanding -= 1
+                }
+                head += 1
+            }
+        }
+        if head == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        swap(&bytes, &self.bytes)
+        swap(&results, &self.results)
+    }
+}

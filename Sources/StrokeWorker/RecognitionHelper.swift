@@ -1,0 +1,50 @@
+import Dispatch
+import Foundation
+import StrokeProtocol
+
+/// A lane's recognition helper: a thread that recognizes, in order, the finished strokes a busy lane hands it
+/// (`OffloadingSink`) and hands the encoded events back.
+///
+/// The lane keeps its sockets and its sessions; the helper owns nothing but its scratch space. Strokes come in
+/// batches through an `EventPipe` and results go back through `RecognitionResults`, so the two threads meet
+/// once per batch and per result, and the helper never waits for the lane.
+final class RecognitionHelper: Sendable {
+    /// Finished strokes, lane to helper.
+    let jobs = EventPipe()
+    /// Their events, helper to lane, in the same order.
+    let results = RecognitionResults()
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// Starts the thread.
+    func start() {
+        let thread = Thread { self.run() }
+        thread.name = "recognition"
+        thread.stackSize = 1 << 22
+        thread.start()
+    }
+
+    /// Tells the thread that nothing more will come and waits until it has recognized everything handed over.
+    func finish() {
+        jobs.finish()
+        stopped.wait()
+    }
+
+    private func run() {
+        defer { stopped.signal() }
+        var writer = JSONWriter()
+        while true {
+            jobs.waitForWork(milliseconds: Lane.pollMilliseconds)
+            while true {
+                let next = jobs.take()
+                guard let batch = next.batch else {
+                    if next.finished { return }
+                    break
+                }
+                batch.forEachEvent(encodingRequestsWith: &writer) { topic, payload in
+                    results.append(topic: topic, payload: payload)
+                }
+                jobs.recycle(batch)
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import StrokeProtocol
+import StrokeRecognition
+import Testing
+import ZeroMQ
+
+@testable import StrokeWorker
+
+@Suite("Offloading event sink")
+struct OffloadingSinkTests {
+    static let recognizer = try! Recognizer(library: .builtIn())
+
+    /// A small v-like stroke, different for each `k`.
+    static func stroke(_ k: Int) -> [SIMD2<Double>] {
+        (0..<30).map { i in
+            let u = Double(i) / 29
+            return SIMD2(100 + 80 * u + Double(k), 100 + 60 * abs(u - 0.5) * Double(1 + k % 4))
+        }
+    }
+
+    /// Publishes stroke `k` of `topic` through `sink`, and returns the event it should produce, encoded on the
+    /// spot as a lane would.
+    static func recognize(_ k: Int, topic: String, into sink: inout OffloadingSink, writer: inout JSONWriter)
+        -> [String]
+    {
+        var topic = topic
+        let points = stroke(k)
+        return topic.withUTF8 { session in
+            points.withUnsafeBufferPointer { points in
+                let request = RecognitionRequest(
+                    context: EventEncoder.Context(
+                        session: UnsafeRawBufferPointer(session), eventSequence: UInt64(k), sequence: UInt32(k),
+                        stroke: UInt32(k)),
+                    recognizer: recognizer, library: "default", points: points)
+                request.encode(into: &writer)
+                let expected = [
+                    String(decoding: session, as: UTF8.self), String(decoding: writer.bytes, as: UTF8.self),
+                ]
+                sink.publishRecognition(request, writer: &writer)
+                return expected
+            }
+        }
+    }
+
+    static func received(_ subscriber: ZMQSocket, count: Int) throws -> [[String]] {
+        try (0..<count).map { _ in
+            try #require(try subscriber.receiveMultipart()).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    @Test("strokes handed to the helper come back in order among the other events, encoded as on the lane")
+    func order() throws {
+        let (context, publisher, subscriber) = try SocketSinkTests.pair()
+        let helper = RecognitionHelper()
+        helper.start()
+        defer { helper.finish() }
+        var sink = OffloadingSink(socket: SocketSink(socket: publisher, metrics: WorkerMetrics()), helper: helper)
+        var writer = JSONWriter()
+        var expected = [[String]]()
+        var handedOver = 0
+        for k in 0..<60 {
+            let topic = "s\(k % 5)"
+            if k % 3 == 0 {
+                sink.backlogged = k % 2 == 0
+                if sink.backlogged { handedOver += 1 }
+                expected.append(Self.recognize(k, topic: topic, into: &sink, writer: &writer))
+            } else {
+                let payload = #"{"n":\#(k)}"#
+                SocketSinkTests.publish(&sink, topic, payload)
+                expected.append([topic, payload])
+            }
+            if k % 7 == 0 { sink.send() }
+        }
+        sink.flush()
+        #expect(handedOver == 10)
+        #expect(try Self.received(subscriber, count: expected.count) == expected)
+        #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
+        withExtendedLifetime(context) {}
+    }
+
+    @Test("more strokes than the queue holds: the lane waits for the helper and nothing is lost")
+    func bounded() throws {
+        let (context, publisher, subscriber) = try SocketSinkTests.pair()
+        let helper = RecognitionHelper()
+        helper.start()
+        defer { helper.finish() }
+        let metrics = WorkerMetrics()
+        var sink = OffloadingSink(socket: SocketSink(socket: publisher, metrics: metrics), helper: helper)
+        sink.backlogged = true
+        var writer = JSONWriter()
+        let count = OffloadingSink.queueLimit * 2 + 3
+        var expected = [[String]]()
+        for k in 0..<count { expected.append(Self.recognize(k, topic: "busy", into: &sink, writer: &writer)) }
+        sink.flush()
+        #expect(try Self.received(subscriber, count: count) == expected)
+        #expect(metrics.snapshot["eventsPublished"] == count)
+        withExtendedLifetime(context) {}
+    }
+}
