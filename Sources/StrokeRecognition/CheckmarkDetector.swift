@@ -36,21 +36,29 @@ public struct CheckmarkDetector: Sendable {
     public private(set) var detection: Detection?
 
     /// Resampled points in one buffer, x in `0..<room` and y in `room..<2·room` (apart, so that the corner search
-    /// runs over SIMD vectors; together, so that a point touches one allocation); the first `count` are in use.
+    /// runs over SIMD vectors; together, so that a point touches one allocation); the first `walk.count` are in
+    /// use.
     private var coordinates: [Double]
     private let room: Int
-    private var count = 0
-    private var spacing: Double
-    private var sinceLast = 0.0
-    private var lastRaw: SIMD2<Double>?
+    private var walk: Walk
     private var pointsSeen = 0
+
+    /// The online resampling: its state is copied into locals for a batch of points and back after it.
+    private struct Walk {
+        /// Resampled points in use.
+        var count = 0
+        var spacing: Double
+        /// Path length since the last resampled point.
+        var sinceLast = 0.0
+        var lastRaw: SIMD2<Double>?
+    }
 
     /// Creates a detector for one stroke.
     public init(configuration: CheckmarkConfiguration = .default) {
         self.settings = Settings(configuration)
         self.capacity = configuration.capacity
         self.minimumLegPoints = configuration.minimumLegPoints
-        self.spacing = configuration.initialSpacing ?? 0
+        self.walk = Walk(spacing: configuration.initialSpacing ?? 0)
         // Room for `capacity + 1` points: decimation runs when a point passes the capacity.
         self.room = max(configuration.capacity, 1) + 1
         self.coordinates = Array(repeating: 0, count: 2 * room)
@@ -59,10 +67,7 @@ public struct CheckmarkDetector: Sendable {
     /// Forgets the stroke, keeping the buffer, to start the next one.
     public mutating func reset() {
         detection = nil
-        count = 0
-        spacing = configuration.initialSpacing ?? 0
-        sinceLast = 0
-        lastRaw = nil
+        walk = Walk(spacing: configuration.initialSpacing ?? 0)
         pointsSeen = 0
     }
 
@@ -74,15 +79,7 @@ public struct CheckmarkDetector: Sendable {
     /// Feeds one point; returns the detection if this point fired it. Non-finite points are ignored.
     @discardableResult
     public mutating func add(_ point: StrokePoint) -> Detection? {
-        let index = pointsSeen
-        pointsSeen += 1
-        guard detection == nil, point.x.isFinite, point.y.isFinite else { return nil }
-        guard append(point.position) else { return nil }
-        if mightFire() && fires() {
-            detection = Detection(pointIndex: index, time: point.time)
-            return detection
-        }
-        return nil
+        withUnsafePointer(to: point) { add(contentsOf: UnsafeBufferPointer(start: $0, count: 1)) }
     }
 
     /// Feeds a batch of points (as touch frameworks coalesce them); returns the detection if one of them fired
@@ -90,25 +87,66 @@ public struct CheckmarkDetector: Sendable {
     @discardableResult
     @inlinable
     public mutating func add(contentsOf points: some Sequence<StrokePoint>) -> Detection? {
+        if let fired = points.withContiguousStorageIfAvailable({ add(contentsOf: $0) }) { return fired }
+        var fired: Detection?
         for point in points {
-            if let fired = add(point) { return fired }
+            if let detection = add(point) { fired = detection }
         }
-        return nil
+        return fired
+    }
+
+    /// Feeds a batch of points held in a buffer; returns the detection if one of them fired it. The result is
+    /// the same as feeding them one by one: the detector's state stays in registers across the batch.
+    @discardableResult
+    public mutating func add(contentsOf points: UnsafeBufferPointer<StrokePoint>) -> Detection? {
+        let first = pointsSeen
+        pointsSeen += points.count
+        guard detection == nil else { return nil }
+        let (room, capacity, legPoints) = (room, capacity, minimumLegPoints)
+        var walk = self.walk
+        let settings = self.settings
+        let fired = coordinates.withUnsafeMutableBufferPointer { buffer -> Int? in
+            let xs = buffer.baseAddress!
+            let ys = xs + room
+            for offset in points.indices {
+                let point = points[offset]
+                guard point.x.isFinite, point.y.isFinite,
+                    Self.append(point.position, to: &walk, xs: xs, ys: ys, capacity: capacity)
+                else { continue }
+                if Self.mightFire(count: walk.count, xs: xs, ys: ys, legPoints: legPoints),
+                    Self.fires(
+                        UnsafeBufferPointer(start: xs, count: walk.count),
+                        UnsafeBufferPointer(start: ys, count: walk.count), spacing: walk.spacing,
+                        configuration: settings.configuration)
+                {
+                    return offset
+                }
+            }
+            return nil
+        }
+        self.walk = walk
+        guard let fired else { return nil }
+        detection = Detection(pointIndex: first + fired, time: points[fired].time)
+        return detection
     }
 
     /// Resamples online; returns whether a new resampled point was emitted.
-    private mutating func append(_ point: SIMD2<Double>) -> Bool {
-        guard let previous = lastRaw else {
-            lastRaw = point
-            push(point)
+    @inline(__always)
+    private static func append(
+        _ point: SIMD2<Double>, to walk: inout Walk, xs: UnsafeMutablePointer<Double>,
+        ys: UnsafeMutablePointer<Double>, capacity: Int
+    ) -> Bool {
+        guard let previous = walk.lastRaw else {
+            walk.lastRaw = point
+            push(point, to: &walk, xs: xs, ys: ys)
             return false
         }
-        lastRaw = point
+        walk.lastRaw = point
         var remaining = StrokeGeometry.distance(previous, point)
-        if !(spacing > 0) {
+        if !(walk.spacing > 0) {
             // Relative spacing: the first movement sets the scale.
             guard remaining > 0 else { return false }
-            spacing = remaining
+            walk.spacing = remaining
         }
         // Emit points every `spacing` along the segment, measured from its start: one square root per input
         // point, however many points it emits.
@@ -117,80 +155,74 @@ public struct CheckmarkDetector: Sendable {
         let delta = point - previous
         var travelled = 0.0
         var emitted = false
-        while sinceLast + remaining >= spacing, remaining > 0 {
-            travelled += spacing - sinceLast
+        while walk.sinceLast + remaining >= walk.spacing, remaining > 0 {
+            travelled += walk.spacing - walk.sinceLast
             let next = segmentStart + delta * (travelled / length)
-            push(next)
+            push(next, to: &walk, xs: xs, ys: ys)
             emitted = true
             remaining = max(0, length - travelled)
-            sinceLast = 0
-            if count > capacity { decimate() }
+            walk.sinceLast = 0
+            if walk.count > capacity { decimate(&walk, xs: xs, ys: ys) }
         }
-        sinceLast += remaining
+        walk.sinceLast += remaining
         return emitted
     }
 
     /// Appends a resampled point (there is room: `count <= capacity` before it).
     @inline(__always)
-    private mutating func push(_ point: SIMD2<Double>) {
-        let (index, room) = (count, room)
-        coordinates.withUnsafeMutableBufferPointer { buffer in
-            buffer[index] = point.x
-            buffer[room + index] = point.y
-        }
-        count += 1
+    private static func push(
+        _ point: SIMD2<Double>, to walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>
+    ) {
+        xs[walk.count] = point.x
+        ys[walk.count] = point.y
+        walk.count += 1
     }
 
     /// Keeps every other resampled point and doubles the spacing.
-    private mutating func decimate() {
-        let droppedLast = count % 2 == 0
-        let (count, room) = (count, room)
+    private static func decimate(_ walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>)
+    {
+        let droppedLast = walk.count % 2 == 0
         var write = 0
-        coordinates.withUnsafeMutableBufferPointer { buffer in
-            for read in stride(from: 0, to: count, by: 2) {
-                buffer[write] = buffer[read]
-                buffer[room + write] = buffer[room + read]
-                write += 1
-            }
+        for read in stride(from: 0, to: walk.count, by: 2) {
+            xs[write] = xs[read]
+            ys[write] = ys[read]
+            write += 1
         }
-        self.count = write
-        if droppedLast { sinceLast += spacing }
-        spacing *= 2
+        walk.count = write
+        if droppedLast { walk.sinceLast += walk.spacing }
+        walk.spacing *= 2
     }
 
     // MARK: - Deciding
 
-    @inline(__always)
-    private func point(_ index: Int) -> SIMD2<Double> { SIMD2(coordinates[index], coordinates[room + index]) }
-
-    /// The early out, inlined before the O(n) test of `fires()`, where most points stop: both legs need points,
+    /// The early out, inlined before the O(n) test of `fires`, where most points stop: both legs need points,
     /// and the pen must be moving up (screen coordinates) and not far to the left over the last few resampled
     /// points, as it does on a check's straight second leg.
     @inline(__always)
-    private func mightFire() -> Bool {
-        let n = count
-        let k = minimumLegPoints
+    private static func mightFire(
+        count n: Int, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, legPoints k: Int
+    ) -> Bool {
         guard n >= 2 * k + 1 else { return false }
-        let recentX = coordinates[n - 1] - coordinates[n - 1 - k]
-        let recentY = coordinates[room + n - 1] - coordinates[room + n - 1 - k]
+        let recentX = xs[n - 1] - xs[n - 1 - k]
+        let recentY = ys[n - 1] - ys[n - 1 - k]
         return recentY < 0 && recentX > 0.5 * recentY
     }
 
-    /// The full test, once `mightFire()` passed: split at the corner, check both legs and the turn.
+    /// The full test, once `mightFire` passed: split the resampled points at the corner, check both legs and the
+    /// turn.
     @inline(never)
-    private func fires() -> Bool {
-        let c = configuration
-        let n = count
+    private static func fires(
+        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, spacing: Double,
+        configuration c: CheckmarkConfiguration
+    ) -> Bool {
+        let n = xs.count
+        func point(_ index: Int) -> SIMD2<Double> { SIMD2(xs[index], ys[index]) }
         let start = point(0)
         let end = point(n - 1)
         let chord = end - start
         let chordLength = (chord * chord).sum().squareRoot()
         guard chordLength > 0 else { return false }
-        let corner = coordinates.withUnsafeBufferPointer { buffer in
-            Self.corner(
-                UnsafeBufferPointer(rebasing: buffer[0..<room]), UnsafeBufferPointer(rebasing: buffer[room...]),
-                count: n, start: start, chord: chord)
-        }
+        let corner = Self.corner(xs, ys, count: n, start: start, chord: chord)
         guard corner >= c.minimumLegPoints, n - 1 - corner >= c.minimumLegPoints else { return false }
         let first = point(corner) - start
         let second = end - point(corner)

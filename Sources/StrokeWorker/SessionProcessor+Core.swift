@@ -151,26 +151,28 @@ extension SessionProcessor {
             }
         }
 
-        /// Appends points to a stroke and feeds its detector, in place; stops at the per-stroke limit (then the
-        /// stroke drops its points and ends without a match).
+        /// Appends points to a stroke and feeds its detector the whole batch at once, in place; stops at the
+        /// per-stroke limit (then the stroke drops its points and ends without a match).
         private static func feed(
             _ stroke: inout OpenStroke, _ points: UnsafeBufferPointer<WirePoint>, limit: Int,
             fired: inout CheckmarkDetector.Detection?, overflowed: inout Bool
         ) {
-            for point in points {
-                if stroke.points.count >= limit {
-                    stroke.overflowed = true
-                    stroke.points = []
-                    stroke.detecting = false
-                    overflowed = true
-                    return
+            let accepted = min(points.count, max(0, limit - stroke.points.count))
+            for point in points[..<accepted] { stroke.points.append(SIMD2(point.x, point.y)) }
+            if stroke.detecting, accepted > 0 {
+                fired = withUnsafeTemporaryAllocation(of: StrokePoint.self, capacity: accepted) { buffer in
+                    for k in 0..<accepted {
+                        let point = points[k]
+                        buffer.initializeElement(at: k, to: StrokePoint(x: point.x, y: point.y, time: point.t))
+                    }
+                    return stroke.detector.add(contentsOf: UnsafeBufferPointer(buffer))
                 }
-                stroke.points.append(SIMD2(point.x, point.y))
-                if stroke.detecting,
-                    let detection = stroke.detector.add(StrokePoint(x: point.x, y: point.y, time: point.t))
-                {
-                    fired = detection
-                }
+            }
+            if accepted < points.count {
+                stroke.overflowed = true
+                stroke.points = []
+                stroke.detecting = false
+                overflowed = true
             }
         }
 

@@ -30,21 +30,27 @@ struct CheckmarkDetectorTests {
         }
     }
 
-    @Test("point by point and in batches of any size give the same detection")
+    @Test("point by point and in batches of any size give the same detection, and every point is counted")
     func batching() {
-        for log in Fixtures.logs where ["check", "v", "pigtail"].contains(log.gesture) {
+        for log in Fixtures.logs {
             var single = CheckmarkDetector()
             var one: CheckmarkDetector.Detection?
-            for point in log.points where one == nil { one = single.add(point) }
+            for point in log.points {
+                if let fired = single.add(point) { one = fired }
+            }
+            #expect(single.pointCount == log.points.count)
             for batch in [2, 7, 32] {
                 var batched = CheckmarkDetector()
                 var fired: CheckmarkDetector.Detection?
                 var index = 0
-                while index < log.points.count && fired == nil {
-                    fired = batched.add(contentsOf: log.points[index..<min(index + batch, log.points.count)])
+                while index < log.points.count {
+                    let detection = batched.add(contentsOf: log.points[index..<min(index + batch, log.points.count)])
+                    #expect(detection == nil || fired == nil, "fires once")
+                    fired = fired ?? detection
                     index += batch
                 }
-                #expect(fired == one)
+                #expect(fired == one, "\(log.gesture) in batches of \(batch)")
+                #expect(batched.pointCount == log.points.count)
             }
         }
     }
