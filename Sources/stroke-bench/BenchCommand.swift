@@ -27,7 +27,7 @@ enum BenchCommand {
           --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor)
           --cases LIST     throughput and processor cases to run, as ENCODING-POINTS (default
                            binary-1,binary-32,json-1,json-32)
-          --messages N     messages per 1-point throughput case, 8 times fewer with 32 points (default
+          --messages N     messages per 1-point throughput case, 4 times fewer with 32 points (default
                            400000; longer runs are steadier)
           --templates LIST recognizer library sizes (default builtin,16,48,1000,10000; `builtin` is the shipped
                            library)

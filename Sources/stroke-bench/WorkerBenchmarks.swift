@@ -40,7 +40,7 @@ struct WorkerBenchmarks {
     let myself: String
     let strokes: [[StrokePoint]]
     let quick: Bool
-    /// Messages per 1-point throughput case (8 times fewer with 32 points); nil: 400,000 (150,000 quick).
+    /// Messages per 1-point throughput case (4 times fewer with 32 points); nil: 400,000 (150,000 quick).
     var messages: Int? = nil
     let context: ZMQContext
 
@@ -49,9 +49,7 @@ struct WorkerBenchmarks {
     func throughput(encoding: Traffic.Encoding, pointsPerMessage: Int, sessions: Int, run: Int) async throws
         -> ThroughputRow
     {
-        let budget =
-            Int(ProcessInfo.processInfo.environment["BUDGET"] ?? "") ?? (quick ? 150_000 : 400_000)
-            / (pointsPerMessage == 1 ? 1 : 8)
+        let budget = (messages ?? (quick ? 150_000 : 400_000)) / (pointsPerMessage == 1 ? 1 : 4)
         let prefix = "b\(run)-\(encoding.rawValue)-\(pointsPerMessage)-\(sessions)-"
         let traffic = Traffic.make(
             strokes: strokes, sessions: sessions, pointsPerMessage: pointsPerMessage, encoding: encoding,
