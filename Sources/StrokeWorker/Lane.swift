@@ -43,7 +43,8 @@ struct Lane: Sendable {
         if configuration.recognitionThread {
             let pipe = EventPipe()
             let publisher = Publisher(
-                pipe: pipe, context: context, configuration: configuration, metrics: metrics, logger: logger,
+                name: "publish-\(index)", pipe: pipe, context: context, configuration: configuration, metrics: metrics,
+                logger: logger,
                 outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil)
             try publisher.start()
             defer { publisher.finish() }
@@ -58,7 +59,7 @@ struct Lane: Sendable {
             try attachInputs(input)
             let sink = SocketSink(socket: output, metrics: metrics)
             if configuration.recognitionOffload != .off {
-                let helper = RecognitionHelper()
+                let helper = RecognitionHelper(lane: index)
                 helper.start()
                 defer { helper.finish() }
                 var processor = SessionProcessor(

@@ -11,6 +11,8 @@ import ZeroMQ
 /// publisher the per-stroke work (recognition, encoding, sending): two cores for one lane, one owner for each
 /// socket and each piece of state.
 final class Publisher: Sendable {
+    /// The thread's name.
+    let name: String
     let pipe: EventPipe
     let context: ZMQContext
     let configuration: WorkerConfiguration
@@ -26,9 +28,10 @@ final class Publisher: Sendable {
     private let failure = Mutex<(any Error)?>(nil)
 
     init(
-        pipe: EventPipe, context: ZMQContext, configuration: WorkerConfiguration, metrics: WorkerMetrics,
+        name: String, pipe: EventPipe, context: ZMQContext, configuration: WorkerConfiguration, metrics: WorkerMetrics,
         logger: Logger, outputs: [WorkerConfiguration.Endpoint], recordEndpointsIn: WorkerControl?
     ) {
+        self.name = name
         self.pipe = pipe
         self.context = context
         self.configuration = configuration
@@ -40,7 +43,11 @@ final class Publisher: Sendable {
 
     /// Starts the thread and waits until its socket is attached; throws what attaching threw.
     func start() throws {
-        let thread = Thread { self.run() }
+        let thread = Thread {
+            ThreadRunner.nameCurrentThread(self.name)
+            self.run()
+        }
+        thread.name = name
         thread.stackSize = 1 << 22
         thread.start()
         started.wait()

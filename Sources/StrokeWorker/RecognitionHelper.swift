@@ -14,11 +14,18 @@ final class RecognitionHelper: Sendable {
     /// Their events, helper to lane, in the same order.
     let results = RecognitionResults()
     private let stopped = DispatchSemaphore(value: 0)
+    /// The thread's name: `recognize-` and the lane's index.
+    let name: String
+
+    init(lane: Int) { name = "recognize-\(lane)" }
 
     /// Starts the thread.
     func start() {
-        let thread = Thread { self.run() }
-        thread.name = "recognition"
+        let thread = Thread {
+            ThreadRunner.nameCurrentThread(self.name)
+            self.run()
+        }
+        thread.name = name
         thread.stackSize = 1 << 22
         thread.start()
     }

@@ -7,11 +7,18 @@ public enum ThreadRunner {
     public static func run<T: Sendable>(name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let thread = Thread {
+                nameCurrentThread(name)
                 continuation.resume(with: Result { try body() })
             }
             thread.name = name
             thread.stackSize = 1 << 22
             thread.start()
         }
+    }
+
+    /// Gives the calling thread a name that `top -H`, `ps -L` and `/proc/…/task/…/comm` show. The kernel keeps
+    /// 15 bytes: longer names are cut. (Foundation names the OS thread only from the thread itself.)
+    public static func nameCurrentThread(_ name: String) {
+        Thread.current.name = String(decoding: Array(name.utf8.prefix(15)), as: UTF8.self)
     }
 }

@@ -74,7 +74,7 @@ public final class Worker: Sendable {
                         lingerMilliseconds: configuration.lingerMilliseconds)
                     for (name, forwarder) in [("input", input), ("output", output)] {
                         group.addTask { [context, control] in
-                            try await ThreadRunner.run(name: "stroke-worker-\(name)-forwarder") {
+                            try await ThreadRunner.run(name: "forward-\(name)") {
                                 try forwarder.run(context: context) { frontend, backend in
                                     let external = name == "input" ? frontend : backend
                                     control.endpoints.withLock {
@@ -110,7 +110,7 @@ public final class Worker: Sendable {
             for lane in lanes {
                 group.addTask {
                     do {
-                        try await ThreadRunner.run(name: "stroke-worker-lane-\(lane.index)") { try lane.run() }
+                        try await ThreadRunner.run(name: "lane-\(lane.index)") { try lane.run() }
                     } catch {
                         self.logger.error("lane \(lane.index) failed: \(error)")
                         self.shutdown()

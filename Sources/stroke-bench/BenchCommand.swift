@@ -135,6 +135,7 @@ enum BenchCommand {
                                     "throughput %@ %2d pt/msg %5d sessions: raw %9.0f msg/s, worker %9.0f msg/s (%9.0f points/s), ratio %.2f",
                                 encoding.rawValue, pointsPerMessage, sessions, row.rawMessagesPerSecond,
                                 row.workerMessagesPerSecond, row.workerPointsPerSecond, row.ratio))
+                        log(Self.describe(row.workerCPU))
                         report.throughput.append(row)
                     }
                 }
@@ -229,6 +230,14 @@ enum BenchCommand {
         values.sorted { key($0) < key($1) }[values.count / 2]
     }
 
+    /// The worker's CPU per message, by thread role.
+    static func describe(_ cpu: WorkerBenchmarks.WorkerCPU) -> String {
+        String(
+            format:
+                "worker CPU per message: lane %.2f µs, recognition thread %.2f µs, libzmq I/O %.2f µs, other %.2f µs",
+            cpu.lane, cpu.recognition, cpu.io, cpu.other)
+    }
+
     static func printText(_ report: Report) {
         print("stroke-bench (\(report.quick ? "quick, " : "")median of \(report.runs) run(s))")
         print("throughput (messages/s; worker ÷ raw):")
@@ -239,6 +248,7 @@ enum BenchCommand {
                     row.encoding, row.pointsPerMessage, row.sessions, row.rawMessagesPerSecond,
                     row.workerMessagesPerSecond,
                     row.workerPointsPerSecond, row.ratio))
+            print("    " + describe(row.workerCPU))
         }
         if let latency = report.latency {
             print(

@@ -61,6 +61,24 @@ final class ChildProcess {
         return (Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0) * 1024
     }
 
+    /// CPU time (user and system, seconds) of each of the child's threads, by thread id, with the thread's name.
+    func threadCPUTimes() -> [Int: (name: String, seconds: Double)] {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var times = [Int: (name: String, seconds: Double)]()
+        let directory = "/proc/\(pid)/task"
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            guard let id = Int(task),
+                let stat = try? String(contentsOfFile: "\(directory)/\(task)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the name: state, then 10 fields, then utime and stime (fields 14 and 15 of proc(5)).
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            times[id] = (String(stat[stat.index(after: open)..<close]), (user + system) / ticks)
+        }
+        return times
+    }
+
     /// SIGTERM and wait.
     func terminate() -> Int32 {
         if process.isRunning { process.terminate() }

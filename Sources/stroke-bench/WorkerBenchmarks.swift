@@ -16,6 +16,39 @@ struct WorkerBenchmarks {
         var workerMessagesPerSecond: Double
         var workerPointsPerSecond: Double
         var ratio: Double
+        /// The worker's CPU time per message while it handled the traffic, in µs, by thread role.
+        var workerCPU: WorkerCPU
+    }
+
+    /// CPU time per message of the worker's threads, in µs: the lane (decoding, sessions, detector), the
+    /// recognition helper or publisher, libzmq's I/O threads, and the rest.
+    struct WorkerCPU: Codable {
+        var lane = 0.0
+        var recognition = 0.0
+        var io = 0.0
+        var other = 0.0
+        var total: Double { lane + recognition + io + other }
+
+        /// The difference of two snapshots of thread CPU times, divided by `messages`.
+        init(
+            from before: [Int: (name: String, seconds: Double)], to after: [Int: (name: String, seconds: Double)],
+            messages: Int
+        ) {
+            for (id, thread) in after {
+                let microseconds = (thread.seconds - (before[id]?.seconds ?? 0)) * 1e6 / Double(messages)
+                if thread.name.hasPrefix("lane-") {
+                    lane += microseconds
+                } else if thread.name.hasPrefix("recognize-") || thread.name.hasPrefix("publish-") {
+                    recognition += microseconds
+                } else if thread.name.hasPrefix("ZMQbg/IO") {
+                    io += microseconds
+                } else {
+                    other += microseconds
+                }
+            }
+        }
+
+        init() {}
     }
 
     struct Latency: Codable {
@@ -58,7 +91,7 @@ struct WorkerBenchmarks {
         // drifts over seconds, and bracketing keeps the ratio from depending on which side of a drift the
         // worker ran.
         let rawBefore = try await rawRate(traffic)
-        let workerRate = try await workerRate(traffic, prefix: prefix)
+        let (workerRate, workerCPU) = try await workerRate(traffic, prefix: prefix)
         let rawAfter = try await rawRate(traffic)
         let raw = (rawBefore + rawAfter) / 2
         let perMessage = Double(traffic.pointCount) / Double(traffic.count)
@@ -66,7 +99,7 @@ struct WorkerBenchmarks {
             encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage, sessions: sessions,
             messages: traffic.count, points: traffic.pointCount, rawMessagesPerSecond: raw,
             rawPointsPerSecond: raw * perMessage, workerMessagesPerSecond: workerRate,
-            workerPointsPerSecond: workerRate * perMessage, ratio: workerRate / raw)
+            workerPointsPerSecond: workerRate * perMessage, ratio: workerRate / raw, workerCPU: workerCPU)
     }
 
     /// Messages per second into a raw SUB sink process that only counts.
@@ -88,7 +121,7 @@ struct WorkerBenchmarks {
     }
 
     /// Messages per second through the worker: from the first message sent to the last result received.
-    private func workerRate(_ traffic: Traffic, prefix: String) async throws -> Double {
+    private func workerRate(_ traffic: Traffic, prefix: String) async throws -> (Double, WorkerCPU) {
         let process = try ChildProcess(
             worker,
             [
@@ -97,7 +130,9 @@ struct WorkerBenchmarks {
             ])
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
-        return try await Self.resultRate(traffic, input: input, output: output, prefix: prefix, context: context)
+        let before = process.threadCPUTimes()
+        let rate = try await Self.resultRate(traffic, input: input, output: output, prefix: prefix, context: context)
+        return (rate, WorkerCPU(from: before, to: process.threadCPUTimes(), messages: traffic.count))
     }
 
     /// Sends `traffic` to `input` and counts the results (one per stroke) arriving at `output`; messages per

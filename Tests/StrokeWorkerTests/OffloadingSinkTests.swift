@@ -51,7 +51,7 @@ struct OffloadingSinkTests {
     @Test("strokes handed to the helper come back in order among the other events, encoded as on the lane")
     func order() throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
-        let helper = RecognitionHelper()
+        let helper = RecognitionHelper(lane: 0)
         helper.start()
         defer { helper.finish() }
         var sink = OffloadingSink(socket: SocketSink(socket: publisher, metrics: WorkerMetrics()), helper: helper)
@@ -81,7 +81,7 @@ struct OffloadingSinkTests {
     @Test("more strokes than the queue holds: the lane waits for the helper and nothing is lost")
     func bounded() throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
-        let helper = RecognitionHelper()
+        let helper = RecognitionHelper(lane: 0)
         helper.start()
         defer { helper.finish() }
         let metrics = WorkerMetrics()
