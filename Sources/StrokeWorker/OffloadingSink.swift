@@ -72,9 +72,11 @@ struct OffloadingSink: LaneSink {
 
     // MARK: - LaneSink
 
-    /// Offers the gathered strokes to the helper and sends what is ready, without waiting.
+    /// Sends what is ready, without waiting, after offering the gathered strokes to the helper if there are
+    /// `offerThreshold` of them: offering fewer would wake the helper for every stroke or two, which costs a busy
+    /// lane more than it saves (the input running dry hands over the rest).
     mutating func send() {
-        if !jobs.entries.isEmpty { _ = helper.jobs.offer(&jobs) }
+        if jobs.entries.count >= Self.offerThreshold { _ = helper.jobs.offer(&jobs) }
         sendReady()
     }
 
