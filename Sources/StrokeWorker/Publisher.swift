@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import StrokeProtocol
 import Synchronization
 import ZeroMQ
@@ -43,13 +42,7 @@ final class Publisher: Sendable {
 
     /// Starts the thread and waits until its socket is attached; throws what attaching threw.
     func start() throws {
-        let thread = Thread {
-            ThreadRunner.nameCurrentThread(self.name)
-            self.run()
-        }
-        thread.name = name
-        thread.stackSize = 1 << 22
-        thread.start()
+        ThreadRunner.start(name: name) { self.run() }
         started.wait()
         if let error = failure.withLock({ $0 }) {
             stopped.wait()

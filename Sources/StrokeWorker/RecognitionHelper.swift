@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import StrokeProtocol
 
 /// A lane's recognition helper: a thread that recognizes, in order, the finished strokes a busy lane hands it
@@ -21,13 +20,7 @@ final class RecognitionHelper: Sendable {
 
     /// Starts the thread.
     func start() {
-        let thread = Thread {
-            ThreadRunner.nameCurrentThread(self.name)
-            self.run()
-        }
-        thread.name = name
-        thread.stackSize = 1 << 22
-        thread.start()
+        ThreadRunner.start(name: name) { self.run() }
     }
 
     /// Tells the thread that nothing more will come and waits until it has recognized everything handed over.
