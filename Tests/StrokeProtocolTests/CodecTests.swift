@@ -95,6 +95,11 @@ struct CodecTests {
             "1234567890123456789", "12345678901234567890", "0.000000000000000000001", "3.14159265358979323846",
             "1E5", "2.5e-3", "-7.0E+2", "0.1e-22", "10000000000000000000000e-22",
         ]
+        // Digit runs of every length around the eight read at a time, in the integer part and the fraction.
+        for length in 1...21 {
+            let run = String("98765432109876543210987".prefix(length))
+            texts += [run, "0.\(run)", "1\(run).5", "-\(run)e-3", String(repeating: "9", count: length)]
+        }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2000 {
             let value = Double.random(in: -1e6...1e6, using: &generator)
@@ -102,9 +107,12 @@ struct CodecTests {
             texts.append(String(value))
         }
         for text in texts {
-            let message = try decode(Array(#"{"type":"points","seq":1,"stroke":1,"points":[[\#(text),0,0]]}"#.utf8))
+            // First in the point, and last in the message (fewer than eight bytes after it).
+            let message = try decode(
+                Array(#"{"type":"points","seq":1,"stroke":1,"points":[[\#(text),0,0],[0,0,\#(text)]]}"#.utf8))
             let expected = try #require(Double(text), "\(text)")
             #expect(message.points[0].x.bitPattern == expected.bitPattern, "\(text)")
+            #expect(message.points[1].t.bitPattern == expected.bitPattern, "\(text) at the end")
         }
     }
 
