@@ -28,6 +28,8 @@ struct OffloadingSink: LaneSink {
     private var nextResult = 0
     /// Strokes handed over (or about to be) whose events have not been sent.
     private var outstanding = 0
+    /// Strokes handed over since the counters were last published.
+    private var offloaded = 0
 
     /// Queued entries (and strokes in the helper's hands) before the lane waits for the helper.
     static let queueLimit = SocketSink.queueLimit
@@ -66,6 +68,7 @@ struct OffloadingSink: LaneSink {
         jobs.append(request)
         queue.append((0, 0, -1))
         outstanding += 1
+        offloaded += 1
         if jobs.entries.count >= Self.offerThreshold { _ = helper.jobs.offer(&jobs) }
         if outstanding >= Self.queueLimit || queue.count - head >= Self.queueLimit { drain() }
     }
@@ -84,6 +87,8 @@ struct OffloadingSink: LaneSink {
     mutating func flush() {
         drain()
         socket.flush()
+        if offloaded > 0 { socket.metrics.strokesOffloaded.add(offloaded, ordering: .relaxed) }
+        offloaded = 0
     }
 
     // MARK: - Sending

@@ -12,6 +12,8 @@ public final class WorkerMetrics: Sendable {
     public let eventsDropped = Atomic<Int>(0)
     /// Strokes matched (match or no match).
     public let strokesRecognized = Atomic<Int>(0)
+    /// Finished strokes a lane handed to its recognition helper thread (included in `strokesRecognized`).
+    public let strokesOffloaded = Atomic<Int>(0)
     /// Checkmarks detected.
     public let checkmarks = Atomic<Int>(0)
     /// Input messages lost according to the producers' sequence numbers.
@@ -39,6 +41,7 @@ public final class WorkerMetrics: Sendable {
             "eventsPublished": eventsPublished.load(ordering: .relaxed),
             "eventsDropped": eventsDropped.load(ordering: .relaxed),
             "strokesRecognized": strokesRecognized.load(ordering: .relaxed),
+            "strokesOffloaded": strokesOffloaded.load(ordering: .relaxed),
             "checkmarks": checkmarks.load(ordering: .relaxed),
             "inputGaps": inputGaps.load(ordering: .relaxed),
             "sessions": sessions.load(ordering: .relaxed),

@@ -54,7 +54,8 @@ struct OffloadingSinkTests {
         let helper = RecognitionHelper(lane: 0)
         helper.start()
         defer { helper.finish() }
-        var sink = OffloadingSink(socket: SocketSink(socket: publisher, metrics: WorkerMetrics()), helper: helper)
+        let metrics = WorkerMetrics()
+        var sink = OffloadingSink(socket: SocketSink(socket: publisher, metrics: metrics), helper: helper)
         var writer = JSONWriter()
         var expected = [[String]]()
         var handedOver = 0
@@ -73,6 +74,7 @@ struct OffloadingSinkTests {
         }
         sink.flush()
         #expect(handedOver == 10)
+        #expect(metrics.snapshot["strokesOffloaded"] == handedOver)
         #expect(try Self.received(subscriber, count: expected.count) == expected)
         #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
         withExtendedLifetime(context) {}
@@ -94,6 +96,7 @@ struct OffloadingSinkTests {
         sink.flush()
         #expect(try Self.received(subscriber, count: count) == expected)
         #expect(metrics.snapshot["eventsPublished"] == count)
+        #expect(metrics.snapshot["strokesOffloaded"] == count)
         withExtendedLifetime(context) {}
     }
 }
