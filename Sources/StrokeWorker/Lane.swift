@@ -44,8 +44,7 @@ struct Lane: Sendable {
             let pipe = EventPipe()
             let publisher = Publisher(
                 name: "publish-\(index)", pipe: pipe, context: context, configuration: configuration, metrics: metrics,
-                logger: logger,
-                outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil)
+                logger: logger, outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil)
             try publisher.start()
             defer { publisher.finish() }
             try attachInputs(input)
