@@ -71,6 +71,29 @@ struct SessionProcessorTests {
         #expect(bySession(sequential).values.allSatisfy { $0.count == 2 && $0[1].contains("\"name\":\"check\"") })
     }
 
+    @Test("a known session under another shard key, or a new id with a control character, gets bad_topic")
+    func shardKeyOfKnownSession() throws {
+        let scenario = try ScenarioReplayer.scenarios()[0]
+        let messages = try (scenario["messages"] as! [[String: Any]]).map(ScenarioReplayer.frames)
+        var processor = Self.processor()
+        let right = Array(ShardKey.topic(for: "known").utf8)
+        let bucket = ShardKey.bucket(of: "known")
+        let wrong = Array("\(ShardKey.key(ofBucket: (bucket + 1) % ShardKey.bucketCount))/known".utf8)
+        let control = Array("\(ShardKey.key(ofBucket: bucket))/know\u{7}".utf8)
+        for (index, frames) in messages.enumerated() {
+            Self.feed(&processor, [right, frames[1]])
+            // After the session has begun: its id under a wrong key, and another id under its key.
+            if index == 0 {
+                Self.feed(&processor, [wrong, frames[1]])
+                Self.feed(&processor, [control, frames[1]])
+            }
+        }
+        let events = Self.events(processor)
+        let errors = events.filter { $0.topic == EventEncoder.systemTopic }.map { $0.payload["code"] as? String }
+        #expect(errors == ["bad_topic", "bad_topic"])
+        #expect(events.filter { $0.topic == "known" }.map { $0.payload["event"] as! String } == ["checkmark", "match"])
+    }
+
     @Test("a stroke past the point limit ends without a match; other sessions are unaffected")
     func pointLimit() {
         var processor = Self.processor { $0.maxPointsPerStroke = 5 }
