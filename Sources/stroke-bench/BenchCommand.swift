@@ -135,7 +135,7 @@ enum BenchCommand {
                                     "throughput %@ %2d pt/msg %5d sessions: raw %9.0f msg/s, worker %9.0f msg/s (%9.0f points/s), ratio %.2f",
                                 encoding.rawValue, pointsPerMessage, sessions, row.rawMessagesPerSecond,
                                 row.workerMessagesPerSecond, row.workerPointsPerSecond, row.ratio))
-                        log(Self.describe(row.workerCPU))
+                        log(Self.describe(row))
                         report.throughput.append(row)
                     }
                 }
@@ -230,12 +230,14 @@ enum BenchCommand {
         values.sorted { key($0) < key($1) }[values.count / 2]
     }
 
-    /// The worker's CPU per message, by thread role.
-    static func describe(_ cpu: WorkerBenchmarks.WorkerCPU) -> String {
-        String(
+    /// The worker's CPU per message, by thread role, and the raw consumer's.
+    static func describe(_ row: WorkerBenchmarks.ThroughputRow) -> String {
+        let cpu = row.workerCPU
+        return String(
             format:
-                "worker CPU per message: lane %.2f µs, recognition thread %.2f µs, libzmq I/O %.2f µs, other %.2f µs",
-            cpu.lane, cpu.recognition, cpu.io, cpu.other)
+                "CPU per message: worker %.2f µs (lane %.2f, recognition thread %.2f, libzmq I/O %.2f, other %.2f), "
+                + "raw consumer %.2f µs",
+            cpu.total, cpu.lane, cpu.recognition, cpu.io, cpu.other, row.rawCPUMicroseconds)
     }
 
     static func printText(_ report: Report) {
@@ -248,7 +250,7 @@ enum BenchCommand {
                     row.encoding, row.pointsPerMessage, row.sessions, row.rawMessagesPerSecond,
                     row.workerMessagesPerSecond,
                     row.workerPointsPerSecond, row.ratio))
-            print("    " + describe(row.workerCPU))
+            print("    " + describe(row))
         }
         if let latency = report.latency {
             print(

@@ -4,7 +4,8 @@ import ZeroMQ
 /// The raw libzmq peers, run as child processes (`stroke-bench raw-sink` and `stroke-bench raw-echo`): they do
 /// nothing with the frames but count or echo them, which is the limit the worker is measured against.
 enum RawPeers {
-    /// Binds a SUB socket, counts `count` two-frame messages, prints `{"first": ns, "last": ns, "count": n}`.
+    /// Binds a SUB socket, counts `count` two-frame messages, prints `{"first": ns, "last": ns, "count": n,
+    /// "cpuSeconds": s}`, the last being the process's CPU time (all threads) from the first message on.
     static func sink(endpoint: String, count: Int, connect: Bool = false) throws {
         let context = try ZMQContext()
         let socket = try ZMQSocket(context, .sub)
@@ -17,15 +18,20 @@ enum RawPeers {
         var received = 0
         var first: UInt64 = 0
         var last: UInt64 = 0
+        var cpuAtFirst = 0.0
         while received < count {
             guard try socket.receive(into: message) else { break }
             if !message.hasMore {
                 received += 1
                 last = BenchClock.now()
-                if first == 0 { first = last }
+                if first == 0 {
+                    first = last
+                    cpuAtFirst = processCPUSeconds()
+                }
             }
         }
-        print("{\"first\":\(first),\"last\":\(last),\"count\":\(received)}")
+        let cpu = processCPUSeconds() - cpuAtFirst
+        print("{\"first\":\(first),\"last\":\(last),\"count\":\(received),\"cpuSeconds\":\(cpu)}")
     }
 
     /// Binds a SUB (input) and an XPUB (output) socket; republishes `[topic, "e"]` for every binary `end`
@@ -61,5 +67,13 @@ enum RawPeers {
                 }
             }
         }
+    }
+
+    /// User and system CPU time of this process, all threads, in seconds.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) * 1e-6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }

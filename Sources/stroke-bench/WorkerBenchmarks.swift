@@ -18,6 +18,9 @@ struct WorkerBenchmarks {
         var ratio: Double
         /// The worker's CPU time per message while it handled the traffic, in µs, by thread role.
         var workerCPU: WorkerCPU
+        /// The raw consumer's CPU time per message (its receiving thread and libzmq's I/O thread), in µs: what
+        /// the same frames cost a process that does nothing with them.
+        var rawCPUMicroseconds: Double
     }
 
     /// CPU time per message of the worker's threads, in µs: the lane (decoding, sessions, detector), the
@@ -93,17 +96,18 @@ struct WorkerBenchmarks {
         let rawBefore = try await rawRate(traffic)
         let (workerRate, workerCPU) = try await workerRate(traffic, prefix: prefix)
         let rawAfter = try await rawRate(traffic)
-        let raw = (rawBefore + rawAfter) / 2
+        let raw = (rawBefore.rate + rawAfter.rate) / 2
         let perMessage = Double(traffic.pointCount) / Double(traffic.count)
         return ThroughputRow(
             encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage, sessions: sessions,
             messages: traffic.count, points: traffic.pointCount, rawMessagesPerSecond: raw,
             rawPointsPerSecond: raw * perMessage, workerMessagesPerSecond: workerRate,
-            workerPointsPerSecond: workerRate * perMessage, ratio: workerRate / raw, workerCPU: workerCPU)
+            workerPointsPerSecond: workerRate * perMessage, ratio: workerRate / raw, workerCPU: workerCPU,
+            rawCPUMicroseconds: (rawBefore.cpuMicroseconds + rawAfter.cpuMicroseconds) / 2)
     }
 
-    /// Messages per second into a raw SUB sink process that only counts.
-    private func rawRate(_ traffic: Traffic) async throws -> Double {
+    /// Messages per second into a raw SUB sink process that only counts, and its CPU time per message in µs.
+    private func rawRate(_ traffic: Traffic) async throws -> (rate: Double, cpuMicroseconds: Double) {
         let sink = try ChildProcess(
             myself, ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "\(traffic.count)"])
         let line = try sink.waitForLine(containing: "listening")
@@ -117,7 +121,8 @@ struct WorkerBenchmarks {
         let count = report["count"] as! Int
         let last = (report["last"] as! NSNumber).uint64Value
         guard count == traffic.count else { throw BenchError("raw sink got \(count) of \(traffic.count)") }
-        return Double(count) / (Double(last - started) / 1e9)
+        let cpu = (report["cpuSeconds"] as? NSNumber)?.doubleValue ?? .nan
+        return (Double(count) / (Double(last - started) / 1e9), cpu * 1e6 / Double(count))
     }
 
     /// Messages per second through the worker: from the first message sent to the last result received.
