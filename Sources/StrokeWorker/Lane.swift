@@ -88,13 +88,13 @@ struct Lane: Sendable {
         var lastSweep: UInt32 = 0
         var lastStats: UInt32 = 0
         var load = LaneLoad(now: started)
-        processor.sink.backlogged = configuration.recognitionOffload == .always
+        processor.sink.saturated = configuration.recognitionOffload == .always
         while !control.isStopping {
             let polling = clock.now
             let ready = try poller.poll(timeoutMilliseconds: Self.pollMilliseconds)
             if configuration.recognitionOffload == .whenBusy {
                 load.waited(from: polling, to: clock.now)
-                processor.sink.backlogged = load.saturated
+                processor.sink.saturated = load.saturated
             }
             if ready > 0 {
                 if poller.isReadable(0) {

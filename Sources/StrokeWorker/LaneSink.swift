@@ -5,13 +5,13 @@ protocol LaneSink: EventSink {
     mutating func send()
     /// Sends (or hands over) everything queued, and publishes the counters.
     mutating func flush()
-    /// Set by the lane while it works through a backlog of input (see `OffloadingSink`).
-    var backlogged: Bool { get set }
+    /// Set by the lane while it is saturated (`LaneLoad`); see `OffloadingSink`.
+    var saturated: Bool { get set }
 }
 
 extension LaneSink {
-    /// Sinks that do not offload recognition ignore the backlog.
-    var backlogged: Bool {
+    /// Sinks that do not offload recognition ignore it.
+    var saturated: Bool {
         get { false }
         set {}
     }

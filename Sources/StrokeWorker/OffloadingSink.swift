@@ -1,10 +1,10 @@
 import StrokeProtocol
 
-/// A lane's sink that hands finished strokes to a recognition helper thread while the lane works through a
-/// backlog, and publishes every event, in order, on the lane's own XPUB socket.
+/// A lane's sink that hands finished strokes to a recognition helper thread while the lane is saturated, and
+/// publishes every event, in order, on the lane's own XPUB socket.
 ///
 /// A handed-over stroke leaves a placeholder in the queue of events; the events behind it wait until the
-/// helper's result fills it. When the lane is not backlogged it recognizes strokes itself, as `SocketSink`
+/// helper's result fills it. When the lane is not saturated it recognizes strokes itself, as `SocketSink`
 /// does, so a lightly loaded worker answers without a thread hop; a busy one gets a second core for the
 /// per-stroke work without giving up its socket (one owner per socket). Events are sent every
 /// `Lane.eventBatch` messages (`send()`, which never waits) and when the input runs dry (`flush()`, which
@@ -12,8 +12,8 @@ import StrokeProtocol
 struct OffloadingSink: LaneSink {
     private var socket: SocketSink
     let helper: RecognitionHelper
-    /// Set by the lane while it works through a backlog: finished strokes then go to the helper.
-    var backlogged = false
+    /// Set by the lane while it is saturated (`LaneLoad`): finished strokes then go to the helper.
+    var saturated = false
 
     /// Strokes not yet handed to the helper.
     private var jobs = EventPipe.Batch()
@@ -58,9 +58,9 @@ struct OffloadingSink: LaneSink {
         if queue.count - head >= Self.queueLimit { drain() }
     }
 
-    /// Hands the stroke to the helper when the lane is backlogged; else recognizes it now.
+    /// Hands the stroke to the helper when the lane is saturated; else recognizes it now.
     mutating func publishRecognition(_ request: RecognitionRequest, writer: inout JSONWriter) {
-        guard backlogged else {
+        guard saturated else {
             request.encode(into: &writer)
             publish(topic: request.context.session, payload: writer.bytes)
             return

@@ -48,55 +48,59 @@ struct OffloadingSinkTests {
         }
     }
 
-    @Test("strokes handed to the helper come back in order among the other events, encoded as on the lane")
-    func order() throws {
+    /// An offloading sink with a running helper, publishing on an XPUB that `subscriber` reads over inproc.
+    static func withSink(
+        _ body: (_ sink: inout OffloadingSink, _ subscriber: ZMQSocket, _ metrics: WorkerMetrics) throws -> Void
+    ) throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
         let helper = RecognitionHelper(lane: 0)
         helper.start()
         defer { helper.finish() }
         let metrics = WorkerMetrics()
         var sink = OffloadingSink(socket: SocketSink(socket: publisher, metrics: metrics), helper: helper)
-        var writer = JSONWriter()
-        var expected = [[String]]()
-        var handedOver = 0
-        for k in 0..<60 {
-            let topic = "s\(k % 5)"
-            if k % 3 == 0 {
-                sink.backlogged = k % 2 == 0
-                if sink.backlogged { handedOver += 1 }
-                expected.append(Self.recognize(k, topic: topic, into: &sink, writer: &writer))
-            } else {
-                let payload = #"{"n":\#(k)}"#
-                SocketSinkTests.publish(&sink, topic, payload)
-                expected.append([topic, payload])
-            }
-            if k % 7 == 0 { sink.send() }
-        }
-        sink.flush()
-        #expect(handedOver == 10)
-        #expect(metrics.snapshot["strokesOffloaded"] == handedOver)
-        #expect(try Self.received(subscriber, count: expected.count) == expected)
-        #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
+        try body(&sink, subscriber, metrics)
         withExtendedLifetime(context) {}
+    }
+
+    @Test("strokes handed to the helper come back in order among the other events, encoded as on the lane")
+    func order() throws {
+        try Self.withSink { (sink: inout OffloadingSink, subscriber: ZMQSocket, metrics: WorkerMetrics) throws in
+            var writer = JSONWriter()
+            var expected = [[String]]()
+            var handedOver = 0
+            for k in 0..<60 {
+                let topic = "s\(k % 5)"
+                if k % 3 == 0 {
+                    sink.saturated = k % 2 == 0
+                    if sink.saturated { handedOver += 1 }
+                    expected.append(Self.recognize(k, topic: topic, into: &sink, writer: &writer))
+                } else {
+                    let payload = #"{"n":\#(k)}"#
+                    SocketSinkTests.publish(&sink, topic, payload)
+                    expected.append([topic, payload])
+                }
+                if k % 7 == 0 { sink.send() }
+            }
+            sink.flush()
+            #expect(handedOver == 10)
+            #expect(metrics.snapshot["strokesOffloaded"] == handedOver)
+            #expect(try Self.received(subscriber, count: expected.count) == expected)
+            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
+        }
     }
 
     @Test("more strokes than the queue holds: the lane waits for the helper and nothing is lost")
     func bounded() throws {
-        let (context, publisher, subscriber) = try SocketSinkTests.pair()
-        let helper = RecognitionHelper(lane: 0)
-        helper.start()
-        defer { helper.finish() }
-        let metrics = WorkerMetrics()
-        var sink = OffloadingSink(socket: SocketSink(socket: publisher, metrics: metrics), helper: helper)
-        sink.backlogged = true
-        var writer = JSONWriter()
-        let count = OffloadingSink.queueLimit * 2 + 3
-        var expected = [[String]]()
-        for k in 0..<count { expected.append(Self.recognize(k, topic: "busy", into: &sink, writer: &writer)) }
-        sink.flush()
-        #expect(try Self.received(subscriber, count: count) == expected)
-        #expect(metrics.snapshot["eventsPublished"] == count)
-        #expect(metrics.snapshot["strokesOffloaded"] == count)
-        withExtendedLifetime(context) {}
+        try Self.withSink { (sink: inout OffloadingSink, subscriber: ZMQSocket, metrics: WorkerMetrics) throws in
+            sink.saturated = true
+            var writer = JSONWriter()
+            let count = OffloadingSink.queueLimit * 2 + 3
+            var expected = [[String]]()
+            for k in 0..<count { expected.append(Self.recognize(k, topic: "busy", into: &sink, writer: &writer)) }
+            sink.flush()
+            #expect(try Self.received(subscriber, count: count) == expected)
+            #expect(metrics.snapshot["eventsPublished"] == count)
+            #expect(metrics.snapshot["strokesOffloaded"] == count)
+        }
     }
 }
