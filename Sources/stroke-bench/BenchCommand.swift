@@ -236,8 +236,9 @@ enum BenchCommand {
         return String(
             format:
                 "CPU per message: worker %.2f µs (lane %.2f, recognition thread %.2f, libzmq I/O %.2f, other %.2f), "
-                + "raw consumer %.2f µs",
-            cpu.total, cpu.lane, cpu.recognition, cpu.io, cpu.other, row.rawCPUMicroseconds)
+                + "raw consumer %.2f µs; machine busy %.0f%% (worker run), %.0f%% (raw runs)",
+            cpu.total, cpu.lane, cpu.recognition, cpu.io, cpu.other, row.rawCPUMicroseconds,
+            row.machineBusyWorker * 100, row.machineBusyRaw * 100)
     }
 
     static func printText(_ report: Report) {

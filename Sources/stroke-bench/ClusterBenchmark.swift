@@ -95,7 +95,8 @@ struct ClusterBenchmark {
     private func measure(_ traffic: Traffic, input: String, output: String) async throws -> Double {
         let prefix = String(decoding: traffic.topics[0].dropFirst(4).prefix { $0 != UInt8(ascii: "-") }, as: UTF8.self)
         return try await WorkerBenchmarks.resultRate(
-            traffic, input: input, output: output, prefix: prefix, context: context)
+            traffic, input: input, output: output, prefix: prefix, context: context
+        ).rate
     }
 }
 

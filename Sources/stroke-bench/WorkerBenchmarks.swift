@@ -21,6 +21,10 @@ struct WorkerBenchmarks {
         /// The raw consumer's CPU time per message (its receiving thread and libzmq's I/O thread), in µs: what
         /// the same frames cost a process that does nothing with them.
         var rawCPUMicroseconds: Double
+        /// The busy share of all the machine's cores while the worker ran, and while the raw pair ran (mean of the
+        /// two raw runs): near 1, the cores are the bound; well below, threads waiting on each other are.
+        var machineBusyWorker: Double
+        var machineBusyRaw: Double
     }
 
     /// CPU time per message of the worker's threads, in µs: the lane (decoding, sessions, detector), the
@@ -94,7 +98,7 @@ struct WorkerBenchmarks {
         // drifts over seconds, and bracketing keeps the ratio from depending on which side of a drift the
         // worker ran.
         let rawBefore = try await rawRate(traffic)
-        let (workerRate, workerCPU) = try await workerRate(traffic, prefix: prefix)
+        let (workerRate, workerCPU, workerBusy) = try await workerRate(traffic, prefix: prefix)
         let rawAfter = try await rawRate(traffic)
         let raw = (rawBefore.rate + rawAfter.rate) / 2
         let perMessage = Double(traffic.pointCount) / Double(traffic.count)
@@ -103,30 +107,34 @@ struct WorkerBenchmarks {
             messages: traffic.count, points: traffic.pointCount, rawMessagesPerSecond: raw,
             rawPointsPerSecond: raw * perMessage, workerMessagesPerSecond: workerRate,
             workerPointsPerSecond: workerRate * perMessage, ratio: workerRate / raw, workerCPU: workerCPU,
-            rawCPUMicroseconds: (rawBefore.cpuMicroseconds + rawAfter.cpuMicroseconds) / 2)
+            rawCPUMicroseconds: (rawBefore.cpuMicroseconds + rawAfter.cpuMicroseconds) / 2,
+            machineBusyWorker: workerBusy, machineBusyRaw: (rawBefore.busy + rawAfter.busy) / 2)
     }
 
     /// Messages per second into a raw SUB sink process that only counts, and its CPU time per message in µs.
-    private func rawRate(_ traffic: Traffic) async throws -> (rate: Double, cpuMicroseconds: Double) {
+    private func rawRate(_ traffic: Traffic) async throws -> (rate: Double, cpuMicroseconds: Double, busy: Double) {
         let sink = try ChildProcess(
             myself, ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "\(traffic.count)"])
         let line = try sink.waitForLine(containing: "listening")
         let endpoint = String(line.split(separator: " ").last!)
         let context = self.context
+        let load = MachineLoad.now()
         let started = try await onThread {
             let producer = try BenchProducer(context: context, endpoint: endpoint)
             return try producer.sendAll(traffic)
         }
-        let report = try JSONSerialization.jsonObject(with: Data(sink.output().utf8)) as! [String: Any]
+        let output = sink.output()
+        let busy = load.busyFraction(until: MachineLoad.now())
+        let report = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         let count = report["count"] as! Int
         let last = (report["last"] as! NSNumber).uint64Value
         guard count == traffic.count else { throw BenchError("raw sink got \(count) of \(traffic.count)") }
         let cpu = (report["cpuSeconds"] as? NSNumber)?.doubleValue ?? .nan
-        return (Double(count) / (Double(last - started) / 1e9), cpu * 1e6 / Double(count))
+        return (Double(count) / (Double(last - started) / 1e9), cpu * 1e6 / Double(count), busy)
     }
 
     /// Messages per second through the worker: from the first message sent to the last result received.
-    private func workerRate(_ traffic: Traffic, prefix: String) async throws -> (Double, WorkerCPU) {
+    private func workerRate(_ traffic: Traffic, prefix: String) async throws -> (Double, WorkerCPU, Double) {
         let process = try ChildProcess(
             worker,
             [
@@ -136,30 +144,33 @@ struct WorkerBenchmarks {
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
         let before = process.threadCPUTimes()
-        let rate = try await Self.resultRate(traffic, input: input, output: output, prefix: prefix, context: context)
-        return (rate, WorkerCPU(from: before, to: process.threadCPUTimes(), messages: traffic.count))
+        let (rate, busy) = try await Self.resultRate(
+            traffic, input: input, output: output, prefix: prefix, context: context)
+        return (rate, WorkerCPU(from: before, to: process.threadCPUTimes(), messages: traffic.count), busy)
     }
 
     /// Sends `traffic` to `input` and counts the results (one per stroke) arriving at `output`; messages per
     /// second from the first send to the last result, once the subscriptions reaching the producer cover every
-    /// shard bucket.
+    /// shard bucket. `busy` is the machine's busy share over the same time.
     static func resultRate(
         _ traffic: Traffic, input: String, output: String, prefix: String, context: ZMQContext
-    ) async throws -> Double {
+    ) async throws -> (rate: Double, busy: Double) {
         let counter = ResultCounter(
             endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
         async let consumer: Void = onThread { try counter.run(context: context) }
-        let started = try await onThread {
+        let (started, load) = try await onThread {
             let producer = try BenchProducer(context: context, endpoint: input)
             try counter.waitUntilSubscribed(producer)
-            return try producer.sendAll(traffic)
+            let load = MachineLoad.now()
+            return (try producer.sendAll(traffic), load)
         }
         try await consumer
+        let busy = load.busyFraction(until: MachineLoad.now())
         let count = counter.count.load(ordering: .acquiring)
         guard count == traffic.ends.count else {
             throw BenchError("answered \(count) of \(traffic.ends.count) strokes")
         }
-        return Double(traffic.count) / (Double(counter.last.load(ordering: .acquiring) - started) / 1e9)
+        return (Double(traffic.count) / (Double(counter.last.load(ordering: .acquiring) - started) / 1e9), busy)
     }
 
     // MARK: - Latency
