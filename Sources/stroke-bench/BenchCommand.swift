@@ -27,6 +27,8 @@ enum BenchCommand {
           --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor)
           --cases LIST     throughput and processor cases to run, as ENCODING-POINTS (default
                            binary-1,binary-32,json-1,json-32)
+          --sessions LIST  concurrent sessions of the throughput and processor cases (default 1000,10000;
+                           100000 shows the cost of memory that no cache holds)
           --messages N     messages per 1-point throughput case, 4 times fewer with 32 points (default
                            400000; longer runs are steadier)
           --templates LIST recognizer library sizes (default builtin,16,48,1000,10000; `builtin` is the shipped
@@ -65,7 +67,7 @@ enum BenchCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help"])
             try args.rejectUnknown([
                 "quick", "json", "help", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
-                "messages",
+                "messages", "sessions",
             ])
             if args.flag("help") {
                 print(usage)
@@ -108,6 +110,13 @@ enum BenchCommand {
         for name in cases where !allCases.contains(name) {
             throw BenchError("--cases: unknown case \(name) (one of \(allCases.joined(separator: ", ")))")
         }
+        let sessionCounts =
+            try args.values("sessions").map { text in
+                guard let count = Int(text), (1...1_000_000).contains(count) else {
+                    throw BenchError("--sessions: \(text) is not a session count in 1...1000000")
+                }
+                return count
+            }.nilIfEmpty ?? [1000, 10_000]
         let bench = WorkerBenchmarks(
             worker: worker, myself: myself, strokes: strokes, quick: quick,
             messages: args.value("messages") == nil ? nil : try args.parsed("messages", default: 400_000),
@@ -120,7 +129,7 @@ enum BenchCommand {
         if sections.contains("throughput") {
             for encoding in Traffic.Encoding.allCases {
                 for pointsPerMessage in [1, 32] where cases.contains("\(encoding.rawValue)-\(pointsPerMessage)") {
-                    for sessions in [1000, 10_000] {
+                    for sessions in sessionCounts {
                         var rows = [WorkerBenchmarks.ThroughputRow]()
                         for run in 0..<runs {
                             rows.append(
@@ -212,7 +221,11 @@ enum BenchCommand {
         }
         if sections.contains("processor") {
             var all = [[ProcessorBenchmark.Row]]()
-            for _ in 0..<runs { all.append(try ProcessorBenchmark.run(strokes: strokes, quick: quick, cases: cases)) }
+            for _ in 0..<runs {
+                all.append(
+                    try ProcessorBenchmark.run(
+                        strokes: strokes, quick: quick, cases: cases, sessionCounts: sessionCounts))
+            }
             report.processor = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.messagesPerSecond)
             }
             for row in report.processor {
@@ -286,4 +299,9 @@ enum BenchCommand {
                     row.encoding, row.pointsPerMessage, row.sessions, row.messagesPerSecond, row.nanosecondsPerPoint))
         }
     }
+}
+
+extension Array {
+    /// nil when empty, for `??` defaults.
+    fileprivate var nilIfEmpty: Self? { isEmpty ? nil : self }
 }

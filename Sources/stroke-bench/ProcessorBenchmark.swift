@@ -19,15 +19,18 @@ enum ProcessorBenchmark {
         mutating func publish(topic: UnsafeRawBufferPointer, payload: [UInt8]) { events += 1 }
     }
 
-    static func run(strokes: [[StrokePoint]], quick: Bool, cases: [String]) throws -> [Row] {
+    /// Each case sends at least 80 points per session (a stroke's worth), so that most messages find their
+    /// session and stroke open, as in steady traffic, rather than creating them.
+    static func run(strokes: [[StrokePoint]], quick: Bool, cases: [String], sessionCounts: [Int]) throws -> [Row] {
         var rows = [Row]()
         let registry = try LibraryRegistry([try TemplateLibrary.builtIn()])
         for encoding in Traffic.Encoding.allCases {
             for pointsPerMessage in [1, 32] where cases.contains("\(encoding.rawValue)-\(pointsPerMessage)") {
-                for sessions in [1000, 10_000] {
+                for sessions in sessionCounts {
                     let traffic = Traffic.make(
                         strokes: strokes, sessions: sessions, pointsPerMessage: pointsPerMessage, encoding: encoding,
-                        messages: (quick ? 100_000 : 300_000) / (pointsPerMessage == 1 ? 1 : 8), prefix: "p-")
+                        messages: max(quick ? 100_000 : 300_000, sessions * 80) / (pointsPerMessage == 1 ? 1 : 8),
+                        prefix: "p-")
                     var processor = SessionProcessor(
                         sink: NullSink(), configuration: WorkerConfiguration(), registry: registry,
                         metrics: WorkerMetrics()
