@@ -1,24 +1,28 @@
 import StrokeRecognition
 
-/// A stroke being drawn: its points so far and its checkmark detector.
+/// A stroke being drawn: its points so far and its checkmark detector, both in `storage`.
 struct OpenStroke {
     var id: UInt32
     var pointer: UInt16
-    var points: [SIMD2<Double>]
     /// Whether the checkmark detector runs for this stroke (the session's option).
     var detecting: Bool
-    /// Kept (and pooled with the stroke) even when not detecting, so that the hot loop never copies an optional.
-    var detector: CheckmarkDetector
     /// Set when the stroke passed the per-stroke point limit: its points are dropped and it ends without a match.
     var overflowed = false
+    /// Points and detector in one allocation (pooled with the stroke). The detector is kept even when not
+    /// detecting, so that the hot loop never tests an optional.
+    var storage: StrokeStorage
 
     init(id: UInt32, pointer: UInt16, detecting: Bool, checkmark: CheckmarkConfiguration) {
         self.id = id
         self.pointer = pointer
-        self.points = []
         self.detecting = detecting
-        self.detector = CheckmarkDetector(configuration: checkmark)
+        self.storage = StrokeStorage.make(
+            pointCapacity: StrokeStorage.initialPointCapacity,
+            detector: CheckmarkDetector.State(configuration: checkmark))
     }
+
+    /// Points received so far (kept).
+    var pointCount: Int { storage.header.pointCount }
 }
 
 /// The state of one session, owned by exactly one lane thread and updated in place.

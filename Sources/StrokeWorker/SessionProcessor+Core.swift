@@ -119,9 +119,10 @@ extension SessionProcessor {
 
         /// Returns a finished stroke's buffers to the pool (bounded, so idle lanes do not hoard memory).
         private mutating func recycle(_ stroke: consuming OpenStroke) {
-            guard spareStrokes.count < Self.spareStrokeLimit, stroke.points.capacity <= 4096 else { return }
-            stroke.points.removeAll(keepingCapacity: true)
-            stroke.detector.reset()
+            guard spareStrokes.count < Self.spareStrokeLimit, stroke.storage.header.pointCapacity <= 4096 else {
+                return
+            }
+            stroke.storage.reset()
             spareStrokes.append(stroke)
         }
 
@@ -157,20 +158,26 @@ extension SessionProcessor {
             _ stroke: inout OpenStroke, _ points: UnsafeBufferPointer<WirePoint>, limit: Int,
             fired: inout CheckmarkDetector.Detection?, overflowed: inout Bool
         ) {
-            let accepted = min(points.count, max(0, limit - stroke.points.count))
-            for point in points[..<accepted] { stroke.points.append(SIMD2(point.x, point.y)) }
+            let accepted = min(points.count, max(0, limit - stroke.pointCount))
+            if accepted > 0 {
+                let needed = stroke.pointCount + accepted
+                if needed > stroke.storage.header.pointCapacity {
+                    stroke.storage = stroke.storage.grown(toHold: min(max(needed, 2 * stroke.pointCount), limit))
+                }
+                stroke.storage.append(UnsafeBufferPointer(rebasing: points[..<accepted]))
+            }
             if stroke.detecting, accepted > 0 {
                 fired = withUnsafeTemporaryAllocation(of: StrokePoint.self, capacity: accepted) { buffer in
                     for k in 0..<accepted {
                         let point = points[k]
                         buffer.initializeElement(at: k, to: StrokePoint(x: point.x, y: point.y, time: point.t))
                     }
-                    return stroke.detector.add(contentsOf: UnsafeBufferPointer(buffer))
+                    return stroke.storage.detect(UnsafeBufferPointer(buffer))
                 }
             }
             if accepted < points.count {
                 stroke.overflowed = true
-                stroke.points = []
+                stroke.storage.header.pointCount = 0
                 stroke.detecting = false
                 overflowed = true
             }
@@ -187,7 +194,7 @@ extension SessionProcessor {
                     library: entry.name, reason: "too_many_points", into: &writer)
                 publish(id)
             } else {
-                stroke.points.withUnsafeBufferPointer { points in
+                stroke.storage.withPoints { points in
                     sink.publishRecognition(
                         RecognitionRequest(
                             context: eventContext, recognizer: entry.recognizer(invariant: session.invariant),

@@ -87,6 +87,30 @@ struct CheckmarkDetectorTests {
         }
     }
 
+    @Test("the state fed with a buffer of the caller's detects what the detector does, on the same point")
+    func stateWithBuffer() {
+        for log in Fixtures.logs {
+            var detector = CheckmarkDetector()
+            let expected = detector.add(contentsOf: log.points)
+            var state = CheckmarkDetector.State()
+            let buffer = UnsafeMutablePointer<Double>.allocate(capacity: state.bufferCount)
+            defer { buffer.deallocate() }
+            var fired: CheckmarkDetector.Detection?
+            log.points.withUnsafeBufferPointer { points in
+                var index = 0
+                while index < points.count {
+                    let batch = UnsafeBufferPointer(rebasing: points[index..<min(index + 5, points.count)])
+                    let detection = state.add(contentsOf: batch, buffer: buffer)
+                    fired = fired ?? detection
+                    index += 5
+                }
+            }
+            #expect(fired == expected, "\(log.gesture) \(log.subject)")
+            #expect(state.detection == expected)
+            #expect(state.pointCount == log.points.count)
+        }
+    }
+
     @Test("non-finite points are ignored")
     func nonFinite() {
         var detector = CheckmarkDetector()

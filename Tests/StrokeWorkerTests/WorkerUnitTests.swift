@@ -1,5 +1,6 @@
 import Foundation
 import StrokeProtocol
+import StrokeRecognition
 import Testing
 
 @testable import StrokeWorker
@@ -18,6 +19,42 @@ struct WorkerUnitTests {
         var fresh = SequenceTracker()
         #expect(fresh.receive(9) == .acceptAfterReset(sequence: 9))
         #expect(fresh.receive(10) == .accept)
+    }
+
+    @Test("stroke storage keeps the points and the detector's state when it grows, and forgets them on reset")
+    func strokeStorage() {
+        // A check drawn in batches of 7 points: down-right for 60 points, then up-right for 120.
+        let points = (0..<180).map { k -> WirePoint in
+            let along = Double(k)
+            if k < 60 { return WirePoint(x: along, y: along, t: along) }
+            return WirePoint(x: along, y: 60 - 1.5 * (along - 60), t: along)
+        }
+        var detector = CheckmarkDetector()
+        let expected = detector.add(contentsOf: points.map { StrokePoint(x: $0.x, y: $0.y, time: $0.t) })
+        #expect(expected != nil)
+        var storage = StrokeStorage.make(pointCapacity: 4, detector: CheckmarkDetector.State())
+        var fired: CheckmarkDetector.Detection?
+        for start in stride(from: 0, to: points.count, by: 7) {
+            let batch = Array(points[start..<min(start + 7, points.count)])
+            if storage.header.pointCount + batch.count > storage.header.pointCapacity {
+                storage = storage.grown(toHold: storage.header.pointCount + batch.count)
+            }
+            batch.withUnsafeBufferPointer { storage.append($0) }
+            let strokePoints = batch.map { StrokePoint(x: $0.x, y: $0.y, time: $0.t) }
+            let detection = strokePoints.withUnsafeBufferPointer { storage.detect($0) }
+            fired = fired ?? detection
+        }
+        #expect(fired == expected)
+        #expect(storage.header.detector.pointCount == points.count)
+        #expect(storage.header.pointCapacity >= points.count)
+        storage.withPoints { stored in
+            #expect(stored.count == points.count)
+            #expect(zip(stored, points).allSatisfy { $0 == SIMD2($1.x, $1.y) })
+        }
+        storage.reset()
+        #expect(storage.header.pointCount == 0)
+        #expect(storage.header.detector.detection == nil)
+        #expect(storage.header.detector.pointCount == 0)
     }
 
     @Test("lifecycle transitions")

@@ -1,0 +1,61 @@
+import Foundation
+
+extension CheckmarkDetector {
+    // MARK: - Deciding
+
+    /// The early out, inlined before the O(n) test of `fires`, where most points stop: both legs need points,
+    /// and the pen must be moving up (screen coordinates) and not far to the left over the last few resampled
+    /// points, as it does on a check's straight second leg.
+    @inline(__always)
+    static func mightFire(
+        count n: Int, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, legPoints k: Int
+    ) -> Bool {
+        guard n >= 2 * k + 1 else { return false }
+        let recentX = xs[n - 1] - xs[n - 1 - k]
+        let recentY = ys[n - 1] - ys[n - 1 - k]
+        return recentY < 0 && recentX > 0.5 * recentY
+    }
+
+    /// The full test, once `mightFire` passed: split the resampled points at the corner, check both legs and the
+    /// turn.
+    @inline(never)
+    static func fires(
+        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, spacing: Double,
+        configuration c: CheckmarkConfiguration
+    ) -> Bool {
+        let n = xs.count
+        func point(_ index: Int) -> SIMD2<Double> { SIMD2(xs[index], ys[index]) }
+        let start = point(0)
+        let end = point(n - 1)
+        let chord = end - start
+        let chordLength = (chord * chord).sum().squareRoot()
+        guard chordLength > 0 else { return false }
+        let corner = Self.corner(xs, ys, count: n, start: start, chord: chord)
+        guard corner >= c.minimumLegPoints, n - 1 - corner >= c.minimumLegPoints else { return false }
+        let first = point(corner) - start
+        let second = end - point(corner)
+        let firstLength = (first * first).sum().squareRoot()
+        let secondLength = (second * second).sum().squareRoot()
+        guard firstLength > 0, secondLength > 0 else { return false }
+        let ratio = secondLength / firstLength
+        guard ratio >= min(c.fireRatio, c.steepFireRatio) else { return false }
+        let secondDirection = atan2(second.y, second.x) * 180 / .pi
+        let firstDirection = atan2(first.y, first.x) * 180 / .pi
+        let steep = -secondDirection > c.steepAngle && firstDirection > c.steepFirstAngle
+        guard ratio >= (steep ? c.steepFireRatio : c.fireRatio) else { return false }
+        let turn = firstDirection - secondDirection
+        guard c.firstLegDirection.contains(firstDirection), c.secondLegDirection.contains(secondDirection),
+            c.turn.contains(turn)
+        else { return false }
+        let firstArc = Double(corner) * spacing
+        let secondArc = Double(n - 1 - corner) * spacing
+        guard firstArc / firstLength <= c.firstLegMaxCurl, secondArc / secondLength <= c.secondLegMaxCurl else {
+            return false
+        }
+        let k = max(2, n / 12)
+        let into = point(corner) - point(max(0, corner - k))
+        let outOf = point(min(n - 1, corner + k)) - point(corner)
+        let localTurn = (atan2(into.y, into.x) - atan2(outOf.y, outOf.x)) * 180 / .pi
+        return localTurn / turn >= c.minimumSharpness
+    }
+}

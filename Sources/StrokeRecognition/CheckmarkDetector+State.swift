@@ -1,0 +1,187 @@
+extension CheckmarkDetector {
+    /// A checkmark detector without its buffer of resampled points: the caller passes `bufferCount` doubles of
+    /// its own to every `add`, always the same memory for one stroke.
+    ///
+    /// The worker keeps that buffer and the stroke's points in one allocation, beside this state, so that a
+    /// message touches one allocation instead of three. `CheckmarkDetector` is this state with an array of its
+    /// own; both give the same detections.
+    public struct State: Sendable {
+        // Hot first: a batch reads and writes the walk, the point count and the tuning's reference (56 bytes),
+        // and touches `detection` only when the detector fires.
+
+        /// The online resampling: its state is copied into locals for a batch of points and back after it.
+        private var walk: Walk
+        /// Number of points fed so far.
+        private var pointsSeen = 0
+        private let settings: Settings
+        /// The detection, once it has happened; it is never reported twice for a stroke.
+        public private(set) var detection: Detection?
+
+        /// Creates the state of a detector for one stroke.
+        public init(configuration: CheckmarkConfiguration = .default) {
+            self.settings = Settings(configuration)
+            self.walk = Walk(spacing: configuration.initialSpacing ?? 0)
+        }
+
+        /// The tuning in use.
+        public var configuration: CheckmarkConfiguration { settings.configuration }
+
+        /// Doubles of buffer every `add` needs: x and y of `capacity + 1` resampled points.
+        public var bufferCount: Int { 2 * settings.room }
+
+        /// Number of points fed so far.
+        public var pointCount: Int { pointsSeen }
+
+        /// Forgets the stroke, to start the next one (the buffer needs no clearing).
+        public mutating func reset() {
+            detection = nil
+            walk = Walk(spacing: configuration.initialSpacing ?? 0)
+            pointsSeen = 0
+        }
+
+        /// Feeds a batch of points; returns the detection if one of them fired it. `buffer` holds `bufferCount`
+        /// doubles: the resampled points, x in `0..<room` and y in `room..<2·room` (apart, so that the corner
+        /// search runs over SIMD vectors), of which the first `count` are in use; pass the same memory, with what
+        /// earlier calls left in it, for the whole stroke.
+        @discardableResult
+        public mutating func add(
+            contentsOf points: UnsafeBufferPointer<StrokePoint>, buffer: UnsafeMutablePointer<Double>
+        ) -> Detection? {
+            let first = pointsSeen
+            pointsSeen += points.count
+            guard !walk.fired else { return nil }
+            var walk = self.walk
+            let settings = self.settings
+            let (capacity, legPoints) = (settings.capacity, settings.minimumLegPoints)
+            let xs = buffer
+            let ys = buffer + settings.room
+            var fired: Int?
+            for offset in points.indices {
+                let point = points[offset]
+                guard point.x.isFinite, point.y.isFinite,
+                    Self.append(point.position, to: &walk, xs: xs, ys: ys, capacity: capacity)
+                else { continue }
+                let count = Int(walk.count)
+                if CheckmarkDetector.mightFire(count: count, xs: xs, ys: ys, legPoints: legPoints),
+                    CheckmarkDetector.fires(
+                        UnsafeBufferPointer(start: xs, count: count),
+                        UnsafeBufferPointer(start: ys, count: count), spacing: walk.spacing,
+                        configuration: settings.configuration)
+                {
+                    fired = offset
+                    break
+                }
+            }
+            walk.fired = fired != nil
+            self.walk = walk
+            guard let fired else { return nil }
+            detection = Detection(pointIndex: first + fired, time: points[fired].time)
+            return detection
+        }
+
+        // MARK: - Resampling
+
+        /// Resamples online; returns whether a new resampled point was emitted.
+        @inline(__always)
+        private static func append(
+            _ point: SIMD2<Double>, to walk: inout Walk, xs: UnsafeMutablePointer<Double>,
+            ys: UnsafeMutablePointer<Double>, capacity: Int
+        ) -> Bool {
+            guard walk.hasLast else {
+                walk.hasLast = true
+                (walk.lastX, walk.lastY) = (point.x, point.y)
+                push(point, to: &walk, xs: xs, ys: ys)
+                return false
+            }
+            let previous = SIMD2(walk.lastX, walk.lastY)
+            (walk.lastX, walk.lastY) = (point.x, point.y)
+            var remaining = StrokeGeometry.distance(previous, point)
+            if !(walk.spacing > 0) {
+                // Relative spacing: the first movement sets the scale.
+                guard remaining > 0 else { return false }
+                walk.spacing = remaining
+            }
+            // Emit points every `spacing` along the segment, measured from its start: one square root per input
+            // point, however many points it emits.
+            let length = remaining
+            let segmentStart = previous
+            let delta = point - previous
+            var travelled = 0.0
+            var emitted = false
+            while walk.sinceLast + remaining >= walk.spacing, remaining > 0 {
+                travelled += walk.spacing - walk.sinceLast
+                let next = segmentStart + delta * (travelled / length)
+                push(next, to: &walk, xs: xs, ys: ys)
+                emitted = true
+                remaining = max(0, length - travelled)
+                walk.sinceLast = 0
+                if Int(walk.count) > capacity { decimate(&walk, xs: xs, ys: ys) }
+            }
+            walk.sinceLast += remaining
+            return emitted
+        }
+
+        /// Appends a resampled point (there is room: `count <= capacity` before it).
+        @inline(__always)
+        private static func push(
+            _ point: SIMD2<Double>, to walk: inout Walk, xs: UnsafeMutablePointer<Double>,
+            ys: UnsafeMutablePointer<Double>
+        ) {
+            xs[Int(walk.count)] = point.x
+            ys[Int(walk.count)] = point.y
+            walk.count += 1
+        }
+
+        /// Keeps every other resampled point and doubles the spacing.
+        private static func decimate(
+            _ walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>
+        ) {
+            let droppedLast = walk.count % 2 == 0
+            var write = 0
+            for read in stride(from: 0, to: Int(walk.count), by: 2) {
+                xs[write] = xs[read]
+                ys[write] = ys[read]
+                write += 1
+            }
+            walk.count = Int32(write)
+            if droppedLast { walk.sinceLast += walk.spacing }
+            walk.spacing *= 2
+        }
+    }
+
+    /// The tuning, held by reference: every open stroke of a worker has a detector, and the same (hot) copy of
+    /// the tuning keeps each detector small.
+    private final class Settings: Sendable {
+        let configuration: CheckmarkConfiguration
+        /// Copied out of the tuning: read for every batch.
+        let capacity: Int
+        let minimumLegPoints: Int
+        /// Room for `capacity + 1` points: decimation runs when a point passes the capacity.
+        let room: Int
+
+        init(_ configuration: CheckmarkConfiguration) {
+            self.configuration = configuration
+            // Bounded so that the count fits the walk's 32 bits; a larger buffer would hold 256 MB per stroke.
+            self.capacity = min(configuration.capacity, 1 << 24)
+            self.minimumLegPoints = configuration.minimumLegPoints
+            self.room = max(capacity, 1) + 1
+        }
+    }
+
+    /// The resampling's state, 40 bytes: four doubles, the count and two flags.
+    private struct Walk {
+        var spacing: Double
+        /// Path length since the last resampled point.
+        var sinceLast = 0.0
+        /// The last raw point, once `hasLast`.
+        var lastX = 0.0
+        var lastY = 0.0
+        /// Resampled points in use (at most `capacity + 1`, which `Settings` bounds).
+        var count: Int32 = 0
+        var hasLast = false
+        /// Set with `detection`, so that a batch after it reads nothing else.
+        var fired = false
+
+        init(spacing: Double) { self.spacing = spacing }
+    }
+}
