@@ -25,6 +25,59 @@ struct OpenStroke {
     var pointCount: Int { storage.header.pointCount }
 }
 
+/// The open strokes of a session, in the order they began: the first inline, the others (multi-touch) in an
+/// array.
+///
+/// A session usually draws one stroke at a time. Inline, that stroke sits beside the session's other state, so a
+/// message reaches it without following a pointer into another allocation: at 10,000 sessions, one cache miss
+/// fewer per message. Idle sessions pay its 16 bytes and no allocation.
+struct OpenStrokes {
+    private var first: OpenStroke?
+    /// Strokes after the first; empty whenever `first` is nil.
+    private var rest: [OpenStroke] = []
+
+    init() {}
+
+    /// Number of open strokes.
+    var count: Int { first == nil ? 0 : 1 + rest.count }
+
+    /// The position of the stroke `id`, if it is open (a plain loop: strokes are not copied to be compared).
+    @inline(__always)
+    func index(of id: UInt32) -> Int? {
+        guard let firstID = first?.id else { return nil }
+        if firstID == id { return 0 }
+        var index = 0
+        while index < rest.count {
+            if rest[index].id == id { return index + 1 }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The stroke at `index` (0 is the oldest), in place.
+    subscript(index: Int) -> OpenStroke {
+        @inline(__always) _read {
+            if index == 0 { yield first! } else { yield rest[index - 1] }
+        }
+        @inline(__always) _modify {
+            if index == 0 { yield &first! } else { yield &rest[index - 1] }
+        }
+    }
+
+    /// Adds a stroke after the open ones.
+    mutating func append(_ stroke: consuming OpenStroke) {
+        if first == nil { first = stroke } else { rest.append(stroke) }
+    }
+
+    /// Removes and returns the stroke at `index`; the others keep their order.
+    mutating func remove(at index: Int) -> OpenStroke {
+        guard index == 0 else { return rest.remove(at: index - 1) }
+        let removed = first.take()!
+        if !rest.isEmpty { first = rest.removeFirst() }
+        return removed
+    }
+}
+
 /// The state of one session, owned by exactly one lane thread and updated in place.
 struct Session {
     /// The session id's bytes (the input topic without its shard key).
@@ -40,8 +93,8 @@ struct Session {
     /// Orientation override: nil = the library's own.
     var invariant: Bool?
     var checkmark = true
-    /// Open strokes; usually zero or one, so a small array (no allocation while idle).
-    var strokes: [OpenStroke] = []
+    /// Open strokes; usually zero or one.
+    var strokes = OpenStrokes()
 
     init(key: SessionKey, hash: UInt64, now: UInt32) {
         self.key = key

@@ -25,17 +25,6 @@ extension SessionProcessor {
             self.decoder = InputDecoder(maximumPointsPerMessage: configuration.maxPointsPerMessage)
         }
 
-        /// The index of the open stroke `id` (a plain loop: strokes are not copied to be compared).
-        @inline(__always)
-        static func strokeIndex(_ session: borrowing Session, _ id: UInt32) -> Int? {
-            var index = 0
-            while index < session.strokes.count {
-                if session.strokes[index].id == id { return index }
-                index += 1
-            }
-            return nil
-        }
-
         /// Returns whether the session lives on.
         mutating func process(_ session: inout Session, id: UnsafeRawBufferPointer) -> Bool {
             let sequence = message.sequence
@@ -61,7 +50,7 @@ extension SessionProcessor {
             }
             switch message.kind {
             case .begin:
-                if let existing = Self.strokeIndex(session, message.stroke) {
+                if let existing = session.strokes.index(of: message.stroke) {
                     emitError(
                         &session, id: id, code: "stroke_exists",
                         "stroke \(message.stroke) was already open; it is restarted")
@@ -77,7 +66,7 @@ extension SessionProcessor {
                     newStroke(id: message.stroke, pointer: message.pointer, checkmark: session.checkmark))
                 addPoints(&session, stroke: session.strokes.count - 1, id: id)
             case .points, .end, .cancel:
-                guard let stroke = Self.strokeIndex(session, message.stroke) else {
+                guard let stroke = session.strokes.index(of: message.stroke) else {
                     emitError(
                         &session, id: id, code: "unknown_stroke",
                         "\(message.kind.name) for stroke \(message.stroke), which is not open (no begin)")
@@ -234,7 +223,7 @@ extension SessionProcessor {
         ) {
             metrics.countError(code)
             session.eventSequence += 1
-            let stroke = session.strokes.first { $0.id == message.stroke }
+            let stroke = session.strokes.index(of: message.stroke).map { session.strokes[$0] }
             var eventContext = context(session, id: id, stroke: stroke)
             if stroke == nil, [.begin, .points, .end, .cancel].contains(message.kind) {
                 eventContext.stroke = message.stroke
