@@ -31,6 +31,8 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
                 detector: detector, pointCapacity: buffer.capacity - detectorElements,
                 detectorElements: detectorElements)
         }
+        // The detector reads only what it wrote, but a growing stroke copies the whole area: initialized once here.
+        buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: .zero, count: detectorElements) }
         return unsafeDowncast(buffer, to: StrokeStorage.self)
     }
 
