@@ -16,7 +16,8 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
         var pointCount = 0
         /// Points that fit after the detector's area.
         var pointCapacity: Int
-        /// Elements (pairs of doubles) at the front that hold the detector's buffer.
+        /// Elements (pairs of doubles) at the front that hold the detector's buffer. Derivable from the detector's
+        /// `bufferCount`, but kept here so that reaching the points does not read the detector's shared settings.
         let detectorElements: Int
     }
 
