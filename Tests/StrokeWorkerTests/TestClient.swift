@@ -20,9 +20,11 @@ final class TestClient {
         try consumer.subscribe("")
         try consumer.connect(output)
         try producer.connect(input)
-        // The worker's subscription reaching the producer means nothing sent from now on is lost.
+        // Once the worker's subscriptions that reached the producer cover every shard bucket, nothing sent from now
+        // on is lost. One lane subscribes to everything at once; several lanes behind the internal proxy subscribe
+        // to their buckets one by one, and a message to a bucket not yet subscribed would be dropped here.
         try producer.setTimeouts(receive: 5000)
-        guard try producer.receiveMultipart() != nil else { throw TestFailure("no subscription from the worker") }
+        try Self.waitForAllBuckets(producer)
         // Probe until the consumer's subscription has reached the worker: a bad message to a probe session.
         try consumer.setTimeouts(receive: 50)
         let probe = Array(ShardKey.topic(for: "$probe-client").utf8)
@@ -32,6 +34,21 @@ final class TestClient {
         }
         while try consumer.receiveMultipart(dontWait: true) != nil {}
         try consumer.setTimeouts(receive: 10_000)
+    }
+
+    /// Reads subscription messages until one covers everything (`""`) or all 4,096 bucket prefixes are in.
+    private static func waitForAllBuckets(_ producer: ZMQSocket) throws {
+        var covered = Set<Int>()
+        while covered.count < ShardKey.bucketCount {
+            guard let frame = try producer.receiveMultipart()?.first else {
+                throw TestFailure(
+                    "the worker's subscriptions cover \(covered.count) of \(ShardKey.bucketCount) buckets")
+            }
+            guard frame.first == 1 else { continue }
+            let prefix = frame.dropFirst()
+            if prefix.isEmpty { return }
+            if let bucket = Int(String(decoding: prefix.prefix(3), as: UTF8.self), radix: 16) { covered.insert(bucket) }
+        }
     }
 
     func send(session: String, _ json: String) throws {
