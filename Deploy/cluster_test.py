@@ -79,22 +79,6 @@ class Collector(threading.Thread):
                 self.errors[event.session].append((event.get("code"), event.received_at))
 
 
-def wait_for_all_buckets(producer, timeout=20.0):
-    """Until the workers' subscriptions (through the input proxy) cover all 4,096 buckets."""
-    covered = set()
-    deadline = time.monotonic() + timeout
-    while len(covered) < 4096:
-        if time.monotonic() > deadline or not producer.socket.poll(int((deadline - time.monotonic()) * 1000)):
-            raise TimeoutError("subscriptions cover %d of 4096 buckets" % len(covered))
-        frame = producer.socket.recv()
-        if frame[:1] == b"\x01":
-            prefix = frame[1:]
-            if prefix == b"":
-                covered.update(range(4096))
-            elif len(prefix) >= 3:
-                covered.add(int(prefix[:3], 16))
-
-
 def stroke_messages(producer, session, points, batch=8):
     """The messages of one stroke, as (kind, stroke, points) for producer.send."""
     stroke = producer.new_stroke_id(session)
@@ -115,7 +99,7 @@ def main():
     try:
         consumer = Consumer("tcp://127.0.0.1:%d" % (BASE + 1), prefixes=["c-"], context=context, system=True)
         producer = Producer("tcp://127.0.0.1:%d" % BASE, context=context, binary=True)
-        wait_for_all_buckets(producer)
+        producer.wait_for_all_buckets(timeout=20.0)
         consumer.wait_until_subscribed(producer)
         collector = Collector(consumer)
         collector.start()

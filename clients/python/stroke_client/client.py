@@ -6,7 +6,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 import zmq
 
 from .codec import Point, decode_event, encode_binary, encode_json
-from .shard import topic
+from .shard import BUCKET_COUNT, topic
 
 
 class Event:
@@ -42,7 +42,7 @@ class Event:
 class Producer:
     """Sends touch strokes to stroke-worker.
 
-    It uses an XPUB socket so that :meth:`wait_for_worker` can wait for the worker's subscription: after it
+    It uses an XPUB socket so that :meth:`wait_for_all_buckets` can wait for the worker's subscriptions: after it
     returns, nothing is lost to the slow joiner. Each session's sequence numbers are kept here.
     """
 
@@ -69,7 +69,8 @@ class Producer:
         self.socket.close()
 
     def wait_for_worker(self, timeout: float = 10.0, prefixes: int = 1) -> None:
-        """Block until ``prefixes`` subscriptions arrived from workers (one worker serving all shards sends one).
+        """Block until ``prefixes`` subscriptions arrived from workers (one worker serving all shards sends one;
+        with several lanes or workers, use :meth:`wait_for_all_buckets`).
 
         Raises ``TimeoutError`` if none arrives in ``timeout`` seconds.
         """
@@ -78,6 +79,36 @@ class Producer:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self.socket.poll(int(remaining * 1000)):
                 raise TimeoutError("no subscription from a worker within %.1f s" % timeout)
+            frame = self.socket.recv()
+            if frame[:1] == b"\x01":
+                self.subscriptions.append(frame[1:])
+
+    def wait_for_all_buckets(self, timeout: float = 10.0) -> None:
+        """Block until the subscriptions that arrived cover every one of the 4,096 shard buckets.
+
+        A worker with one lane subscribes to everything at once; a worker with several lanes, or several workers
+        behind a proxy, subscribe to their buckets' prefixes one by one, and until a bucket's subscription has
+        arrived, this XPUB drops what is sent to it. Raises ``TimeoutError`` after ``timeout`` seconds.
+        """
+        covered = set()
+        seen = 0
+        deadline = time.monotonic() + timeout
+        while len(covered) < BUCKET_COUNT:
+            while seen < len(self.subscriptions):
+                prefix = self.subscriptions[seen]
+                seen += 1
+                if not prefix:
+                    return
+                try:
+                    covered.add(int(prefix[:3], 16))
+                except ValueError:
+                    pass
+            if len(covered) >= BUCKET_COUNT:
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self.socket.poll(int(remaining * 1000)):
+                raise TimeoutError("subscriptions cover %d of %d buckets after %.1f s"
+                                   % (len(covered), BUCKET_COUNT, timeout))
             frame = self.socket.recv()
             if frame[:1] == b"\x01":
                 self.subscriptions.append(frame[1:])

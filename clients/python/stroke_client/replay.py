@@ -58,7 +58,7 @@ def replay(dataset: str, input_endpoint: str, output_endpoint: str, sessions: in
     run = "replay-%x-" % (int(time.time() * 1000) & 0xFFFFFFFF)  # fresh session ids for every run
     consumer = Consumer(output_endpoint, prefixes=[run], context=context)
     producer = Producer(input_endpoint, context=context, binary=binary)
-    producer.wait_for_worker()
+    producer.wait_for_all_buckets()
     consumer.wait_until_subscribed(producer)
     expected: Dict[Tuple[str, int], Tuple[str, str]] = {}
     end_sent: Dict[Tuple[str, int], float] = {}

@@ -12,6 +12,8 @@ from stroke_client import (Consumer, Producer, bucket, decode_binary, decode_eve
                            fnv1a32, shard_prefixes, topic)
 from stroke_client.replay import load_logs, replay
 
+from conftest import RunningWorker
+
 
 def schema(protocol_dir: str, name: str) -> dict:
     with open(os.path.join(protocol_dir, "schemas", name)) as handle:
@@ -148,6 +150,33 @@ def test_first_messages_are_not_lost(worker, fixtures_dir):
             assert event is not None and event.kind == "match" and event.get("name") == "circle"
             assert event.get("seq") == 3
     context.term()
+
+
+def test_all_buckets_of_a_two_lane_worker(fixtures_dir):
+    """wait_for_all_buckets(): behind a worker's two lanes, each subscribing to its own buckets, the first
+    messages to sessions in every bucket arrive."""
+    running = RunningWorker("--lanes", "2")
+    try:
+        points = read_stroke(fixtures_dir, "circle")
+        context = zmq.Context()
+        sessions = ["spread-%d" % k for k in range(64)]
+        with Consumer(running.output, prefixes=["spread-"], context=context) as consumer:
+            setup = Producer(running.input, context=context)
+            setup.wait_for_all_buckets()
+            consumer.wait_until_subscribed(setup)
+            setup.close()
+            with Producer(running.input, context=context) as producer:
+                producer.wait_for_all_buckets()
+                assert len({bucket(session) % 2 for session in sessions}) == 2, "both lanes are used (bucket mod 2)"
+                for session in sessions:
+                    producer.send_stroke(session, points, batch=len(points))
+                events = [consumer.receive(timeout=5) for _ in sessions]
+        assert all(e is not None and e.kind == "match" and e.get("name") == "circle" for e in events)
+        assert sorted(e.topic.decode() for e in events) == sorted(sessions)
+        assert all(e.get("seq") == 3 and e.gap == 0 for e in events)
+        context.term()
+    finally:
+        assert running.stop() == 0
 
 
 def test_bad_input_gets_errors_and_other_sessions_are_served(worker, protocol_dir, fixtures_dir):
