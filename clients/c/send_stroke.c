@@ -96,9 +96,17 @@ int main(int argc, char **argv) {
     CHECK(zmq_connect(consumer, output));
     CHECK(zmq_connect(producer, input));
 
-    /* Section 8: wait for the worker's subscription before sending, so nothing is lost. */
+    /* Section 8: wait for the worker's subscription before sending, so nothing is lost. A worker with several
+       lanes, or a cluster, subscribes bucket by bucket: wait for the one that covers our topic (or for "",
+       everything). A subscription message is 0x01 followed by the prefix. */
     char subscription[256];
-    CHECK(zmq_recv(producer, subscription, sizeof subscription, 0));
+    for (;;) {
+        int n = zmq_recv(producer, subscription, sizeof subscription, 0);
+        CHECK(n);
+        if (n > (int)sizeof subscription) continue; /* truncated: longer than any shard prefix */
+        if (n >= 1 && subscription[0] == 1 && n - 1 <= topic_length
+            && memcmp(subscription + 1, topic, (size_t)(n - 1)) == 0) break;
+    }
     /* Give our own subscription a moment to reach the worker. */
     zmq_pollitem_t none[1] = {{consumer, 0, ZMQ_POLLIN, 0}};
     zmq_poll(none, 1, 200);
