@@ -17,7 +17,9 @@ extension CheckmarkDetector {
         /// The detection, once it has happened; it is never reported twice for a stroke.
         public private(set) var detection: Detection?
 
-        /// Creates the state of a detector for one stroke.
+        /// Creates the state of a detector for one stroke. Copies of a fresh state share its tuning object: a
+        /// caller with many strokes keeps one and copies it, so that the tuning read for every batch stays in the
+        /// cache.
         public init(configuration: CheckmarkConfiguration = .default) {
             self.settings = Settings(configuration)
             self.walk = Walk(spacing: configuration.initialSpacing ?? 0)
@@ -149,8 +151,7 @@ extension CheckmarkDetector {
         }
     }
 
-    /// The tuning, held by reference: every open stroke of a worker has a detector, and the same (hot) copy of
-    /// the tuning keeps each detector small.
+    /// The tuning, held by reference: it keeps each state small, and states copied from one share it.
     private final class Settings: Sendable {
         let configuration: CheckmarkConfiguration
         /// Copied out of the tuning: read for every batch.

@@ -12,13 +12,12 @@ struct OpenStroke {
     /// detecting, so that the hot loop never tests an optional.
     var storage: StrokeStorage
 
-    init(id: UInt32, pointer: UInt16, detecting: Bool, checkmark: CheckmarkConfiguration) {
+    /// A stroke whose detector starts as `detector` (a fresh state: copies share its tuning object).
+    init(id: UInt32, pointer: UInt16, detecting: Bool, detector: CheckmarkDetector.State) {
         self.id = id
         self.pointer = pointer
         self.detecting = detecting
-        self.storage = StrokeStorage.make(
-            pointCapacity: StrokeStorage.initialPointCapacity,
-            detector: CheckmarkDetector.State(configuration: checkmark))
+        self.storage = StrokeStorage.make(pointCapacity: StrokeStorage.initialPointCapacity, detector: detector)
     }
 
     /// Points received so far (kept).

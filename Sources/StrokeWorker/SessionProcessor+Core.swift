@@ -14,6 +14,9 @@ extension SessionProcessor {
         var message = InputMessage()
         var writer = JSONWriter()
         var spareStrokes: [OpenStroke] = []
+        /// Every new stroke's detector starts as a copy of this one, so that all of them share its tuning object
+        /// (read for every message, and then always in the cache) instead of each having its own.
+        let detector: CheckmarkDetector.State
         var pendingMessages = 0
         var pendingPoints = 0
 
@@ -23,6 +26,7 @@ extension SessionProcessor {
             self.registry = registry
             self.metrics = metrics
             self.decoder = InputDecoder(maximumPointsPerMessage: configuration.maxPointsPerMessage)
+            self.detector = CheckmarkDetector.State(configuration: configuration.checkmark)
         }
 
         /// Returns whether the session lives on.
@@ -96,8 +100,7 @@ extension SessionProcessor {
         /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.
         private mutating func newStroke(id: UInt32, pointer: UInt16, checkmark: Bool) -> OpenStroke {
             guard var stroke = spareStrokes.popLast() else {
-                return OpenStroke(
-                    id: id, pointer: pointer, detecting: checkmark, checkmark: configuration.checkmark)
+                return OpenStroke(id: id, pointer: pointer, detecting: checkmark, detector: detector)
             }
             stroke.id = id
             stroke.pointer = pointer
