@@ -104,23 +104,14 @@ extension BenchProducer {
     /// Waits until the subscriptions that reached this producer cover all 4,096 shard buckets (every worker of a
     /// sharded cluster is subscribed).
     func waitForAllBuckets() throws {
-        var covered = Set<Int>()
-        var seen = 0
-        while covered.count < ShardKey.bucketCount {
-            if seen == subscriptions.count {
-                guard let frame = try socket.receiveMultipart()?.first else {
-                    throw BenchError("subscriptions cover \(covered.count) of 4096 buckets")
-                }
-                subscriptions.append(frame)
+        var coverage = ShardKey.Coverage()
+        for frame in subscriptions { coverage.add(subscriptionFrame: frame) }
+        while !coverage.isComplete {
+            guard let frame = try socket.receiveMultipart()?.first else {
+                throw BenchError("subscriptions cover \(coverage.count) of \(ShardKey.bucketCount) buckets")
             }
-            let frame = subscriptions[seen]
-            seen += 1
-            guard frame.first == 1 else { continue }
-            let prefix = frame.dropFirst()
-            if prefix.isEmpty { return }
-            if prefix.count >= 3, let bucket = Int(String(decoding: prefix.prefix(3), as: UTF8.self), radix: 16) {
-                covered.insert(bucket)
-            }
+            subscriptions.append(frame)
+            coverage.add(subscriptionFrame: frame)
         }
     }
 }

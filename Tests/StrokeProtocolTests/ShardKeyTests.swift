@@ -72,4 +72,35 @@ struct ShardKeyTests {
             #expect(Array(topic[range]) == Array(session.utf8))
         }
     }
+
+    @Test("subscription coverage: everything at once, or every shard's prefixes; unsubscriptions do not count")
+    func coverage() {
+        var single = ShardKey.Coverage()
+        #expect(!single.isComplete)
+        single.add(subscriptionFrame: [0])  // unsubscribe from everything
+        #expect(!single.isComplete)
+        single.add(subscriptionFrame: [1])
+        #expect(single.isComplete && single.count == ShardKey.bucketCount)
+
+        var sharded = ShardKey.Coverage()
+        for shard in 0..<3 {
+            for prefix in ShardKey.subscriptionPrefixes(shard: shard, of: 3) {
+                #expect(!sharded.isComplete)
+                sharded.add(subscriptionFrame: [1] + Array(prefix.utf8))
+                sharded.add(subscriptionFrame: [1] + Array(prefix.utf8))  // a repeat adds nothing
+            }
+            #expect(
+                sharded.count
+                    == (0...shard).reduce(0) { total, index in
+                        total + ShardKey.subscriptionPrefixes(shard: index, of: 3).count
+                    })
+        }
+        #expect(sharded.isComplete)
+
+        var other = ShardKey.Coverage()
+        for frame in [[1] + Array("zz".utf8), [1] + Array("xyz/".utf8), [0] + Array("000/".utf8)] {
+            other.add(subscriptionFrame: frame)
+        }
+        #expect(other.count == 0)
+    }
 }

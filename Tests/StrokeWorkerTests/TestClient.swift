@@ -38,16 +38,13 @@ final class TestClient {
 
     /// Reads subscription messages until one covers everything (`""`) or all 4,096 bucket prefixes are in.
     private static func waitForAllBuckets(_ producer: ZMQSocket) throws {
-        var covered = Set<Int>()
-        while covered.count < ShardKey.bucketCount {
+        var coverage = ShardKey.Coverage()
+        while !coverage.isComplete {
             guard let frame = try producer.receiveMultipart()?.first else {
                 throw TestFailure(
-                    "the worker's subscriptions cover \(covered.count) of \(ShardKey.bucketCount) buckets")
+                    "the worker's subscriptions cover \(coverage.count) of \(ShardKey.bucketCount) buckets")
             }
-            guard frame.first == 1 else { continue }
-            let prefix = frame.dropFirst()
-            if prefix.isEmpty { return }
-            if let bucket = Int(String(decoding: prefix.prefix(3), as: UTF8.self), radix: 16) { covered.insert(bucket) }
+            coverage.add(subscriptionFrame: frame)
         }
     }
 
