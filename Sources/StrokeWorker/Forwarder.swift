@@ -14,7 +14,7 @@ public struct Forwarder: Sendable {
     public var backend: [WorkerConfiguration.Endpoint]
     /// The inproc endpoint of the control socket (PAIR): send `PAUSE`, `RESUME`, `TERMINATE` or `STATISTICS`.
     public var controlEndpoint: String
-    /// High-water mark of both sides.
+    /// High-water mark of the messages' direction, frontend to backend, on both sides.
     public var highWaterMark: Int32
     /// Whether the XPUB side waits for slow subscribers instead of dropping (`ZMQ_XPUB_NODROP`).
     public var noDrop: Bool
@@ -34,6 +34,11 @@ public struct Forwarder: Sendable {
         self.lingerMilliseconds = lingerMilliseconds
     }
 
+    /// High-water mark of the subscriptions' direction, backend to frontend, whatever `highWaterMark` is: a
+    /// subscriber sends up to 4,096 bucket prefixes at once, and one lost subscription silently loses a bucket's
+    /// input.
+    public static let subscriptionHighWaterMark: Int32 = 100_000
+
     /// Binds and connects, then runs the proxy until `TERMINATE` arrives (blocking; call on its own thread).
     ///
     /// - Parameter ready: called once the sockets are attached, with the endpoints bound on each side.
@@ -41,8 +46,8 @@ public struct Forwarder: Sendable {
         let xsub = try ZMQSocket(context, .xsub)
         let xpub = try ZMQSocket(context, .xpub)
         let control = try ZMQSocket(context, .pair)
-        try xsub.setHighWaterMarks(send: highWaterMark, receive: highWaterMark)
-        try xpub.setHighWaterMarks(send: highWaterMark, receive: highWaterMark)
+        try xsub.setHighWaterMarks(send: Self.subscriptionHighWaterMark, receive: highWaterMark)
+        try xpub.setHighWaterMarks(send: highWaterMark, receive: Self.subscriptionHighWaterMark)
         if noDrop { try xpub.setNoDrop(true) }
         try xpub.setLinger(milliseconds: lingerMilliseconds)
         try xsub.setLinger(milliseconds: 0)

@@ -141,7 +141,7 @@ struct Lane: Sendable {
     private func configureInput(_ input: ZMQSocket) throws {
         // Subscriptions travel upstream as messages on the send side: with a shard's 1,365 bucket prefixes the
         // default send high-water mark (1,000) would drop some of them silently.
-        try input.setHighWaterMarks(send: 0, receive: configuration.highWaterMark)
+        try input.setHighWaterMarks(send: 0, receive: configuration.inputHighWaterMark)
         try input.setMaxMessageSize(Int64(max(configuration.maxMessageBytes, 1 << 16)) * 4)
         if configuration.heartbeatMilliseconds > 0 {
             try input.setHeartbeat(

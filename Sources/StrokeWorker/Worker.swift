@@ -65,7 +65,7 @@ public final class Worker: Sendable {
                     let input = Forwarder(
                         frontend: configuration.inputs,
                         backend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-input")],
-                        controlEndpoint: inputControl, highWaterMark: configuration.highWaterMark, noDrop: true,
+                        controlEndpoint: inputControl, highWaterMark: configuration.inputHighWaterMark, noDrop: true,
                         lingerMilliseconds: 0)
                     let output = Forwarder(
                         frontend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-output")],

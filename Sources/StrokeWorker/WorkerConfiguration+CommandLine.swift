@@ -57,8 +57,12 @@ extension WorkerConfiguration {
             flag: "idle-timeout", env: "STROKE_WORKER_IDLE_TIMEOUT", value: "SECONDS",
             help: "drop sessions idle this long (a closed event with reason idle). Default: 300"),
         Option(
+            flag: "input-hwm", env: "STROKE_WORKER_INPUT_HWM", value: "N",
+            help: "received messages that may wait in the worker, per lane; beyond, libzmq stops reading and "
+                + "the backlog waits in the network and the producer. Default: 5000"),
+        Option(
             flag: "hwm", env: "STROKE_WORKER_HWM", value: "N",
-            help: "high-water mark of input and output sockets, in messages. Default: 100000"),
+            help: "high-water mark of the output sockets, in messages. Default: 100000"),
         Option(
             flag: "send-timeout", env: "STROKE_WORKER_SEND_TIMEOUT", value: "MS",
             help: "how long a publish waits for a slow consumer before the event is dropped and counted. Default: 100"),
@@ -154,6 +158,7 @@ extension WorkerConfiguration {
         maxSessions = try number("max-sessions", maxSessions, range: 1...100_000_000)
         maxMessageBytes = try number("max-message-bytes", maxMessageBytes, range: 64...(1 << 28))
         idleTimeoutSeconds = try number("idle-timeout", idleTimeoutSeconds, range: 1...86_400 * 7)
+        inputHighWaterMark = Int32(try number("input-hwm", Int(inputHighWaterMark), range: 0...10_000_000))
         highWaterMark = Int32(try number("hwm", Int(highWaterMark), range: 0...10_000_000))
         sendTimeoutMilliseconds = Int32(try number("send-timeout", Int(sendTimeoutMilliseconds), range: -1...600_000))
         lingerMilliseconds = Int32(try number("linger", Int(lingerMilliseconds), range: -1...600_000))

@@ -75,7 +75,15 @@ public struct WorkerConfiguration: Sendable {
     public var maxMessageBytes: Int = 1 << 20
     /// Seconds without input after which a session is dropped. Default: `300`.
     public var idleTimeoutSeconds: Int = 300
-    /// High-water mark of the input and output sockets, in messages. Default: `100000`.
+    /// High-water mark of the input: how many received messages may wait in the worker, per lane (and in the
+    /// input forwarder when there are several lanes). Beyond it libzmq stops reading from the network, so the
+    /// backlog waits in the kernel's socket buffers and in the producer's send queue instead, where the
+    /// producer's own high-water mark applies. Kept small so that a backlog stays in the caches: measured with
+    /// 32-point messages at 10,000 sessions, 5,000 instead of 100,000 cut libzmq's I/O thread from 0.75–0.89 to
+    /// 0.60–0.75 µs per message and raised JSON throughput by 6–10%. Default: `5000`.
+    public var inputHighWaterMark: Int32 = 5_000
+    /// High-water mark of the output sockets (and of the output forwarder), in messages: how far a consumer of
+    /// results may fall behind before `sendTimeoutMilliseconds` applies. Default: `100000`.
     public var highWaterMark: Int32 = 100_000
     /// How long a publish may wait for a slow consumer before the event is dropped and counted, in
     /// milliseconds. Default: `100`.

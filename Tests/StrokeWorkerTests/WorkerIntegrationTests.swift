@@ -155,6 +155,36 @@ struct WorkerIntegrationTests {
         }
     }
 
+    @Test(
+        "a backlog far beyond the input high-water mark waits in the producer and is answered in full",
+        arguments: [1, 2])
+    func inputHighWaterMark(lanes: Int) async throws {
+        let messages = try Self.checkMessages()
+        let sessions = 150
+        try await withWorker({
+            $0.lanes = lanes
+            $0.inputHighWaterMark = 10
+        }) { input, output, worker in
+            let results = try await onThread { () -> [String: [String]] in
+                let context = try ZMQContext()
+                let client = try TestClient(context: context, input: input, output: output)
+                // All messages are sent before any event is read: about 100 times the worker's input queue.
+                for message in messages {
+                    for k in 0..<sessions { try client.send(session: "backlog-\(k)", message) }
+                }
+                var results = [String: [String]]()
+                for _ in 0..<(2 * sessions) {
+                    let (topic, event) = try client.nextEvent()
+                    results[topic, default: []].append((event["name"] as? String) ?? (event["event"] as! String))
+                }
+                return results
+            }
+            #expect(results.count == sessions)
+            #expect(results.values.allSatisfy { $0 == ["checkmark", "check"] })
+            #expect(worker.metrics.inputGaps.load(ordering: .relaxed) == 0)
+        }
+    }
+
     @Test("shutdown drains and run() returns; a second shutdown is harmless", arguments: Recognition.allCases)
     func shutdown(recognition: Recognition) async throws {
         var configuration = WorkerConfiguration()

@@ -128,6 +128,7 @@ struct WorkerUnitTests {
                 "STROKE_WORKER_OUTPUT": "bind:ipc:///tmp/a,bind:tcp://127.0.0.1:7001",
                 "STROKE_WORKER_MAX_SESSIONS": "10",
                 "STROKE_WORKER_RECOGNITION_OFFLOAD": "always",
+                "STROKE_WORKER_INPUT_HWM": "250",
             ])
         #expect(configuration.inputs == [.init(bind: false, address: "tcp://127.0.0.1:7000")])
         #expect(configuration.outputs.count == 2)
@@ -137,12 +138,16 @@ struct WorkerUnitTests {
         #expect(configuration.logFormat == .json)
         #expect(configuration.recognitionOffload == .always)
         #expect(WorkerConfiguration().recognitionOffload == .whenBusy)
+        #expect(configuration.inputHighWaterMark == 250)
+        #expect(configuration.highWaterMark == 100_000)
+        let flags = try WorkerConfiguration(arguments: ["--input-hwm", "0", "--hwm", "7"], environment: [:])
+        #expect(flags.inputHighWaterMark == 0 && flags.highWaterMark == 7)
         let ordinal = try WorkerConfiguration(
             arguments: ["--shard", "ordinal/3"], environment: ["HOSTNAME": "stroke-worker-2"])
         #expect(ordinal.shard == (2, 3))
         for bad in [
             ["--shard", "3/3"], ["--lanes", "0"], ["--bogus", "1"], ["--log-level", "loud"], ["stray"], ["--hwm"],
-            ["--recognition-offload", "sometimes"],
+            ["--recognition-offload", "sometimes"], ["--input-hwm", "-1"], ["--input-hwm", "many"],
         ] {
             #expect(throws: CommandLineArguments.Failure.self) {
                 try WorkerConfiguration(arguments: bad, environment: [:])
