@@ -98,7 +98,9 @@ struct OffloadingSink: LaneSink {
         if !jobs.entries.isEmpty { helper.jobs.hand(&jobs) }
         sendReady()
         while head < queue.count {
-            helper.results.wait(milliseconds: Lane.pollMilliseconds)
+            // Every outstanding result but those already taken, in one wake-up.
+            helper.results.wait(
+                for: max(1, outstanding - (results.events.count - nextResult)), milliseconds: Lane.pollMilliseconds)
             sendReady()
         }
     }
