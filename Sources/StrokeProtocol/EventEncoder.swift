@@ -47,35 +47,16 @@ public enum EventEncoder {
         }
     }
 
-    private static func header(_ event: StaticString, _ context: Context, into writer: inout JSONWriter) {
-        writer.reset()
-        writer.beginObject()
-        writer.key("v")
-        writer.integer(1)
-        writer.key("event")
-        writer.string(UnsafeRawBufferPointer(start: event.utf8Start, count: event.utf8CodeUnitCount))
-        writer.key("session")
-        if context.session.isEmpty { writer.null() } else { writer.string(context.session) }
-        writer.key("eventSeq")
-        writer.integer(context.eventSequence)
-        writer.key("seq")
-        if let sequence = context.sequence { writer.integer(sequence) } else { writer.null() }
-        if let stroke = context.stroke {
-            writer.key("stroke")
-            writer.integer(stroke)
-            writer.key("pointer")
-            writer.integer(context.pointer)
-        }
-    }
+    // MARK: - Events
 
     /// `checkmark`: the detector fired mid-stroke at the stroke's point `pointIndex`, sampled at time `t`.
     public static func checkmark(_ context: Context, pointIndex: Int, time: Double, into writer: inout JSONWriter) {
-        header("checkmark", context, into: &writer)
-        writer.key("pointIndex")
-        writer.integer(pointIndex)
-        writer.key("t")
-        writer.number(time, decimals: 3)
-        writer.endObject()
+        event("checkmark", context, bound: 128, into: &writer) { out in
+            out.key("pointIndex")
+            out.integer(pointIndex)
+            out.key("t")
+            out.number(time, decimals: 3)
+        }
     }
 
     /// `match` (a gesture was recognized) or `nomatch` (none scored above the library's threshold, or the
@@ -84,50 +65,89 @@ public enum EventEncoder {
         _ context: Context, name: String?, score: Double?, candidates: [Candidate], points: Int, library: String,
         reason: String? = nil, into writer: inout JSONWriter
     ) {
-        header(name == nil ? "nomatch" : "match", context, into: &writer)
-        if let name, let score {
-            writer.key("name")
-            writer.string(name)
-            writer.key("score")
-            writer.number(score, decimals: 4)
+        var bound = 256 + string(name) + string(reason) + string(library)
+        for candidate in candidates { bound += 80 + string(candidate.name) }
+        event(name == nil ? "nomatch" : "match", context, bound: bound, into: &writer) { out in
+            if let name, let score {
+                out.key("name")
+                out.string(name)
+                out.key("score")
+                out.number(score, decimals: 4)
+            }
+            if let reason {
+                out.key("reason")
+                out.string(reason)
+            }
+            out.key("candidates")
+            out.beginArray()
+            for candidate in candidates {
+                out.beginObject()
+                out.key("name")
+                out.string(candidate.name)
+                out.key("score")
+                out.number(candidate.score, decimals: 4)
+                out.endObject()
+            }
+            out.endArray()
+            out.key("points")
+            out.integer(points)
+            out.key("library")
+            out.string(library)
         }
-        if let reason {
-            writer.key("reason")
-            writer.string(reason)
-        }
-        writer.key("candidates")
-        writer.beginArray()
-        for candidate in candidates {
-            writer.beginObject()
-            writer.key("name")
-            writer.string(candidate.name)
-            writer.key("score")
-            writer.number(candidate.score, decimals: 4)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.key("points")
-        writer.integer(points)
-        writer.key("library")
-        writer.string(library)
-        writer.endObject()
     }
 
     /// `error`: bad input, a sequence gap, a limit; `code` is machine-readable, `message` is for people.
     public static func error(_ context: Context, code: String, message: String, into writer: inout JSONWriter) {
-        header("error", context, into: &writer)
-        writer.key("code")
-        writer.string(code)
-        writer.key("message")
-        writer.string(message)
-        writer.endObject()
+        event("error", context, bound: 64 + string(code) + string(message), into: &writer) { out in
+            out.key("code")
+            out.string(code)
+            out.key("message")
+            out.string(message)
+        }
     }
 
     /// `closed`: the session's state was dropped (`reason`: `closed` by the producer, or `idle`).
     public static func closed(_ context: Context, reason: String, into writer: inout JSONWriter) {
-        header("closed", context, into: &writer)
-        writer.key("reason")
-        writer.string(reason)
-        writer.endObject()
+        event("closed", context, bound: 32 + string(reason), into: &writer) { out in
+            out.key("reason")
+            out.string(reason)
+        }
     }
+
+    // MARK: - Writing
+
+    /// Replaces the writer's contents with one event, written in one piece: the header, what `body` writes
+    /// (at most `bound` bytes) and the closing brace.
+    private static func event(
+        _ event: StaticString, _ context: Context, bound: Int, into writer: inout JSONWriter,
+        _ body: (inout JSONCursor) -> Void
+    ) {
+        writer.reset()
+        // The header's keys, punctuation and five integers take at most 238 bytes, its strings the rest.
+        let headerBound = 256 + JSONCursor.stringBound(context.session.count)
+        writer.write(bound: headerBound + bound + JSONCursor.punctuationBound) { out in
+            out.beginObject()
+            out.key("v")
+            out.integer(1)
+            out.key("event")
+            out.string(UnsafeRawBufferPointer(start: event.utf8Start, count: event.utf8CodeUnitCount))
+            out.key("session")
+            if context.session.isEmpty { out.null() } else { out.string(context.session) }
+            out.key("eventSeq")
+            out.integer(context.eventSequence)
+            out.key("seq")
+            if let sequence = context.sequence { out.integer(sequence) } else { out.null() }
+            if let stroke = context.stroke {
+                out.key("stroke")
+                out.integer(stroke)
+                out.key("pointer")
+                out.integer(context.pointer)
+            }
+            body(&out)
+            out.endObject()
+        }
+    }
+
+    /// The most bytes a string value takes.
+    private static func string(_ value: String?) -> Int { value.map { JSONCursor.stringBound($0.utf8.count) } ?? 0 }
 }

@@ -14,148 +14,70 @@ public struct JSONWriter: Sendable {
     }
 
     /// `{`
-    public mutating func beginObject() {
-        separator()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma = false
-    }
+    public mutating func beginObject() { write(bound: JSONCursor.punctuationBound) { $0.beginObject() } }
 
     /// `}`
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
+    public mutating func endObject() { write(bound: JSONCursor.punctuationBound) { $0.endObject() } }
 
     /// `[`
-    public mutating func beginArray() {
-        separator()
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
-    }
+    public mutating func beginArray() { write(bound: JSONCursor.punctuationBound) { $0.beginArray() } }
 
     /// `]`
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
-        needsComma = true
-    }
+    public mutating func endArray() { write(bound: JSONCursor.punctuationBound) { $0.endArray() } }
 
     /// `"key":`
     public mutating func key(_ key: StaticString) {
-        separator()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
-        needsComma = false
+        write(bound: JSONCursor.keyBound(key.utf8CodeUnitCount)) { $0.key(key) }
     }
 
     /// `"key":` for a key known only at run time.
     public mutating func keyDynamic(_ key: String) {
-        string(key)
-        bytes.append(UInt8(ascii: ":"))
-        needsComma = false
+        write(bound: JSONCursor.stringBound(key.utf8.count) + 1) { cursor in
+            cursor.string(key)
+            cursor.colon()
+        }
     }
 
     /// A string value from raw UTF-8, escaped.
     public mutating func string(_ raw: UnsafeRawBufferPointer) {
-        separator()
-        bytes.append(UInt8(ascii: "\""))
-        for byte in raw {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30])
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-        needsComma = true
+        write(bound: JSONCursor.stringBound(raw.count)) { $0.string(raw) }
     }
 
     /// A string value.
     public mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { string(UnsafeRawBufferPointer($0)) }
+        write(bound: JSONCursor.stringBound(value.utf8.count)) { $0.string(value) }
     }
 
     /// An integer value.
     public mutating func integer<T: BinaryInteger>(_ value: T) {
-        separator()
-        appendDigits(value)
-        needsComma = true
+        write(bound: JSONCursor.integerBound) { $0.integer(value) }
     }
 
-    /// A number with at most `decimals` digits after the point (trailing zeros dropped); `null` if not finite.
+    /// A number with at most `decimals` (0...18) digits after the point (trailing zeros dropped); `null` if not
+    /// finite.
     public mutating func number(_ value: Double, decimals: Int = 6) {
-        separator()
-        needsComma = true
-        guard value.isFinite else {
-            bytes.append(contentsOf: Array("null".utf8))
-            return
-        }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9e18 else {
-            bytes.append(contentsOf: Array("\(value)".utf8))
-            return
-        }
-        var units = UInt64(scaled)
-        if value < 0 && units != 0 { bytes.append(UInt8(ascii: "-")) }
-        let divisor = UInt64(scale)
-        appendDigits(units / divisor)
-        units %= divisor
-        guard units != 0 else { return }
-        bytes.append(UInt8(ascii: "."))
-        var digits = decimals
-        while units % 10 == 0 {
-            units /= 10
-            digits -= 1
-        }
-        var power: UInt64 = 1
-        for _ in 1..<max(digits, 1) { power *= 10 }
-        while power > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(units / power % 10))
-            power /= 10
-        }
+        write(bound: JSONCursor.numberBound) { $0.number(value, decimals: decimals) }
     }
 
     /// `true` or `false`.
-    public mutating func bool(_ value: Bool) {
-        separator()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
-        needsComma = true
-    }
+    public mutating func bool(_ value: Bool) { write(bound: JSONCursor.punctuationBound) { $0.bool(value) } }
 
     /// `null`
-    public mutating func null() {
-        separator()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        needsComma = true
-    }
+    public mutating func null() { write(bound: JSONCursor.punctuationBound) { $0.null() } }
 
-    private mutating func separator() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
-    }
+    // MARK: - Writing in one piece
 
-    private mutating func appendDigits<T: BinaryInteger>(_ value: T) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = UInt64(value.magnitude)
-        if magnitude == 0 {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        var power: UInt64 = 1
-        while magnitude / power >= 10 { power *= 10 }
-        while power > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / power % 10))
-            magnitude %= power
-            power /= 10
+    /// Runs `body` with a cursor over a scratch buffer of `bound` bytes (on the stack when small) and appends
+    /// what it wrote in one piece. `bound` must cover everything `body` writes: add up the bounds that
+    /// `JSONCursor`'s methods document.
+    @inline(__always)
+    mutating func write(bound: Int, _ body: (inout JSONCursor) -> Void) {
+        let comma = needsComma
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
+            var cursor = JSONCursor(base: scratch.baseAddress!, capacity: bound, needsComma: comma)
+            body(&cursor)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<cursor.count]))
+            needsComma = cursor.needsComma
         }
     }
 }
