@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The wide build of the matcher's kernels targets x86-64-v3 (Haswell and newer: AVX2, FMA, BMI2); elsewhere it is
+// a second portable build that is never chosen.
+#if arch(x86_64)
+let wideKernelSettings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+#else
+let wideKernelSettings: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "stroke-worker",
     products: [
@@ -20,7 +28,12 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
 
         // MARK: - Pure modules (no sockets)
-        .target(name: "StrokeRecognition"),
+        // The matcher's kernels, one source compiled twice: for any CPU, and for x86-64-v3 (AVX2); the
+        // recognizer picks the build the CPU runs, through a C call to the compiler's CPU detection.
+        .target(name: "CCPUFeatures"),
+        .target(name: "RecognitionKernels"),
+        .target(name: "RecognitionKernelsWide", swiftSettings: wideKernelSettings),
+        .target(name: "StrokeRecognition", dependencies: ["CCPUFeatures", "RecognitionKernels", "RecognitionKernelsWide"]),
         .target(name: "StrokeProtocol"),
 
         // MARK: - The worker
@@ -33,7 +46,9 @@ let package = Package(
             name: "stroke-bench", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol", "ZeroMQ"]),
 
         // MARK: - Tests
-        .testTarget(name: "StrokeRecognitionTests", dependencies: ["StrokeRecognition"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "StrokeRecognitionTests",
+            dependencies: ["StrokeRecognition", "RecognitionKernels", "RecognitionKernelsWide"], exclude: ["Fixtures"]),
         .testTarget(name: "StrokeProtocolTests", dependencies: ["StrokeProtocol"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StrokeWorkerTests", dependencies: ["StrokeWorker"]),

@@ -183,22 +183,12 @@ public struct Recognizer: Sendable {
                 var threshold = -Float.infinity
                 features.vector.withUnsafeBufferPointer { c in
                     protractorLanes.withUnsafeBufferPointer { all in
+                        ElasticMatcher.protractorDots(
+                            templates: all.baseAddress!, groups: groups, stroke: c.baseAddress!, length: length,
+                            into: dots.baseAddress!)
                         for group in 0..<groups {
-                            let t = all.baseAddress! + group * length
-                            var a = Lanes.zero
-                            var b = Lanes.zero
-                            var k = 0
-                            while k < length {
-                                let x = t[k]
-                                let y = t[k + 1]
-                                let cx = c[k]
-                                let cy = c[k + 1]
-                                a += x * cx + y * cy
-                                b += y * cx - x * cy
-                                k += 2
-                            }
-                            dots[2 * group] = a
-                            dots[2 * group + 1] = b
+                            let a = dots[2 * group]
+                            let b = dots[2 * group + 1]
                             let r = (a * a + b * b).squareRoot()
                             let absB = b.replacing(with: -b, where: b .< 0)
                             let similarity = r.replacing(with: a * cosMax + absB * sinMax, where: a .< r * cosMax)

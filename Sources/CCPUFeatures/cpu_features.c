@@ -1,0 +1,12 @@
+#include "cpu_features.h"
+
+int stroke_cpu_runs_x86_64_v3(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi")
+        && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("lzcnt")
+        && __builtin_cpu_supports("movbe");
+#else
+    return 0;
+#endif
+}

@@ -1,0 +1,71 @@
+import Foundation
+import RecognitionKernels
+import RecognitionKernelsWide
+import Testing
+
+@testable import StrokeRecognition
+
+/// The matcher's kernels are compiled twice (portable, and x86-64-v3); a recognition must not depend on which
+/// one the CPU runs.
+@Suite("Matching kernels")
+struct MatchingKernelsTests {
+    typealias Portable = RecognitionKernels.MatchingKernels
+    typealias Wide = RecognitionKernelsWide.MatchingKernels
+    typealias Lanes = SIMD8<Float>
+
+    /// Random lane vectors, the same for a seed.
+    static func lanes(_ count: Int, seed: UInt64, scale: Float = 1) -> [Lanes] {
+        var state = seed
+        func next() -> Float {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (Float(state >> 40) / Float(1 << 24) * 2 - 1) * scale
+        }
+        return (0..<count).map { _ in Lanes((0..<8).map { _ in next() }) }
+    }
+
+    @Test("the portable and the wide build give the same bits", arguments: [4, 17, 32, 64])
+    func buildsAgree(pointCount: Int) {
+        guard ElasticMatcher.KernelBuild.current == .wide else { return }  // the wide build cannot run here
+        for seed in UInt64(1)...20 {
+            let length = pointCount * Portable.stride
+            let candidates = Self.lanes(length, seed: seed)
+            let templates = Self.lanes(length, seed: seed + 100, scale: 3)
+            var rows = [Lanes](repeating: .zero, count: 2 * pointCount)
+            for band in [0, 1, 4, pointCount] {
+                let portable = Portable.elasticDistances(
+                    candidates: candidates, templates: templates, count: pointCount, band: band, rows: &rows)
+                let wide = Wide.elasticDistances(
+                    candidates: candidates, templates: templates, count: pointCount, band: band, rows: &rows)
+                #expect(portable.bitPattern == wide.bitPattern)
+            }
+            let groups = 3
+            let protractor = Self.lanes(groups * 2 * pointCount, seed: seed + 200)
+            let stroke = Self.lanes(2 * pointCount, seed: seed + 300).map { $0[0] }
+            var portableDots = [Lanes](repeating: .zero, count: 2 * groups)
+            var wideDots = portableDots
+            Portable.protractorDots(
+                templates: protractor, groups: groups, stroke: stroke, length: 2 * pointCount, into: &portableDots)
+            Wide.protractorDots(
+                templates: protractor, groups: groups, stroke: stroke, length: 2 * pointCount, into: &wideDots)
+            #expect(portableDots.map(\.bitPattern) == wideDots.map(\.bitPattern))
+        }
+    }
+
+    @Test("the wide build is chosen exactly where the kernel reports the CPU flags of x86-64-v3")
+    func choice() throws {
+        #if arch(x86_64) && os(Linux)
+            let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+            let line = try #require(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") })
+            let flags = Set(line.split(separator: " ").map(String.init))
+            let v3 = ["avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe"].allSatisfy(flags.contains)
+            #expect(ElasticMatcher.KernelBuild.current == (v3 ? .wide : .portable))
+        #elseif !arch(x86_64)
+            #expect(ElasticMatcher.KernelBuild.current == .portable)
+        #endif
+    }
+}
+
+extension SIMD8<Float> {
+    /// The lanes' bit patterns, to compare results bit for bit (NaNs included).
+    fileprivate var bitPattern: SIMD8<UInt32> { SIMD8<UInt32>((0..<8).map { self[$0].bitPattern }) }
+}
