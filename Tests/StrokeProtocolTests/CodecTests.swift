@@ -158,6 +158,39 @@ struct CodecTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == "null")
     }
 
+    @Test("compact [x,y,t] points read by the fast path give the same values and errors as the general reader")
+    func compactPointsMatchGeneralReader() throws {
+        var generator = SplitMix(seed: 11)
+        var texts = [
+            "0", "-0", "1", "-1", "0.5", "-0.125", "123.456", "1e3", "1E-3", "2.5e+2", "9007199254740993",
+            "9007199254740992", "12345678901234567890", "1234567890123456789", "0.0000000000000000000001",
+            "0.00000000000000000000001", "11462293", "66", "-252.75",
+        ]
+        for _ in 0..<3_000 {
+            let integer = Int64(bitPattern: generator.next()) % 100_000_000
+            let fraction = generator.next() % 1_000
+            texts.append(generator.next() % 2 == 0 ? "\(integer)" : "\(integer).\(fraction)")
+        }
+        for text in texts {
+            let compact = #"{"type":"points","seq":1,"stroke":1,"points":[[\#(text),\#(text),\#(text)],[1,2,3]]}"#
+            let spaced = #"{"type":"points","seq":1,"stroke":1,"points":[[ \#(text), \#(text), \#(text)],[1,2,3]]}"#
+            let fast = try decode(Array(compact.utf8))
+            let general = try decode(Array(spaced.utf8))
+            #expect(fast.points.count == 2)
+            #expect(
+                fast.points.map { [$0.x.bitPattern, $0.y.bitPattern, $0.t.bitPattern] }
+                    == general.points.map { [$0.x.bitPattern, $0.y.bitPattern, $0.t.bitPattern] }, "\(text)")
+            #expect(fast.points[0].x == Double(text), "\(text)")
+        }
+        // What the fast path declines is read, and rejected, by the general reader.
+        for bad in ["01", "1.", "-", "1e", "[1,2]", "[1,2,3,4,5]", "\"1\""] {
+            let text = #"{"type":"points","seq":1,"stroke":1,"points":[[\#(bad),2,3]]}"#
+            #expect(throws: ProtocolError.self, "\(bad)") { try decode(Array(text.utf8)) }
+        }
+        let pressure = try decode(Array(#"{"type":"points","seq":1,"stroke":1,"points":[[1,2,3,0.5]]}"#.utf8))
+        #expect(pressure.points[0].pressure == 0.5)
+    }
+
     @Test("numbers, integers and strings are written exactly as a plain byte-by-byte reference writes them")
     func writerAgainstReference() {
         var generator = SplitMix(seed: 7)
