@@ -166,43 +166,21 @@ struct JSONScanner {
 
     /// Reads a number, correctly rounded: by one exact multiplication or division when the digits fit in 53 bits
     /// and the exponent is within ±22 (Clinger's fast path), else by `strtod`.
-    ///
-    /// The position is kept in a local while digits are read and stored back once: kept in `index`, every digit
-    /// also stored it to memory (a third of the time of decoding a point).
     mutating func number() throws(ProtocolError) -> Double {
         skipWhitespace()
         let start = index
         let count = bytes.count
-        var i = index
-        defer { index = i }
-        var negative = false
-        if i < count && bytes[i] == UInt8(ascii: "-") {
-            negative = true
-            i += 1
+        let decimal = self.decimal(at: start)
+        let integerDigits = decimal.integerEnd - decimal.integerStart
+        guard integerDigits > 0 else { throw failing(at: decimal.integerEnd, "expected a number") }
+        if bytes[decimal.integerStart] == UInt8(ascii: "0") && integerDigits > 1 {
+            throw failing(at: decimal.integerEnd, "leading zero")
         }
-        // Every digit goes into the mantissa; at most 19 of them cannot overflow 64 bits, and more take the slow
-        // path anyway.
-        var mantissa: UInt64 = 0
-        let integerStart = i
-        while i < count, case let d = bytes[i] &- UInt8(ascii: "0"), d < 10 {
-            mantissa = mantissa &* 10 &+ UInt64(d)
-            i += 1
+        if decimal.hasPoint && decimal.fractionDigits == 0 {
+            throw failing(at: decimal.end, "expected digits after '.'")
         }
-        let integerDigits = i - integerStart
-        guard integerDigits > 0 else { throw failing(at: i, "expected a number") }
-        if bytes[integerStart] == UInt8(ascii: "0") && integerDigits > 1 { throw failing(at: i, "leading zero") }
-        var fractionDigits = 0
-        if i < count && bytes[i] == UInt8(ascii: ".") {
-            i += 1
-            let fractionStart = i
-            while i < count, case let d = bytes[i] &- UInt8(ascii: "0"), d < 10 {
-                mantissa = mantissa &* 10 &+ UInt64(d)
-                i += 1
-            }
-            fractionDigits = i - fractionStart
-            guard fractionDigits > 0 else { throw failing(at: i, "expected digits after '.'") }
-        }
-        var exponent = -fractionDigits
+        var i = decimal.end
+        var exponent = -decimal.fractionDigits
         if i < count && (bytes[i] | 0x20) == UInt8(ascii: "e") {
             i += 1
             var exponentNegative = false
@@ -219,14 +197,9 @@ struct JSONScanner {
             guard i > exponentStart else { throw failing(at: i, "expected exponent digits") }
             exponent += exponentNegative ? -value : value
         }
-        if integerDigits + fractionDigits <= 19 && mantissa <= 1 << 53 && abs(exponent) <= 22 {
-            // Exact: the mantissa fits in 53 bits and the power of ten is exact, so one rounding at most (none
-            // for an integer, where multiplying by 10^0 would change nothing).
-            let magnitude =
-                exponent == 0
-                ? Double(mantissa)
-                : exponent > 0 ? Double(mantissa) * Self.power(exponent) : Double(mantissa) / Self.power(-exponent)
-            return negative ? -magnitude : magnitude
+        index = i
+        if integerDigits + decimal.fractionDigits <= 19 && decimal.mantissa <= 1 << 53 && abs(exponent) <= 22 {
+            return Self.exact(decimal.mantissa, exponent: exponent, negative: decimal.negative)
         }
         return slowNumber(start..<i)
     }
@@ -240,41 +213,79 @@ struct JSONScanner {
     }
 
     /// A number that starts right here and takes the fast path of `number()`, with the same value; `nil`, with
-    /// the position unspecified, for anything else (whitespace, a leading zero, an exponent, too many digits),
+    /// the position unchanged, for anything else (whitespace, a leading zero, an exponent, too many digits),
     /// which the caller then reads with `number()`.
     @inline(__always)
     mutating func plainNumber() -> Double? {
-        let count = bytes.count
-        var i = index
+        let decimal = self.decimal(at: index)
+        let integerDigits = decimal.integerEnd - decimal.integerStart
+        guard integerDigits > 0, integerDigits == 1 || bytes[decimal.integerStart] != UInt8(ascii: "0"),
+            !decimal.hasPoint || decimal.fractionDigits > 0,
+            decimal.end >= bytes.count || (bytes[decimal.end] | 0x20) != UInt8(ascii: "e"),
+            integerDigits + decimal.fractionDigits <= 19, decimal.mantissa <= 1 << 53, decimal.fractionDigits <= 22
+        else { return nil }
+        index = decimal.end
+        return Self.exact(decimal.mantissa, exponent: -decimal.fractionDigits, negative: decimal.negative)
+    }
+
+    // MARK: - Number parts
+
+    /// The sign, integer digits and fraction of a number, as `decimal(at:)` reads them.
+    private struct Decimal {
         var negative = false
+        /// Every digit, integer and fraction; at most 19 of them cannot overflow, and more take the slow path.
+        var mantissa: UInt64 = 0
+        var integerStart = 0
+        var integerEnd = 0
+        var hasPoint = false
+        var fractionDigits = 0
+        /// Where the digits end (an exponent may follow).
+        var end = 0
+    }
+
+    /// Reads the sign, the integer digits and, if there are any, a point and fraction digits, from `start`.
+    ///
+    /// The position is kept in a local and not in `index`: there, every digit also stored it to memory (a third
+    /// of the time of decoding a point).
+    @inline(__always)
+    private func decimal(at start: Int) -> Decimal {
+        let count = bytes.count
+        var decimal = Decimal()
+        var i = start
         if i < count && bytes[i] == UInt8(ascii: "-") {
-            negative = true
+            decimal.negative = true
             i += 1
         }
         var mantissa: UInt64 = 0
-        let integerStart = i
+        decimal.integerStart = i
         while i < count, case let d = bytes[i] &- UInt8(ascii: "0"), d < 10 {
             mantissa = mantissa &* 10 &+ UInt64(d)
             i += 1
         }
-        let integerDigits = i - integerStart
-        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { return nil }
-        var fractionDigits = 0
-        if i < count && bytes[i] == UInt8(ascii: ".") {
+        decimal.integerEnd = i
+        if i > decimal.integerStart && i < count && bytes[i] == UInt8(ascii: ".") {
+            decimal.hasPoint = true
             i += 1
             let fractionStart = i
             while i < count, case let d = bytes[i] &- UInt8(ascii: "0"), d < 10 {
                 mantissa = mantissa &* 10 &+ UInt64(d)
                 i += 1
             }
-            fractionDigits = i - fractionStart
-            guard fractionDigits > 0 else { return nil }
+            decimal.fractionDigits = i - fractionStart
         }
-        guard i >= count || (bytes[i] | 0x20) != UInt8(ascii: "e"), integerDigits + fractionDigits <= 19,
-            mantissa <= 1 << 53, fractionDigits <= 22
-        else { return nil }
-        index = i
-        let magnitude = fractionDigits == 0 ? Double(mantissa) : Double(mantissa) / Self.power(fractionDigits)
+        decimal.mantissa = mantissa
+        decimal.end = i
+        return decimal
+    }
+
+    /// `mantissa × 10^exponent`, exact before one rounding: the mantissa fits in 53 bits and the power of ten
+    /// (|exponent| ≤ 22) is exact. An integer is not multiplied by 10^0, which would change nothing.
+    @inline(__always)
+    private static func exact(_ mantissa: UInt64, exponent: Int, negative: Bool) -> Double {
+        let magnitude =
+            exponent == 0
+            ? Double(mantissa)
+            : exponent > 0 ? Double(mantissa) * power(exponent) : Double(mantissa) / power(-exponent)
         return negative ? -magnitude : magnitude
     }
 
