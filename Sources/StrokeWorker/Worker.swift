@@ -132,6 +132,7 @@ public final class Worker: Sendable {
                 [
                     "endpoints": endpoints.joined(separator: " "), "lanes": "\(lanes)",
                     "libraries": registry.entries.map(\.name).joined(separator: ","),
+                    "kernels": ElasticMatcher.KernelBuild.current.rawValue,
                 ])
         }
     }

@@ -116,7 +116,7 @@ enum EvalCommand {
         }
         print(
             String(
-                format: "time: %.2f µs per recognition (%.0f templates on average)", report.microsecondsPerRecognition,
-                report.templatesPerRecognition))
+                format: "time: %.2f µs per recognition (%.0f templates on average, ", report.microsecondsPerRecognition,
+                report.templatesPerRecognition) + "\(ElasticMatcher.KernelBuild.current.rawValue) kernels)")
     }
 }
