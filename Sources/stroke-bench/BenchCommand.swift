@@ -276,6 +276,10 @@ enum BenchCommand {
                 String(
                     format: "  raw libzmq round trip, same load: p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs",
                     latency.rawP50Us, latency.rawP99Us, latency.rawP999Us))
+            print(
+                String(
+                    format: "  strokes whose end was sent on schedule (%.1f%%): p99 %.0f µs, raw %.0f µs",
+                    latency.onScheduleShare * 100, latency.onScheduleP99Us, latency.rawOnScheduleP99Us))
         }
         if let memory = report.memory {
             print(

@@ -67,7 +67,16 @@ struct WorkerBenchmarks {
         var rawP50Us: Double
         var rawP99Us: Double
         var rawP999Us: Double
+        /// The share of strokes whose end the producer sent on schedule (at most `lateMicroseconds` after it was
+        /// due), in the worker's run; the rest were sent late, in a burst after a stall of the producer.
+        var onScheduleShare: Double
+        /// p99 over the strokes whose end was sent on schedule: the worker's, and the raw echo's.
+        var onScheduleP99Us: Double
+        var rawOnScheduleP99Us: Double
     }
+
+    /// How late a send may be and still count as on schedule, in microseconds: four pacing ticks.
+    static let lateMicroseconds = 1000.0
 
     struct Memory: Codable {
         var idleSessions: Int
@@ -189,32 +198,43 @@ struct WorkerBenchmarks {
                 "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
                 "--stats-interval", "0",
             ])
-        let workerLatencies = try await paced(traffic, rate: rate, prefix: prefix, peer: worker)
+        let workerSamples = try await paced(traffic, rate: rate, prefix: prefix, peer: worker)
         _ = worker.terminate()
         let echo = try ChildProcess(
             myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
-        let rawLatencies = try await paced(traffic, rate: rate, prefix: "", peer: echo)
+        let rawSamples = try await paced(traffic, rate: rate, prefix: "", peer: echo)
         _ = echo.terminate()
-        func percentile(_ values: [Double], _ q: Double) -> Double {
-            values.isEmpty ? .nan : values[min(values.count - 1, Int(q * Double(values.count)))]
+        func percentile(_ samples: [(latency: Double, lateness: Double)], _ q: Double, onSchedule: Bool = false)
+            -> Double
+        {
+            let values = samples.filter { !onSchedule || $0.lateness <= Self.lateMicroseconds }.map(\.latency)
+                .sorted()
+            return values.isEmpty ? .nan : values[min(values.count - 1, Int(q * Double(values.count)))]
         }
+        let onSchedule = workerSamples.filter { $0.lateness <= Self.lateMicroseconds }.count
         return Latency(
-            offeredMessagesPerSecond: rate, strokes: workerLatencies.count, p50Us: percentile(workerLatencies, 0.5),
-            p99Us: percentile(workerLatencies, 0.99), p999Us: percentile(workerLatencies, 0.999),
-            rawP50Us: percentile(rawLatencies, 0.5), rawP99Us: percentile(rawLatencies, 0.99),
-            rawP999Us: percentile(rawLatencies, 0.999))
+            offeredMessagesPerSecond: rate, strokes: workerSamples.count, p50Us: percentile(workerSamples, 0.5),
+            p99Us: percentile(workerSamples, 0.99), p999Us: percentile(workerSamples, 0.999),
+            rawP50Us: percentile(rawSamples, 0.5), rawP99Us: percentile(rawSamples, 0.99),
+            rawP999Us: percentile(rawSamples, 0.999),
+            onScheduleShare: Double(onSchedule) / Double(max(workerSamples.count, 1)),
+            onScheduleP99Us: percentile(workerSamples, 0.99, onSchedule: true),
+            rawOnScheduleP99Us: percentile(rawSamples, 0.99, onSchedule: true))
     }
 
-    private func paced(_ traffic: Traffic, rate: Double, prefix: String, peer: ChildProcess) async throws -> [Double] {
+    /// Each answered stroke's latency and how late its end was sent after it was due, both in microseconds.
+    private func paced(_ traffic: Traffic, rate: Double, prefix: String, peer: ChildProcess) async throws
+        -> [(latency: Double, lateness: Double)]
+    {
         let (input, output) = try peer.workerEndpoints()
         let counter = ResultCounter(
             endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: true)
         let context = self.context
         async let consumer: Void = onThread { try counter.run(context: context, idleSeconds: 10) }
-        let sent = try await onThread { () -> [UInt64] in
+        let sent = try await onThread { () -> [(sent: UInt64, due: UInt64)] in
             let producer = try BenchProducer(context: context, endpoint: input)
             try counter.waitUntilSubscribed(producer)
-            var endTimes = [UInt64]()
+            var endTimes = [(sent: UInt64, due: UInt64)]()
             endTimes.reserveCapacity(traffic.ends.count)
             var nextEnd = 0
             let interval = 1e9 / rate
@@ -226,7 +246,7 @@ struct WorkerBenchmarks {
                 let due = started + UInt64(Double(index) * interval)
                 if due > BenchClock.now() { BenchClock.sleep(until: (due + tick - 1) / tick * tick) }
                 if nextEnd < traffic.ends.count && traffic.ends[nextEnd] == index {
-                    endTimes.append(BenchClock.now())
+                    endTimes.append((BenchClock.now(), due))
                     nextEnd += 1
                 }
                 try producer.send(traffic, index)
@@ -235,18 +255,21 @@ struct WorkerBenchmarks {
         }
         try await consumer
         // Pair each session's k-th end with its k-th result.
-        var sentBySession = [String: [UInt64]]()
+        var sentBySession = [String: [(sent: UInt64, due: UInt64)]]()
         for (k, index) in traffic.ends.enumerated() {
             let topic = String(decoding: traffic.topics[index].dropFirst(4), as: UTF8.self)
             sentBySession[topic, default: []].append(sent[k])
         }
         let arrivals = counter.arrivals.withLock { $0 }
-        var latencies = [Double]()
+        var samples = [(latency: Double, lateness: Double)]()
         for (session, times) in arrivals {
             guard let sends = sentBySession[session] else { continue }
-            for (send, arrival) in zip(sends, times) { latencies.append(Double(arrival - send) / 1000) }
+            for (send, arrival) in zip(sends, times) {
+                samples.append(
+                    (Double(arrival - send.sent) / 1000, Double(send.sent &- min(send.sent, send.due)) / 1000))
+            }
         }
-        return latencies.sorted()
+        return samples
     }
 
     // MARK: - Memory
