@@ -135,9 +135,8 @@ enum JSONInputDecoder {
     @inline(__always)
     private static func fastPoint(_ scanner: inout JSONScanner) -> WirePoint? {
         let start = scanner.index
-        guard start < scanner.bytes.count, scanner.bytes[start] == UInt8(ascii: "[") else { return nil }
-        scanner.index += 1
-        guard let x = scanner.plainNumber(), scanner.take(UInt8(ascii: ",")), let y = scanner.plainNumber(),
+        guard scanner.take(UInt8(ascii: "[")), let x = scanner.plainNumber(), scanner.take(UInt8(ascii: ",")),
+            let y = scanner.plainNumber(),
             scanner.take(UInt8(ascii: ",")), let t = scanner.plainNumber(), scanner.take(UInt8(ascii: "]"))
         else {
             scanner.index = start

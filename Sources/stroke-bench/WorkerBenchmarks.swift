@@ -204,22 +204,23 @@ struct WorkerBenchmarks {
             myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
         let rawSamples = try await paced(traffic, rate: rate, prefix: "", peer: echo)
         _ = echo.terminate()
-        func percentile(_ samples: [(latency: Double, lateness: Double)], _ q: Double, onSchedule: Bool = false)
-            -> Double
-        {
-            let values = samples.filter { !onSchedule || $0.lateness <= Self.lateMicroseconds }.map(\.latency)
-                .sorted()
-            return values.isEmpty ? .nan : values[min(values.count - 1, Int(q * Double(values.count)))]
+        func percentile(_ sorted: [Double], _ q: Double) -> Double {
+            sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(q * Double(sorted.count)))]
         }
-        let onSchedule = workerSamples.filter { $0.lateness <= Self.lateMicroseconds }.count
+        func latencies(_ samples: [(latency: Double, lateness: Double)], onScheduleOnly: Bool) -> [Double] {
+            samples.filter { !onScheduleOnly || $0.lateness <= Self.lateMicroseconds }.map(\.latency).sorted()
+        }
+        let workerLatencies = latencies(workerSamples, onScheduleOnly: false)
+        let workerOnSchedule = latencies(workerSamples, onScheduleOnly: true)
+        let rawLatencies = latencies(rawSamples, onScheduleOnly: false)
         return Latency(
-            offeredMessagesPerSecond: rate, strokes: workerSamples.count, p50Us: percentile(workerSamples, 0.5),
-            p99Us: percentile(workerSamples, 0.99), p999Us: percentile(workerSamples, 0.999),
-            rawP50Us: percentile(rawSamples, 0.5), rawP99Us: percentile(rawSamples, 0.99),
-            rawP999Us: percentile(rawSamples, 0.999),
-            onScheduleShare: Double(onSchedule) / Double(max(workerSamples.count, 1)),
-            onScheduleP99Us: percentile(workerSamples, 0.99, onSchedule: true),
-            rawOnScheduleP99Us: percentile(rawSamples, 0.99, onSchedule: true))
+            offeredMessagesPerSecond: rate, strokes: workerLatencies.count, p50Us: percentile(workerLatencies, 0.5),
+            p99Us: percentile(workerLatencies, 0.99), p999Us: percentile(workerLatencies, 0.999),
+            rawP50Us: percentile(rawLatencies, 0.5),
+            rawP99Us: percentile(rawLatencies, 0.99), rawP999Us: percentile(rawLatencies, 0.999),
+            onScheduleShare: Double(workerOnSchedule.count) / Double(max(workerLatencies.count, 1)),
+            onScheduleP99Us: percentile(workerOnSchedule, 0.99),
+            rawOnScheduleP99Us: percentile(latencies(rawSamples, onScheduleOnly: true), 0.99))
     }
 
     /// Each answered stroke's latency and how late its end was sent after it was due, both in microseconds.
@@ -265,8 +266,8 @@ struct WorkerBenchmarks {
         for (session, times) in arrivals {
             guard let sends = sentBySession[session] else { continue }
             for (send, arrival) in zip(sends, times) {
-                samples.append(
-                    (Double(arrival - send.sent) / 1000, Double(send.sent &- min(send.sent, send.due)) / 1000))
+                let lateness = send.sent > send.due ? send.sent - send.due : 0
+                samples.append((Double(arrival - send.sent) / 1000, Double(lateness) / 1000))
             }
         }
         return samples
