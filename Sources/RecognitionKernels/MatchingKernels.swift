@@ -14,16 +14,21 @@ public enum MatchingKernels {
 
     // MARK: - Protractor
 
-    /// The two Protractor dot products of every group of eight templates with a stroke: `a = t·c` and
-    /// `b = t·c⊥`, where `c⊥ = (−cy, cx)` per point.
+    /// The two Protractor dot products of every group of eight templates with a stroke, `a = t·c` and
+    /// `b = t·c⊥` where `c⊥ = (−cy, cx)` per point, and the similarity at the best rotation within the bound.
     ///
-    /// `templates` holds `groups × length` lane vectors (group-major, then `x0, y0, x1, y1, …`), `stroke`
-    /// `length` floats; `a` and `b` of group `g` go to `dots[2g]` and `dots[2g + 1]`.
+    /// The similarity is `√(a² + b²)` where the best angle, `atan2(b, a)`, is within `±maxRotation`, and
+    /// `a·cos(maxRotation) + |b|·sin(maxRotation)` at the bound otherwise (`cosMax = -1`, `sinMax = 0`: no
+    /// bound). `templates` holds `groups × length` lane vectors (group-major, then `x0, y0, x1, y1, …`),
+    /// `stroke` `length` floats; `a` and `b` of group `g` go to `dots[2g]` and `dots[2g + 1]`, its similarities
+    /// to `similarities[g]`.
     @inline(never)
-    public static func protractorDots(
+    public static func protractorSimilarities(
         templates: UnsafePointer<Lanes>, groups: Int, stroke c: UnsafePointer<Float>, length: Int,
-        into dots: UnsafeMutablePointer<Lanes>
+        cosMax: Float, sinMax: Float, dots: UnsafeMutablePointer<Lanes>, similarities: UnsafeMutablePointer<Lanes>
     ) {
+        let cosines = Lanes(repeating: cosMax)
+        let sines = Lanes(repeating: sinMax)
         for group in 0..<groups {
             let t = templates + group * length
             var a = Lanes.zero
@@ -40,6 +45,9 @@ public enum MatchingKernels {
             }
             dots[2 * group] = a
             dots[2 * group + 1] = b
+            let r = (a * a + b * b).squareRoot()
+            let absB = b.replacing(with: -b, where: b .< 0)
+            similarities[group] = r.replacing(with: a * cosines + absB * sines, where: a .< r * cosines)
         }
     }
 

@@ -51,18 +51,21 @@ extension ElasticMatcher {
     }
 
     /// The Protractor dot products `a = t·c` and `b = t·c⊥` of every group of eight templates with a stroke,
-    /// into `dots[2g]` and `dots[2g + 1]`. Runs `KernelBuild.current`.
-    static func protractorDots(
+    /// into `dots[2g]` and `dots[2g + 1]`, and the similarities at the best rotation within the bound given by
+    /// `cosMax` and `sinMax`, into `similarities[g]`. Runs `KernelBuild.current`.
+    static func protractorSimilarities(
         templates: UnsafePointer<Lanes>, groups: Int, stroke: UnsafePointer<Float>, length: Int,
-        into dots: UnsafeMutablePointer<Lanes>
+        cosMax: Float, sinMax: Float, dots: UnsafeMutablePointer<Lanes>, similarities: UnsafeMutablePointer<Lanes>
     ) {
         switch KernelBuild.current {
         case .wide:
-            RecognitionKernelsWide.MatchingKernels.protractorDots(
-                templates: templates, groups: groups, stroke: stroke, length: length, into: dots)
+            RecognitionKernelsWide.MatchingKernels.protractorSimilarities(
+                templates: templates, groups: groups, stroke: stroke, length: length, cosMax: cosMax,
+                sinMax: sinMax, dots: dots, similarities: similarities)
         case .portable:
-            RecognitionKernels.MatchingKernels.protractorDots(
-                templates: templates, groups: groups, stroke: stroke, length: length, into: dots)
+            RecognitionKernels.MatchingKernels.protractorSimilarities(
+                templates: templates, groups: groups, stroke: stroke, length: length, cosMax: cosMax,
+                sinMax: sinMax, dots: dots, similarities: similarities)
         }
     }
 }

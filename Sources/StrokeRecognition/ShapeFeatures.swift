@@ -29,6 +29,20 @@ public struct ShapeFeatures: Sendable, Hashable {
     public init(points: UnsafeBufferPointer<SIMD2<Double>>, pointCount n: Int, tangentWeight: Double)
         throws(RecognitionError)
     {
+        (vector, elastic) = try Self.withFeatures(of: points, pointCount: n, tangentWeight: tangentWeight) {
+            (Array($0), Array($1))
+        }
+        self.pointCount = n
+    }
+
+    /// Preprocesses `points` into temporary memory and calls `body` with the Protractor vector and the elastic
+    /// features, laid out as `vector` and `elastic`: the matcher's path, which allocates nothing.
+    ///
+    /// - Throws: as `init(points:pointCount:tangentWeight:)`.
+    static func withFeatures<Result>(
+        of points: UnsafeBufferPointer<SIMD2<Double>>, pointCount n: Int, tangentWeight: Double,
+        _ body: (_ vector: UnsafeBufferPointer<Float>, _ elastic: UnsafeBufferPointer<Float>) -> Result
+    ) throws(RecognitionError) -> Result {
         guard n >= 4 else {
             throw RecognitionError(.invalidConfiguration, "pointCount must be at least 4, got \(n)")
         }
@@ -37,19 +51,11 @@ public struct ShapeFeatures: Sendable, Hashable {
         }
         // Work relative to the first point, divided by the extent, so that huge or tiny coordinates keep precision.
         let origin = points[0]
-        var extent = 0.0
-        for point in points {
-            guard point.x.isFinite, point.y.isFinite else {
-                throw RecognitionError(.nonFiniteValue, "stroke has a NaN or infinite coordinate")
-            }
-            extent = max(extent, abs(point.x - origin.x), abs(point.y - origin.y))
-        }
+        let extent = try Self.extent(points, from: origin)
         guard extent > 0, extent.isFinite else {
             throw RecognitionError(.degenerateStroke, "stroke has no extent (all points are equal)")
         }
-        var vector = [Float]()
-        var elastic = [Float]()
-        withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: n) { shape in
+        return withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: n) { shape in
             StrokeGeometry.resample(points, into: shape, origin: origin, scale: 1 / extent)
             var center = SIMD2<Double>.zero
             for point in shape { center += point }
@@ -62,28 +68,47 @@ public struct ShapeFeatures: Sendable, Hashable {
             let radius = (squares / Double(n)).squareRoot()
             let toUnitRadius = radius > 0 ? 1 / radius : 0
             let toUnitNorm = toUnitRadius / Double(n).squareRoot()
-            vector = [Float](unsafeUninitializedCapacity: 2 * n) { out, initialized in
+            return withUnsafeTemporaryAllocation(of: Float.self, capacity: 6 * n) { out in
+                let vector = UnsafeMutableBufferPointer(rebasing: out[0..<(2 * n)])
+                let elastic = UnsafeMutableBufferPointer(rebasing: out[(2 * n)...])
                 for k in 0..<n {
-                    out[2 * k] = Float(shape[k].x * toUnitNorm)
-                    out[2 * k + 1] = Float(shape[k].y * toUnitNorm)
+                    vector[2 * k] = Float(shape[k].x * toUnitNorm)
+                    vector[2 * k + 1] = Float(shape[k].y * toUnitNorm)
                 }
-                initialized = 2 * n
-            }
-            elastic = [Float](unsafeUninitializedCapacity: 4 * n) { out, initialized in
                 for k in 0..<n {
                     let d = shape[min(k + 1, n - 1)] - shape[max(k - 1, 0)]
                     let length = (d * d).sum().squareRoot()
                     let tangent = length > 0 ? d * (tangentWeight / length) : .zero
-                    out[4 * k] = Float(shape[k].x * toUnitRadius)
-                    out[4 * k + 1] = Float(shape[k].y * toUnitRadius)
-                    out[4 * k + 2] = Float(tangent.x)
-                    out[4 * k + 3] = Float(tangent.y)
+                    elastic[4 * k] = Float(shape[k].x * toUnitRadius)
+                    elastic[4 * k + 1] = Float(shape[k].y * toUnitRadius)
+                    elastic[4 * k + 2] = Float(tangent.x)
+                    elastic[4 * k + 3] = Float(tangent.y)
                 }
-                initialized = 4 * n
+                return body(UnsafeBufferPointer(vector), UnsafeBufferPointer(elastic))
             }
         }
-        self.pointCount = n
-        self.vector = vector
-        self.elastic = elastic
+    }
+
+    /// The largest distance of a coordinate from `origin`'s, over all points (the same value as the largest
+    /// `abs(point - origin)`: a difference grows with the point).
+    ///
+    /// - Throws: `RecognitionError` `.nonFiniteValue` for a NaN or infinite coordinate.
+    private static func extent(_ points: UnsafeBufferPointer<SIMD2<Double>>, from origin: SIMD2<Double>)
+        throws(RecognitionError) -> Double
+    {
+        // Branch-free over the points: the lowest and highest coordinates, and `p - p`, which is 0 for every finite
+        // coordinate and NaN otherwise.
+        var low = origin
+        var high = origin
+        var finite = SIMD2<Double>.zero
+        for point in points {
+            low = pointwiseMin(low, point)
+            high = pointwiseMax(high, point)
+            finite += point - point
+        }
+        guard finite == .zero else {
+            throw RecognitionError(.nonFiniteValue, "stroke has a NaN or infinite coordinate")
+        }
+        return max((high - origin).max(), (origin - low).max())
     }
 }

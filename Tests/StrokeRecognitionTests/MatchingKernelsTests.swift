@@ -43,10 +43,17 @@ struct MatchingKernelsTests {
             let stroke = Self.lanes(2 * pointCount, seed: seed + 300).map { $0[0] }
             var portableDots = [Lanes](repeating: .zero, count: 2 * groups)
             var wideDots = portableDots
-            Portable.protractorDots(
-                templates: protractor, groups: groups, stroke: stroke, length: 2 * pointCount, into: &portableDots)
-            Wide.protractorDots(
-                templates: protractor, groups: groups, stroke: stroke, length: 2 * pointCount, into: &wideDots)
+            var portableSimilarities = [Lanes](repeating: .zero, count: groups)
+            var wideSimilarities = portableSimilarities
+            for (cosMax, sinMax) in [(Float(-1), Float(0)), (cos(Float(0.5)), sin(Float(0.5)))] {
+                Portable.protractorSimilarities(
+                    templates: protractor, groups: groups, stroke: stroke, length: 2 * pointCount, cosMax: cosMax,
+                    sinMax: sinMax, dots: &portableDots, similarities: &portableSimilarities)
+                Wide.protractorSimilarities(
+                    templates: protractor, groups: groups, stroke: stroke, length: 2 * pointCount, cosMax: cosMax,
+                    sinMax: sinMax, dots: &wideDots, similarities: &wideSimilarities)
+                #expect(portableSimilarities.map(\.bitPattern) == wideSimilarities.map(\.bitPattern))
+            }
             #expect(portableDots.map(\.bitPattern) == wideDots.map(\.bitPattern))
         }
     }

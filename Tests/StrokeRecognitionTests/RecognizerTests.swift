@@ -100,6 +100,10 @@ struct RecognizerTests {
         }
         #expect(throws: RecognitionError.self) { try recognizer.recognize(points: [SIMD2(0, 0), SIMD2(.nan, 1)]) }
         #expect(throws: RecognitionError.self) { try recognizer.recognize(points: [SIMD2(0, 0), SIMD2(.infinity, 1)]) }
+        // Finite coordinates whose extent overflows.
+        #expect(throws: RecognitionError.self) {
+            try recognizer.recognize(points: [SIMD2(-1e308, 0), SIMD2(1e308, 0)])
+        }
         do {
             _ = try recognizer.recognize(points: [SIMD2(1, 1)])
         } catch {
