@@ -102,8 +102,8 @@ public struct ShapeFeatures: Sendable, Hashable {
         var high = origin
         var finite = SIMD2<Double>.zero
         for point in points {
-            low = pointwiseMin(low, point)
-            high = pointwiseMax(high, point)
+            low.replace(with: point, where: point .< low)
+            high.replace(with: point, where: point .> high)
             finite += point - point
         }
         guard finite == .zero else {

@@ -48,12 +48,7 @@ public enum StrokeGeometry {
         precondition(count >= 2 && !input.isEmpty)
         let segments = input.count - 1
         withUnsafeTemporaryAllocation(of: Double.self, capacity: max(segments, 1)) { lengths in
-            var total = 0.0
-            for index in 0..<segments {
-                let length = distance(input[index], input[index + 1])
-                lengths[index] = length
-                total += length
-            }
+            let total = segmentLengths(input, into: lengths.baseAddress!)
             let first = (input[0] - origin) * scale
             guard total > 0 else {
                 for k in 0..<count { output[k] = first }
@@ -76,6 +71,44 @@ public enum StrokeGeometry {
             }
             output[count - 1] = (input[input.count - 1] - origin) * scale
         }
+    }
+
+    /// Writes the length of each segment `input[k] → input[k + 1]` to `lengths[k]`; returns their sum, added in
+    /// order.
+    ///
+    /// Four segments at a time: the square roots, the slow part, run four to an instruction. Each length is
+    /// computed as `distance` computes it, so the values are the same bits.
+    private static func segmentLengths(
+        _ input: UnsafeBufferPointer<SIMD2<Double>>, into lengths: UnsafeMutablePointer<Double>
+    ) -> Double {
+        let segments = input.count - 1
+        guard segments > 0 else { return 0 }
+        let points = UnsafeRawPointer(input.baseAddress!)
+        let pointSize = MemoryLayout<SIMD2<Double>>.stride
+        var total = 0.0
+        var index = 0
+        while index + 4 <= segments {
+            // Points index…index+4 as x0 y0 x1 y1 | x2 y2 x3 y3 | x4 y4.
+            let a = points.loadUnaligned(fromByteOffset: index * pointSize, as: SIMD4<Double>.self)
+            let b = points.loadUnaligned(fromByteOffset: (index + 2) * pointSize, as: SIMD4<Double>.self)
+            let c = points.loadUnaligned(fromByteOffset: (index + 4) * pointSize, as: SIMD2<Double>.self)
+            let dx = SIMD4(a[2], b[0], b[2], c[0]) - SIMD4(a[0], a[2], b[0], b[2])
+            let dy = SIMD4(a[3], b[1], b[3], c[1]) - SIMD4(a[1], a[3], b[1], b[3])
+            let four = (dx * dx + dy * dy).squareRoot()
+            UnsafeMutableRawPointer(lengths + index).storeBytes(of: four, as: SIMD4<Double>.self)
+            total += four[0]
+            total += four[1]
+            total += four[2]
+            total += four[3]
+            index += 4
+        }
+        while index < segments {
+            let length = distance(input[index], input[index + 1])
+            lengths[index] = length
+            total += length
+            index += 1
+        }
+        return total
     }
 
     // MARK: - Translation, scale, rotation
