@@ -1,52 +1,22 @@
+import RecognitionKernels
+import RecognitionKernelsWide
+
 extension CheckmarkDetector {
     // MARK: - The corner search
 
     /// The corner: the point farthest from the chord, on the side a check bends to (below it, on screen), among
-    /// points `1..<count-1`; -1 when none is below the chord.
-    ///
-    /// Four points at a time; each lane keeps its first maximum and the lanes are merged by value, then index, so
-    /// the result is the same as a scalar scan's (the arithmetic per point is identical).
+    /// points `1..<count-1`; -1 when none is below the chord. Runs `ElasticMatcher.KernelBuild.current`.
     static func corner(
         _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, count n: Int, start: SIMD2<Double>,
         chord: SIMD2<Double>
     ) -> Int {
-        typealias Vector = SIMD4<Double>
-        let width = Vector.scalarCount
-        let startX = Vector(repeating: start.x)
-        let startY = Vector(repeating: start.y)
-        let chordX = Vector(repeating: chord.x)
-        let chordY = Vector(repeating: chord.y)
-        var best = Vector.zero
-        var bestIndex = SIMD4<Int64>(repeating: -1)
-        var index = SIMD4<Int64>(1, 2, 3, 4)
-        let step = SIMD4<Int64>(repeating: Int64(width))
-        var i = 1
-        while i + width <= n - 1 {
-            let x = UnsafeRawPointer(xs.baseAddress! + i).loadUnaligned(as: Vector.self)
-            let y = UnsafeRawPointer(ys.baseAddress! + i).loadUnaligned(as: Vector.self)
-            let side = chordX * (y - startY) - chordY * (x - startX)  // > 0: below the chord
-            let better = side .> best
-            best.replace(with: side, where: better)
-            bestIndex.replace(with: index, where: better)
-            index &+= step
-            i += width
+        switch ElasticMatcher.KernelBuild.current {
+        case .wide:
+            RecognitionKernelsWide.CornerKernel.corner(
+                xs: xs.baseAddress!, ys: ys.baseAddress!, count: n, start: start, chord: chord)
+        case .portable:
+            RecognitionKernels.CornerKernel.corner(
+                xs: xs.baseAddress!, ys: ys.baseAddress!, count: n, start: start, chord: chord)
         }
-        var farthest = 0.0
-        var corner = -1
-        for lane in 0..<width where bestIndex[lane] >= 0 {
-            if best[lane] > farthest || (best[lane] == farthest && corner >= 0 && Int(bestIndex[lane]) < corner) {
-                farthest = best[lane]
-                corner = Int(bestIndex[lane])
-            }
-        }
-        while i < n - 1 {
-            let side = chord.x * (ys[i] - start.y) - chord.y * (xs[i] - start.x)
-            if side > farthest {
-                farthest = side
-                corner = i
-            }
-            i += 1
-        }
-        return corner
     }
 }

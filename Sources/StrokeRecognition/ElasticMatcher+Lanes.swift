@@ -6,7 +6,8 @@ extension ElasticMatcher {
     /// Lanes computed at once by `distances(candidates:templates:count:band:rows:)`.
     public typealias Lanes = SIMD8<Float>
 
-    /// Which build of the matcher's kernels this process runs.
+    /// Which build of the recognition kernels (the matcher's and the checkmark detector's corner search) this
+    /// process runs.
     public enum KernelBuild: String, Sendable {
         /// Built for any CPU of the architecture (SSE2 on x86-64).
         case portable

@@ -58,6 +58,34 @@ struct MatchingKernelsTests {
         }
     }
 
+    @Test("both builds find the same checkmark corner", arguments: [2, 3, 5, 8, 33, 65])
+    func cornerBuildsAgree(count: Int) {
+        guard ElasticMatcher.KernelBuild.current == .wide else { return }  // the wide build cannot run here
+        for seed in UInt64(1)...50 {
+            // Coarse values, so that ties between points happen.
+            let values = Self.lanes(2 * count, seed: seed).flatMap { lanes in
+                (0..<8).map { Double(lanes[$0] * 4).rounded() }
+            }
+            let xs = Array(values[0..<count])
+            let ys = Array(values[count..<(2 * count)])
+            let start = SIMD2(xs[0], ys[0])
+            let chord = SIMD2(xs[count - 1], ys[count - 1]) - start
+            let portable = RecognitionKernels.CornerKernel.corner(
+                xs: xs, ys: ys, count: count, start: start, chord: chord)
+            let wide = RecognitionKernelsWide.CornerKernel.corner(
+                xs: xs, ys: ys, count: count, start: start, chord: chord)
+            #expect(portable == wide)
+            // The first point farthest below the chord, by a plain scan.
+            var expected = -1
+            var farthest = 0.0
+            for i in 1..<max(1, count - 1) {
+                let side = chord.x * (ys[i] - start.y) - chord.y * (xs[i] - start.x)
+                if side > farthest { (expected, farthest) = (i, side) }
+            }
+            #expect(portable == expected)
+        }
+    }
+
     @Test("the wide build is chosen exactly where the kernel reports the CPU flags of x86-64-v3")
     func choice() throws {
         #if arch(x86_64) && os(Linux)
