@@ -53,14 +53,20 @@ struct OpenStrokes {
         return nil
     }
 
-    /// The stroke at `index` (0 is the oldest), in place.
+    /// The stroke at `index` (0 is the oldest).
     subscript(index: Int) -> OpenStroke {
         @inline(__always) _read {
             if index == 0 { yield first! } else { yield rest[index - 1] }
         }
-        @inline(__always) _modify {
-            if index == 0 { yield &first! } else { yield &rest[index - 1] }
-        }
+    }
+
+    /// Calls `body` with the stroke at `index`, in place.
+    ///
+    /// A method rather than a `_modify` accessor: measured, the accessor was not inlined, and its coroutine frame
+    /// took a `malloc` for every message.
+    @inline(__always)
+    mutating func withStroke<Result>(at index: Int, _ body: (inout OpenStroke) -> Result) -> Result {
+        if index == 0 { body(&first!) } else { body(&rest[index - 1]) }
     }
 
     /// Adds a stroke after the open ones.

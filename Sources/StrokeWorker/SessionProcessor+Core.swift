@@ -126,7 +126,9 @@ extension SessionProcessor {
             var overflowed = false
             let limit = configuration.maxPointsPerStroke
             message.points.withUnsafeBufferPointer { points in
-                Self.feed(&session.strokes[index], points, limit: limit, fired: &fired, overflowed: &overflowed)
+                session.strokes.withStroke(at: index) { stroke in
+                    Self.feed(&stroke, points, limit: limit, fired: &fired, overflowed: &overflowed)
+                }
             }
             // Events in the order their points came: the detector fires at most once, before any overflow.
             if let fired {
