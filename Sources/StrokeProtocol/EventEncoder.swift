@@ -60,11 +60,10 @@ public enum EventEncoder {
     }
 
     /// `match` (a gesture was recognized) or `nomatch` (none scored above the library's threshold, or the
-    /// stroke was degenerate: `reason`). `candidates` is read twice (a lazy map of the recognizer's result does:
-    /// no array is built per event).
+    /// stroke was degenerate: `reason`).
     public static func result(
-        _ context: Context, name: String?, score: Double?, candidates: some Collection<Candidate>, points: Int,
-        library: String, reason: String? = nil, into writer: inout JSONWriter
+        _ context: Context, name: String?, score: Double?, candidates: [Candidate], points: Int, library: String,
+        reason: String? = nil, into writer: inout JSONWriter
     ) {
         var bound = 256 + string(name) + string(reason) + string(library)
         for candidate in candidates { bound += 80 + string(candidate.name) }

@@ -22,7 +22,7 @@ public struct RecognitionRequest {
             let result = try recognizer.recognize(points: points)
             EventEncoder.result(
                 context, name: result.match?.name, score: result.match?.score,
-                candidates: result.candidates.lazy.map { .init(name: $0.name, score: $0.score) },
+                candidates: result.candidates.map { .init(name: $0.name, score: $0.score) },
                 points: points.count, library: library,
                 reason: result.match == nil ? "below_threshold" : nil, into: &writer)
         } catch {
