@@ -49,8 +49,25 @@ extension CheckmarkDetector {
         public mutating func add(
             contentsOf points: UnsafeBufferPointer<StrokePoint>, buffer: UnsafeMutablePointer<Double>
         ) -> Detection? {
+            add(count: points.count, position: { points[$0].position }, time: { points[$0].time }, buffer: buffer)
+        }
+
+        /// Feeds a batch of positions, for callers that keep points in a layout of their own; `time(k)` is read
+        /// only for the position `k` that fires, if one does. The same as `add(contentsOf:buffer:)` otherwise.
+        @discardableResult
+        public mutating func add(
+            positions: UnsafeBufferPointer<SIMD2<Double>>, time: (Int) -> Double, buffer: UnsafeMutablePointer<Double>
+        ) -> Detection? {
+            add(count: positions.count, position: { positions[$0] }, time: time, buffer: buffer)
+        }
+
+        @inline(__always)
+        private mutating func add(
+            count batch: Int, position: (Int) -> SIMD2<Double>, time: (Int) -> Double,
+            buffer: UnsafeMutablePointer<Double>
+        ) -> Detection? {
             let first = pointsSeen
-            pointsSeen += points.count
+            pointsSeen += batch
             guard !walk.fired else { return nil }
             var walk = self.walk
             let settings = self.settings
@@ -58,10 +75,10 @@ extension CheckmarkDetector {
             let xs = buffer
             let ys = buffer + settings.room
             var fired: Int?
-            for offset in points.indices {
-                let point = points[offset]
+            for offset in 0..<batch {
+                let point = position(offset)
                 guard point.x.isFinite, point.y.isFinite,
-                    Self.append(point.position, to: &walk, xs: xs, ys: ys, capacity: capacity)
+                    Self.append(point, to: &walk, xs: xs, ys: ys, capacity: capacity)
                 else { continue }
                 let count = Int(walk.count)
                 if CheckmarkDetector.mightFire(count: count, xs: xs, ys: ys, legPoints: legPoints),
@@ -77,7 +94,7 @@ extension CheckmarkDetector {
             walk.fired = fired != nil
             self.walk = walk
             guard let fired else { return nil }
-            detection = Detection(pointIndex: first + fired, time: points[fired].time)
+            detection = Detection(pointIndex: first + fired, time: time(fired))
             return detection
         }
 

@@ -161,13 +161,8 @@ extension SessionProcessor {
                 stroke.storage.append(UnsafeBufferPointer(rebasing: points[..<accepted]))
             }
             if stroke.detecting, accepted > 0 {
-                fired = withUnsafeTemporaryAllocation(of: StrokePoint.self, capacity: accepted) { buffer in
-                    for k in 0..<accepted {
-                        let point = points[k]
-                        buffer.initializeElement(at: k, to: StrokePoint(x: point.x, y: point.y, time: point.t))
-                    }
-                    return stroke.storage.detect(UnsafeBufferPointer(buffer))
-                }
+                // The detector reads the positions just stored: no copy of the batch.
+                fired = stroke.storage.detectAppended(accepted) { points[$0].t }
             }
             if accepted < points.count {
                 stroke.overflowed = true

@@ -80,14 +80,17 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
 
     // MARK: - Detector
 
-    /// Feeds the detector a batch of points (as `CheckmarkDetector.State.add(contentsOf:buffer:)`), its buffer
-    /// being this storage's front.
+    /// Feeds the detector the last `count` points appended (as
+    /// `CheckmarkDetector.State.add(positions:time:buffer:)`), read where they are stored; its buffer is this
+    /// storage's front. `time(k)` is read only for the point `k` of those that fires, if one does.
     @inline(__always)
-    func detect(_ points: UnsafeBufferPointer<StrokePoint>) -> CheckmarkDetector.Detection? {
+    func detectAppended(_ count: Int, time: (Int) -> Double) -> CheckmarkDetector.Detection? {
         withUnsafeMutablePointers { header, elements in
             let doubles = 2 * header.pointee.detectorElements
+            let appended = UnsafeBufferPointer(
+                start: elements + header.pointee.detectorElements + header.pointee.pointCount - count, count: count)
             return UnsafeMutableRawPointer(elements).withMemoryRebound(to: Double.self, capacity: doubles) {
-                header.pointee.detector.add(contentsOf: points, buffer: $0)
+                header.pointee.detector.add(positions: appended, time: time, buffer: $0)
             }
         }
     }
