@@ -50,7 +50,13 @@ public struct CheckmarkDetector: Sendable {
     /// Feeds one point; returns the detection if this point fired it. Non-finite points are ignored.
     @discardableResult
     public mutating func add(_ point: StrokePoint) -> Detection? {
-        withUnsafePointer(to: point) { add(contentsOf: UnsafeBufferPointer(start: $0, count: 1)) }
+        withUnsafePointer(to: point.position) { position in
+            coordinates.withUnsafeMutableBufferPointer { buffer in
+                state.add(
+                    positions: UnsafeBufferPointer(start: position, count: 1), time: { _ in point.time },
+                    buffer: buffer.baseAddress!)
+            }
+        }
     }
 
     /// Feeds a batch of points (as touch frameworks coalesce them); returns the detection if one of them fired
