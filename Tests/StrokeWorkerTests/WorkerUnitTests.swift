@@ -40,8 +40,7 @@ struct WorkerUnitTests {
                 storage = storage.grown(toHold: storage.header.pointCount + batch.count)
             }
             batch.withUnsafeBufferPointer { storage.append($0) }
-            let strokePoints = batch.map { StrokePoint(x: $0.x, y: $0.y, time: $0.t) }
-            let detection = strokePoints.withUnsafeBufferPointer { storage.detect($0) }
+            let detection = storage.detectAppended(batch.count) { batch[$0].t }
             fired = fired ?? detection
         }
         #expect(fired == expected)
