@@ -3,6 +3,8 @@ public struct JSONWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8] = []
     private var needsComma = false
+    /// Scratch for writes whose bound is over `stackBound`, grown as needed and kept.
+    private var large: [UInt8] = []
 
     /// Creates a writer with some capacity.
     public init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
@@ -67,17 +69,35 @@ public struct JSONWriter: Sendable {
 
     // MARK: - Writing in one piece
 
-    /// Runs `body` with a cursor over a scratch buffer of `bound` bytes (on the stack when small) and appends
-    /// what it wrote in one piece. `bound` must cover everything `body` writes: add up the bounds that
-    /// `JSONCursor`'s methods document.
+    /// Runs `body` with a cursor over a scratch buffer of `bound` bytes and appends what it wrote in one piece.
+    /// `bound` must cover everything `body` writes: add up the bounds that `JSONCursor`'s methods document.
+    ///
+    /// The scratch is on the stack up to `stackBound` bytes; above, the writer's own buffer, kept between calls
+    /// (`withUnsafeTemporaryAllocation` would call `malloc` for every large event off the main thread).
     @inline(__always)
     mutating func write(bound: Int, _ body: (inout JSONCursor) -> Void) {
         let comma = needsComma
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
-            var cursor = JSONCursor(base: scratch.baseAddress!, capacity: bound, needsComma: comma)
+        func run(_ scratch: UnsafeMutablePointer<UInt8>) -> (count: Int, needsComma: Bool) {
+            var cursor = JSONCursor(base: scratch, capacity: bound, needsComma: comma)
             body(&cursor)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<cursor.count]))
-            needsComma = cursor.needsComma
+            return (cursor.count, cursor.needsComma)
+        }
+        if bound <= Self.stackBound {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
+                let (count, comma) = run(scratch.baseAddress!)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<count]))
+                needsComma = comma
+            }
+        } else {
+            if large.count < bound { large = [UInt8](repeating: 0, count: max(bound, 2 * large.count)) }
+            large.withUnsafeMutableBufferPointer { scratch in
+                let (count, comma) = run(scratch.baseAddress!)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<count]))
+                needsComma = comma
+            }
         }
     }
+
+    /// The largest scratch taken on the stack: what `withUnsafeTemporaryAllocation` keeps there on any thread.
+    static let stackBound = 1024
 }
