@@ -89,12 +89,14 @@ public struct JSONWriter: Sendable {
                 needsComma = comma
             }
         } else {
-            if large.count < bound { large = [UInt8](repeating: 0, count: max(bound, 2 * large.count)) }
-            large.withUnsafeMutableBufferPointer { scratch in
-                let (count, comma) = run(scratch.baseAddress!)
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<count]))
-                needsComma = comma
-            }
+            // Taken out of `self` for the call, so that nothing else in `self` is touched while it is borrowed.
+            var scratch = large
+            large = []
+            if scratch.count < bound { scratch = [UInt8](repeating: 0, count: max(bound, 2 * scratch.count)) }
+            let (count, comma) = scratch.withUnsafeMutableBufferPointer { run($0.baseAddress!) }
+            scratch.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<count])) }
+            needsComma = comma
+            large = scratch
         }
     }
 
