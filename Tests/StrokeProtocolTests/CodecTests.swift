@@ -247,6 +247,33 @@ struct CodecTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":[true,null,-1.25],"k\"":false}"#)
     }
 
+    @Test("writes over the stack's 1,024 bytes use the writer's scratch and keep everything in order, copies too")
+    func largeWrites() {
+        var writer = JSONWriter()
+        var expected = [UInt8]()
+        writer.beginArray()
+        expected += Array("[".utf8)
+        for k in 0..<40 {
+            // Bounds alternate below and above the stack's limit, and grow (the scratch grows with them).
+            let text = String(repeating: k % 2 == 0 ? "é" : "\"", count: k % 2 == 0 ? 3 : 40 * k + 200)
+            writer.string(text)
+            writer.integer(k)
+            expected += (k == 0 ? [] : Array(",".utf8)) + Reference.string(Array(text.utf8)) + Array(",\(k)".utf8)
+        }
+        // A copy shares the scratch until one of them writes: each must keep its own bytes.
+        var copy = writer
+        copy.string(String(repeating: "c", count: 500))
+        writer.string(String(repeating: "w", count: 600))
+        writer.endArray()
+        copy.endArray()
+        #expect(
+            writer.bytes == expected + Array(",".utf8)
+                + Reference.string(Array(repeating: UInt8(ascii: "w"), count: 600)) + Array("]".utf8))
+        #expect(
+            copy.bytes == expected + Array(",".utf8) + Reference.string(Array(repeating: UInt8(ascii: "c"), count: 500))
+                + Array("]".utf8))
+    }
+
     /// The writer's output as its first version wrote it, a byte at a time: the reference for the test above.
     enum Reference {
         static func number(_ value: Double, decimals: Int) -> [UInt8] {
