@@ -141,8 +141,7 @@ public struct Recognizer: Sendable {
         let size = min(wanted, gestureIDs.count)
         return withUnsafeTemporaryAllocation(of: Shortlisted.self, capacity: size) { shortlist in
             protractorShortlist(vector, into: shortlist)
-            return withUnsafeTemporaryAllocation(of: Scored.self, capacity: size) { buffer in
-                var scored = buffer
+            return withUnsafeTemporaryAllocation(of: Scored.self, capacity: size) { scored in
                 if configuration.shortlist == 0 {
                     for (k, entry) in shortlist.enumerated() {
                         let alignment = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation)
@@ -151,27 +150,33 @@ public struct Recognizer: Sendable {
                 } else {
                     rerank(UnsafeBufferPointer(shortlist), elastic: elastic, into: scored)
                 }
-                scored.sort { $0.distance < $1.distance }
-                return result(UnsafeBufferPointer(scored))
+                return result(scored)
             }
         }
     }
 
-    /// The result from the scored templates, best first: the best `topK` distinct gestures, whose names are
-    /// looked up only for them.
-    private func result(_ scored: UnsafeBufferPointer<Scored>) -> RecognitionResult {
+    /// The result from the scored templates, in shortlist order: the best `topK` distinct gestures, best first,
+    /// ties by shortlist order (as a stable sort by distance would give), their names looked up only for them.
+    ///
+    /// Each candidate is one scan for the lowest distance; its gesture's other entries are then set to infinity,
+    /// so the next scan passes them over: `topK` scans in all, no sort.
+    private func result(_ scored: UnsafeMutableBufferPointer<Scored>) -> RecognitionResult {
         var candidates = [RecognitionResult.Candidate]()
         candidates.reserveCapacity(min(configuration.topK, scored.count))
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: candidates.capacity) { chosen in
-            for entry in scored where entry.distance.isFinite {
-                guard !chosen[0..<candidates.count].contains(entry.gesture) else { continue }
-                chosen[candidates.count] = entry.gesture
-                let distance = Double(entry.distance)
-                candidates.append(
-                    RecognitionResult.Candidate(
-                        name: gestureNames[Int(entry.gesture)], score: 1 / (1 + distance), distance: distance))
-                if candidates.count == configuration.topK { break }
+        while candidates.count < configuration.topK {
+            var best = -1
+            var lowest = Float.infinity
+            for k in scored.indices where scored[k].distance < lowest {
+                best = k
+                lowest = scored[k].distance
             }
+            guard best >= 0 else { break }
+            let gesture = scored[best].gesture
+            for k in scored.indices where scored[k].gesture == gesture { scored[k].distance = .infinity }
+            let distance = Double(lowest)
+            candidates.append(
+                RecognitionResult.Candidate(
+                    name: gestureNames[Int(gesture)], score: 1 / (1 + distance), distance: distance))
         }
         let match = candidates.first.flatMap { $0.score >= library.minimumScore ? $0 : nil }
         return RecognitionResult(match: match, candidates: candidates)
