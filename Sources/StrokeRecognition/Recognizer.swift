@@ -112,7 +112,7 @@ public struct Recognizer: Sendable {
     ///
     /// - Throws: as `recognize(points:)`.
     public func recognize(points: UnsafeBufferPointer<SIMD2<Double>>) throws(RecognitionError) -> RecognitionResult {
-        // The features live on the stack for the call: no allocation but the result's.
+        // The features live in temporary memory for the call: no arrays but the result's.
         try ShapeFeatures.withFeatures(
             of: points, pointCount: configuration.pointCount, tangentWeight: configuration.tangentWeight,
             recognize(vector:elastic:))
