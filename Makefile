@@ -6,9 +6,9 @@ PYTHON       ?= python3
 DATASET      ?= ../shared/datasets/dollar1
 RELEASE_BIN  := .build/release
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
-# TARGET_CPU=haswell (or any `swiftc -target-cpu` name) builds the release binaries for that CPU and newer:
-# recognition about 10% faster on the benchmark machine (Benchmarks.md), but then they need AVX2 and FMA. The
-# default build already runs the matcher's AVX2 kernels where the CPU has them.
+# TARGET_CPU=haswell (or any `swiftc -target-cpu` name) builds the release binaries for that CPU and newer,
+# which then need AVX2 and FMA. Since session 7 it gains nothing measurable on the benchmark machine
+# (Benchmarks.md): the default build already runs the recognition kernels' AVX2 build where the CPU has it.
 # Default: empty, a portable x86-64 (or arm64) build.
 TARGET_CPU   ?=
 CPU_FLAGS    := $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU))
