@@ -30,27 +30,37 @@ struct CheckmarkDetectorTests {
         }
     }
 
-    @Test("point by point and in batches of any size give the same detection, and every point is counted")
-    func batching() {
+    @Test(
+        "point by point and in batches of any size give the same detection, and every point is counted",
+        arguments: [false, true])
+    func batching(withNonFinitePoints: Bool) {
         for log in Fixtures.logs {
+            var points = log.points
+            if withNonFinitePoints {
+                // Points the detector skips, among the others: batches then fall back to one length at a time.
+                for (k, bad) in [StrokePoint(x: .nan, y: 1), StrokePoint(x: 2, y: .infinity)].enumerated()
+                where points.count > 10 {
+                    points.insert(bad, at: points.count * (k + 1) / 3)
+                }
+            }
             var single = CheckmarkDetector()
             var one: CheckmarkDetector.Detection?
-            for point in log.points {
+            for point in points {
                 if let fired = single.add(point) { one = fired }
             }
-            #expect(single.pointCount == log.points.count)
-            for batch in [2, 7, 32] {
+            #expect(single.pointCount == points.count)
+            for batch in [2, 7, 32, 100] {
                 var batched = CheckmarkDetector()
                 var fired: CheckmarkDetector.Detection?
                 var index = 0
-                while index < log.points.count {
-                    let detection = batched.add(contentsOf: log.points[index..<min(index + batch, log.points.count)])
+                while index < points.count {
+                    let detection = batched.add(contentsOf: points[index..<min(index + batch, points.count)])
                     #expect(detection == nil || fired == nil, "fires once")
                     fired = fired ?? detection
                     index += batch
                 }
                 #expect(fired == one, "\(log.gesture) in batches of \(batch)")
-                #expect(batched.pointCount == log.points.count)
+                #expect(batched.pointCount == points.count)
             }
         }
     }
