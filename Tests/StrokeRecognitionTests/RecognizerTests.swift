@@ -200,6 +200,23 @@ struct RecognizerTests {
         #expect(compared >= 16 * 16)
     }
 
+    @Test("the top k candidates are the first k of a longer list: distinct gestures, best first", arguments: [1, 2, 5])
+    func topKIsAPrefix(topK: Int) throws {
+        let all = try Recognizer(library: Self.library, configuration: RecognizerConfiguration(topK: 16))
+        let few = try Recognizer(library: Self.library, configuration: RecognizerConfiguration(topK: topK))
+        var compared = 0
+        for log in Fixtures.logs where log.subject != "s02" {
+            let full = try all.recognize(log.points).candidates
+            let head = try few.recognize(log.points).candidates
+            #expect(Set(full.map(\.name)).count == full.count, "distinct gestures")
+            #expect(zip(full, full.dropFirst()).allSatisfy { $0.distance <= $1.distance }, "best first")
+            #expect(head.map(\.name) == full.prefix(topK).map(\.name))
+            #expect(head.map(\.distance) == full.prefix(topK).map(\.distance))
+            compared += 1
+        }
+        #expect(compared >= 30)
+    }
+
     /// DTW of one pair with the scalar matcher, the candidate rotated by the Protractor angle when asked.
     static func scalarDistance(_ candidate: ShapeFeatures, _ template: ShapeFeatures, rotate: Bool, bound: Float)
         -> Float
