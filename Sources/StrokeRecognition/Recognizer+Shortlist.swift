@@ -20,8 +20,8 @@ extension Recognizer {
         let laneCount = Lanes.scalarCount
         let count = gestureIDs.count
         let groups = (count + laneCount - 1) / laneCount
-        withUnsafeTemporaryAllocation(of: Lanes.self, capacity: 3 * groups) { buffer in
-            let dots = buffer.baseAddress!
+        Workspace.with(byteCount: 3 * groups * MemoryLayout<Lanes>.stride) { workspace in
+            let dots = workspace.bindMemory(to: Lanes.self, capacity: 3 * groups)
             let similarities = dots + 2 * groups
             protractorLanes.withUnsafeBufferPointer { all in
                 ElasticMatcher.protractorSimilarities(

@@ -199,8 +199,9 @@ public struct Recognizer: Sendable {
         let length = n * ElasticMatcher.stride
         let laneCount = Lanes.scalarCount
         let zeroVectors = (length + laneCount - 1) / laneCount
-        withUnsafeTemporaryAllocation(of: Lanes.self, capacity: 2 * length + 2 * n + zeroVectors) { buffer in
-            let candidates = buffer.baseAddress!
+        let lanesNeeded = 2 * length + 2 * n + zeroVectors
+        Workspace.with(byteCount: lanesNeeded * MemoryLayout<Lanes>.stride) { workspace in
+            let candidates = workspace.bindMemory(to: Lanes.self, capacity: lanesNeeded)
             let templates = candidates + length
             let rows = templates + length
             let zeros = rows + 2 * n

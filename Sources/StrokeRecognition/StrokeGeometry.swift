@@ -47,8 +47,9 @@ public enum StrokeGeometry {
         let count = output.count
         precondition(count >= 2 && !input.isEmpty)
         let segments = input.count - 1
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: max(segments, 1)) { lengths in
-            let total = segmentLengths(input, into: lengths.baseAddress!)
+        Workspace.with(byteCount: max(segments, 1) * MemoryLayout<Double>.stride) { workspace in
+            let lengths = workspace.bindMemory(to: Double.self, capacity: max(segments, 1))
+            let total = segmentLengths(input, into: lengths)
             let first = (input[0] - origin) * scale
             guard total > 0 else {
                 for k in 0..<count { output[k] = first }
