@@ -83,9 +83,10 @@ extension CheckmarkDetector {
                     let end = min(batch, chunk + Self.lengthChunk)
                     let known =
                         end - chunk >= 4 && walk.hasLast
-                        && Self.segmentLengths(
+                        && StrokeGeometry.segmentLengths(
                             from: SIMD2(walk.lastX, walk.lastY), count: end - chunk,
-                            position: { position(chunk + $0) }, into: lengths.baseAddress!)
+                            position: { position(chunk + $0) }, into: lengths.baseAddress!
+                        ).finite
                     for offset in chunk..<end {
                         let point = position(offset)
                         guard point.x.isFinite, point.y.isFinite,
@@ -116,41 +117,10 @@ extension CheckmarkDetector {
 
         // MARK: - Resampling
 
-        /// Points whose segment lengths are computed ahead of the walk, at most (on the stack: 512 bytes).
+        /// Points whose segment lengths are computed ahead of the walk (`StrokeGeometry.segmentLengths`; a
+        /// non-finite one means the walk skips a point there, and the chunk falls back to one at a time), at most
+        /// (on the stack: 512 bytes).
         static let lengthChunk = 64
-
-        /// Writes the lengths of the segments from `start` to `position(0)`, then `position(k - 1)` to
-        /// `position(k)`, as `StrokeGeometry.distance` computes them (the same bits), four at a time; returns false,
-        /// and the caller computes them one by one, when one is not finite (a point the walk will skip, or an
-        /// overflow).
-        @inline(__always)
-        private static func segmentLengths(
-            from start: SIMD2<Double>, count: Int, position: (Int) -> SIMD2<Double>,
-            into lengths: UnsafeMutablePointer<Double>
-        ) -> Bool {
-            var previous = start
-            var k = 0
-            var finite = true
-            while k + 4 <= count {
-                let (p0, p1, p2, p3) = (position(k), position(k + 1), position(k + 2), position(k + 3))
-                let dx = SIMD4(p0.x, p1.x, p2.x, p3.x) - SIMD4(previous.x, p0.x, p1.x, p2.x)
-                let dy = SIMD4(p0.y, p1.y, p2.y, p3.y) - SIMD4(previous.y, p0.y, p1.y, p2.y)
-                let four = (dx * dx + dy * dy).squareRoot()
-                UnsafeMutableRawPointer(lengths + k).storeBytes(of: four, as: SIMD4<Double>.self)
-                // A NaN or infinite length fails the comparison.
-                finite = finite && all(four .< SIMD4(repeating: .infinity))
-                previous = p3
-                k += 4
-            }
-            while k < count {
-                let point = position(k)
-                lengths[k] = StrokeGeometry.distance(previous, point)
-                finite = finite && lengths[k] < .infinity
-                previous = point
-                k += 1
-            }
-            return finite
-        }
 
         /// Resamples online; returns whether a new resampled point was emitted. `known` is the length of the
         /// segment from the last point, when the caller has computed it.

@@ -49,7 +49,8 @@ public enum StrokeGeometry {
         let segments = input.count - 1
         Workspace.with(byteCount: max(segments, 1) * MemoryLayout<Double>.stride) { workspace in
             let lengths = workspace.bindMemory(to: Double.self, capacity: max(segments, 1))
-            let total = segmentLengths(input, into: lengths)
+            let total = segmentLengths(from: input[0], count: segments, position: { input[$0 + 1] }, into: lengths)
+                .total
             let first = (input[0] - origin) * scale
             guard total > 0 else {
                 for k in 0..<count { output[k] = first }
@@ -74,42 +75,46 @@ public enum StrokeGeometry {
         }
     }
 
-    /// Writes the length of each segment `input[k] → input[k + 1]` to `lengths[k]`; returns their sum, added in
-    /// order.
+    /// Writes the lengths of the segments `start → position(0)` and `position(k - 1) → position(k)` for
+    /// `k < count` to `lengths`; returns whether all are finite (false for a NaN or infinite point, or an
+    /// overflow) and their sum, added in order.
     ///
     /// Four segments at a time: the square roots, the slow part, run four to an instruction. Each length is
-    /// computed as `distance` computes it, so the values are the same bits.
-    private static func segmentLengths(
-        _ input: UnsafeBufferPointer<SIMD2<Double>>, into lengths: UnsafeMutablePointer<Double>
-    ) -> Double {
-        let segments = input.count - 1
-        guard segments > 0 else { return 0 }
-        let points = UnsafeRawPointer(input.baseAddress!)
-        let pointSize = MemoryLayout<SIMD2<Double>>.stride
+    /// computed as `distance` computes it, so the values are the same bits. The resampler and the checkmark
+    /// detector share it.
+    @inline(__always)
+    static func segmentLengths(
+        from start: SIMD2<Double>, count: Int, position: (Int) -> SIMD2<Double>,
+        into lengths: UnsafeMutablePointer<Double>
+    ) -> (finite: Bool, total: Double) {
+        var previous = start
+        var k = 0
+        var finite = true
         var total = 0.0
-        var index = 0
-        while index + 4 <= segments {
-            // Points index…index+4 as x0 y0 x1 y1 | x2 y2 x3 y3 | x4 y4.
-            let a = points.loadUnaligned(fromByteOffset: index * pointSize, as: SIMD4<Double>.self)
-            let b = points.loadUnaligned(fromByteOffset: (index + 2) * pointSize, as: SIMD4<Double>.self)
-            let c = points.loadUnaligned(fromByteOffset: (index + 4) * pointSize, as: SIMD2<Double>.self)
-            let dx = SIMD4(a[2], b[0], b[2], c[0]) - SIMD4(a[0], a[2], b[0], b[2])
-            let dy = SIMD4(a[3], b[1], b[3], c[1]) - SIMD4(a[1], a[3], b[1], b[3])
+        while k + 4 <= count {
+            let (p0, p1, p2, p3) = (position(k), position(k + 1), position(k + 2), position(k + 3))
+            let dx = SIMD4(p0.x, p1.x, p2.x, p3.x) - SIMD4(previous.x, p0.x, p1.x, p2.x)
+            let dy = SIMD4(p0.y, p1.y, p2.y, p3.y) - SIMD4(previous.y, p0.y, p1.y, p2.y)
             let four = (dx * dx + dy * dy).squareRoot()
-            UnsafeMutableRawPointer(lengths + index).storeBytes(of: four, as: SIMD4<Double>.self)
+            UnsafeMutableRawPointer(lengths + k).storeBytes(of: four, as: SIMD4<Double>.self)
+            // A NaN or infinite length fails the comparison.
+            finite = finite && all(four .< SIMD4(repeating: .infinity))
             total += four[0]
             total += four[1]
             total += four[2]
             total += four[3]
-            index += 4
+            previous = p3
+            k += 4
         }
-        while index < segments {
-            let length = distance(input[index], input[index + 1])
-            lengths[index] = length
-            total += length
-            index += 1
+        while k < count {
+            let point = position(k)
+            lengths[k] = distance(previous, point)
+            finite = finite && lengths[k] < .infinity
+            total += lengths[k]
+            previous = point
+            k += 1
         }
-        return total
+        return (finite, total)
     }
 
     // MARK: - Translation, scale, rotation
