@@ -5,6 +5,8 @@ final class ChildProcess {
     let process = Process()
     private let errorPipe = Pipe()
     private let outputPipe = Pipe()
+    /// The endpoints once read from the "listening" line, which is read only once.
+    private var endpoints: (input: String, output: String)?
 
     init(_ executable: String, _ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
@@ -36,6 +38,7 @@ final class ChildProcess {
 
     /// The worker's bound input and output endpoints, from its "listening" log line.
     func workerEndpoints() throws -> (input: String, output: String) {
+        if let endpoints { return endpoints }
         let line = try waitForLine(containing: "listening")
         func field(_ role: String) throws -> String {
             guard let range = line.range(of: "\(role):") else { throw BenchError("no \(role) in \(line)") }
@@ -43,7 +46,8 @@ final class ChildProcess {
         }
         // Drain further stderr in the background so the child never blocks on a full pipe.
         errorPipe.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-        return (try field("input"), try field("output"))
+        endpoints = (try field("input"), try field("output"))
+        return endpoints!
     }
 
     /// Standard output until the child exits.

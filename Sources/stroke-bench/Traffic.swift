@@ -75,6 +75,19 @@ struct Traffic {
         return traffic
     }
 
+    /// The traffic cut into `parts` consecutive pieces of about the same number of messages, to be sent one after
+    /// the other (strokes may span two pieces).
+    func split(into parts: Int) -> [Traffic] {
+        (0..<parts).map { part in
+            let range = (count * part / parts)..<(count * (part + 1) / parts)
+            var piece = Traffic()
+            piece.topics = Array(topics[range])
+            piece.payloads = Array(payloads[range])
+            piece.ends = ends.filter { range.contains($0) }.map { $0 - range.lowerBound }
+            return piece
+        }
+    }
+
     private static func wire(_ point: StrokePoint) -> WirePoint {
         WirePoint(x: point.x, y: point.y, t: point.time)
     }
