@@ -25,6 +25,8 @@ enum BenchCommand {
           --dataset DIR    strokes to send and templates to use (default ../shared/datasets/dollar1; synthetic
                            strokes when absent)
           --worker PATH    the stroke-worker binary (default: beside this one)
+          --worker-args A  arguments added to every worker the throughput, latency and memory sections start,
+                           separated by spaces (as "--recognition-offload always"; default: none)
           --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor)
           --cases LIST     throughput and processor cases to run, as ENCODING-POINTS (default
                            binary-1,binary-32,json-1,json-32)
@@ -68,7 +70,7 @@ enum BenchCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help"])
             try args.rejectUnknown([
                 "quick", "json", "help", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
-                "messages", "sessions",
+                "messages", "sessions", "worker-args",
             ])
             if args.flag("help") {
                 print(usage)
@@ -118,10 +120,11 @@ enum BenchCommand {
                 }
                 return count
             }.nilIfEmpty ?? [1000, 10_000]
-        let bench = WorkerBenchmarks(
+        var bench = WorkerBenchmarks(
             worker: worker, myself: myself, strokes: strokes, quick: quick,
             messages: args.value("messages") == nil ? nil : try args.parsed("messages", default: 400_000),
             context: try ZMQContext())
+        bench.workerArguments = (args.value("worker-args") ?? "").split(separator: " ").map(String.init)
         var report = Report(
             runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [],
             detectorNanosecondsPerPoint: nil, processor: [],

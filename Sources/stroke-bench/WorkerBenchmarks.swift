@@ -90,6 +90,8 @@ struct WorkerBenchmarks {
     }
 
     let worker: String
+    /// Arguments added to every stroke-worker started (`--worker-args`), to measure another configuration.
+    var workerArguments: [String] = []
     let myself: String
     let strokes: [[StrokePoint]]
     let quick: Bool
@@ -153,7 +155,7 @@ struct WorkerBenchmarks {
             [
                 "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
                 "--stats-interval", "0", "--log-level", "info",
-            ])
+            ] + workerArguments)
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
         let before = process.threadCPUTimes()
@@ -202,7 +204,7 @@ struct WorkerBenchmarks {
             [
                 "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
                 "--stats-interval", "0",
-            ])
+            ] + workerArguments)
         defer { _ = worker.terminate() }
         let echo = try ChildProcess(
             myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
@@ -301,7 +303,7 @@ struct WorkerBenchmarks {
             [
                 "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
                 "--stats-interval", "0", "--idle-timeout", "3600",
-            ])
+            ] + workerArguments)
         defer { _ = worker.terminate() }
         let (input, output) = try worker.workerEndpoints()
         let context = self.context
