@@ -30,16 +30,11 @@ struct OffloadingSink: LaneSink {
     private var outstanding = 0
     /// Strokes handed over since the counters were last published.
     private var offloaded = 0
-    /// Calls of `send()` since gathered strokes were last handed to the helper.
-    private var sendsWaited = 0
 
     /// Queued entries (and strokes in the helper's hands) before the lane waits for the helper.
     static let queueLimit = SocketSink.queueLimit
     /// Strokes gathered before `send()` offers them to the helper (see `PipelineSink.offerThreshold`).
     static let offerThreshold = PipelineSink.offerThreshold
-    /// Calls of `send()` (one every `Lane.eventBatch` messages) after which gathered strokes are offered to the
-    /// helper however few they are: 4, so a stroke waits at most about 128 messages to be handed over.
-    static let offerAfterSends = 4
 
     init(socket: SocketSink, helper: RecognitionHelper) {
         self.socket = socket
@@ -74,26 +69,17 @@ struct OffloadingSink: LaneSink {
         queue.append((0, 0, -1))
         outstanding += 1
         offloaded += 1
-        if jobs.entries.count >= Self.offerThreshold, helper.jobs.offer(&jobs) { sendsWaited = 0 }
+        if jobs.entries.count >= Self.offerThreshold { _ = helper.jobs.offer(&jobs) }
         if outstanding >= Self.queueLimit || queue.count - head >= Self.queueLimit { drain() }
     }
 
     // MARK: - LaneSink
 
     /// Sends what is ready, without waiting, after offering the gathered strokes to the helper if there are
-    /// `offerThreshold` of them, or if they have waited `offerAfterSends` calls: offering every stroke at once
-    /// would wake the helper for every stroke or two, which costs a busy lane more than it saves, and waiting for
-    /// `offerThreshold` strokes of single-point input (a stroke every 80 messages or so) held events back for
-    /// about a thousand messages.
+    /// `offerThreshold` of them: offering fewer would wake the helper for every stroke or two, which costs a busy
+    /// lane more than it saves (the input running dry hands over the rest).
     mutating func send() {
-        if !jobs.entries.isEmpty {
-            sendsWaited += 1
-            if jobs.entries.count >= Self.offerThreshold || sendsWaited >= Self.offerAfterSends,
-                helper.jobs.offer(&jobs)
-            {
-                sendsWaited = 0
-            }
-        }
+        if jobs.entries.count >= Self.offerThreshold { _ = helper.jobs.offer(&jobs) }
         sendReady()
     }
 
@@ -110,7 +96,6 @@ struct OffloadingSink: LaneSink {
     /// Hands over the gathered strokes and sends the whole queue, waiting for results where needed.
     private mutating func drain() {
         if !jobs.entries.isEmpty { helper.jobs.hand(&jobs) }
-        sendsWaited = 0
         sendReady()
         while head < queue.count {
             // Every outstanding result but those already taken, in one wake-up.

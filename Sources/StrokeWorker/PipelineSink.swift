@@ -5,8 +5,6 @@ import StrokeProtocol
 struct PipelineSink: LaneSink {
     let pipe: EventPipe
     private var batch = EventPipe.Batch()
-    /// Calls of `send()` since the batch was last handed over.
-    private var sendsWaited = 0
 
     /// Entries in a batch before the lane waits for the publisher to take the previous one.
     static let batchLimit = 256
@@ -14,9 +12,6 @@ struct PipelineSink: LaneSink {
     /// the publisher for every stroke or two (measured: those wake-ups cost unbatched input 10%). When the input
     /// runs dry the lane flushes whatever is there.
     static let offerThreshold = 16
-    /// Calls of `send()` after which a batch is offered however few entries it holds, so that an event waits at
-    /// most about 128 messages (`OffloadingSink.offerAfterSends`).
-    static let offerAfterSends = OffloadingSink.offerAfterSends
 
     init(pipe: EventPipe) {
         self.pipe = pipe
@@ -36,18 +31,12 @@ struct PipelineSink: LaneSink {
     }
 
     mutating func send() {
-        guard !batch.entries.isEmpty else {
-            sendsWaited = 0
-            return
-        }
-        sendsWaited += 1
-        guard batch.entries.count >= Self.offerThreshold || sendsWaited >= Self.offerAfterSends else { return }
-        if pipe.offer(&batch) { sendsWaited = 0 }
+        guard batch.entries.count >= Self.offerThreshold else { return }
+        _ = pipe.offer(&batch)
     }
 
     mutating func flush() {
         guard !batch.entries.isEmpty else { return }
         pipe.hand(&batch)
-        sendsWaited = 0
     }
 }

@@ -103,47 +103,4 @@ struct OffloadingSinkTests {
             #expect(metrics.snapshot["strokesOffloaded"] == count)
         }
     }
-
-    @Test("a stroke handed over alone is offered after offerAfterSends sends, and comes back without a flush")
-    func sparseStrokes() throws {
-        try Self.withSink { (sink: inout OffloadingSink, subscriber: ZMQSocket, _: WorkerMetrics) throws in
-            sink.saturated = true
-            var writer = JSONWriter()
-            let expected = Self.recognize(1, topic: "sparse", into: &sink, writer: &writer)
-            for _ in 1..<OffloadingSink.offerAfterSends { sink.send() }
-            // Not offered yet, so nothing can have come back.
-            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
-            // From the next send on it is the helper's; the lane keeps sending between messages, never flushing.
-            var received: [[UInt8]]?
-            for _ in 0..<5000 where received == nil {
-                sink.send()
-                received = try subscriber.receiveMultipart(dontWait: true)
-                if received == nil { usleep(1000) }
-            }
-            #expect(received?.map { String(decoding: $0, as: UTF8.self) } == expected)
-            sink.flush()
-            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
-        }
-    }
-
-    @Test("a publisher thread's batch is offered once it holds offerThreshold entries or has waited offerAfterSends")
-    func pipelineOffers() {
-        let pipe = EventPipe()
-        var sink = PipelineSink(pipe: pipe)
-        var topic = "few"
-        topic.withUTF8 { topic in
-            let topic = UnsafeRawBufferPointer(topic)
-            sink.publish(topic: topic, payload: Array("{}".utf8))
-            for _ in 1..<PipelineSink.offerAfterSends { sink.send() }
-            #expect(pipe.take().batch == nil)
-            sink.send()
-            #expect(pipe.take().batch?.entries.count == 1)
-            // A full batch goes at the first send, and an empty one never.
-            for _ in 0..<PipelineSink.offerThreshold { sink.publish(topic: topic, payload: Array("{}".utf8)) }
-            sink.send()
-            #expect(pipe.take().batch?.entries.count == PipelineSink.offerThreshold)
-            for _ in 0..<(2 * PipelineSink.offerAfterSends) { sink.send() }
-            #expect(pipe.take().batch == nil)
-        }
-    }
 }
