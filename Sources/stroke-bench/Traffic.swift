@@ -15,6 +15,9 @@ struct Traffic {
     /// Index of every `end` message, with its session and stroke.
     var ends: [Int] = []
     var pointCount = 0
+    /// The session of every message, and the messages that begin a stroke: where `split` may cut.
+    var sessionOf: [Int32] = []
+    var begins: [Bool] = []
 
     var count: Int { topics.count }
 
@@ -69,23 +72,34 @@ struct Traffic {
                     buffer = writer.bytes
                 }
                 traffic.topics.append(topics[session])
+                traffic.sessionOf.append(Int32(session))
+                traffic.begins.append(message.kind == .begin)
                 traffic.payloads.append(buffer)
             }
         }
         return traffic
     }
 
-    /// The traffic cut into `parts` consecutive pieces of about the same number of messages, to be sent one after
-    /// the other (strokes may span two pieces).
+    /// The traffic cut into `parts` pieces of about the same number of messages, to be sent one after the
+    /// other. A stroke is never cut: each message goes to the piece in which its stroke began, so a piece ends
+    /// with the rest of the strokes begun in it, and a peer that keeps sessions sees every stroke whole, in order,
+    /// from one producer. The pieces' `pointCount` is left at 0 (only the latency section cuts traffic).
     func split(into parts: Int) -> [Traffic] {
-        (0..<parts).map { part in
-            let range = (count * part / parts)..<(count * (part + 1) / parts)
-            var piece = Traffic()
-            piece.topics = Array(topics[range])
-            piece.payloads = Array(payloads[range])
-            piece.ends = ends.filter { range.contains($0) }.map { $0 - range.lowerBound }
-            return piece
+        var pieces = [Traffic](repeating: Traffic(), count: parts)
+        var pieceOfSession = [Int: Int]()
+        var isEnd = [Bool](repeating: false, count: count)
+        for index in ends { isEnd[index] = true }
+        for index in 0..<count {
+            let session = Int(sessionOf[index])
+            if begins[index] { pieceOfSession[session] = min(parts - 1, index * parts / max(count, 1)) }
+            let part = pieceOfSession[session] ?? 0
+            if isEnd[index] { pieces[part].ends.append(pieces[part].count) }
+            pieces[part].topics.append(topics[index])
+            pieces[part].payloads.append(payloads[index])
+            pieces[part].sessionOf.append(sessionOf[index])
+            pieces[part].begins.append(begins[index])
         }
+        return pieces
     }
 
     private static func wire(_ point: StrokePoint) -> WirePoint {
