@@ -103,4 +103,73 @@ struct OffloadingSinkTests {
             #expect(metrics.snapshot["strokesOffloaded"] == count)
         }
     }
+
+    /// Calls `send()` as a lane does between messages, never flushing, until `count` events have come; at most
+    /// 5,000 times, a millisecond apart.
+    static func sendUntilReceived(
+        _ count: Int, _ sink: inout OffloadingSink, _ subscriber: ZMQSocket
+    ) throws -> [[String]] {
+        var received = [[String]]()
+        for _ in 0..<5000 where received.count < count {
+            sink.send()
+            while received.count < count, let frames = try subscriber.receiveMultipart(dontWait: true) {
+                received.append(frames.map { String(decoding: $0, as: UTF8.self) })
+            }
+            if received.count < count { usleep(1000) }
+        }
+        return received
+    }
+
+    @Test("a lone stroke waits offerAfterSends sends, then the lane recognizes it itself, without a flush")
+    func loneStroke() throws {
+        try Self.withSink { (sink: inout OffloadingSink, subscriber: ZMQSocket, metrics: WorkerMetrics) throws in
+            sink.saturated = true
+            var writer = JSONWriter()
+            let expected = Self.recognize(1, topic: "sparse", into: &sink, writer: &writer)
+            for _ in 1..<OffloadingSink.offerAfterSends { sink.send() }
+            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
+            #expect(try Self.sendUntilReceived(1, &sink, subscriber) == [expected])
+            sink.flush()
+            #expect(metrics.snapshot["strokesOffloaded", default: 0] == 0)
+            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
+        }
+    }
+
+    @Test("more strokes than the lane recognizes itself go to the helper after offerAfterSends sends")
+    func fewStrokes() throws {
+        try Self.withSink { (sink: inout OffloadingSink, subscriber: ZMQSocket, metrics: WorkerMetrics) throws in
+            sink.saturated = true
+            var writer = JSONWriter()
+            let count = OffloadingSink.recognizeHereLimit + 1
+            let expected = (0..<count).map { Self.recognize($0, topic: "few", into: &sink, writer: &writer) }
+            for _ in 1..<OffloadingSink.offerAfterSends { sink.send() }
+            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
+            #expect(try Self.sendUntilReceived(count, &sink, subscriber) == expected)
+            sink.flush()
+            #expect(metrics.snapshot["strokesOffloaded"] == count)
+        }
+    }
+
+    @Test("a stroke after others in the helper's hands comes out behind them, whoever recognizes it")
+    func behindTheHelper() throws {
+        try Self.withSink { (sink: inout OffloadingSink, subscriber: ZMQSocket, metrics: WorkerMetrics) throws in
+            sink.saturated = true
+            var writer = JSONWriter()
+            let count = OffloadingSink.offerThreshold + 1
+            var expected = [[String]]()
+            for k in 0..<count {
+                expected.append(Self.recognize(k, topic: "s\(k % 3)", into: &sink, writer: &writer))
+                if k == OffloadingSink.offerThreshold - 1 {
+                    // An event of the lane's own between the helper's strokes and the last one.
+                    SocketSinkTests.publish(&sink, "lane", "{}")
+                    expected.append(["lane", "{}"])
+                }
+            }
+            #expect(try Self.sendUntilReceived(expected.count, &sink, subscriber) == expected)
+            sink.flush()
+            // The last stroke goes to the helper if the first ones are still out, else the lane recognizes it.
+            let offloaded = metrics.snapshot["strokesOffloaded", default: 0]
+            #expect(offloaded == count || offloaded == count - 1)
+        }
+    }
 }
