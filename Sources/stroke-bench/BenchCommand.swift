@@ -13,7 +13,7 @@ enum BenchCommand {
                       binary and JSON, 1 and 32 points per message, 1,000 and 10,000 sessions (the raw
                       rate is measured before and after the worker and averaged)
           latency     stroke end sent → match received at half the measured capacity, vs a raw echo; the two
-                      take turns, a second each, four times
+                      take turns, half a second each, eight times
           memory      resident memory with 0 and 100,000 idle sessions
           recognizer  µs per recognition with 16, 48, 1,000 and 10,000 templates
           processor   the worker's per-message work alone, in process, without sockets

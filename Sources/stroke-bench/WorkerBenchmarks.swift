@@ -78,9 +78,10 @@ struct WorkerBenchmarks {
     /// How late a send may be and still count as on schedule, in microseconds: four pacing ticks.
     static let lateMicroseconds = 1000.0
 
-    /// Pieces of the latency traffic, a second each, that the worker and the raw echo take turns on (two with
-    /// `--quick`).
-    static let latencyRounds = 4
+    /// Pieces of the latency traffic, half a second each, that the worker and the raw echo take turns on (four
+    /// with `--quick`). With pieces of a second, a stall of the host of about a second still fell on one peer
+    /// only.
+    static let latencyRounds = 8
 
     struct Memory: Codable {
         var idleSessions: Int
@@ -197,7 +198,7 @@ struct WorkerBenchmarks {
     /// first alternates), so that the host's stalls, which come and go over seconds, fall on either with the
     /// same odds. Measured one after the other, the two p99s came from different stretches of the host's noise.
     func latency(rate: Double, run: Int) async throws -> Latency {
-        let rounds = quick ? 2 : Self.latencyRounds
+        let rounds = quick ? Self.latencyRounds / 2 : Self.latencyRounds
         let seconds = quick ? 2.0 : 4.0
         let worker = try ChildProcess(
             self.worker,
