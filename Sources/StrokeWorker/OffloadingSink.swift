@@ -6,9 +6,10 @@ import StrokeProtocol
 /// A handed-over stroke leaves a placeholder in the queue of events; the events behind it wait until the
 /// helper's result fills it. When the lane is not saturated it recognizes strokes itself, as `SocketSink`
 /// does, so a lightly loaded worker answers without a thread hop; a busy one gets a second core for the
-/// per-stroke work without giving up its socket (one owner per socket). Events are sent every
-/// `Lane.eventBatch` messages (`send()`, which never waits) and when the input runs dry (`flush()`, which
-/// waits for the helper's outstanding results).
+/// per-stroke work without giving up its socket (one owner per socket). Strokes are handed over in batches
+/// (`offerThreshold`); one or two that have waited `offerAfterSends` sends with nothing else outstanding are
+/// recognized on the lane after all. Events are sent every `Lane.eventBatch` messages (`send()`, which never
+/// waits) and when the input runs dry (`flush()`, which waits for the helper's outstanding results).
 struct OffloadingSink: LaneSink {
     private var socket: SocketSink
     let helper: RecognitionHelper
