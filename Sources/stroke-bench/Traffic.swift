@@ -86,13 +86,13 @@ struct Traffic {
     /// from one producer. The pieces' `pointCount` is left at 0 (only the latency section cuts traffic).
     func split(into parts: Int) -> [Traffic] {
         var pieces = [Traffic](repeating: Traffic(), count: parts)
-        var pieceOfSession = [Int: Int]()
+        var pieceOfSession = [Int](repeating: 0, count: Int(sessionOf.max() ?? 0) + 1)
         var isEnd = [Bool](repeating: false, count: count)
         for index in ends { isEnd[index] = true }
         for index in 0..<count {
             let session = Int(sessionOf[index])
             if begins[index] { pieceOfSession[session] = min(parts - 1, index * parts / max(count, 1)) }
-            let part = pieceOfSession[session] ?? 0
+            let part = pieceOfSession[session]
             if isEnd[index] { pieces[part].ends.append(pieces[part].count) }
             pieces[part].topics.append(topics[index])
             pieces[part].payloads.append(payloads[index])

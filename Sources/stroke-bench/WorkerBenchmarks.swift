@@ -68,7 +68,7 @@ struct WorkerBenchmarks {
         var rawP99Us: Double
         var rawP999Us: Double
         /// The share of strokes whose end the producer sent on schedule (at most `lateMicroseconds` after it was
-        /// due), in the worker's run; the rest were sent late, in a burst after a stall of the producer.
+        /// due), over the worker's pieces; the rest were sent late, in a burst after a stall of the producer.
         var onScheduleShare: Double
         /// p99 over the strokes whose end was sent on schedule: the worker's, and the raw echo's.
         var onScheduleP99Us: Double
@@ -151,12 +151,7 @@ struct WorkerBenchmarks {
 
     /// Messages per second through the worker: from the first message sent to the last result received.
     private func workerRate(_ traffic: Traffic, prefix: String) async throws -> (Double, WorkerCPU, Double) {
-        let process = try ChildProcess(
-            worker,
-            [
-                "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
-                "--stats-interval", "0", "--log-level", "info",
-            ] + workerArguments)
+        let process = try startWorker(["--log-level", "info"])
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
         let before = process.threadCPUTimes()
@@ -200,12 +195,7 @@ struct WorkerBenchmarks {
     func latency(rate: Double, run: Int) async throws -> Latency {
         let rounds = quick ? Self.latencyRounds / 2 : Self.latencyRounds
         let seconds = quick ? 2.0 : 4.0
-        let worker = try ChildProcess(
-            self.worker,
-            [
-                "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
-                "--stats-interval", "0",
-            ] + workerArguments)
+        let worker = try startWorker()
         defer { _ = worker.terminate() }
         let echo = try ChildProcess(
             myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
@@ -295,16 +285,20 @@ struct WorkerBenchmarks {
         return samples
     }
 
+    /// Starts the stroke-worker on loopback ports of its choosing, statistics off, with `extra` and
+    /// `workerArguments`.
+    private func startWorker(_ extra: [String] = []) throws -> ChildProcess {
+        try ChildProcess(
+            worker,
+            ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--stats-interval", "0"] + extra
+                + workerArguments)
+    }
+
     // MARK: - Memory
 
     /// Resident memory of a fresh worker with no session, then with `count` idle sessions.
     func memory(sessions count: Int) async throws -> Memory {
-        let worker = try ChildProcess(
-            self.worker,
-            [
-                "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
-                "--stats-interval", "0", "--idle-timeout", "3600",
-            ] + workerArguments)
+        let worker = try startWorker(["--idle-timeout", "3600"])
         defer { _ = worker.terminate() }
         let (input, output) = try worker.workerEndpoints()
         let context = self.context
