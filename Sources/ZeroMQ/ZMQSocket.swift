@@ -92,6 +92,21 @@ public final class ZMQSocket {
         }
     }
 
+    /// Receives the next frame into message `index` of a batch; the same as `receive(into:dontWait:)` otherwise.
+    ///
+    /// - Returns: `false` when `dontWait` is set and nothing is queued.
+    @discardableResult
+    public func receive(into batch: ZMQMessageBatch, at index: Int, dontWait: Bool = false) throws(ZMQError) -> Bool {
+        precondition(index >= 0 && index < batch.count, "message \(index) is outside the batch of \(batch.count)")
+        while true {
+            if zmq_msg_recv(batch.messages + index, handle, dontWait ? ZMQ_DONTWAIT : 0) >= 0 { return true }
+            let number = zmq_errno()
+            if number == EINTR { continue }
+            if number == EAGAIN { return false }
+            throw ZMQError(number, "zmq_msg_recv")
+        }
+    }
+
     /// Receives a whole multipart message as byte arrays (for tests and control paths, not hot loops).
     public func receiveMultipart(dontWait: Bool = false) throws(ZMQError) -> [[UInt8]]? {
         let message = ZMQMessage()

@@ -29,6 +29,27 @@ struct ZeroMQTests {
         #expect(try subscriber.receive(into: message, dontWait: true) == false)
     }
 
+    @Test("a message batch holds several received frames at once, each with its own bytes and more flag")
+    func messageBatch() throws {
+        let context = try ZMQContext()
+        let a = try ZMQSocket(context, .pair)
+        let b = try ZMQSocket(context, .pair)
+        try a.bind("inproc://batch")
+        try b.connect("inproc://batch")
+        try a.sendMultipart([Array("one".utf8), [1, 2]])
+        try a.sendMultipart([Array("two".utf8)])
+        let batch = ZMQMessageBatch(count: 4)
+        try b.setTimeouts(receive: 2000)
+        for index in 0..<3 { #expect(try b.receive(into: batch, at: index)) }
+        #expect(try b.receive(into: batch, at: 3, dontWait: true) == false)
+        #expect(batch.bytes(at: 3).isEmpty)
+        // Receiving into one message leaves the others as they were.
+        #expect(Array(batch.bytes(at: 0)) == Array("one".utf8))
+        #expect(Array(batch.bytes(at: 1)) == [1, 2])
+        #expect(Array(batch.bytes(at: 2)) == Array("two".utf8))
+        #expect((0..<3).map(batch.hasMore(at:)) == [true, false, false])
+    }
+
     @Test("poll reports readiness and times out")
     func poll() throws {
         let context = try ZMQContext()
