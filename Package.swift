@@ -29,7 +29,8 @@ let package = Package(
 
         // MARK: - Pure modules (no sockets)
         // The matcher's kernels, one source compiled twice: for any CPU, and for x86-64-v3 (AVX2); the
-        // recognizer picks the build the CPU runs, through a C call to the compiler's CPU detection.
+        // recognizer picks the build the CPU runs, through a C call to the compiler's CPU detection. The same C
+        // module gives the worker the compiler's prefetch hint.
         .target(name: "CCPUFeatures"),
         .target(name: "RecognitionKernels"),
         .target(name: "RecognitionKernelsWide", swiftSettings: wideKernelSettings),
@@ -37,7 +38,7 @@ let package = Package(
         .target(name: "StrokeProtocol"),
 
         // MARK: - The worker
-        .target(name: "StrokeWorker", dependencies: ["ZeroMQ", "StrokeRecognition", "StrokeProtocol"]),
+        .target(name: "StrokeWorker", dependencies: ["ZeroMQ", "StrokeRecognition", "StrokeProtocol", "CCPUFeatures"]),
 
         // MARK: - Executables
         .executableTarget(name: "stroke-worker", dependencies: ["StrokeWorker"]),

@@ -34,6 +34,9 @@ extension CheckmarkDetector {
         /// Number of points fed so far.
         public var pointCount: Int { pointsSeen }
 
+        /// Resampled points in the buffer: the next one is written at this index of the x and the y halves.
+        public var resampledCount: Int { Int(walk.count) }
+
         /// Forgets the stroke, to start the next one (the buffer needs no clearing).
         public mutating func reset() {
             detection = nil

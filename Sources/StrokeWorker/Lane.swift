@@ -79,8 +79,7 @@ struct Lane: Sendable {
         if publishesStats, let path = configuration.healthFile { Self.touch(path) }
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }
-        let message = ZMQMessage()
-        let payload = ZMQMessage()
+        let batch = MessageBatch(count: SessionProcessor<Sink>.batchLimit)
         // With a publisher thread, that thread owns the output socket and reads its subscriptions.
         var poller = ZMQPoller(readable: output.map { [input, $0] } ?? [input])
         let clock = ContinuousClock()
@@ -98,7 +97,7 @@ struct Lane: Sendable {
             }
             if ready > 0 {
                 if poller.isReadable(0) {
-                    try receiveBatch(input, message, payload, &processor, limit: Self.batchLimit)
+                    try receiveBatch(input, batch, &processor, limit: Self.batchLimit)
                 }
                 if let output, poller.isReadable(1) { try Publisher.drainSubscriptions(output, logger: logger) }
             }
@@ -124,7 +123,7 @@ struct Lane: Sendable {
         // Stop intake: finish what is already queued (bounded in time), then close with a linger.
         let drainStarted = clock.now
         while clock.now - drainStarted < .seconds(2),
-            try receiveBatch(input, message, payload, &processor, limit: Self.batchLimit) > 0
+            try receiveBatch(input, batch, &processor, limit: Self.batchLimit) > 0
         {}
         processor.flushMetrics()
         processor.sink.flush()
@@ -163,32 +162,46 @@ struct Lane: Sendable {
     }
 
     /// Receives and handles up to `limit` queued messages without blocking; returns how many.
+    /// Receives what is queued (at most `limit` messages) and hands the two-frame messages to the processor
+    /// in batches; a message of another shape is reported in its place in the order.
     @discardableResult
     private func receiveBatch(
-        _ input: ZMQSocket, _ topic: ZMQMessage, _ payload: ZMQMessage,
-        _ processor: inout SessionProcessor<some LaneSink>, limit: Int
+        _ input: ZMQSocket, _ batch: MessageBatch, _ processor: inout SessionProcessor<some LaneSink>, limit: Int
     ) throws -> Int {
+        let messages = batch.messages
         var handled = 0
-        while handled < limit, try input.receive(into: topic, dontWait: true) {
+        var pending = 0
+        while handled < limit, try input.receive(into: messages, at: 2 * pending, dontWait: true) {
             handled += 1
-            if handled % Self.eventBatch == 0 { processor.sink.send() }
-            guard topic.hasMore else {
-                processor.handleFrameCount(1, firstFrame: topic.bytes)
-                continue
+            if messages.hasMore(at: 2 * pending) {
+                try input.receive(into: messages, at: 2 * pending + 1)
+                if !messages.hasMore(at: 2 * pending + 1) {
+                    batch.frames[pending] = (messages.bytes(at: 2 * pending), messages.bytes(at: 2 * pending + 1))
+                    pending += 1
+                    let sends = handled % Self.eventBatch == 0
+                    if pending == batch.count || sends {
+                        processor.handle(batch: batch.pending(pending))
+                        pending = 0
+                    }
+                    if sends { processor.sink.send() }
+                    continue
+                }
             }
-            try input.receive(into: payload)
-            if payload.hasMore {
-                var frames = 2
+            // One frame, or more than two: the messages before it first.
+            var frames = 1
+            if messages.hasMore(at: 2 * pending) {
+                frames = 2
                 let extra = ZMQMessage()
                 repeat {
                     try input.receive(into: extra)
                     frames += 1
                 } while extra.hasMore
-                processor.handleFrameCount(frames, firstFrame: topic.bytes)
-                continue
             }
-            processor.handle(topic: topic.bytes, payload: payload.bytes)
+            processor.handle(batch: batch.pending(pending))
+            processor.handleFrameCount(frames, firstFrame: messages.bytes(at: 2 * pending))
+            pending = 0
         }
+        processor.handle(batch: batch.pending(pending))
         processor.sink.send()
         return handled
     }

@@ -69,6 +69,14 @@ struct OpenStrokes {
         if index == 0 { body(&first!) } else { body(&rest[index - 1]) }
     }
 
+    /// Asks for the first stroke's storage to be fetched: its header, or with `tail` (once the header is in the
+    /// cache) the lines the next message writes.
+    @inline(__always)
+    func prefetchFirst(tail: Bool) {
+        guard let first else { return }
+        if tail { first.storage.prefetchTail() } else { first.storage.prefetchHeader() }
+    }
+
     /// Adds a stroke after the open ones.
     mutating func append(_ stroke: consuming OpenStroke) {
         if first == nil { first = stroke } else { rest.append(stroke) }

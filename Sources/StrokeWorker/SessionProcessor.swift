@@ -11,6 +11,8 @@ public struct SessionProcessor<Sink: EventSink> {
     /// while `table` lends it one session) with no copy of its buffers.
     var table = SessionTable()
     var core: Core
+    /// Scratch for `handle(batch:)`.
+    let preparedTopics = PreparedTopics(count: batchLimit)
 
     /// Where events go.
     public var sink: Sink {
@@ -36,16 +38,28 @@ public struct SessionProcessor<Sink: EventSink> {
 
     /// Handles one two-frame input message.
     public mutating func handle(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+        handle(topic: topic, payload: payload, prepared: PreparedTopic())
+    }
+
+    /// Handles a message whose topic `SessionTable.prepare` may have checked and hashed already.
+    @inline(__always)
+    mutating func handle(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, prepared: PreparedTopic) {
         core.pendingMessages += 1
         let checked: ShardKey.CheckedTopic
-        do {
-            checked = try ShardKey.check(topic: topic)
-        } catch {
-            core.systemError(error.code.rawValue, "\(error.message) (topic \(Self.preview(topic)))")
-            return
+        var hash = prepared.hash
+        if let prepared = prepared.checked {
+            checked = prepared
+        } else {
+            // Not prepared, or refused: checked here (a prepared topic does not keep the error).
+            do {
+                checked = try ShardKey.check(topic: topic)
+                hash = table.hash(fnv1a: checked.hash)
+            } catch {
+                core.systemError(error.code.rawValue, "\(error.message) (topic \(Self.preview(topic)))")
+                return
+            }
         }
         let id = UnsafeRawBufferPointer(rebasing: topic[checked.sessionID])
-        let hash = table.hash(fnv1a: checked.hash)
         var index = table.find(id, hash: hash)
         guard payload.count <= configuration.maxMessageBytes else {
             sessionError(

@@ -1,3 +1,4 @@
+import CCPUFeatures
 import StrokeProtocol
 
 /// The sessions of one lane, keyed by the session id's bytes, with lookups that allocate nothing.
@@ -109,5 +110,36 @@ struct SessionTable {
         slots = Array(repeating: Slot(), count: size)
         for (index, session) in sessions.enumerated() { place(index: index, hash: session.hash) }
         used = sessions.count
+    }
+
+    // MARK: - Prefetching
+
+    /// Asks for the home slot of `hash` to be fetched: the first step of `SessionProcessor.handle(count:…)`.
+    @inline(__always)
+    func prefetchSlot(hash: UInt64) {
+        slots.withUnsafeBufferPointer {
+            stroke_prefetch($0.baseAddress! + (Int(truncatingIfNeeded: hash) & ($0.count - 1)))
+        }
+    }
+
+    /// Reads the home slot of `hash` (fetched by `prefetchSlot`) and, if it holds a session with that hash, asks
+    /// for the session to be fetched; returns its index, or -1 (no session, or it sits further along the probe).
+    @inline(__always)
+    func prefetchSession(hash: UInt64) -> Int32 {
+        let slot = slots.withUnsafeBufferPointer { $0[Int(truncatingIfNeeded: hash) & ($0.count - 1)] }
+        guard slot.index >= 0, slot.hash == hash, Int(slot.index) < sessions.count else { return -1 }
+        sessions.withUnsafeBufferPointer { sessions in
+            let start = UnsafeRawPointer(sessions.baseAddress! + Int(slot.index))
+            stroke_prefetch(start)
+            stroke_prefetch(start + MemoryLayout<Session>.size - 1)
+        }
+        return slot.index
+    }
+
+    /// Asks for the first open stroke of session `index` (from `prefetchSession`) to be fetched: its storage's
+    /// header, then, once that has arrived, where the next points and resampled points go.
+    @inline(__always)
+    func prefetchStroke(at index: Int32, tail: Bool) {
+        sessions.withUnsafeBufferPointer { $0[Int(index)].strokes.prefetchFirst(tail: tail) }
     }
 }

@@ -1,3 +1,4 @@
+import CCPUFeatures
 import StrokeProtocol
 import StrokeRecognition
 
@@ -92,6 +93,30 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
             return UnsafeMutableRawPointer(elements).withMemoryRebound(to: Double.self, capacity: doubles) {
                 header.pointee.detector.add(positions: appended, time: time, buffer: $0)
             }
+        }
+    }
+
+    // MARK: - Prefetching
+
+    /// Asks for the object's header (the detector's state and the point count) to be fetched.
+    @inline(__always)
+    func prefetchHeader() {
+        let start = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        stroke_prefetch(start)
+        stroke_prefetch(start + 64)
+    }
+
+    /// Asks for the lines the next points are written to, and the resampled points the detector writes next, to
+    /// be fetched; reads the header.
+    @inline(__always)
+    func prefetchTail() {
+        withUnsafeMutablePointers { header, elements in
+            let detectorElements = header.pointee.detectorElements
+            stroke_prefetch(elements + detectorElements + header.pointee.pointCount)
+            let resampled = header.pointee.detector.resampledCount
+            let xs = UnsafeRawPointer(elements).assumingMemoryBound(to: Double.self)
+            stroke_prefetch(xs + resampled)
+            stroke_prefetch(xs + detectorElements + resampled)
         }
     }
 }

@@ -71,6 +71,77 @@ struct SessionProcessorTests {
         #expect(bySession(sequential).values.allSatisfy { $0.count == 2 && $0[1].contains("\"name\":\"check\"") })
     }
 
+    /// Feeds messages in batches of the given sizes, in turn; a message that has not two frames ends its batch, as
+    /// in the lane.
+    static func feedBatched(_ processor: inout SessionProcessor<CollectingSink>, _ messages: [[[UInt8]]], sizes: [Int])
+    {
+        var start = 0
+        var turn = 0
+        while start < messages.count {
+            var end = start
+            let size = sizes[turn % sizes.count]
+            turn += 1
+            while end < messages.count, end - start < size, messages[end].count == 2 { end += 1 }
+            if end == start {
+                feed(&processor, messages[start])
+                start += 1
+                continue
+            }
+            let batch = messages[start..<end]
+            let bytes = batch.flatMap { $0[0] + $0[1] }
+            bytes.withUnsafeBytes { bytes in
+                var offset = 0
+                func next(_ count: Int) -> UnsafeRawBufferPointer {
+                    defer { offset += count }
+                    return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+                }
+                let frames = batch.map { (topic: next($0[0].count), payload: next($0[1].count)) }
+                frames.withUnsafeBufferPointer { processor.handle(batch: $0) }
+            }
+            start = end
+        }
+    }
+
+    @Test("batches give the events of one message at a time, with and without fetching ahead")
+    func batches() throws {
+        let scenarios = try ScenarioReplayer.scenarios()
+        var messages = [[[UInt8]]]()
+        for scenario in scenarios {
+            messages += try (scenario["messages"] as! [[String: Any]]).map(ScenarioReplayer.frames)
+        }
+        // A refused topic and an oversized payload inside batches too.
+        messages.insert([Array("no-key".utf8), Array(#"{"type":"begin","seq":1,"stroke":1}"#.utf8)], at: 3)
+        messages.insert([Array(ShardKey.topic(for: "big").utf8), [UInt8](repeating: 32, count: 2_000_000)], at: 7)
+        // Enough sessions for the fetching ahead (`SessionTable.prefetchFrom`), round-robin, each drawing a stroke
+        // in three messages (cancelled, not recognized: a short test); some sessions close and open again.
+        let sessions = SessionTable.prefetchFrom + 100
+        let stroke = [
+            #"{"type":"begin","seq":1,"stroke":1,"points":[[0,0,0],[10,10,1],[20,20,2]]}"#,
+            #"{"type":"points","seq":2,"stroke":1,"points":[[30,10,3],[40,0,4],[50,-10,5]]}"#,
+            #"{"type":"cancel","seq":3,"stroke":1}"#,
+        ]
+        var many = [[[UInt8]]]()
+        for round in 0..<2 {
+            for payload in stroke {
+                for k in 0..<sessions { many.append([Array(ShardKey.topic(for: "m-\(k)").utf8), Array(payload.utf8)]) }
+            }
+            for k in stride(from: round, to: sessions, by: 7) {
+                many.append([Array(ShardKey.topic(for: "m-\(k)").utf8), Array(#"{"type":"close","seq":4}"#.utf8)])
+            }
+        }
+        for stream in [messages, many] {
+            var single = Self.processor()
+            for frames in stream { Self.feed(&single, frames) }
+            var batched = Self.processor()
+            Self.feedBatched(&batched, stream, sizes: [16, 1, 5, 16, 3])
+            #expect(!single.sink.events.isEmpty)
+            #expect(batched.sink.events.count == single.sink.events.count)
+            #expect(batched.sink.events.map(\.topic) == single.sink.events.map(\.topic))
+            #expect(batched.sink.events.map(\.payload) == single.sink.events.map(\.payload))
+            #expect(batched.sessionCount == single.sessionCount)
+        }
+    }
+
     @Test("a known session under another shard key, or a new id with a control character, gets bad_topic")
     func shardKeyOfKnownSession() throws {
         let scenario = try ScenarioReplayer.scenarios()[0]

@@ -5,4 +5,8 @@
 /// MOVBE), else 0; always 0 on other architectures.
 int stroke_cpu_runs_x86_64_v3(void);
 
+/// Asks the CPU to bring the cache line holding `address` close, for writing; a hint that never faults, whatever
+/// the address.
+static inline void stroke_prefetch(const void *address) { __builtin_prefetch(address, 1, 3); }
+
 #endif
