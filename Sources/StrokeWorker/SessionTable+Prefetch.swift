@@ -24,7 +24,7 @@ final class PreparedTopics {
 
 extension SessionTable {
     /// Sessions from which `prepare` fetches their memory ahead. Measured in process (`stroke-bench --only
-    /// processor`, single points): at 1,000 sessions, whose state stays in the caches, the extra passes cost 8%;
+    /// processor`, single points): at 1,000 sessions, whose state stays in the caches, the extra passes cost 8-11%;
     /// at 10,000 they break even; at 100,000 they save 30%.
     static let prefetchFrom = 4096
 

@@ -83,13 +83,7 @@ public final class ZMQSocket {
     /// - Returns: `false` when `dontWait` is set and nothing is queued.
     @discardableResult
     public func receive(into message: ZMQMessage, dontWait: Bool = false) throws(ZMQError) -> Bool {
-        while true {
-            if zmq_msg_recv(message.pointer, handle, dontWait ? ZMQ_DONTWAIT : 0) >= 0 { return true }
-            let number = zmq_errno()
-            if number == EINTR { continue }
-            if number == EAGAIN { return false }
-            throw ZMQError(number, "zmq_msg_recv")
-        }
+        try receive(into: message.pointer, dontWait: dontWait)
     }
 
     /// Receives the next frame into message `index` of a batch; the same as `receive(into:dontWait:)` otherwise.
@@ -98,8 +92,13 @@ public final class ZMQSocket {
     @discardableResult
     public func receive(into batch: ZMQMessageBatch, at index: Int, dontWait: Bool = false) throws(ZMQError) -> Bool {
         precondition(index >= 0 && index < batch.count, "message \(index) is outside the batch of \(batch.count)")
+        return try receive(into: batch.messages + index, dontWait: dontWait)
+    }
+
+    @inline(__always)
+    private func receive(into message: UnsafeMutablePointer<zmq_msg_t>, dontWait: Bool) throws(ZMQError) -> Bool {
         while true {
-            if zmq_msg_recv(batch.messages + index, handle, dontWait ? ZMQ_DONTWAIT : 0) >= 0 { return true }
+            if zmq_msg_recv(message, handle, dontWait ? ZMQ_DONTWAIT : 0) >= 0 { return true }
             let number = zmq_errno()
             if number == EINTR { continue }
             if number == EAGAIN { return false }
