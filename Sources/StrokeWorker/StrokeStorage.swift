@@ -115,8 +115,13 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
             stroke_prefetch(elements + detectorElements + header.pointee.pointCount)
             let resampled = header.pointee.detector.resampledCount
             let xs = UnsafeRawPointer(elements).assumingMemoryBound(to: Double.self)
+            let ys = xs + detectorElements
             stroke_prefetch(xs + resampled)
-            stroke_prefetch(xs + detectorElements + resampled)
+            stroke_prefetch(ys + resampled)
+            // The detector's first test reads a few points back, often on the line before.
+            let back = max(0, resampled - 4)
+            stroke_prefetch(xs + back)
+            stroke_prefetch(ys + back)
         }
     }
 }
