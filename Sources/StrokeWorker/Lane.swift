@@ -161,9 +161,9 @@ struct Lane: Sendable {
         control.endpoints.withLock { $0.append("\(role):\(actual)") }
     }
 
-    /// Receives and handles up to `limit` queued messages without blocking; returns how many.
-    /// Receives what is queued (at most `limit` messages) and hands the two-frame messages to the processor
-    /// in batches; a message of another shape is reported in its place in the order.
+    /// Receives what is queued (at most `limit` messages) without blocking and hands the two-frame messages to
+    /// the processor in batches; a message of another shape is reported in its place in the order. Returns how
+    /// many messages it received.
     @discardableResult
     private func receiveBatch(
         _ input: ZMQSocket, _ batch: MessageBatch, _ processor: inout SessionProcessor<some LaneSink>, limit: Int
@@ -171,6 +171,8 @@ struct Lane: Sendable {
         let messages = batch.messages
         var handled = 0
         var pending = 0
+        // What was received is handled even if a receive fails (the socket closing under a shutdown).
+        defer { processor.handle(batch: batch.pending(pending)) }
         while handled < limit, try input.receive(into: messages, at: 2 * pending, dontWait: true) {
             handled += 1
             if messages.hasMore(at: 2 * pending) {
@@ -202,6 +204,7 @@ struct Lane: Sendable {
             pending = 0
         }
         processor.handle(batch: batch.pending(pending))
+        pending = 0
         processor.sink.send()
         return handled
     }

@@ -114,7 +114,7 @@ struct SessionTable {
 
     // MARK: - Prefetching
 
-    /// Asks for the home slot of `hash` to be fetched: the first step of `SessionProcessor.handle(count:…)`.
+    /// Asks for the home slot of `hash` to be fetched: the first pass of `prepare`.
     @inline(__always)
     func prefetchSlot(hash: UInt64) {
         slots.withUnsafeBufferPointer {
