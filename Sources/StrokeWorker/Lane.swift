@@ -171,40 +171,41 @@ struct Lane: Sendable {
         let messages = batch.messages
         var handled = 0
         var pending = 0
-        // What was received is handled even if a receive fails (the socket closing under a shutdown).
-        defer { processor.handle(batch: batch.pending(pending)) }
-        while handled < limit, try input.receive(into: messages, at: 2 * pending, dontWait: true) {
-            handled += 1
-            if messages.hasMore(at: 2 * pending) {
-                try input.receive(into: messages, at: 2 * pending + 1)
-                if !messages.hasMore(at: 2 * pending + 1) {
-                    batch.frames[pending] = (messages.bytes(at: 2 * pending), messages.bytes(at: 2 * pending + 1))
-                    pending += 1
-                    let sends = handled % Self.eventBatch == 0
-                    if pending == batch.count || sends {
-                        processor.handle(batch: batch.pending(pending))
-                        pending = 0
+        do {
+            while handled < limit, try input.receive(into: messages, at: 2 * pending, dontWait: true) {
+                handled += 1
+                var frames = 1
+                if messages.hasMore(at: 2 * pending) {
+                    try input.receive(into: messages, at: 2 * pending + 1)
+                    frames = 2
+                    if !messages.hasMore(at: 2 * pending + 1) {
+                        batch.frames[pending] = (messages.bytes(at: 2 * pending), messages.bytes(at: 2 * pending + 1))
+                        pending += 1
+                        let sends = handled % Self.eventBatch == 0
+                        if pending == batch.count || sends {
+                            processor.handle(batch: batch.pending(pending))
+                            pending = 0
+                        }
+                        if sends { processor.sink.send() }
+                        continue
                     }
-                    if sends { processor.sink.send() }
-                    continue
+                    let extra = ZMQMessage()
+                    repeat {
+                        try input.receive(into: extra)
+                        frames += 1
+                    } while extra.hasMore
                 }
+                // One frame, or more than two: the messages before it first.
+                processor.handle(batch: batch.pending(pending))
+                processor.handleFrameCount(frames, firstFrame: messages.bytes(at: 2 * pending))
+                pending = 0
             }
-            // One frame, or more than two: the messages before it first.
-            var frames = 1
-            if messages.hasMore(at: 2 * pending) {
-                frames = 2
-                let extra = ZMQMessage()
-                repeat {
-                    try input.receive(into: extra)
-                    frames += 1
-                } while extra.hasMore
-            }
+        } catch {
+            // What was received is handled even when a receive fails (the socket closing under a shutdown).
             processor.handle(batch: batch.pending(pending))
-            processor.handleFrameCount(frames, firstFrame: messages.bytes(at: 2 * pending))
-            pending = 0
+            throw error
         }
         processor.handle(batch: batch.pending(pending))
-        pending = 0
         processor.sink.send()
         return handled
     }

@@ -28,8 +28,9 @@ extension SessionTable {
     /// at 10,000 they break even; at 100,000 they save 30%.
     static let prefetchFrom = 4096
 
-    /// Checks and hashes each message's topic and fetches its session's memory ahead, in four passes: the home
-    /// slot, the session, its first stroke's header, the lines the message will write. Each pass reads only
+    /// Checks and hashes each message's topic and, from `prefetchFrom` sessions, fetches its session's memory
+    /// ahead, in four passes: the home slot, the session, its first stroke's header, the lines the message will
+    /// write. Each pass reads only
     /// what the pass before asked for, so the cache misses of the whole batch are waited for together.
     ///
     /// Mutating only so that the caller's processor is not copied for the call; nothing changes.
@@ -37,16 +38,17 @@ extension SessionTable {
         _ batch: UnsafeBufferPointer<(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer)>,
         into prepared: UnsafeMutablePointer<PreparedTopic>
     ) {
+        let ahead = count >= Self.prefetchFrom
         for k in batch.indices {
             if let checked = try? ShardKey.check(topic: batch[k].topic) {
                 let hash = hash(fnv1a: checked.hash)
-                prefetchSlot(hash: hash)
+                if ahead { prefetchSlot(hash: hash) }
                 prepared[k] = PreparedTopic(checked: checked, hash: hash)
             } else {
                 prepared[k] = PreparedTopic()
             }
         }
-        guard count >= Self.prefetchFrom else { return }
+        guard ahead else { return }
         for k in batch.indices where prepared[k].checked != nil {
             prepared[k].index = prefetchSession(hash: prepared[k].hash)
         }
