@@ -21,7 +21,7 @@ struct OpenStroke {
     }
 
     /// Points received so far (kept).
-    var pointCount: Int { storage.header.pointCount }
+    var pointCount: Int { storage.pointCount }
 }
 
 /// The open strokes of a session, in the order they began: the first inline, the others (multi-touch) in an

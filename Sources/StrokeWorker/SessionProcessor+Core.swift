@@ -111,7 +111,7 @@ extension SessionProcessor {
 
         /// Returns a finished stroke's buffers to the pool (bounded, so idle lanes do not hoard memory).
         private mutating func recycle(_ stroke: consuming OpenStroke) {
-            guard spareStrokes.count < Self.spareStrokeLimit, stroke.storage.header.pointCapacity <= 4096 else {
+            guard spareStrokes.count < Self.spareStrokeLimit, stroke.storage.pointCapacity <= 4096 else {
                 return
             }
             stroke.storage.reset()
@@ -155,7 +155,7 @@ extension SessionProcessor {
             let accepted = min(points.count, max(0, limit - stroke.pointCount))
             if accepted > 0 {
                 let needed = stroke.pointCount + accepted
-                if needed > stroke.storage.header.pointCapacity {
+                if needed > stroke.storage.pointCapacity {
                     stroke.storage = stroke.storage.grown(toHold: min(max(needed, 2 * stroke.pointCount), limit))
                 }
                 stroke.storage.append(UnsafeBufferPointer(rebasing: points[..<accepted]))
@@ -166,7 +166,7 @@ extension SessionProcessor {
             }
             if accepted < points.count {
                 stroke.overflowed = true
-                stroke.storage.header.pointCount = 0
+                stroke.storage.pointCount = 0
                 stroke.detecting = false
                 overflowed = true
             }

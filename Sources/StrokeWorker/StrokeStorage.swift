@@ -40,6 +40,20 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
 
     // MARK: - Points
 
+    // The header is read and written through its pointer, not the `header` property: a stored property of a class
+    // is checked for exclusive access at run time, two runtime calls per access on the per-message path.
+
+    /// Points stored.
+    @inline(__always)
+    var pointCount: Int {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.pointCount } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.pointCount = newValue } }
+    }
+
+    /// Points that fit before the storage must grow.
+    @inline(__always)
+    var pointCapacity: Int { withUnsafeMutablePointerToHeader { $0.pointee.pointCapacity } }
+
     /// The stroke's points so far.
     @inline(__always)
     func withPoints<Result>(_ body: (UnsafeBufferPointer<SIMD2<Double>>) throws -> Result) rethrows -> Result {
@@ -50,7 +64,7 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
         }
     }
 
-    /// Appends points; there must be room (`header.pointCount + points.count <= header.pointCapacity`).
+    /// Appends points; there must be room (`pointCount + points.count <= pointCapacity`).
     @inline(__always)
     func append(_ points: UnsafeBufferPointer<WirePoint>) {
         withUnsafeMutablePointers { header, elements in
@@ -75,8 +89,10 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
 
     /// Drops the points and resets the detector, keeping the memory for the next stroke.
     func reset() {
-        header.pointCount = 0
-        header.detector.reset()
+        withUnsafeMutablePointerToHeader { header in
+            header.pointee.pointCount = 0
+            header.pointee.detector.reset()
+        }
     }
 
     // MARK: - Detector

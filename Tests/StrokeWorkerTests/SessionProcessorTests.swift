@@ -143,6 +143,33 @@ struct SessionProcessorTests {
         }
     }
 
+    @Test("the counting sink's processor gives as many events as the collecting sink's")
+    func countingSink() throws {
+        var messages = [[[UInt8]]]()
+        for scenario in try ScenarioReplayer.scenarios() {
+            messages += try (scenario["messages"] as! [[String: Any]]).map(ScenarioReplayer.frames)
+        }
+        messages = messages.filter { $0.count == 2 }
+        var collecting = Self.processor()
+        for frames in messages { Self.feed(&collecting, frames) }
+        var counting = SessionProcessor(
+            sink: CountingSink(), configuration: WorkerConfiguration(), registry: Self.registry,
+            metrics: WorkerMetrics())
+        let bytes = messages.flatMap { $0[0] + $0[1] }
+        bytes.withUnsafeBytes { bytes in
+            var offset = 0
+            func next(_ count: Int) -> UnsafeRawBufferPointer {
+                defer { offset += count }
+                return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+            }
+            let frames = messages.map { (topic: next($0[0].count), payload: next($0[1].count)) }
+            frames.withUnsafeBufferPointer { counting.handleCounting(batch: $0) }
+        }
+        #expect(collecting.sink.events.count > 20)
+        #expect(counting.sink.events == collecting.sink.events.count)
+        #expect(counting.sessionCount == collecting.sessionCount)
+    }
+
     @Test("a known session under another shard key, or a new id with a control character, gets bad_topic")
     func shardKeyOfKnownSession() throws {
         let scenario = try ScenarioReplayer.scenarios()[0]
