@@ -38,6 +38,10 @@ enum BenchCommand {
                            library)
           --capacity N     the worker capacity (messages/s) whose half is the latency load, when throughput is
                            not measured in the same run
+          --latency-standin NS
+                           in the latency section, a raw echo that spends NS ns of busy work on each message
+                           stands in for the worker: how much CPU per message the latency target tolerates on
+                           this host (default: none, the worker)
           --json           print one JSON object on stdout
         """
 
@@ -63,14 +67,16 @@ enum BenchCommand {
                         endpoint: args.value("endpoint") ?? args.value("connect")!, count: Int(args.value("count")!)!,
                         connect: args.value("connect") != nil)
                 } else {
-                    try RawPeers.echo(input: args.value("input")!, output: args.value("output")!)
+                    try RawPeers.echo(
+                        input: args.value("input")!, output: args.value("output")!,
+                        workNanoseconds: try args.parsed("work-ns", default: 0))
                 }
                 return 0
             }
             let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help"])
             try args.rejectUnknown([
                 "quick", "json", "help", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
-                "messages", "sessions", "worker-args",
+                "messages", "sessions", "worker-args", "latency-standin",
             ])
             if args.flag("help") {
                 print(usage)
@@ -125,6 +131,10 @@ enum BenchCommand {
             messages: args.value("messages") == nil ? nil : try args.parsed("messages", default: 400_000),
             context: try ZMQContext())
         bench.workerArguments = (args.value("worker-args") ?? "").split(separator: " ").map(String.init)
+        if args.value("latency-standin") != nil {
+            bench.latencyStandIn = try args.parsed("latency-standin", default: 0)
+            guard bench.latencyStandIn! >= 0 else { throw BenchError("--latency-standin: a count of nanoseconds") }
+        }
         var report = Report(
             runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [],
             detectorNanosecondsPerPoint: nil, processor: [],
@@ -271,6 +281,9 @@ enum BenchCommand {
             print("    " + describe(row))
         }
         if let latency = report.latency {
+            if let work = latency.standInNanoseconds {
+                print("latency: a raw echo with \(work) ns of busy work per message stands in for the worker")
+            }
             print(
                 String(
                     format:

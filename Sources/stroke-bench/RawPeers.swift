@@ -35,8 +35,10 @@ enum RawPeers {
     }
 
     /// Binds a SUB (input) and an XPUB (output) socket; republishes `[topic, "e"]` for every binary `end`
-    /// message and every non-binary payload (probes), like the worker's answer to a stroke's end.
-    static func echo(input: String, output: String) throws {
+    /// message and every non-binary payload (probes), like the worker's answer to a stroke's end. With
+    /// `workNanoseconds`, spins that long on every message first: a stand-in for a worker that spends that much
+    /// more CPU per message than the echo (`--latency-standin`).
+    static func echo(input: String, output: String, workNanoseconds: Int = 0) throws {
         let context = try ZMQContext()
         let sub = try ZMQSocket(context, .sub)
         let pub = try ZMQSocket(context, .xpub)
@@ -57,6 +59,10 @@ enum RawPeers {
             guard poller.isReadable(0) else { continue }
             while try sub.receive(into: topic, dontWait: true) {
                 try sub.receive(into: payload)
+                if workNanoseconds > 0 {
+                    let until = BenchClock.now() + UInt64(workNanoseconds)
+                    while BenchClock.now() < until {}
+                }
                 let bytes = payload.bytes
                 if bytes.first != 0xB1 || (bytes.count > 2 && bytes[2] == 3) {
                     let name = topic.bytes

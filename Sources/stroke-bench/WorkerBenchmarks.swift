@@ -73,6 +73,9 @@ struct WorkerBenchmarks {
         /// p99 over the strokes whose end was sent on schedule: the worker's, and the raw echo's.
         var onScheduleP99Us: Double
         var rawOnScheduleP99Us: Double
+        /// Set when a raw echo with this much busy work per message (ns) stood in for the worker
+        /// (`--latency-standin`): then the "worker" figures are the stand-in's.
+        var standInNanoseconds: Int?
     }
 
     /// How late a send may be and still count as on schedule, in microseconds: four pacing ticks.
@@ -93,6 +96,9 @@ struct WorkerBenchmarks {
     let worker: String
     /// Arguments added to every stroke-worker started (`--worker-args`), to measure another configuration.
     var workerArguments: [String] = []
+    /// Nanoseconds of busy work per message of a raw echo that stands in for the worker in the latency section
+    /// (`--latency-standin`); nil: the worker.
+    var latencyStandIn: Int?
     let myself: String
     let strokes: [[StrokePoint]]
     let quick: Bool
@@ -195,7 +201,15 @@ struct WorkerBenchmarks {
     func latency(rate: Double, run: Int) async throws -> Latency {
         let rounds = quick ? Self.latencyRounds / 2 : Self.latencyRounds
         let seconds = quick ? 2.0 : 4.0
-        let worker = try startWorker()
+        let worker =
+            try latencyStandIn.map { work in
+                try ChildProcess(
+                    myself,
+                    [
+                        "raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--work-ns",
+                        "\(work)",
+                    ])
+            } ?? startWorker()
         defer { _ = worker.terminate() }
         let echo = try ChildProcess(
             myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
@@ -232,7 +246,8 @@ struct WorkerBenchmarks {
             rawP99Us: percentile(rawLatencies, 0.99), rawP999Us: percentile(rawLatencies, 0.999),
             onScheduleShare: Double(workerOnSchedule.count) / Double(max(workerLatencies.count, 1)),
             onScheduleP99Us: percentile(workerOnSchedule, 0.99),
-            rawOnScheduleP99Us: percentile(latencies(rawSamples, onScheduleOnly: true), 0.99))
+            rawOnScheduleP99Us: percentile(latencies(rawSamples, onScheduleOnly: true), 0.99),
+            standInNanoseconds: latencyStandIn)
     }
 
     /// Each answered stroke's latency and how late its end was sent after it was due, both in microseconds.
