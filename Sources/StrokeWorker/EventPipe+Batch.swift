@@ -25,15 +25,15 @@ extension EventPipe.Batch {
                 request: .init(
                     points: first..<points.count, eventSequence: request.context.eventSequence,
                     sequence: request.context.sequence, stroke: request.context.stroke,
-                    pointer: request.context.pointer, recognizer: request.recognizer, library: request.library)))
+                    pointer: request.context.pointer, slot: request.slot)))
     }
 
     // MARK: - Reading
 
-    /// Calls `body` with each event's topic and payload, in order, recognizing the strokes on the way (their
-    /// events are encoded into `writer`).
+    /// Calls `body` with each event's topic and payload, in order, recognizing the strokes on the way with the
+    /// recognizers of `registry`, the calling thread's own copy (their events are encoded into `writer`).
     func forEachEvent(
-        encodingRequestsWith writer: inout JSONWriter,
+        encodingRequestsWith writer: inout JSONWriter, registry: LibraryRegistry,
         _ body: (_ topic: UnsafeRawBufferPointer, _ payload: UnsafeRawBufferPointer) -> Void
     ) {
         bytes.withUnsafeBytes { bytes in
@@ -48,8 +48,8 @@ extension EventPipe.Batch {
                         context: EventEncoder.Context(
                             session: topic, eventSequence: request.eventSequence, sequence: request.sequence,
                             stroke: request.stroke, pointer: request.pointer),
-                        recognizer: request.recognizer, library: request.library,
-                        points: UnsafeBufferPointer(rebasing: points[request.points])
+                        recognizer: registry.recognizer(request.slot), library: registry.name(request.slot),
+                        slot: request.slot, points: UnsafeBufferPointer(rebasing: points[request.points])
                     ).encode(into: &writer)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }
                 }

@@ -10,16 +10,16 @@ import Synchronization
 /// recycled, so the steady state allocates nothing. The lane waits only when the publisher has not taken the
 /// previous batch and the current one is full: backpressure, as a slow socket would give.
 final class EventPipe: Sendable {
-    /// A finished stroke waiting for recognition: where its session id and points are in the batch, and the
-    /// event's numbering.
+    /// A finished stroke waiting for recognition: where its session id and points are in the batch, the event's
+    /// numbering, and its recognizer's place in the registry (plain values: nothing here is reference-counted, so
+    /// the lane and the thread that recognizes share no reference count).
     struct Request {
         var points: Range<Int>
         var eventSequence: UInt64
         var sequence: UInt32?
         var stroke: UInt32?
         var pointer: UInt16
-        var recognizer: Recognizer
-        var library: String
+        var slot: LibraryRegistry.Slot
     }
 
     /// One event (`request == nil`: `bytes[start..<topicEnd]` is the topic, `bytes[topicEnd..<end]` the payload)

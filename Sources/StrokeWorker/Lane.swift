@@ -40,11 +40,14 @@ struct Lane: Sendable {
     func run() throws {
         let input = try ZMQSocket(context, .sub)
         try configureInput(input)
+        // The lane's own copy of the libraries: lanes and helper threads share no reference count.
+        let registry = self.registry.independentCopy()
         if configuration.recognitionThread {
             let pipe = EventPipe()
             let publisher = Publisher(
                 name: "publish-\(index)", pipe: pipe, context: context, configuration: configuration, metrics: metrics,
-                logger: logger, outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil)
+                logger: logger, outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil,
+                registry: registry)
             try publisher.start()
             defer { publisher.finish() }
             try attachInputs(input)
@@ -58,11 +61,12 @@ struct Lane: Sendable {
             try attachInputs(input)
             let sink = SocketSink(socket: output, metrics: metrics)
             if configuration.recognitionOffload != .off {
-                let helper = RecognitionHelper(lane: index)
+                let helper = RecognitionHelper(lane: index, registry: registry)
                 helper.start()
                 defer { helper.finish() }
                 var processor = SessionProcessor(
-                    sink: OffloadingSink(socket: sink, helper: helper), configuration: configuration,
+                    sink: OffloadingSink(socket: sink, helper: helper, registry: registry),
+                    configuration: configuration,
                     registry: registry, metrics: metrics)
                 try loop(input: input, output: output, processor: &processor)
             } else {

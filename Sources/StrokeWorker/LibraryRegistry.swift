@@ -18,8 +18,42 @@ public struct LibraryRegistry: Sendable {
         }
     }
 
+    /// Which recognizer a session uses: its library's index and its orientation override. Plain values, so that
+    /// a finished stroke can go to another thread without retaining a recognizer there.
+    public struct Slot: Sendable, Hashable {
+        /// The library's index in `entries`.
+        public var library: Int32
+        /// The session's orientation override (nil: the library's own mode).
+        public var invariant: Bool?
+
+        /// A slot.
+        public init(library: Int32, invariant: Bool?) {
+            self.library = library
+            self.invariant = invariant
+        }
+    }
+
     /// The libraries, the built-in `default` first.
     public let entries: [Entry]
+
+    private init(entries: [Entry]) { self.entries = entries }
+
+    /// The recognizer of a slot.
+    func recognizer(_ slot: Slot) -> Recognizer { entries[Int(slot.library)].recognizer(invariant: slot.invariant) }
+
+    /// The name of a slot's library.
+    func name(_ slot: Slot) -> String { entries[Int(slot.library)].name }
+
+    /// The same libraries behind handles of their own (`Recognizer.independentCopy()`): each thread that
+    /// recognizes holds one, so that the reference counts it touches per stroke are not shared with another core.
+    public func independentCopy() -> LibraryRegistry {
+        LibraryRegistry(
+            entries: entries.map { entry in
+                Entry(
+                    name: String(decoding: Array(entry.name.utf8), as: UTF8.self), own: entry.own.independentCopy(),
+                    other: entry.other.independentCopy())
+            })
+    }
 
     /// Compiles the libraries. Names must be unique.
     ///

@@ -13,6 +13,8 @@ import StrokeProtocol
 struct OffloadingSink: LaneSink {
     private var socket: SocketSink
     let helper: RecognitionHelper
+    /// The lane's copy of the libraries, for the gathered strokes it recognizes itself.
+    let registry: LibraryRegistry
     /// Set by the lane while it is saturated (`LaneLoad`): finished strokes then go to the helper.
     var saturated = false
 
@@ -49,9 +51,10 @@ struct OffloadingSink: LaneSink {
     /// 10–20% more time per message, more than the recognitions it moved.
     static let recognizeHereLimit = 2
 
-    init(socket: SocketSink, helper: RecognitionHelper) {
+    init(socket: SocketSink, helper: RecognitionHelper, registry: LibraryRegistry) {
         self.socket = socket
         self.helper = helper
+        self.registry = registry
         bytes.reserveCapacity(1 << 16)
         queue.reserveCapacity(Self.queueLimit)
         jobs.bytes.reserveCapacity(1 << 12)
@@ -116,7 +119,7 @@ struct OffloadingSink: LaneSink {
         swap(&gathered, &jobs)
         swap(&writer, &self.writer)
         var place = head
-        gathered.forEachEvent(encodingRequestsWith: &writer) { topic, payload in
+        gathered.forEachEvent(encodingRequestsWith: &writer, registry: registry) { topic, payload in
             while queue[place].end >= 0 { place += 1 }
             let start = bytes.count
             bytes.append(contentsOf: topic)

@@ -20,6 +20,8 @@ final class Publisher: Sendable {
     let outputs: [WorkerConfiguration.Endpoint]
     /// Where to record the bound endpoints (the worker's own outputs), if anywhere.
     let recordEndpointsIn: WorkerControl?
+    /// The thread's own copy of the libraries.
+    let registry: LibraryRegistry
 
     /// Signalled by the thread once its socket is attached (or failed), and when it has finished.
     private let started = DispatchSemaphore(value: 0)
@@ -28,8 +30,10 @@ final class Publisher: Sendable {
 
     init(
         name: String, pipe: EventPipe, context: ZMQContext, configuration: WorkerConfiguration, metrics: WorkerMetrics,
-        logger: Logger, outputs: [WorkerConfiguration.Endpoint], recordEndpointsIn: WorkerControl?
+        logger: Logger, outputs: [WorkerConfiguration.Endpoint], recordEndpointsIn: WorkerControl?,
+        registry: LibraryRegistry
     ) {
+        self.registry = registry.independentCopy()
         self.name = name
         self.pipe = pipe
         self.context = context
@@ -114,7 +118,7 @@ final class Publisher: Sendable {
 
     /// Recognizes the batch's strokes and sends its events, in order.
     private func publish(_ batch: EventPipe.Batch, to sink: inout SocketSink, writer: inout JSONWriter) {
-        batch.forEachEvent(encodingRequestsWith: &writer) { topic, payload in
+        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { topic, payload in
             sink.sendNow(topic: topic, payload: payload)
         }
     }

@@ -15,8 +15,13 @@ final class RecognitionHelper: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// The thread's name: `recognize-` and the lane's index.
     let name: String
+    /// The thread's own copy of the libraries.
+    let registry: LibraryRegistry
 
-    init(lane: Int) { name = "recognize-\(lane)" }
+    init(lane: Int, registry: LibraryRegistry) {
+        name = "recognize-\(lane)"
+        self.registry = registry.independentCopy()
+    }
 
     /// Starts the thread.
     func start() {
@@ -40,7 +45,7 @@ final class RecognitionHelper: Sendable {
                     if next.finished { return }
                     break
                 }
-                batch.forEachEvent(encodingRequestsWith: &writer) { topic, payload in
+                batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { topic, payload in
                     results.append(topic: topic, payload: payload)
                 }
                 jobs.recycle(batch)

@@ -13,6 +13,9 @@ public struct RecognitionRequest {
     public var recognizer: Recognizer
     /// The library's name, reported in the event.
     public var library: String
+    /// Where `recognizer` and `library` are in the registry: all that a request handed to another thread keeps of
+    /// them (that thread looks them up in its own copy, `LibraryRegistry.independentCopy()`).
+    public var slot: LibraryRegistry.Slot
     /// The stroke's points.
     public var points: UnsafeBufferPointer<SIMD2<Double>>
 

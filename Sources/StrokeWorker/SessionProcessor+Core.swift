@@ -187,7 +187,9 @@ extension SessionProcessor {
                     sink.publishRecognition(
                         RecognitionRequest(
                             context: eventContext, recognizer: entry.recognizer(invariant: session.invariant),
-                            library: entry.name, points: points),
+                            library: entry.name,
+                            slot: LibraryRegistry.Slot(library: session.library, invariant: session.invariant),
+                            points: points),
                         writer: &writer)
                 }
             }

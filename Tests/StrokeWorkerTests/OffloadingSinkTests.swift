@@ -8,7 +8,9 @@ import ZeroMQ
 
 @Suite("Offloading event sink")
 struct OffloadingSinkTests {
-    static let recognizer = try! Recognizer(library: .builtIn())
+    static let registry = try! LibraryRegistry([try! TemplateLibrary.builtIn()])
+    /// The recognizer of slot 0 (the built-in library in its own mode), which the requests name.
+    static let recognizer = registry.entries[0].own
 
     /// A small v-like stroke, different for each `k`.
     static func stroke(_ k: Int) -> [SIMD2<Double>] {
@@ -31,7 +33,8 @@ struct OffloadingSinkTests {
                     context: EventEncoder.Context(
                         session: UnsafeRawBufferPointer(session), eventSequence: UInt64(k), sequence: UInt32(k),
                         stroke: UInt32(k)),
-                    recognizer: recognizer, library: "default", points: points)
+                    recognizer: recognizer, library: "default",
+                    slot: LibraryRegistry.Slot(library: 0, invariant: nil), points: points)
                 request.encode(into: &writer)
                 let expected = [
                     String(decoding: session, as: UTF8.self), String(decoding: writer.bytes, as: UTF8.self),
@@ -53,11 +56,12 @@ struct OffloadingSinkTests {
         _ body: (_ sink: inout OffloadingSink, _ subscriber: ZMQSocket, _ metrics: WorkerMetrics) throws -> Void
     ) throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
-        let helper = RecognitionHelper(lane: 0)
+        let helper = RecognitionHelper(lane: 0, registry: registry)
         helper.start()
         defer { helper.finish() }
         let metrics = WorkerMetrics()
-        var sink = OffloadingSink(socket: SocketSink(socket: publisher, metrics: metrics), helper: helper)
+        var sink = OffloadingSink(
+            socket: SocketSink(socket: publisher, metrics: metrics), helper: helper, registry: registry)
         try body(&sink, subscriber, metrics)
         withExtendedLifetime(context) {}
     }
