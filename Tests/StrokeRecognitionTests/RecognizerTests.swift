@@ -51,6 +51,21 @@ struct RecognizerTests {
         #expect(Double(correct) / Double(tests.count) >= 0.9)
     }
 
+    @Test("an independent copy gives exactly the original's results, in both orientation modes")
+    func independentCopy() throws {
+        var invariant = Self.library
+        invariant.orientation = .invariant
+        for library in [Self.library, invariant] {
+            let recognizer = try Recognizer(library: library)
+            let copy = recognizer.independentCopy()
+            #expect(copy.templateCount == recognizer.templateCount)
+            #expect(copy.library == recognizer.library)
+            for log in Fixtures.logs where log.subject == "s03" {
+                #expect(try copy.recognize(log.points) == recognizer.recognize(log.points))
+            }
+        }
+    }
+
     @Test("rotation-invariant libraries match rotated strokes; orientation-sensitive ones tell v from caret")
     func orientation() throws {
         var invariant = TemplateLibrary(name: "inv", orientation: .invariant)

@@ -117,6 +117,27 @@ struct WorkerUnitTests {
         #expect(Array("player-42".utf8).withUnsafeBytes { table.hash($0) != other.hash($0) })
     }
 
+    @Test("a registry's independent copy resolves every slot to the same library, name and results")
+    func registryCopy() throws {
+        var custom = TemplateLibrary(name: "a-library-with-a-long-name", orientation: .invariant)
+        let builtIn = try TemplateLibrary.builtIn()
+        for template in builtIn.templates.prefix(16) { custom.add(template) }
+        let registry = try LibraryRegistry([builtIn, custom])
+        let copy = registry.independentCopy()
+        #expect(copy.entries.map(\.name) == registry.entries.map(\.name))
+        let stroke = builtIn.templates[40].points
+        for library in Int32(0)...1 {
+            for invariant in [nil, true, false] {
+                let slot = LibraryRegistry.Slot(library: library, invariant: invariant)
+                #expect(copy.name(slot) == registry.name(slot))
+                #expect(copy.recognizer(slot).library == registry.recognizer(slot).library)
+                #expect(
+                    try copy.recognizer(slot).recognize(points: stroke)
+                        == registry.recognizer(slot).recognize(points: stroke))
+            }
+        }
+    }
+
     @Test("configuration from flags and environment, with clear errors")
     func configuration() throws {
         let configuration = try WorkerConfiguration(
