@@ -71,6 +71,23 @@ struct SessionProcessorTests {
         #expect(bySession(sequential).values.allSatisfy { $0.count == 2 && $0[1].contains("\"name\":\"check\"") })
     }
 
+    /// Calls `body` with the two-frame messages as one batch of (topic, payload) buffers, as the lane hands over.
+    static func withFrames(
+        _ messages: some Collection<[[UInt8]]>,
+        _ body: (UnsafeBufferPointer<(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer)>) -> Void
+    ) {
+        let bytes = messages.flatMap { $0[0] + $0[1] }
+        bytes.withUnsafeBytes { bytes in
+            var offset = 0
+            func next(_ count: Int) -> UnsafeRawBufferPointer {
+                defer { offset += count }
+                return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+            }
+            let frames = messages.map { (topic: next($0[0].count), payload: next($0[1].count)) }
+            frames.withUnsafeBufferPointer(body)
+        }
+    }
+
     /// Feeds messages in batches of the given sizes, in turn; a message that has not two frames ends its batch, as
     /// in the lane.
     static func feedBatched(_ processor: inout SessionProcessor<CollectingSink>, _ messages: [[[UInt8]]], sizes: [Int])
@@ -87,17 +104,7 @@ struct SessionProcessorTests {
                 start += 1
                 continue
             }
-            let batch = messages[start..<end]
-            let bytes = batch.flatMap { $0[0] + $0[1] }
-            bytes.withUnsafeBytes { bytes in
-                var offset = 0
-                func next(_ count: Int) -> UnsafeRawBufferPointer {
-                    defer { offset += count }
-                    return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-                }
-                let frames = batch.map { (topic: next($0[0].count), payload: next($0[1].count)) }
-                frames.withUnsafeBufferPointer { processor.handle(batch: $0) }
-            }
+            withFrames(messages[start..<end]) { processor.handle(batch: $0) }
             start = end
         }
     }
@@ -155,16 +162,7 @@ struct SessionProcessorTests {
         var counting = SessionProcessor(
             sink: CountingSink(), configuration: WorkerConfiguration(), registry: Self.registry,
             metrics: WorkerMetrics())
-        let bytes = messages.flatMap { $0[0] + $0[1] }
-        bytes.withUnsafeBytes { bytes in
-            var offset = 0
-            func next(_ count: Int) -> UnsafeRawBufferPointer {
-                defer { offset += count }
-                return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-            }
-            let frames = messages.map { (topic: next($0[0].count), payload: next($0[1].count)) }
-            frames.withUnsafeBufferPointer { counting.handleCounting(batch: $0) }
-        }
+        Self.withFrames(messages) { counting.handleCounting(batch: $0) }
         #expect(collecting.sink.events.count > 20)
         #expect(counting.sink.events == collecting.sink.events.count)
         #expect(counting.sessionCount == collecting.sessionCount)
