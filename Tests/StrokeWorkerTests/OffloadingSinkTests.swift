@@ -124,33 +124,23 @@ struct OffloadingSinkTests {
         return received
     }
 
-    @Test("a lone stroke waits offerAfterSends sends, then the lane recognizes it itself, without a flush")
-    func loneStroke() throws {
+    @Test(
+        "gathered strokes wait offerAfterSends sends, then come out without a flush: recognized on the lane up to recognizeHereLimit, by the helper beyond",
+        arguments: [1, OffloadingSink.recognizeHereLimit, OffloadingSink.recognizeHereLimit + 1])
+    func gatheredStrokes(count: Int) throws {
         try Self.withSink { (sink: inout OffloadingSink, subscriber: ZMQSocket, metrics: WorkerMetrics) throws in
             sink.saturated = true
             var writer = JSONWriter()
-            let expected = Self.recognize(1, topic: "sparse", into: &sink, writer: &writer)
-            for _ in 1..<OffloadingSink.offerAfterSends { sink.send() }
-            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
-            #expect(try Self.sendUntilReceived(1, &sink, subscriber) == [expected])
-            sink.flush()
-            #expect(metrics.snapshot["strokesOffloaded", default: 0] == 0)
-            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
-        }
-    }
-
-    @Test("more strokes than the lane recognizes itself go to the helper after offerAfterSends sends")
-    func fewStrokes() throws {
-        try Self.withSink { (sink: inout OffloadingSink, subscriber: ZMQSocket, metrics: WorkerMetrics) throws in
-            sink.saturated = true
-            var writer = JSONWriter()
-            let count = OffloadingSink.recognizeHereLimit + 1
-            let expected = (0..<count).map { Self.recognize($0, topic: "few", into: &sink, writer: &writer) }
+            let expected = (0..<count).map {
+                Self.recognize($0, topic: "gathered-\(count)", into: &sink, writer: &writer)
+            }
             for _ in 1..<OffloadingSink.offerAfterSends { sink.send() }
             #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
             #expect(try Self.sendUntilReceived(count, &sink, subscriber) == expected)
             sink.flush()
-            #expect(metrics.snapshot["strokesOffloaded"] == count)
+            let offloaded = count <= OffloadingSink.recognizeHereLimit ? 0 : count
+            #expect(metrics.snapshot["strokesOffloaded", default: 0] == offloaded)
+            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
         }
     }
 
