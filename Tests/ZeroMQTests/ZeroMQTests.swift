@@ -5,6 +5,17 @@ import Testing
 
 @Suite("ZeroMQ wrapper (inproc)")
 struct ZeroMQTests {
+    /// Two PAIR sockets of a new context (which each socket keeps alive), `a` bound and `b` connected to
+    /// `inproc://name`.
+    static func connectedPair(_ name: String) throws -> (a: ZMQSocket, b: ZMQSocket) {
+        let context = try ZMQContext()
+        let a = try ZMQSocket(context, .pair)
+        let b = try ZMQSocket(context, .pair)
+        try a.bind("inproc://\(name)")
+        try b.connect("inproc://\(name)")
+        return (a, b)
+    }
+
     @Test("PUB to SUB, multipart, one reusable message, prefix filtering")
     func pubSub() throws {
         let context = try ZMQContext()
@@ -31,11 +42,7 @@ struct ZeroMQTests {
 
     @Test("a message batch holds several received frames at once, each with its own bytes and more flag")
     func messageBatch() throws {
-        let context = try ZMQContext()
-        let a = try ZMQSocket(context, .pair)
-        let b = try ZMQSocket(context, .pair)
-        try a.bind("inproc://batch")
-        try b.connect("inproc://batch")
+        let (a, b) = try Self.connectedPair("batch")
         try a.sendMultipart([Array("one".utf8), [1, 2]])
         try a.sendMultipart([Array("two".utf8)])
         let batch = ZMQMessageBatch(count: 4)
@@ -52,11 +59,7 @@ struct ZeroMQTests {
 
     @Test("poll reports readiness and times out")
     func poll() throws {
-        let context = try ZMQContext()
-        let a = try ZMQSocket(context, .pair)
-        let b = try ZMQSocket(context, .pair)
-        try a.bind("inproc://poll")
-        try b.connect("inproc://poll")
+        let (a, b) = try Self.connectedPair("poll")
         var poller = ZMQPoller(readable: [b])
         #expect(try poller.poll(timeoutMilliseconds: 10) == 0)
         try a.send("hello")
