@@ -30,8 +30,8 @@ extension SessionTable {
 
     /// Checks and hashes each message's topic and, from `prefetchFrom` sessions, fetches its session's memory
     /// ahead, in four passes: the home slot, the session, its first stroke's header, the lines the message will
-    /// write. Each pass reads only
-    /// what the pass before asked for, so the cache misses of the whole batch are waited for together.
+    /// write. Each pass reads only what the pass before asked for, so the cache misses of the whole batch are
+    /// waited for together.
     ///
     /// Mutating only so that the caller's processor is not copied for the call; nothing changes.
     mutating func prepare(

@@ -201,18 +201,9 @@ struct WorkerBenchmarks {
     func latency(rate: Double, run: Int) async throws -> Latency {
         let rounds = quick ? Self.latencyRounds / 2 : Self.latencyRounds
         let seconds = quick ? 2.0 : 4.0
-        let worker =
-            try latencyStandIn.map { work in
-                try ChildProcess(
-                    myself,
-                    [
-                        "raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--work-ns",
-                        "\(work)",
-                    ])
-            } ?? startWorker()
+        let worker = try latencyStandIn.map { try startEcho(workNanoseconds: $0) } ?? startWorker()
         defer { _ = worker.terminate() }
-        let echo = try ChildProcess(
-            myself, ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*"])
+        let echo = try startEcho()
         defer { _ = echo.terminate() }
         // One traffic, cut into rounds: the worker's sessions go on from one round to the next.
         let prefix = "l\(run)-"
@@ -311,6 +302,17 @@ struct WorkerBenchmarks {
             worker,
             ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--stats-interval", "0"] + extra
                 + workerArguments)
+    }
+
+    /// Starts a raw echo peer (`stroke-bench raw-echo`) on loopback ports of its choosing, spending
+    /// `workNanoseconds` of busy work on each message.
+    private func startEcho(workNanoseconds: Int = 0) throws -> ChildProcess {
+        try ChildProcess(
+            myself,
+            [
+                "raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--work-ns",
+                "\(workNanoseconds)",
+            ])
     }
 
     // MARK: - Memory
