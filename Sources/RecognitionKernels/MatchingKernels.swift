@@ -59,6 +59,10 @@ public enum MatchingKernels {
     /// side by side hides that latency, so eight distances cost little more than one. `candidates` and
     /// `templates` hold `count × stride` lane vectors (point-major, then feature); `rows` holds `2 × count`
     /// lane vectors of scratch. Unused lanes give meaningless values.
+    ///
+    /// A row's first cell, whose left neighbour lies outside the band, is taken before the loop over the others,
+    /// and indices use wrapping arithmetic (they stay below `2 × count × stride`): the loop then holds the
+    /// recurrence and nothing else. Each cell computes exactly what the scalar `ElasticMatcher.distance` does.
     @inline(never)
     public static func elasticDistances(
         candidates: UnsafePointer<Lanes>, templates: UnsafePointer<Lanes>, count: Int, band: Int,
@@ -71,28 +75,34 @@ public enum MatchingKernels {
         for i in 0..<count {
             let low = max(0, i - band)
             let high = min(count - 1, i + band)
-            let c = candidates + i * stride
+            let c = candidates + i &* stride
             let c0 = c[0]
             let c1 = c[1]
             let c2 = c[2]
             let c3 = c[3]
-            var left = infinity
-            for j in low...high {
-                let t = templates + j * stride
+            @inline(__always) func cost(_ j: Int) -> Lanes {
+                let t = templates + j &* stride
                 let d0 = c0 - t[0]
                 let d1 = c1 - t[1]
                 let d2 = c2 - t[2]
                 let d3 = c3 - t[3]
-                let cost = (d0 * d0 + d1 * d1 + d2 * d2 + d3 * d3).squareRoot()
-                let best: Lanes
-                if i == 0 && j == 0 {
-                    best = .zero
-                } else {
-                    let diagonal = j > 0 ? previous[j - 1] : infinity
-                    best = minimum(minimum(diagonal, previous[j]), left)
-                }
-                left = cost + best
+                return (d0 * d0 + d1 * d1 + d2 * d2 + d3 * d3).squareRoot()
+            }
+            // The first cell: no left neighbour; in the first column no diagonal either; (0, 0) starts the path.
+            let first: Lanes
+            if i == 0 {
+                first = .zero
+            } else {
+                let diagonal = low > 0 ? previous[low &- 1] : infinity
+                first = minimum(minimum(diagonal, previous[low]), infinity)
+            }
+            var left = cost(low) + first
+            current[low] = left
+            var j = low &+ 1
+            while j <= high {
+                left = cost(j) + minimum(minimum(previous[j &- 1], previous[j]), left)
                 current[j] = left
+                j &+= 1
             }
             if high < count - 1 { current[high + 1] = infinity }
             swap(&previous, &current)

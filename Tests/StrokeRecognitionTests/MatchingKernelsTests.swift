@@ -58,6 +58,29 @@ struct MatchingKernelsTests {
         }
     }
 
+    @Test("each lane of the elastic kernel has the scalar matcher's bits", arguments: [1, 4, 13, 32])
+    func lanesMatchScalarBits(pointCount: Int) {
+        let stride = ElasticMatcher.stride
+        for seed in UInt64(1)...10 {
+            let length = pointCount * stride
+            let candidates = Self.lanes(length, seed: seed)
+            let templates = Self.lanes(length, seed: seed + 100, scale: 3)
+            var rows = [Lanes](repeating: .zero, count: 2 * pointCount)
+            var scratch = [Float](repeating: 0, count: 2 * pointCount)
+            for band in [0, 1, 4, pointCount] {
+                let distances = ElasticMatcher.distances(
+                    candidates: candidates, templates: templates, count: pointCount, band: band, rows: &rows)
+                for lane in 0..<8 {
+                    let lhs = candidates.map { $0[lane] }
+                    let rhs = templates.map { $0[lane] }
+                    let scalar = ElasticMatcher.distance(
+                        lhs, rhs, count: pointCount, band: band, abandonAbove: .infinity, scratch: &scratch)
+                    #expect(distances[lane].bitPattern == scalar.bitPattern, "band \(band), lane \(lane)")
+                }
+            }
+        }
+    }
+
     @Test("both builds find the same checkmark corner", arguments: [2, 3, 5, 8, 33, 65])
     func cornerBuildsAgree(count: Int) {
         guard ElasticMatcher.KernelBuild.current == .wide else { return }  // the wide build cannot run here
