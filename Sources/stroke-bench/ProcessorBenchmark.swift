@@ -11,6 +11,8 @@ enum ProcessorBenchmark {
         var sessions: Int
         var messagesPerSecond: Double
         var nanosecondsPerPoint: Double
+        /// Messages handled: what `scripts/profile.sh` divides instruction counts by.
+        var messages: Int
     }
 
     /// The traffic's frames copied into one allocation, so that batches of them can be handed over.
@@ -76,7 +78,7 @@ enum ProcessorBenchmark {
                         Row(
                             encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage, sessions: sessions,
                             messagesPerSecond: Double(traffic.count) / seconds,
-                            nanosecondsPerPoint: seconds * 1e9 / Double(traffic.pointCount)))
+                            nanosecondsPerPoint: seconds * 1e9 / Double(traffic.pointCount), messages: traffic.count))
                 }
             }
         }
