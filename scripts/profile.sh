@@ -34,13 +34,13 @@ valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
 }
 messages=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["processor"][0]["messages"])' \
     "$work/report.json")
-callgrind_annotate "$work/callgrind.out" 2>/dev/null | swift demangle --simplified | python3 -c '
+callgrind_annotate --auto=no "$work/callgrind.out" 2>/dev/null | swift demangle --simplified | python3 -c '
 import re, sys
 messages, top = int(sys.argv[1]), int(sys.argv[2])
 total, rows = None, []
 for line in sys.stdin:
     match = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)", line)
-    if not match:
+    if not match or match.group(2).startswith("=>"):
         continue
     count = int(match.group(1).replace(",", ""))
     if "PROGRAM TOTALS" in match.group(2):
@@ -50,9 +50,14 @@ for line in sys.stdin:
     name = match.group(2).rsplit(" [", 1)[0]
     name = name.split(":", 1)[1] if re.match(r"[^ ]*\.(swift|c|S|h):|\?\?\?:|//<", name) else name
     name = name if len(name) <= 100 else name[:97] + "..."
+    # Inlined code is listed once per source file: add up the rows of one function.
     rows.append((count, name))
 if total is None or messages == 0:
     sys.exit("profile.sh: no instruction counts were collected")
+sums = {}
+for count, name in rows:
+    sums[name] = sums.get(name, 0) + count
+rows = sorted(((count, name) for name, count in sums.items()), reverse=True)
 print(f"{total / messages:,.0f} instructions per message ({messages:,} messages, {total:,} instructions)")
 print("per message  share  function (self)")
 for count, name in rows[:top]:
