@@ -20,9 +20,9 @@ extension CheckmarkDetector {
     /// turn.
     @inline(never)
     static func fires(
-        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, spacing: Double,
-        configuration c: CheckmarkConfiguration
+        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, spacing: Double, settings: Settings
     ) -> Bool {
+        let c = settings.configuration
         let n = xs.count
         func point(_ index: Int) -> SIMD2<Double> { SIMD2(xs[index], ys[index]) }
         let start = point(0)

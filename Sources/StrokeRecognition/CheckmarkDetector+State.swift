@@ -74,41 +74,31 @@ extension CheckmarkDetector {
             guard !walk.fired else { return nil }
             var walk = self.walk
             let settings = self.settings
-            let (capacity, legPoints) = (settings.capacity, settings.minimumLegPoints)
             let xs = buffer
             let ys = buffer + settings.room
             var fired: Int?
-            // In chunks whose segment lengths are computed first, four square roots at a time: the walk then
-            // waits for none.
-            withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.lengthChunk) { lengths in
-                var chunk = 0
-                chunks: while chunk < batch {
-                    let end = min(batch, chunk + Self.lengthChunk)
-                    let known =
-                        end - chunk >= 4 && walk.hasLast
-                        && StrokeGeometry.segmentLengths(
-                            from: SIMD2(walk.lastX, walk.lastY), count: end - chunk,
-                            position: { position(chunk + $0) }, into: lengths.baseAddress!
-                        ).finite
-                    for offset in chunk..<end {
-                        let point = position(offset)
-                        guard point.x.isFinite, point.y.isFinite,
-                            Self.append(
-                                point, length: known ? lengths[offset - chunk] : nil, to: &walk, xs: xs, ys: ys,
-                                capacity: capacity)
-                        else { continue }
-                        let count = Int(walk.count)
-                        if CheckmarkDetector.mightFire(count: count, xs: xs, ys: ys, legPoints: legPoints),
-                            CheckmarkDetector.fires(
-                                UnsafeBufferPointer(start: xs, count: count),
-                                UnsafeBufferPointer(start: ys, count: count), spacing: walk.spacing,
-                                configuration: settings.configuration)
-                        {
-                            fired = offset
-                            break chunks
-                        }
+            if batch < 4 {
+                // Too few points to compute lengths ahead (one point per message, typically): no scratch space.
+                fired = Self.advance(
+                    0..<batch, lengths: nil, position: position, walk: &walk, xs: xs, ys: ys, settings: settings)
+            } else {
+                // In chunks whose segment lengths are computed first, four square roots at a time: the walk then
+                // waits for none.
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.lengthChunk) { lengths in
+                    var chunk = 0
+                    while chunk < batch, fired == nil {
+                        let end = min(batch, chunk + Self.lengthChunk)
+                        let known =
+                            end - chunk >= 4 && walk.hasLast
+                            && StrokeGeometry.segmentLengths(
+                                from: SIMD2(walk.lastX, walk.lastY), count: end - chunk,
+                                position: { position(chunk + $0) }, into: lengths.baseAddress!
+                            ).finite
+                        fired = Self.advance(
+                            chunk..<end, lengths: known ? UnsafePointer(lengths.baseAddress!) : nil,
+                            position: position, walk: &walk, xs: xs, ys: ys, settings: settings)
+                        chunk = end
                     }
-                    chunk = end
                 }
             }
             walk.fired = fired != nil
@@ -116,6 +106,33 @@ extension CheckmarkDetector {
             guard let fired else { return nil }
             detection = Detection(pointIndex: first + fired, time: time(fired))
             return detection
+        }
+
+        /// Feeds the points `range` of a batch to the walk, and each resampled point to the decision; returns the
+        /// offset of the point that fired, if one did. `lengths`, when given, holds the segment lengths from the
+        /// previous point, starting with `range.lowerBound`'s.
+        @inline(__always)
+        private static func advance(
+            _ range: Range<Int>, lengths: UnsafePointer<Double>?, position: (Int) -> SIMD2<Double>,
+            walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, settings: Settings
+        ) -> Int? {
+            for offset in range {
+                let point = position(offset)
+                guard point.x.isFinite, point.y.isFinite,
+                    append(
+                        point, length: lengths.map { $0[offset - range.lowerBound] }, to: &walk, xs: xs, ys: ys,
+                        capacity: settings.capacity)
+                else { continue }
+                let count = Int(walk.count)
+                if CheckmarkDetector.mightFire(count: count, xs: xs, ys: ys, legPoints: settings.minimumLegPoints),
+                    CheckmarkDetector.fires(
+                        UnsafeBufferPointer(start: xs, count: count), UnsafeBufferPointer(start: ys, count: count),
+                        spacing: walk.spacing, settings: settings)
+                {
+                    return offset
+                }
+            }
+            return nil
         }
 
         // MARK: - Resampling
@@ -195,7 +212,7 @@ extension CheckmarkDetector {
     }
 
     /// The tuning, held by reference: it keeps each state small, and states copied from one share it.
-    private final class Settings: Sendable {
+    final class Settings: Sendable {
         let configuration: CheckmarkConfiguration
         /// Copied out of the tuning: read for every batch.
         let capacity: Int

@@ -49,7 +49,7 @@ struct CheckmarkDetectorTests {
                 if let fired = single.add(point) { one = fired }
             }
             #expect(single.pointCount == points.count)
-            for batch in [2, 7, 32, 100] {
+            for batch in [2, 3, 4, 7, 32, 100] {  // below 4, no lengths are computed ahead
                 var batched = CheckmarkDetector()
                 var fired: CheckmarkDetector.Detection?
                 var index = 0
