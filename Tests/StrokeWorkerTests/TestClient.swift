@@ -89,6 +89,17 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
     }
 }
 
+/// Runs `body` on a dedicated thread with a client of the worker at `input` and `output`, on a context of its own
+/// (`context`: a shared one, for inproc endpoints).
+func withClient<T: Sendable>(
+    input: String, output: String, context: ZMQContext? = nil, _ body: @escaping @Sendable (TestClient) throws -> T
+) async throws -> T {
+    try await onThread {
+        let client = try TestClient(context: try context ?? ZMQContext(), input: input, output: output)
+        return try body(client)
+    }
+}
+
 /// Starts a worker, runs `body` with its bound endpoints, then shuts it down and waits for `run()` to return.
 func withWorker(
     _ configure: (inout WorkerConfiguration) -> Void, context: ZMQContext? = nil,

@@ -43,8 +43,7 @@ struct WorkerIntegrationTests {
                 $0.outputs = [.init(bind: true, address: "inproc://test-output")]
             }, context: context
         ) { input, output, _ in
-            let events = try await onThread {
-                let client = try TestClient(context: context, input: input, output: output)
+            let events = try await withClient(input: input, output: output, context: context) { client in
                 for message in messages { try client.send(session: "inproc-1", message) }
                 return try client.events(2).map { $0.event["event"] as! String }
             }
@@ -58,9 +57,7 @@ struct WorkerIntegrationTests {
     func checkmarkBeforeEnd(recognition: Recognition) async throws {
         let messages = try Self.checkMessages()
         try await withWorker({ recognition.apply(to: &$0) }) { input, output, _ in
-            let order = try await onThread { () -> [String] in
-                let context = try ZMQContext()
-                let client = try TestClient(context: context, input: input, output: output)
+            let order = try await withClient(input: input, output: output) { (client) -> [String] in
                 var order = [String]()
                 for message in messages.dropLast() { try client.send(session: "early", message) }
                 let checkmark = try client.nextEvent()
@@ -84,9 +81,7 @@ struct WorkerIntegrationTests {
             $0.maxMessageBytes = 4096
             recognition.apply(to: &$0)
         }) { input, output, worker in
-            let codes = try await onThread { () -> [String] in
-                let context = try ZMQContext()
-                let client = try TestClient(context: context, input: input, output: output)
+            let codes = try await withClient(input: input, output: output) { (client) -> [String] in
                 let topic = Array(ShardKey.topic(for: "victim").utf8)
                 try client.sendRaw([topic, Array("not json".utf8)])
                 try client.sendRaw([topic, Array(#"{"type":"fly","seq":1}"#.utf8)])
@@ -129,9 +124,7 @@ struct WorkerIntegrationTests {
             $0.lanes = 2
             recognition.apply(to: &$0)
         }) { input, output, worker in
-            let results = try await onThread { () -> [String: [String]] in
-                let context = try ZMQContext()
-                let client = try TestClient(context: context, input: input, output: output)
+            let results = try await withClient(input: input, output: output) { (client) -> [String: [String]] in
                 let decoder = InputDecoder()
                 for message in messages {
                     for k in 0..<40 {
@@ -165,9 +158,7 @@ struct WorkerIntegrationTests {
             $0.lanes = lanes
             $0.inputHighWaterMark = 10
         }) { input, output, worker in
-            let results = try await onThread { () -> [String: [String]] in
-                let context = try ZMQContext()
-                let client = try TestClient(context: context, input: input, output: output)
+            let results = try await withClient(input: input, output: output) { (client) -> [String: [String]] in
                 // All messages are sent before any event is read: about 100 times the worker's input queue.
                 for message in messages {
                     for k in 0..<sessions { try client.send(session: "backlog-\(k)", message) }
