@@ -54,5 +54,6 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StrokeWorkerTests", dependencies: ["StrokeWorker"]),
         .testTarget(name: "StrokeToolTests", dependencies: ["stroke-tool"]),
+        .testTarget(name: "StrokeBenchTests", dependencies: ["stroke-bench"]),
     ]
 )
