@@ -8,22 +8,15 @@ import Testing
 /// The `stroke-bench` executable's raw peers, run as the benchmark runs them: as child processes.
 @Suite("stroke-bench raw peers")
 struct RawPeersTests {
-    /// The built executable, beside the test bundle.
-    static var bench: String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("stroke-bench").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../.build/debug/stroke-bench").standardized.path
-    }
+    /// The built executable, beside the test bundle (`swift build --build-tests` builds it).
+    static let bench = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("stroke-bench").path
 
     /// Started from a task, as the latency section starts it, a child inherits a signal mask with SIGTERM blocked;
     /// the echo must still end on `terminate()`, not at its 60-second idle timeout.
     @Test("a raw echo started from a task ends on SIGTERM")
     func echoEndsOnTerminate() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.bench), "no stroke-bench at \(Self.bench)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.bench)
         process.arguments = [
