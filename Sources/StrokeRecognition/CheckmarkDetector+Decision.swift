@@ -17,7 +17,8 @@ extension CheckmarkDetector {
     }
 
     /// The full test, once `mightFire` passed: split the resampled points at the corner, check both legs and the
-    /// turn.
+    /// turn. It reads the tuning through the object that holds it: passed by value, the 160-byte
+    /// `CheckmarkConfiguration` was copied (a `memcpy` call) on every call.
     @inline(never)
     static func fires(
         _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, spacing: Double, settings: Settings

@@ -5,10 +5,6 @@ import Foundation
     import Glibc
 #endif
 
-// The main thread waits on a semaphore instead of running an async top level: under an async main, libdispatch
-// parks the main thread in `sigsuspend`, and Valgrind 3.19 (Debian 12) then dies at the first thread the
-// concurrency runtime starts, which would rule out `valgrind --tool=callgrind` (see Benchmarks.md). Nothing in
-// stroke-bench runs on the main actor.
 // A child process inherits the signal mask of the thread that started it, and stroke-bench starts its raw peers
 // (`raw-echo`, `raw-sink`) from a thread of the concurrency runtime, which blocks SIGINT and SIGTERM. An async top
 // level unblocked them while it waited (libdispatch's `sigsuspend`); this one must do it itself, or a raw echo would
@@ -19,6 +15,10 @@ sigaddset(&termination, SIGINT)
 sigaddset(&termination, SIGTERM)
 pthread_sigmask(SIG_UNBLOCK, &termination, nil)
 
+// The main thread waits on a semaphore instead of running an async top level: under an async main, libdispatch
+// parks the main thread in `sigsuspend`, and Valgrind 3.19 (Debian 12) then dies at the first thread the
+// concurrency runtime starts, which would rule out `valgrind --tool=callgrind` (`make profile`, Benchmarks.md).
+// Nothing in stroke-bench runs on the main actor.
 nonisolated(unsafe) var status: Int32 = 0
 let finished = DispatchSemaphore(value: 0)
 let arguments = Array(CommandLine.arguments.dropFirst())
