@@ -17,7 +17,7 @@ extension CheckmarkDetector {
     }
 
     /// The full test, once `mightFire` passed: split the resampled points at the corner, check both legs and the
-    /// turn. It reads the tuning through the object that holds it: passed by value, the 160-byte
+    /// turn. It reads the tuning through the object that holds it: passed by value, the 136-byte
     /// `CheckmarkConfiguration` was copied (a `memcpy` call) on every call.
     @inline(never)
     static func fires(
