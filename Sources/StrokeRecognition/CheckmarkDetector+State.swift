@@ -78,7 +78,7 @@ extension CheckmarkDetector {
             let ys = buffer + settings.room
             var fired: Int?
             if batch < 4 {
-                // Too few points to compute lengths ahead (one point per message, typically): no scratch space.
+                // Too few points to compute lengths ahead (one point per message, typically): straight to the walk.
                 fired = Self.advance(
                     0..<batch, lengths: nil, position: position, walk: &walk, xs: xs, ys: ys, settings: settings)
             } else {
