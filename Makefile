@@ -114,7 +114,7 @@ bench: release
 bench-quick: release
 	$(RELEASE_BIN)/stroke-bench --quick --dataset $(DATASET)
 
-# Instructions per message by function, under Valgrind's callgrind (scripts/profile.sh): exact from run to run.
+# Instructions per message by function, under Valgrind's callgrind (scripts/profile.sh): repeatable to 0.02%.
 profile: release
 	@command -v valgrind >/dev/null 2>&1 || { \
 	    echo "installing valgrind"; \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per message of the worker's per-message work, by function: the processor benchmark
 # (`stroke-bench --only processor --quick`) under Valgrind's callgrind, counting only inside the processor's batch
-# handling. Unlike timings on a shared host, the counts repeat exactly from run to run, so a change to a hot path
-# shows its effect at once (instructions are not cycles: a cache miss or a long dependency chain costs time
+# handling. Unlike timings on a shared host, the counts repeat from run to run (to within 0.02%), so a change to a
+# hot path shows its effect at once (instructions are not cycles: a cache miss or a long dependency chain costs time
 # without showing here; confirm with the benchmark).
 #
 # Usage: scripts/profile.sh [CASE] [SESSIONS]   (defaults: binary-32 1000; CASE as `stroke-bench --cases`)
@@ -10,7 +10,7 @@
 # (default ../shared/datasets/dollar1; synthetic ones when it is absent). TOP sets how many functions are listed
 # (default 15).
 set -euo pipefail
-# Swift seeds its hash functions per process; a fixed seed makes the counts repeat exactly.
+# Swift seeds its hash functions per process; a fixed seed keeps the counts from varying with it.
 export SWIFT_DETERMINISTIC_HASHING=1
 
 case_name=${1:-binary-32}
@@ -50,10 +50,10 @@ for line in sys.stdin:
     name = match.group(2).rsplit(" [", 1)[0]
     name = name.split(":", 1)[1] if re.match(r"[^ ]*\.(swift|c|S|h):|\?\?\?:|//<", name) else name
     name = name if len(name) <= 100 else name[:97] + "..."
-    # Inlined code is listed once per source file: add up the rows of one function.
     rows.append((count, name))
 if total is None or messages == 0:
     sys.exit("profile.sh: no instruction counts were collected")
+# Inlined code is listed once per source file: add up the rows of one function.
 sums = {}
 for count, name in rows:
     sums[name] = sums.get(name, 0) + count
