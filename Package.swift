@@ -1,12 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The wide build of the matcher's kernels targets x86-64-v3 (Haswell and newer: AVX2, FMA, BMI2); elsewhere it is
-// a second portable build that is never chosen.
+// The wide build of the matcher's kernels targets x86-64-v3 (Haswell and newer: AVX2, FMA, BMI2), the AVX-512 one
+// x86-64-v4 (AVX-512 F, CD, BW, DQ, VL; `skylake-avx512` is the oldest CPU name with exactly those); elsewhere each
+// is another portable build that is never chosen.
 #if arch(x86_64)
 let wideKernelSettings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+let avx512KernelSettings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512"])]
 #else
 let wideKernelSettings: [SwiftSetting] = []
+let avx512KernelSettings: [SwiftSetting] = []
 #endif
 
 let package = Package(
@@ -28,13 +31,16 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
 
         // MARK: - Pure modules (no sockets)
-        // The matcher's kernels, one source compiled twice: for any CPU, and for x86-64-v3 (AVX2); the
-        // recognizer picks the build the CPU runs, through a C call to the compiler's CPU detection. The same C
-        // module gives the worker the compiler's prefetch hint.
+        // The matcher's kernels, one source compiled three times: for any CPU, for x86-64-v3 (AVX2) and for
+        // x86-64-v4 (AVX-512); the recognizer picks the build the CPU runs, through a C call to the compiler's CPU
+        // detection. The same C module gives the worker the compiler's prefetch hint.
         .target(name: "CCPUFeatures"),
         .target(name: "RecognitionKernels"),
         .target(name: "RecognitionKernelsWide", swiftSettings: wideKernelSettings),
-        .target(name: "StrokeRecognition", dependencies: ["CCPUFeatures", "RecognitionKernels", "RecognitionKernelsWide"]),
+        .target(name: "RecognitionKernelsAVX512", swiftSettings: avx512KernelSettings),
+        .target(
+            name: "StrokeRecognition",
+            dependencies: ["CCPUFeatures", "RecognitionKernels", "RecognitionKernelsWide", "RecognitionKernelsAVX512"]),
         .target(name: "StrokeProtocol"),
 
         // MARK: - The worker
@@ -49,7 +55,9 @@ let package = Package(
         // MARK: - Tests
         .testTarget(
             name: "StrokeRecognitionTests",
-            dependencies: ["StrokeRecognition", "RecognitionKernels", "RecognitionKernelsWide"], exclude: ["Fixtures"]),
+            dependencies: [
+                "StrokeRecognition", "RecognitionKernels", "RecognitionKernelsWide", "RecognitionKernelsAVX512",
+            ], exclude: ["Fixtures"]),
         .testTarget(name: "StrokeProtocolTests", dependencies: ["StrokeProtocol"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StrokeWorkerTests", dependencies: ["StrokeWorker"]),

@@ -1,14 +1,22 @@
-/// The template matcher's arithmetic on eight templates at once: the Protractor dot products and banded DTW.
+/// The template matcher's arithmetic on eight or sixteen templates at once: the Protractor dot products and banded
+/// DTW.
 ///
-/// This file is compiled twice, into `RecognitionKernels` for any CPU and into `RecognitionKernelsWide` (a
+/// This file is compiled three times: into `RecognitionKernels` for any CPU, into `RecognitionKernelsWide` (a
 /// symbolic link to it) for x86-64-v3, where a vector of eight floats is one AVX register instead of two SSE
-/// ones; `StrokeRecognition` picks the build the CPU runs once, at start. Swift never fuses a multiplication
-/// and an addition unless asked, so both builds round every operation the same way and give the same bits
-/// (a test compares them). Nothing here is `@inlinable`: inlined into the caller, the code would be compiled
-/// with the caller's target.
+/// ones, and into `RecognitionKernelsAVX512` (another link) for x86-64-v4, where sixteen floats are one register;
+/// `StrokeRecognition` picks the build the CPU runs once, at start. Swift never fuses a multiplication and an
+/// addition unless asked, so the builds round every operation the same way and give the same bits (a test
+/// compares them). Nothing here is `@inlinable`: inlined into the caller, the code would be compiled with the
+/// caller's target.
+///
+/// Each kernel is written once, generic over `KernelLanes`, and made public for `Lanes` (a group of eight
+/// templates) and `LanePair` (two groups side by side, lanes 0–7 and 8–15): with AVX-512 a pair is one register,
+/// with AVX2 two, whose independent chains hide each other's latency.
 public enum MatchingKernels {
     /// Templates computed at once, one per SIMD lane.
     public typealias Lanes = SIMD8<Float>
+    /// Two groups of templates computed at once: the first group in lanes 0–7, the second in lanes 8–15.
+    public typealias LanePair = SIMD16<Float>
     /// Floats per point of an elastic feature sequence (`[x, y, w·tx, w·ty]`).
     public static let stride = 4
 
@@ -19,36 +27,81 @@ public enum MatchingKernels {
     ///
     /// The similarity is `√(a² + b²)` where the best angle, `atan2(b, a)`, is within `±maxRotation`, and
     /// `a·cos(maxRotation) + |b|·sin(maxRotation)` at the bound otherwise (`cosMax = -1`, `sinMax = 0`: no
-    /// bound). `templates` holds `groups × length` lane vectors (group-major, then `x0, y0, x1, y1, …`),
-    /// `stroke` `length` floats; `a` and `b` of group `g` go to `dots[2g]` and `dots[2g + 1]`, its similarities
-    /// to `similarities[g]`.
+    /// bound). `templates` holds the groups in pairs (`pairLayoutCount(groups:length:)` lane vectors): component
+    /// `k` (`x0, y0, x1, y1, …`) of group `g` is at `(g / 2) × 2·length + 2k + g % 2`, so that a pair's two
+    /// vectors of one component are one `LanePair`. `stroke` holds `length` floats; `a` and `b` of group `g` go
+    /// to `dots[2g]` and `dots[2g + 1]`, its similarities to `similarities[g]`.
     @inline(never)
     public static func protractorSimilarities(
         templates: UnsafePointer<Lanes>, groups: Int, stroke c: UnsafePointer<Float>, length: Int,
         cosMax: Float, sinMax: Float, dots: UnsafeMutablePointer<Lanes>, similarities: UnsafeMutablePointer<Lanes>
     ) {
-        let cosines = Lanes(repeating: cosMax)
-        let sines = Lanes(repeating: sinMax)
         for group in 0..<groups {
-            let t = templates + group * length
-            var a = Lanes.zero
-            var b = Lanes.zero
-            var k = 0
-            while k < length {
-                let x = t[k]
-                let y = t[k + 1]
-                let cx = c[k]
-                let cy = c[k + 1]
-                a += x * cx + y * cy
-                b += y * cx - x * cy
-                k += 2
-            }
+            let t = templates + (group / 2) * 2 * length + group % 2
+            let (a, b, similarity) = protractor(
+                { t[2 &* $0] }, stroke: c, length: length, cosMax: cosMax, sinMax: sinMax)
             dots[2 * group] = a
             dots[2 * group + 1] = b
-            let r = (a * a + b * b).squareRoot()
-            let absB = b.replacing(with: -b, where: b .< 0)
-            similarities[group] = r.replacing(with: a * cosines + absB * sines, where: a .< r * cosines)
+            similarities[group] = similarity
         }
+    }
+
+    /// The same as `protractorSimilarities`, with the same layout and results, two groups at a time (`LanePair`);
+    /// an odd last group is computed alone.
+    @inline(never)
+    public static func protractorSimilarityPairs(
+        templates: UnsafePointer<Lanes>, groups: Int, stroke c: UnsafePointer<Float>, length: Int,
+        cosMax: Float, sinMax: Float, dots: UnsafeMutablePointer<Lanes>, similarities: UnsafeMutablePointer<Lanes>
+    ) {
+        var group = 0
+        while group + 2 <= groups {
+            // A pair's two vectors of a component, side by side in memory bound to `Lanes`, loaded as one.
+            let t = UnsafeRawPointer(templates + group * length)
+            let (a, b, similarity) = protractor(
+                { t.load(fromByteOffset: $0 &* MemoryLayout<LanePair>.stride, as: LanePair.self) }, stroke: c,
+                length: length, cosMax: cosMax, sinMax: sinMax)
+            dots[2 * group] = a.lowHalf
+            dots[2 * group + 1] = b.lowHalf
+            dots[2 * group + 2] = a.highHalf
+            dots[2 * group + 3] = b.highHalf
+            similarities[group] = similarity.lowHalf
+            similarities[group + 1] = similarity.highHalf
+            group += 2
+        }
+        if group < groups {
+            protractorSimilarities(
+                templates: templates + group * length, groups: 1, stroke: c, length: length, cosMax: cosMax,
+                sinMax: sinMax, dots: dots + 2 * group, similarities: similarities + group)
+        }
+    }
+
+    /// Lane vectors that `groups` groups of `length` components take in the pair layout of
+    /// `protractorSimilarities`: an odd last group has a pair of its own.
+    public static func pairLayoutCount(groups: Int, length: Int) -> Int {
+        (groups + 1) / 2 * 2 * length
+    }
+
+    /// One vector of templates against the stroke: `t(k)` is component `k` of every lane's template.
+    @inline(__always)
+    static func protractor<L: KernelLanes>(
+        _ t: (Int) -> L, stroke c: UnsafePointer<Float>, length: Int, cosMax: Float, sinMax: Float
+    ) -> (a: L, b: L, similarity: L) {
+        var a = L(repeating: 0)
+        var b = L(repeating: 0)
+        var k = 0
+        while k < length {
+            let x = t(k)
+            let y = t(k + 1)
+            let cx = L(repeating: c[k])
+            let cy = L(repeating: c[k + 1])
+            a = a + (x * cx + y * cy)
+            b = b + (y * cx - x * cy)
+            k += 2
+        }
+        let cosines = L(repeating: cosMax)
+        let r = (a * a + b * b).squareRoot()
+        let bound = a * cosines + L.magnitude(b) * L(repeating: sinMax)
+        return (a, b, L.select(bound, where: a, isBelow: r * cosines, else: r))
     }
 
     // MARK: - Elastic matching
@@ -68,7 +121,24 @@ public enum MatchingKernels {
         candidates: UnsafePointer<Lanes>, templates: UnsafePointer<Lanes>, count: Int, band: Int,
         rows: UnsafeMutablePointer<Lanes>
     ) -> Lanes {
-        let infinity = Lanes(repeating: .infinity)
+        elastic(candidates: candidates, templates: templates, count: count, band: band, rows: rows)
+    }
+
+    /// The same as `elasticDistances` for sixteen pairs at once: two groups of candidates and templates, each
+    /// point's features as pairs of lane vectors (the first group in lanes 0–7).
+    @inline(never)
+    public static func elasticDistances(
+        candidates: UnsafePointer<LanePair>, templates: UnsafePointer<LanePair>, count: Int, band: Int,
+        rows: UnsafeMutablePointer<LanePair>
+    ) -> LanePair {
+        elastic(candidates: candidates, templates: templates, count: count, band: band, rows: rows)
+    }
+
+    @inline(__always)
+    static func elastic<L: KernelLanes>(
+        candidates: UnsafePointer<L>, templates: UnsafePointer<L>, count: Int, band: Int, rows: UnsafeMutablePointer<L>
+    ) -> L {
+        let infinity = L(repeating: .infinity)
         var previous = rows
         var current = rows + count
         for j in 0..<count { previous[j] = infinity }
@@ -80,7 +150,7 @@ public enum MatchingKernels {
             let c1 = c[1]
             let c2 = c[2]
             let c3 = c[3]
-            @inline(__always) func cost(_ j: Int) -> Lanes {
+            @inline(__always) func cost(_ j: Int) -> L {
                 let t = templates + j &* stride
                 let d0 = c0 - t[0]
                 let d1 = c1 - t[1]
@@ -89,35 +159,37 @@ public enum MatchingKernels {
                 return (d0 * d0 + d1 * d1 + d2 * d2 + d3 * d3).squareRoot()
             }
             // The first cell: no left neighbour; in the first column no diagonal either; (0, 0) starts the path.
-            let first: Lanes
+            let first: L
             if i == 0 {
-                first = .zero
+                first = L(repeating: 0)
             } else {
                 let diagonal = low > 0 ? previous[low &- 1] : infinity
-                first = minimum(minimum(diagonal, previous[low]), infinity)
+                first = L.minimum(L.minimum(diagonal, previous[low]), infinity)
             }
             var left = cost(low) + first
             current[low] = left
             var j = low &+ 1
             while j <= high {
-                left = cost(j) + minimum(minimum(previous[j &- 1], previous[j]), left)
+                left = cost(j) + L.minimum(L.minimum(previous[j &- 1], previous[j]), left)
                 current[j] = left
                 j &+= 1
             }
             if high < count - 1 { current[high + 1] = infinity }
             swap(&previous, &current)
         }
-        return previous[count - 1] / Float(count)
+        return previous[count - 1] / L(repeating: Float(count))
     }
 
-    /// Gathers eight sequences into lane vectors: `lanes[k][lane] = sources[lane][k]` for `k < count`.
+    /// Gathers eight sequences into lane vectors: `lanes[k × step][lane] = sources[lane][k]` for `k < count`.
     ///
     /// `sources` holds eight pointers (point an unused lane at zeros). Eight floats of each source are loaded as
     /// one vector and the 8 × 8 block is transposed in registers, four 4 × 4 blocks at a time, instead of storing
-    /// 64 single floats; a tail of fewer than 8 is copied float by float.
+    /// 64 single floats; a tail of fewer than 8 is copied float by float. A `step` of 2 fills one half of each
+    /// `LanePair` (start at `lanes + 1` for the second half).
     @inline(never)
     public static func gather(
-        _ sources: UnsafePointer<UnsafePointer<Float>>, count: Int, into lanes: UnsafeMutablePointer<Lanes>
+        _ sources: UnsafePointer<UnsafePointer<Float>>, count: Int, into lanes: UnsafeMutablePointer<Lanes>,
+        step: Int = 1
     ) {
         var k = 0
         while k + 8 <= count {
@@ -133,20 +205,19 @@ public enum MatchingKernels {
             let b = transpose(r4.lowHalf, r5.lowHalf, r6.lowHalf, r7.lowHalf)
             let c = transpose(r0.highHalf, r1.highHalf, r2.highHalf, r3.highHalf)
             let d = transpose(r4.highHalf, r5.highHalf, r6.highHalf, r7.highHalf)
-            let out = lanes + k
+            let out = lanes + k &* step
             out[0] = Lanes(lowHalf: a.0, highHalf: b.0)
-            out[1] = Lanes(lowHalf: a.1, highHalf: b.1)
-            out[2] = Lanes(lowHalf: a.2, highHalf: b.2)
-            out[3] = Lanes(lowHalf: a.3, highHalf: b.3)
-            out[4] = Lanes(lowHalf: c.0, highHalf: d.0)
-            out[5] = Lanes(lowHalf: c.1, highHalf: d.1)
-            out[6] = Lanes(lowHalf: c.2, highHalf: d.2)
-            out[7] = Lanes(lowHalf: c.3, highHalf: d.3)
+            out[step] = Lanes(lowHalf: a.1, highHalf: b.1)
+            out[2 &* step] = Lanes(lowHalf: a.2, highHalf: b.2)
+            out[3 &* step] = Lanes(lowHalf: a.3, highHalf: b.3)
+            out[4 &* step] = Lanes(lowHalf: c.0, highHalf: d.0)
+            out[5 &* step] = Lanes(lowHalf: c.1, highHalf: d.1)
+            out[6 &* step] = Lanes(lowHalf: c.2, highHalf: d.2)
+            out[7 &* step] = Lanes(lowHalf: c.3, highHalf: d.3)
             k += 8
         }
-        let floats = UnsafeMutableRawPointer(lanes).assumingMemoryBound(to: Float.self)
         while k < count {
-            for lane in 0..<Lanes.scalarCount { floats[k * Lanes.scalarCount + lane] = sources[lane][k] }
+            for lane in 0..<Lanes.scalarCount { lanes[k * step][lane] = sources[lane][k] }
             k += 1
         }
     }
@@ -167,10 +238,48 @@ public enum MatchingKernels {
             SIMD4(lowHalf: ab1.lowHalf, highHalf: cd1.lowHalf), SIMD4(lowHalf: ab1.highHalf, highHalf: cd1.highHalf)
         )
     }
+}
 
-    /// Lane-wise minimum that compiles to a compare and a blend.
+// MARK: - Lane vectors
+
+/// What the kernels compute with: `SIMD8<Float>` and `SIMD16<Float>`, each through its own concrete operations,
+/// so that a kernel's generic body, specialized for either, compiles as if written for it.
+protocol KernelLanes: SIMD where Scalar == Float {
+    static func + (a: Self, b: Self) -> Self
+    static func - (a: Self, b: Self) -> Self
+    static func * (a: Self, b: Self) -> Self
+    static func / (a: Self, b: Self) -> Self
+    func squareRoot() -> Self
+    /// Lane-wise minimum that compiles to a compare and a blend: `b` where `b < a`, else `a`.
+    static func minimum(_ a: Self, _ b: Self) -> Self
+    /// `-b` where `b < 0`, else `b` (so −0 and NaN stay as they are).
+    static func magnitude(_ b: Self) -> Self
+    /// `value` where `lhs < rhs`, else `otherwise`.
+    static func select(_ value: Self, where lhs: Self, isBelow rhs: Self, else otherwise: Self) -> Self
+}
+
+extension SIMD8: KernelLanes where Scalar == Float {
     @inline(__always)
-    static func minimum(_ a: Lanes, _ b: Lanes) -> Lanes {
-        a.replacing(with: b, where: b .< a)
+    static func minimum(_ a: Self, _ b: Self) -> Self { a.replacing(with: b, where: b .< a) }
+
+    @inline(__always)
+    static func magnitude(_ b: Self) -> Self { b.replacing(with: -b, where: b .< 0) }
+
+    @inline(__always)
+    static func select(_ value: Self, where lhs: Self, isBelow rhs: Self, else otherwise: Self) -> Self {
+        otherwise.replacing(with: value, where: lhs .< rhs)
+    }
+}
+
+extension SIMD16: KernelLanes where Scalar == Float {
+    @inline(__always)
+    static func minimum(_ a: Self, _ b: Self) -> Self { a.replacing(with: b, where: b .< a) }
+
+    @inline(__always)
+    static func magnitude(_ b: Self) -> Self { b.replacing(with: -b, where: b .< 0) }
+
+    @inline(__always)
+    static func select(_ value: Self, where lhs: Self, isBelow rhs: Self, else otherwise: Self) -> Self {
+        otherwise.replacing(with: value, where: lhs .< rhs)
     }
 }

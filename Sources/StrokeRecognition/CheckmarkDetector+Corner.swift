@@ -1,4 +1,5 @@
 import RecognitionKernels
+import RecognitionKernelsAVX512
 import RecognitionKernelsWide
 
 extension CheckmarkDetector {
@@ -11,6 +12,9 @@ extension CheckmarkDetector {
         chord: SIMD2<Double>
     ) -> Int {
         switch ElasticMatcher.KernelBuild.current {
+        case .avx512:
+            RecognitionKernelsAVX512.CornerKernel.corner(
+                xs: xs.baseAddress!, ys: ys.baseAddress!, count: n, start: start, chord: chord)
         case .wide:
             RecognitionKernelsWide.CornerKernel.corner(
                 xs: xs.baseAddress!, ys: ys.baseAddress!, count: n, start: start, chord: chord)

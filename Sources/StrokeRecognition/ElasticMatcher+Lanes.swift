@@ -1,21 +1,49 @@
 import CCPUFeatures
 import RecognitionKernels
+import RecognitionKernelsAVX512
 import RecognitionKernelsWide
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension ElasticMatcher {
     /// Lanes computed at once by `distances(candidates:templates:count:band:rows:)`.
     public typealias Lanes = SIMD8<Float>
+    /// Two groups of lanes side by side (the first in lanes 0–7), for the builds that compute them at once.
+    public typealias LanePair = SIMD16<Float>
 
     /// Which build of the recognition kernels (the matcher's and the checkmark detector's corner search) this
     /// process runs.
-    public enum KernelBuild: String, Sendable {
+    public enum KernelBuild: String, Sendable, CaseIterable {
         /// Built for any CPU of the architecture (SSE2 on x86-64).
         case portable
         /// Built for x86-64-v3 (AVX2): a vector of eight floats is one register.
         case wide
+        /// Built for x86-64-v4 (AVX-512): a vector of sixteen floats, or eight doubles, is one register.
+        case avx512
 
-        /// The wide build where the CPU runs it, else the portable one; both give the same bits.
-        public static let current: KernelBuild = stroke_cpu_runs_x86_64_v3() != 0 ? .wide : .portable
+        /// The widest build the CPU runs; all give the same bits. The environment variable `STROKE_KERNELS`
+        /// (`portable`, `wide` or `avx512`) picks a narrower one, to compare them; one the CPU cannot run is
+        /// ignored.
+        public static let current: KernelBuild = {
+            let supported = supportedByThisCPU
+            guard let name = getenv("STROKE_KERNELS"), let chosen = KernelBuild(rawValue: String(cString: name)),
+                supported.contains(chosen)
+            else { return supported.last! }
+            return chosen
+        }()
+
+        /// The builds this CPU runs, narrowest first.
+        public static var supportedByThisCPU: [KernelBuild] {
+            if stroke_cpu_runs_x86_64_v4() != 0 { return [.portable, .wide, .avx512] }
+            if stroke_cpu_runs_x86_64_v3() != 0 { return [.portable, .wide] }
+            return [.portable]
+        }
+
+        /// Whether the recognizer computes two groups of templates at once (`LanePair`): in the wide builds,
+        /// where that is faster; the portable one would spill its sixteen SSE registers.
+        var computesPairs: Bool { self != .portable }
     }
 
     /// Banded DTW distances of up to eight (candidate, template) pairs at once, one pair per SIMD lane.
@@ -30,6 +58,9 @@ extension ElasticMatcher {
         rows: UnsafeMutablePointer<Lanes>
     ) -> Lanes {
         switch KernelBuild.current {
+        case .avx512:
+            RecognitionKernelsAVX512.MatchingKernels.elasticDistances(
+                candidates: candidates, templates: templates, count: count, band: band, rows: rows)
         case .wide:
             RecognitionKernelsWide.MatchingKernels.elasticDistances(
                 candidates: candidates, templates: templates, count: count, band: band, rows: rows)
@@ -39,28 +70,64 @@ extension ElasticMatcher {
         }
     }
 
-    /// Gathers eight sequences into lane vectors: `lanes[k][lane] = sources[lane][k]` for `k < count`.
+    /// The same for sixteen pairs at once: two groups, each point's features as pairs of lane vectors. Runs
+    /// `KernelBuild.current`.
+    public static func distances(
+        candidates: UnsafePointer<LanePair>,
+        templates: UnsafePointer<LanePair>,
+        count: Int,
+        band: Int,
+        rows: UnsafeMutablePointer<LanePair>
+    ) -> LanePair {
+        switch KernelBuild.current {
+        case .avx512:
+            RecognitionKernelsAVX512.MatchingKernels.elasticDistances(
+                candidates: candidates, templates: templates, count: count, band: band, rows: rows)
+        case .wide:
+            RecognitionKernelsWide.MatchingKernels.elasticDistances(
+                candidates: candidates, templates: templates, count: count, band: band, rows: rows)
+        case .portable:
+            RecognitionKernels.MatchingKernels.elasticDistances(
+                candidates: candidates, templates: templates, count: count, band: band, rows: rows)
+        }
+    }
+
+    /// Gathers eight sequences into lane vectors: `lanes[k × step][lane] = sources[lane][k]` for `k < count`.
     ///
-    /// `sources` holds eight pointers (point an unused lane at zeros). Runs `KernelBuild.current`.
+    /// `sources` holds eight pointers (point an unused lane at zeros); a `step` of 2 fills one half of each
+    /// `LanePair`. Runs `KernelBuild.current`.
     public static func gather(
-        _ sources: UnsafePointer<UnsafePointer<Float>>, count: Int, into lanes: UnsafeMutablePointer<Lanes>
+        _ sources: UnsafePointer<UnsafePointer<Float>>, count: Int, into lanes: UnsafeMutablePointer<Lanes>,
+        step: Int = 1
     ) {
         switch KernelBuild.current {
-        case .wide: RecognitionKernelsWide.MatchingKernels.gather(sources, count: count, into: lanes)
-        case .portable: RecognitionKernels.MatchingKernels.gather(sources, count: count, into: lanes)
+        case .avx512:
+            RecognitionKernelsAVX512.MatchingKernels.gather(sources, count: count, into: lanes, step: step)
+        case .wide: RecognitionKernelsWide.MatchingKernels.gather(sources, count: count, into: lanes, step: step)
+        case .portable: RecognitionKernels.MatchingKernels.gather(sources, count: count, into: lanes, step: step)
         }
+    }
+
+    /// Lane vectors that `groups` groups of `length` Protractor components take, in pairs of groups.
+    static func protractorLayoutCount(groups: Int, length: Int) -> Int {
+        RecognitionKernels.MatchingKernels.pairLayoutCount(groups: groups, length: length)
     }
 
     /// The Protractor dot products `a = t·c` and `b = t·c⊥` of every group of eight templates with a stroke,
     /// into `dots[2g]` and `dots[2g + 1]`, and the similarities at the best rotation within the bound given by
-    /// `cosMax` and `sinMax`, into `similarities[g]`. Runs `KernelBuild.current`.
+    /// `cosMax` and `sinMax`, into `similarities[g]`. Runs `KernelBuild.current`, two groups at a time where it
+    /// `computesPairs`.
     static func protractorSimilarities(
         templates: UnsafePointer<Lanes>, groups: Int, stroke: UnsafePointer<Float>, length: Int,
         cosMax: Float, sinMax: Float, dots: UnsafeMutablePointer<Lanes>, similarities: UnsafeMutablePointer<Lanes>
     ) {
         switch KernelBuild.current {
+        case .avx512:
+            RecognitionKernelsAVX512.MatchingKernels.protractorSimilarityPairs(
+                templates: templates, groups: groups, stroke: stroke, length: length, cosMax: cosMax,
+                sinMax: sinMax, dots: dots, similarities: similarities)
         case .wide:
-            RecognitionKernelsWide.MatchingKernels.protractorSimilarities(
+            RecognitionKernelsWide.MatchingKernels.protractorSimilarityPairs(
                 templates: templates, groups: groups, stroke: stroke, length: length, cosMax: cosMax,
                 sinMax: sinMax, dots: dots, similarities: similarities)
         case .portable:

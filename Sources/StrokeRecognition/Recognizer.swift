@@ -15,8 +15,9 @@ public struct Recognizer: Sendable {
         /// Each template's gesture as a small integer, so that ranking compares integers, not strings.
         let gestureIDs: [Int32]
         let gestureNames: [String]
-        /// Protractor vectors, eight templates to a group: `protractorLanes[g × 2N + k]` holds component `k` of
-        /// templates `8g…8g+7` (zero in the unused lanes of the last group).
+        /// Protractor vectors, eight templates to a group and two groups to a pair: component `k` of templates
+        /// `8g…8g+7` is at `(g / 2) × 4N + 2k + g % 2` (`MatchingKernels.protractorSimilarities`; zero in the
+        /// unused lanes of the last group).
         let protractorLanes: [ElasticMatcher.Lanes]
         let elastic: [Float]  // templates.count × 4N
         let maxRotation: Float
@@ -94,10 +95,13 @@ public struct Recognizer: Sendable {
         let n2 = configuration.pointCount * 2
         let lanes = ElasticMatcher.Lanes.scalarCount
         let groups = (library.templates.count + lanes - 1) / lanes
-        var protractorLanes = [ElasticMatcher.Lanes](repeating: .zero, count: groups * n2)
+        var protractorLanes = [ElasticMatcher.Lanes](
+            repeating: .zero, count: ElasticMatcher.protractorLayoutCount(groups: groups, length: n2))
         for template in 0..<library.templates.count {
+            let group = template / lanes
             for k in 0..<n2 {
-                protractorLanes[(template / lanes) * n2 + k][template % lanes] = vectors[template * n2 + k]
+                protractorLanes[(group / 2) * 2 * n2 + 2 * k + group % 2][template % lanes] =
+                    vectors[template * n2 + k]
             }
         }
         self.storage = Storage(
@@ -204,52 +208,79 @@ public struct Recognizer: Sendable {
     /// A template's gesture and its distance from the stroke.
     typealias Scored = (gesture: Int32, distance: Float)
 
-    /// Elastic distances of the shortlisted templates, eight at a time in SIMD lanes. In rotation-invariant
-    /// libraries the stroke is first rotated by each template's Protractor angle; in orientation-sensitive ones
-    /// it is compared as drawn (measured: rotating it there costs accuracy), so no angle is computed at all.
+    /// Elastic distances of the shortlisted templates, eight at a time in SIMD lanes, or sixteen where the kernel
+    /// build `computesPairs`. In rotation-invariant libraries the stroke is first rotated by each template's
+    /// Protractor angle; in orientation-sensitive ones it is compared as drawn (measured: rotating it there costs
+    /// accuracy), so no angle is computed at all.
     private func rerank(
         _ shortlist: UnsafeBufferPointer<Shortlisted>, elastic feature: UnsafeBufferPointer<Float>,
         into results: UnsafeMutableBufferPointer<Scored>
     ) {
         typealias Lanes = ElasticMatcher.Lanes
+        typealias LanePair = ElasticMatcher.LanePair
         let n = configuration.pointCount
         let length = n * ElasticMatcher.stride
         let laneCount = Lanes.scalarCount
         let zeroVectors = (length + laneCount - 1) / laneCount
-        let lanesNeeded = 2 * length + 2 * n + zeroVectors
+        // Room for a pair of groups: the candidates and templates of two, and two rows of pairs.
+        let lanesNeeded = 4 * length + 4 * n + zeroVectors
+        let groupsAtOnce = ElasticMatcher.KernelBuild.current.computesPairs ? 2 : 1
         Workspace.with(byteCount: lanesNeeded * MemoryLayout<Lanes>.stride) { workspace in
             let candidates = workspace.bindMemory(to: Lanes.self, capacity: lanesNeeded)
-            let templates = candidates + length
-            let rows = templates + length
-            let zeros = rows + 2 * n
+            let templates = candidates + 2 * length
+            let rows = templates + 2 * length
+            let zeros = rows + 4 * n
             zeros.initialize(repeating: .zero, count: zeroVectors)
             let invariant = library.orientation == .invariant
-            if !invariant {
-                for k in 0..<length { candidates[k] = Lanes(repeating: feature[k]) }
-            }
+            // The layout (1: groups alone, 2: in pairs) the stroke's features were last broadcast in; 0: none.
+            var broadcastStep = 0
             elastic.withUnsafeBufferPointer { all in
                 withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: laneCount) { sources in
                     let zeroFloats = UnsafeRawPointer(zeros).assumingMemoryBound(to: Float.self)
-                    var groupStart = 0
-                    while groupStart < shortlist.count {
-                        let group = shortlist[groupStart..<min(groupStart + laneCount, shortlist.count)]
+                    /// Lays out a group's templates and the stroke for it in every `step`-th lane vector from
+                    /// `offset`: a group alone (1, 0), or the first (2, 0) or second (2, 1) of a pair.
+                    func load(_ group: Slice<UnsafeBufferPointer<Shortlisted>>, step: Int, offset: Int) {
                         for lane in 0..<laneCount {
                             sources[lane] =
                                 lane < group.count
-                                ? all.baseAddress! + group[groupStart + lane].index * length : zeroFloats
+                                ? all.baseAddress! + group[group.startIndex + lane].index * length : zeroFloats
                         }
                         ElasticMatcher.gather(
-                            UnsafePointer(sources.baseAddress!), count: length, into: templates)
+                            UnsafePointer(sources.baseAddress!), count: length, into: templates + offset, step: step)
                         if invariant {
-                            rotate(feature, by: group, into: candidates, count: length)
+                            rotate(feature, by: group, into: candidates + offset, count: length, step: step)
+                        } else if broadcastStep != step {
+                            for k in 0..<(length * step) { candidates[k] = Lanes(repeating: feature[k / step]) }
+                            broadcastStep = step
                         }
-                        let distances = ElasticMatcher.distances(
-                            candidates: candidates, templates: templates, count: n, band: configuration.band,
-                            rows: rows)
-                        for (lane, entry) in group.enumerated() {
-                            results[groupStart + lane] = (gestureIDs[entry.index], distances[lane])
+                    }
+                    var start = 0
+                    while start < shortlist.count {
+                        let end = min(start + groupsAtOnce * laneCount, shortlist.count)
+                        if end - start > laneCount {
+                            load(shortlist[start..<(start + laneCount)], step: 2, offset: 0)
+                            load(shortlist[(start + laneCount)..<end], step: 2, offset: 1)
+                            let distances = candidates.withMemoryRebound(to: LanePair.self, capacity: length) {
+                                candidates in
+                                templates.withMemoryRebound(to: LanePair.self, capacity: length) { templates in
+                                    rows.withMemoryRebound(to: LanePair.self, capacity: 2 * n) { rows in
+                                        ElasticMatcher.distances(
+                                            candidates: candidates, templates: templates, count: n,
+                                            band: configuration.band, rows: rows)
+                                    }
+                                }
+                            }
+                            for k in start..<end {
+                                results[k] = (gestureIDs[shortlist[k].index], distances[k - start])
+                            }
+                        } else {
+                            load(shortlist[start..<end], step: 1, offset: 0)
+                            let distances = ElasticMatcher.distances(
+                                candidates: candidates, templates: templates, count: n, band: configuration.band,
+                                rows: rows)
+                            for k in start..<end { results[k] = (gestureIDs[shortlist[k].index], distances[k - start]) }
                         }
-                        groupStart += laneCount
+                        start = end
                     }
                 }
             }
@@ -257,10 +288,10 @@ public struct Recognizer: Sendable {
     }
 
     /// Writes the stroke's elastic features rotated by each shortlisted template's Protractor angle, one template
-    /// per lane (positions and tangents alike: both are pairs).
+    /// per lane (positions and tangents alike: both are pairs), into every `step`-th lane vector.
     private func rotate(
         _ feature: UnsafeBufferPointer<Float>, by group: Slice<UnsafeBufferPointer<Shortlisted>>,
-        into candidates: UnsafeMutablePointer<ElasticMatcher.Lanes>, count: Int
+        into candidates: UnsafeMutablePointer<ElasticMatcher.Lanes>, count: Int, step: Int
     ) {
         typealias Lanes = ElasticMatcher.Lanes
         var cosine = Lanes(repeating: 1)
@@ -274,8 +305,8 @@ public struct Recognizer: Sendable {
         while k + 1 < count {
             let x = Lanes(repeating: feature[k])
             let y = Lanes(repeating: feature[k + 1])
-            candidates[k] = x * cosine - y * sine
-            candidates[k + 1] = x * sine + y * cosine
+            candidates[k * step] = x * cosine - y * sine
+            candidates[(k + 1) * step] = x * sine + y * cosine
             k += 2
         }
     }

@@ -1,16 +1,18 @@
 import Foundation
 import RecognitionKernels
+import RecognitionKernelsAVX512
 import RecognitionKernelsWide
 import Testing
 
 @testable import StrokeRecognition
 
-/// The matcher's kernels are compiled twice (portable, and x86-64-v3); a recognition must not depend on which
-/// one the CPU runs.
+/// The matcher's kernels are compiled three times (portable, x86-64-v3 and x86-64-v4); a recognition must not depend
+/// on which one the CPU runs.
 @Suite("Matching kernels")
 struct MatchingKernelsTests {
     typealias Portable = RecognitionKernels.MatchingKernels
     typealias Wide = RecognitionKernelsWide.MatchingKernels
+    typealias AVX512 = RecognitionKernelsAVX512.MatchingKernels
     typealias Lanes = SIMD8<Float>
 
     /// Random lane vectors, the same for a seed.
@@ -23,38 +25,170 @@ struct MatchingKernelsTests {
         return (0..<count).map { _ in Lanes((0..<8).map { _ in next() }) }
     }
 
-    @Test("the portable and the wide build give the same bits", arguments: [4, 17, 32, 64])
+    /// One build's kernels, as functions.
+    struct Kernels {
+        let elastic: (UnsafePointer<Lanes>, UnsafePointer<Lanes>, Int, Int, UnsafeMutablePointer<Lanes>) -> Lanes
+        let elasticPairs:
+            (UnsafePointer<LanePair>, UnsafePointer<LanePair>, Int, Int, UnsafeMutablePointer<LanePair>) -> LanePair
+        /// Protractor over groups in the pair layout, one group at a time (`pairs` false) or two.
+        let protractor:
+            (
+                _ pairs: Bool, UnsafePointer<Lanes>, Int, UnsafePointer<Float>, Int, Float, Float,
+                UnsafeMutablePointer<Lanes>, UnsafeMutablePointer<Lanes>
+            ) -> Void
+    }
+
+    typealias LanePair = SIMD16<Float>
+
+    /// The kernels of every build this CPU runs.
+    static var builds: [(ElasticMatcher.KernelBuild, Kernels)] {
+        ElasticMatcher.KernelBuild.supportedByThisCPU.map { build in
+            switch build {
+            case .portable:
+                (
+                    build,
+                    Kernels(
+                        elastic: {
+                            Portable.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
+                        },
+                        elasticPairs: {
+                            Portable.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
+                        },
+                        protractor: { pairs, t, g, c, l, cosMax, sinMax, dots, similarities in
+                            if pairs {
+                                Portable.protractorSimilarityPairs(
+                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
+                                    dots: dots, similarities: similarities)
+                            } else {
+                                Portable.protractorSimilarities(
+                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
+                                    dots: dots, similarities: similarities)
+                            }
+                        })
+                )
+            case .wide:
+                (
+                    build,
+                    Kernels(
+                        elastic: {
+                            Wide.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
+                        },
+                        elasticPairs: {
+                            Wide.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
+                        },
+                        protractor: { pairs, t, g, c, l, cosMax, sinMax, dots, similarities in
+                            if pairs {
+                                Wide.protractorSimilarityPairs(
+                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
+                                    dots: dots, similarities: similarities)
+                            } else {
+                                Wide.protractorSimilarities(
+                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
+                                    dots: dots, similarities: similarities)
+                            }
+                        })
+                )
+            case .avx512:
+                (
+                    build,
+                    Kernels(
+                        elastic: {
+                            AVX512.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
+                        },
+                        elasticPairs: {
+                            AVX512.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
+                        },
+                        protractor: { pairs, t, g, c, l, cosMax, sinMax, dots, similarities in
+                            if pairs {
+                                AVX512.protractorSimilarityPairs(
+                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
+                                    dots: dots, similarities: similarities)
+                            } else {
+                                AVX512.protractorSimilarities(
+                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
+                                    dots: dots, similarities: similarities)
+                            }
+                        })
+                )
+            }
+        }
+    }
+
+    @Test("every build, one group or two at a time, gives the portable build's bits", arguments: [4, 17, 32, 64])
     func buildsAgree(pointCount: Int) {
-        guard ElasticMatcher.KernelBuild.current == .wide else { return }  // the wide build cannot run here
+        let builds = Self.builds
         for seed in UInt64(1)...20 {
             let length = pointCount * Portable.stride
             let candidates = Self.lanes(length, seed: seed)
             let templates = Self.lanes(length, seed: seed + 100, scale: 3)
+            let otherCandidates = Self.lanes(length, seed: seed + 1000)
+            let otherTemplates = Self.lanes(length, seed: seed + 1100, scale: 3)
+            let pairedCandidates = zip(candidates, otherCandidates).map { LanePair(lowHalf: $0, highHalf: $1) }
+            let pairedTemplates = zip(templates, otherTemplates).map { LanePair(lowHalf: $0, highHalf: $1) }
             var rows = [Lanes](repeating: .zero, count: 2 * pointCount)
+            var pairRows = [LanePair](repeating: .zero, count: 2 * pointCount)
             for band in [0, 1, 4, pointCount] {
-                let portable = Portable.elasticDistances(
+                let expected = Portable.elasticDistances(
                     candidates: candidates, templates: templates, count: pointCount, band: band, rows: &rows)
-                let wide = Wide.elasticDistances(
-                    candidates: candidates, templates: templates, count: pointCount, band: band, rows: &rows)
-                #expect(portable.bitPattern == wide.bitPattern)
+                let expectedOther = Portable.elasticDistances(
+                    candidates: otherCandidates, templates: otherTemplates, count: pointCount, band: band, rows: &rows)
+                for (build, kernels) in builds {
+                    let single = kernels.elastic(candidates, templates, pointCount, band, &rows)
+                    #expect(single.bitPattern == expected.bitPattern, "\(build), band \(band)")
+                    let pair = kernels.elasticPairs(pairedCandidates, pairedTemplates, pointCount, band, &pairRows)
+                    #expect(pair.lowHalf.bitPattern == expected.bitPattern, "\(build) pair, band \(band)")
+                    #expect(pair.highHalf.bitPattern == expectedOther.bitPattern, "\(build) pair, band \(band)")
+                }
             }
-            let groups = 3
-            let protractor = Self.lanes(groups * 2 * pointCount, seed: seed + 200)
-            let stroke = Self.lanes(2 * pointCount, seed: seed + 300).map { $0[0] }
-            var portableDots = [Lanes](repeating: .zero, count: 2 * groups)
-            var wideDots = portableDots
-            var portableSimilarities = [Lanes](repeating: .zero, count: groups)
-            var wideSimilarities = portableSimilarities
-            for (cosMax, sinMax) in [(Float(-1), Float(0)), (cos(Float(0.5)), sin(Float(0.5)))] {
-                Portable.protractorSimilarities(
-                    templates: protractor, groups: groups, stroke: stroke, length: 2 * pointCount, cosMax: cosMax,
-                    sinMax: sinMax, dots: &portableDots, similarities: &portableSimilarities)
-                Wide.protractorSimilarities(
-                    templates: protractor, groups: groups, stroke: stroke, length: 2 * pointCount, cosMax: cosMax,
-                    sinMax: sinMax, dots: &wideDots, similarities: &wideSimilarities)
-                #expect(portableSimilarities.map(\.bitPattern) == wideSimilarities.map(\.bitPattern))
+            for groups in 1...5 {
+                let protractor = Self.lanes(
+                    Portable.pairLayoutCount(groups: groups, length: 2 * pointCount), seed: seed + 200)
+                let stroke = Self.lanes(2 * pointCount, seed: seed + 300).map { $0[0] }
+                for (cosMax, sinMax) in [(Float(-1), Float(0)), (cos(Float(0.5)), sin(Float(0.5)))] {
+                    var expectedDots = [Lanes](repeating: .zero, count: 2 * groups)
+                    var expectedSimilarities = [Lanes](repeating: .zero, count: groups)
+                    Portable.protractorSimilarities(
+                        templates: protractor, groups: groups, stroke: stroke, length: 2 * pointCount, cosMax: cosMax,
+                        sinMax: sinMax, dots: &expectedDots, similarities: &expectedSimilarities)
+                    for (build, kernels) in builds {
+                        for pairs in [false, true] {
+                            var dots = [Lanes](repeating: .zero, count: 2 * groups)
+                            var similarities = [Lanes](repeating: .zero, count: groups)
+                            kernels.protractor(
+                                pairs, protractor, groups, stroke, 2 * pointCount, cosMax, sinMax, &dots, &similarities)
+                            #expect(dots.map(\.bitPattern) == expectedDots.map(\.bitPattern), "\(build), \(groups)")
+                            #expect(
+                                similarities.map(\.bitPattern) == expectedSimilarities.map(\.bitPattern),
+                                "\(build), pairs \(pairs), \(groups) groups")
+                        }
+                    }
+                }
             }
-            #expect(portableDots.map(\.bitPattern) == wideDots.map(\.bitPattern))
+        }
+    }
+
+    @Test("the Protractor kernel reads the pair layout: group g's component k at (g / 2) · 2L + 2k + g % 2")
+    func protractorPairLayout() {
+        // One template per group, all others zero: its dot product with a stroke of ones is the sum of its
+        // components, which puts each group's components where the layout says.
+        let length = 6
+        let groups = 3
+        var templates = [Lanes](repeating: .zero, count: Portable.pairLayoutCount(groups: groups, length: length))
+        #expect(templates.count == 4 * length)
+        for group in 0..<groups {
+            for k in stride(from: 0, to: length, by: 2) {
+                templates[(group / 2) * 2 * length + 2 * k + group % 2][0] = Float(group + 1)
+            }
+        }
+        let stroke = [Float](repeating: 1, count: length)
+        var dots = [Lanes](repeating: .zero, count: 2 * groups)
+        var similarities = [Lanes](repeating: .zero, count: groups)
+        ElasticMatcher.protractorSimilarities(
+            templates: templates, groups: groups, stroke: stroke, length: length, cosMax: -1, sinMax: 0, dots: &dots,
+            similarities: &similarities)
+        for group in 0..<groups {
+            #expect(dots[2 * group][0] == Float(3 * (group + 1)), "a of group \(group)")
+            #expect(dots[2 * group + 1][0] == -Float(3 * (group + 1)), "b of group \(group)")
         }
     }
 
@@ -81,9 +215,9 @@ struct MatchingKernelsTests {
         }
     }
 
-    @Test("both builds find the same checkmark corner", arguments: [2, 3, 5, 8, 33, 65])
+    @Test("every build finds the same checkmark corner", arguments: [2, 3, 5, 8, 33, 65])
     func cornerBuildsAgree(count: Int) {
-        guard ElasticMatcher.KernelBuild.current == .wide else { return }  // the wide build cannot run here
+        let builds = ElasticMatcher.KernelBuild.supportedByThisCPU
         for seed in UInt64(1)...50 {
             // Coarse values, so that ties between points happen.
             let values = Self.lanes(2 * count, seed: seed).flatMap { lanes in
@@ -95,9 +229,16 @@ struct MatchingKernelsTests {
             let chord = SIMD2(xs[count - 1], ys[count - 1]) - start
             let portable = RecognitionKernels.CornerKernel.corner(
                 xs: xs, ys: ys, count: count, start: start, chord: chord)
-            let wide = RecognitionKernelsWide.CornerKernel.corner(
-                xs: xs, ys: ys, count: count, start: start, chord: chord)
-            #expect(portable == wide)
+            if builds.contains(.wide) {
+                let wide = RecognitionKernelsWide.CornerKernel.corner(
+                    xs: xs, ys: ys, count: count, start: start, chord: chord)
+                #expect(portable == wide)
+            }
+            if builds.contains(.avx512) {
+                let avx512 = RecognitionKernelsAVX512.CornerKernel.corner(
+                    xs: xs, ys: ys, count: count, start: start, chord: chord)
+                #expect(portable == avx512)
+            }
             // The first point farthest below the chord, by a plain scan.
             var expected = -1
             var farthest = 0.0
@@ -109,14 +250,23 @@ struct MatchingKernelsTests {
         }
     }
 
-    @Test("the wide build is chosen exactly where the kernel reports the CPU flags of x86-64-v3")
+    @Test("the widest build the kernel reports the CPU flags for is chosen, unless STROKE_KERNELS picks another")
     func choice() throws {
         #if arch(x86_64) && os(Linux)
             let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
             let line = try #require(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") })
             let flags = Set(line.split(separator: " ").map(String.init))
             let v3 = ["avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe"].allSatisfy(flags.contains)
-            #expect(ElasticMatcher.KernelBuild.current == (v3 ? .wide : .portable))
+            let v4 =
+                v3
+                && ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx512_vbmi2"].allSatisfy(
+                    flags.contains)
+            let supported: [ElasticMatcher.KernelBuild] =
+                v4 ? [.portable, .wide, .avx512] : v3 ? [.portable, .wide] : [.portable]
+            #expect(ElasticMatcher.KernelBuild.supportedByThisCPU == supported)
+            let asked = ProcessInfo.processInfo.environment["STROKE_KERNELS"].flatMap(ElasticMatcher.KernelBuild.init)
+            let expected = asked.flatMap { supported.contains($0) ? $0 : nil } ?? supported.last!
+            #expect(ElasticMatcher.KernelBuild.current == expected)
         #elseif !arch(x86_64)
             #expect(ElasticMatcher.KernelBuild.current == .portable)
         #endif
