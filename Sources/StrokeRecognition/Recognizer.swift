@@ -250,7 +250,11 @@ public struct Recognizer: Sendable {
                         if invariant {
                             rotate(feature, by: group, into: candidates + offset, count: length, step: step)
                         } else if broadcastStep != step {
-                            for k in 0..<(length * step) { candidates[k] = Lanes(repeating: feature[k / step]) }
+                            for k in 0..<length {
+                                let value = Lanes(repeating: feature[k])
+                                candidates[k * step] = value
+                                if step == 2 { candidates[k * 2 + 1] = value }
+                            }
                             broadcastStep = step
                         }
                     }
