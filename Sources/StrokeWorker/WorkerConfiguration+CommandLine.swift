@@ -105,6 +105,10 @@ extension WorkerConfiguration {
         lines.append("  --help      this text")
         lines.append("  --version   print the version and libzmq's")
         lines.append("")
+        lines.append(
+            "Environment: STROKE_KERNELS=portable|wide|avx512 runs a narrower build of the recognition kernels")
+        lines.append(
+            "than the widest this CPU runs (all give the same results; the start-up log names the one in use).")
         lines.append("Signals: SIGINT or SIGTERM stop intake, finish what was received, flush events, exit 0.")
         return lines.joined(separator: "\n")
     }
