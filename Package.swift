@@ -55,9 +55,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(
             name: "StrokeRecognitionTests",
-            dependencies: [
-                "StrokeRecognition", "RecognitionKernels", "RecognitionKernelsWide", "RecognitionKernelsAVX512",
-            ], exclude: ["Fixtures"]),
+            dependencies: ["StrokeRecognition", "RecognitionKernels"], exclude: ["Fixtures"]),
         .testTarget(name: "StrokeProtocolTests", dependencies: ["StrokeProtocol"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StrokeWorkerTests", dependencies: ["StrokeWorker"]),

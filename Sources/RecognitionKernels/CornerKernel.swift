@@ -57,3 +57,13 @@ public enum CornerKernel {
         return corner
     }
 }
+
+extension MatchingKernels {
+    /// `CornerKernel.corner`, here so that one type of each build holds all its kernels.
+    public static func corner(
+        xs: UnsafePointer<Double>, ys: UnsafePointer<Double>, count n: Int, start: SIMD2<Double>,
+        chord: SIMD2<Double>
+    ) -> Int {
+        CornerKernel.corner(xs: xs, ys: ys, count: n, start: start, chord: chord)
+    }
+}

@@ -10,8 +10,9 @@
 /// caller's target.
 ///
 /// Each kernel is written once, generic over `KernelLanes`, and made public for `Lanes` (a group of eight
-/// templates) and `LanePair` (two groups side by side, lanes 0–7 and 8–15): with AVX-512 a pair is one register,
-/// with AVX2 two, whose independent chains hide each other's latency.
+/// templates) and `LanePair` (two groups side by side, lanes 0–7 and 8–15). A pair is one AVX-512 register, two
+/// AVX2 or four SSE ones; the independent chains of its halves also hide each other's latency. Which stage takes
+/// pairs in which build is `StrokeRecognition`'s choice, by measurement (Benchmarks.md, session 12).
 public enum MatchingKernels {
     /// Templates computed at once, one per SIMD lane.
     public typealias Lanes = SIMD8<Float>
@@ -244,6 +245,10 @@ public enum MatchingKernels {
 
 /// What the kernels compute with: `SIMD8<Float>` and `SIMD16<Float>`, each through its own concrete operations,
 /// so that a kernel's generic body, specialized for either, compiles as if written for it.
+///
+/// The two conformances below repeat each other on purpose: written once in a protocol extension, `.<` and
+/// `replacing(with:where:)` would be the generic `SIMD` ones, a loop over the lanes (a DTW kernel built that way
+/// took 45 times as long).
 protocol KernelLanes: SIMD where Scalar == Float {
     static func + (a: Self, b: Self) -> Self
     static func - (a: Self, b: Self) -> Self

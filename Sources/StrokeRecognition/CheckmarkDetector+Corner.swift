@@ -1,7 +1,3 @@
-import RecognitionKernels
-import RecognitionKernelsAVX512
-import RecognitionKernelsWide
-
 extension CheckmarkDetector {
     // MARK: - The corner search
 
@@ -11,16 +7,7 @@ extension CheckmarkDetector {
         _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, count n: Int, start: SIMD2<Double>,
         chord: SIMD2<Double>
     ) -> Int {
-        switch ElasticMatcher.KernelBuild.current {
-        case .avx512:
-            RecognitionKernelsAVX512.CornerKernel.corner(
-                xs: xs.baseAddress!, ys: ys.baseAddress!, count: n, start: start, chord: chord)
-        case .wide:
-            RecognitionKernelsWide.CornerKernel.corner(
-                xs: xs.baseAddress!, ys: ys.baseAddress!, count: n, start: start, chord: chord)
-        case .portable:
-            RecognitionKernels.CornerKernel.corner(
-                xs: xs.baseAddress!, ys: ys.baseAddress!, count: n, start: start, chord: chord)
-        }
+        ElasticMatcher.KernelBuild.currentKernels.corner(
+            xs: xs.baseAddress!, ys: ys.baseAddress!, count: n, start: start, chord: chord)
     }
 }

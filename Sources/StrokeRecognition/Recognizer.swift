@@ -208,8 +208,8 @@ public struct Recognizer: Sendable {
     /// A template's gesture and its distance from the stroke.
     typealias Scored = (gesture: Int32, distance: Float)
 
-    /// Elastic distances of the shortlisted templates, eight at a time in SIMD lanes, or sixteen where the kernel
-    /// build `computesPairs`. In rotation-invariant libraries the stroke is first rotated by each template's
+    /// Elastic distances of the shortlisted templates, sixteen at a time in SIMD lanes (a group of eight when
+    /// no more are left). In rotation-invariant libraries the stroke is first rotated by each template's
     /// Protractor angle; in orientation-sensitive ones it is compared as drawn (measured: rotating it there costs
     /// accuracy), so no angle is computed at all.
     private func rerank(
@@ -224,7 +224,6 @@ public struct Recognizer: Sendable {
         let zeroVectors = (length + laneCount - 1) / laneCount
         // Room for a pair of groups: the candidates and templates of two, and two rows of pairs.
         let lanesNeeded = 4 * length + 4 * n + zeroVectors
-        let groupsAtOnce = ElasticMatcher.KernelBuild.current.computesPairs ? 2 : 1
         Workspace.with(byteCount: lanesNeeded * MemoryLayout<Lanes>.stride) { workspace in
             let candidates = workspace.bindMemory(to: Lanes.self, capacity: lanesNeeded)
             let templates = candidates + 2 * length
@@ -260,7 +259,7 @@ public struct Recognizer: Sendable {
                     }
                     var start = 0
                     while start < shortlist.count {
-                        let end = min(start + groupsAtOnce * laneCount, shortlist.count)
+                        let end = min(start + 2 * laneCount, shortlist.count)
                         if end - start > laneCount {
                             load(shortlist[start..<(start + laneCount)], step: 2, offset: 0)
                             load(shortlist[(start + laneCount)..<end], step: 2, offset: 1)

@@ -1,7 +1,5 @@
 import Foundation
 import RecognitionKernels
-import RecognitionKernelsAVX512
-import RecognitionKernelsWide
 import Testing
 
 @testable import StrokeRecognition
@@ -11,8 +9,6 @@ import Testing
 @Suite("Matching kernels")
 struct MatchingKernelsTests {
     typealias Portable = RecognitionKernels.MatchingKernels
-    typealias Wide = RecognitionKernelsWide.MatchingKernels
-    typealias AVX512 = RecognitionKernelsAVX512.MatchingKernels
     typealias Lanes = SIMD8<Float>
 
     /// Random lane vectors, the same for a seed.
@@ -25,93 +21,11 @@ struct MatchingKernelsTests {
         return (0..<count).map { _ in Lanes((0..<8).map { _ in next() }) }
     }
 
-    /// One build's kernels, as functions.
-    struct Kernels {
-        let elastic: (UnsafePointer<Lanes>, UnsafePointer<Lanes>, Int, Int, UnsafeMutablePointer<Lanes>) -> Lanes
-        let elasticPairs:
-            (UnsafePointer<LanePair>, UnsafePointer<LanePair>, Int, Int, UnsafeMutablePointer<LanePair>) -> LanePair
-        /// Protractor over groups in the pair layout, one group at a time (`pairs` false) or two.
-        let protractor:
-            (
-                _ pairs: Bool, UnsafePointer<Lanes>, Int, UnsafePointer<Float>, Int, Float, Float,
-                UnsafeMutablePointer<Lanes>, UnsafeMutablePointer<Lanes>
-            ) -> Void
-    }
-
     typealias LanePair = SIMD16<Float>
 
     /// The kernels of every build this CPU runs.
-    static var builds: [(ElasticMatcher.KernelBuild, Kernels)] {
-        ElasticMatcher.KernelBuild.supportedByThisCPU.map { build in
-            switch build {
-            case .portable:
-                (
-                    build,
-                    Kernels(
-                        elastic: {
-                            Portable.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
-                        },
-                        elasticPairs: {
-                            Portable.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
-                        },
-                        protractor: { pairs, t, g, c, l, cosMax, sinMax, dots, similarities in
-                            if pairs {
-                                Portable.protractorSimilarityPairs(
-                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
-                                    dots: dots, similarities: similarities)
-                            } else {
-                                Portable.protractorSimilarities(
-                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
-                                    dots: dots, similarities: similarities)
-                            }
-                        })
-                )
-            case .wide:
-                (
-                    build,
-                    Kernels(
-                        elastic: {
-                            Wide.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
-                        },
-                        elasticPairs: {
-                            Wide.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
-                        },
-                        protractor: { pairs, t, g, c, l, cosMax, sinMax, dots, similarities in
-                            if pairs {
-                                Wide.protractorSimilarityPairs(
-                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
-                                    dots: dots, similarities: similarities)
-                            } else {
-                                Wide.protractorSimilarities(
-                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
-                                    dots: dots, similarities: similarities)
-                            }
-                        })
-                )
-            case .avx512:
-                (
-                    build,
-                    Kernels(
-                        elastic: {
-                            AVX512.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
-                        },
-                        elasticPairs: {
-                            AVX512.elasticDistances(candidates: $0, templates: $1, count: $2, band: $3, rows: $4)
-                        },
-                        protractor: { pairs, t, g, c, l, cosMax, sinMax, dots, similarities in
-                            if pairs {
-                                AVX512.protractorSimilarityPairs(
-                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
-                                    dots: dots, similarities: similarities)
-                            } else {
-                                AVX512.protractorSimilarities(
-                                    templates: t, groups: g, stroke: c, length: l, cosMax: cosMax, sinMax: sinMax,
-                                    dots: dots, similarities: similarities)
-                            }
-                        })
-                )
-            }
-        }
+    static var builds: [(ElasticMatcher.KernelBuild, any KernelSet.Type)] {
+        ElasticMatcher.KernelBuild.supportedByThisCPU.map { ($0, $0.kernels) }
     }
 
     @Test("every build, one group or two at a time, gives the portable build's bits", arguments: [4, 17, 32, 64])
@@ -133,9 +47,12 @@ struct MatchingKernelsTests {
                 let expectedOther = Portable.elasticDistances(
                     candidates: otherCandidates, templates: otherTemplates, count: pointCount, band: band, rows: &rows)
                 for (build, kernels) in builds {
-                    let single = kernels.elastic(candidates, templates, pointCount, band, &rows)
+                    let single = kernels.elasticDistances(
+                        candidates: candidates, templates: templates, count: pointCount, band: band, rows: &rows)
                     #expect(single.bitPattern == expected.bitPattern, "\(build), band \(band)")
-                    let pair = kernels.elasticPairs(pairedCandidates, pairedTemplates, pointCount, band, &pairRows)
+                    let pair = kernels.elasticDistances(
+                        candidates: pairedCandidates, templates: pairedTemplates, count: pointCount, band: band,
+                        rows: &pairRows)
                     #expect(pair.lowHalf.bitPattern == expected.bitPattern, "\(build) pair, band \(band)")
                     #expect(pair.highHalf.bitPattern == expectedOther.bitPattern, "\(build) pair, band \(band)")
                 }
@@ -154,8 +71,9 @@ struct MatchingKernelsTests {
                         for pairs in [false, true] {
                             var dots = [Lanes](repeating: .zero, count: 2 * groups)
                             var similarities = [Lanes](repeating: .zero, count: groups)
-                            kernels.protractor(
-                                pairs, protractor, groups, stroke, 2 * pointCount, cosMax, sinMax, &dots, &similarities)
+                            let compute =
+                                pairs ? kernels.protractorSimilarityPairs : kernels.protractorSimilarities
+                            compute(protractor, groups, stroke, 2 * pointCount, cosMax, sinMax, &dots, &similarities)
                             #expect(dots.map(\.bitPattern) == expectedDots.map(\.bitPattern), "\(build), \(groups)")
                             #expect(
                                 similarities.map(\.bitPattern) == expectedSimilarities.map(\.bitPattern),
@@ -229,15 +147,8 @@ struct MatchingKernelsTests {
             let chord = SIMD2(xs[count - 1], ys[count - 1]) - start
             let portable = RecognitionKernels.CornerKernel.corner(
                 xs: xs, ys: ys, count: count, start: start, chord: chord)
-            if builds.contains(.wide) {
-                let wide = RecognitionKernelsWide.CornerKernel.corner(
-                    xs: xs, ys: ys, count: count, start: start, chord: chord)
-                #expect(portable == wide)
-            }
-            if builds.contains(.avx512) {
-                let avx512 = RecognitionKernelsAVX512.CornerKernel.corner(
-                    xs: xs, ys: ys, count: count, start: start, chord: chord)
-                #expect(portable == avx512)
+            for build in builds {
+                #expect(build.kernels.corner(xs: xs, ys: ys, count: count, start: start, chord: chord) == portable)
             }
             // The first point farthest below the chord, by a plain scan.
             var expected = -1

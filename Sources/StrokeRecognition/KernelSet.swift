@@ -1,0 +1,64 @@
+import RecognitionKernels
+import RecognitionKernelsAVX512
+import RecognitionKernelsWide
+
+/// What each build of the recognition kernels provides: the three builds' `MatchingKernels` and `CornerKernel`
+/// are different types of different modules with the same static functions, so that one of them, picked once at
+/// start (`ElasticMatcher.KernelBuild.kernels`), serves every call.
+protocol KernelSet: SendableMetatype {
+    /// Banded DTW distances of eight (candidate, template) pairs at once (`MatchingKernels.elasticDistances`).
+    static func elasticDistances(
+        candidates: UnsafePointer<SIMD8<Float>>, templates: UnsafePointer<SIMD8<Float>>, count: Int, band: Int,
+        rows: UnsafeMutablePointer<SIMD8<Float>>
+    ) -> SIMD8<Float>
+
+    /// The same for two groups at once.
+    static func elasticDistances(
+        candidates: UnsafePointer<SIMD16<Float>>, templates: UnsafePointer<SIMD16<Float>>, count: Int, band: Int,
+        rows: UnsafeMutablePointer<SIMD16<Float>>
+    ) -> SIMD16<Float>
+
+    /// Eight sequences into lane vectors (`MatchingKernels.gather`).
+    static func gather(
+        _ sources: UnsafePointer<UnsafePointer<Float>>, count: Int, into lanes: UnsafeMutablePointer<SIMD8<Float>>,
+        step: Int)
+
+    /// The Protractor similarities of every group of templates, one group at a time
+    /// (`MatchingKernels.protractorSimilarities`).
+    static func protractorSimilarities(
+        templates: UnsafePointer<SIMD8<Float>>, groups: Int, stroke c: UnsafePointer<Float>, length: Int,
+        cosMax: Float, sinMax: Float, dots: UnsafeMutablePointer<SIMD8<Float>>,
+        similarities: UnsafeMutablePointer<SIMD8<Float>>)
+
+    /// The same, two groups at a time.
+    static func protractorSimilarityPairs(
+        templates: UnsafePointer<SIMD8<Float>>, groups: Int, stroke c: UnsafePointer<Float>, length: Int,
+        cosMax: Float, sinMax: Float, dots: UnsafeMutablePointer<SIMD8<Float>>,
+        similarities: UnsafeMutablePointer<SIMD8<Float>>)
+
+    /// The checkmark detector's corner search (`CornerKernel.corner`, through `MatchingKernels.corner`).
+    static func corner(
+        xs: UnsafePointer<Double>, ys: UnsafePointer<Double>, count n: Int, start: SIMD2<Double>,
+        chord: SIMD2<Double>
+    ) -> Int
+}
+
+// MARK: - The three builds
+
+extension RecognitionKernels.MatchingKernels: KernelSet {}
+extension RecognitionKernelsWide.MatchingKernels: KernelSet {}
+extension RecognitionKernelsAVX512.MatchingKernels: KernelSet {}
+
+extension ElasticMatcher.KernelBuild {
+    /// This build's kernels.
+    var kernels: any KernelSet.Type {
+        switch self {
+        case .portable: RecognitionKernels.MatchingKernels.self
+        case .wide: RecognitionKernelsWide.MatchingKernels.self
+        case .avx512: RecognitionKernelsAVX512.MatchingKernels.self
+        }
+    }
+
+    /// The kernels of the build this process runs (`current`).
+    static let currentKernels = current.kernels
+}
