@@ -22,14 +22,26 @@ extension ElasticMatcher {
         case avx512
 
         /// The widest build the CPU runs; all give the same bits. The environment variable `STROKE_KERNELS`
-        /// (`portable`, `wide` or `avx512`) picks a narrower one, to compare them; one the CPU cannot run is
-        /// ignored.
-        public static let current: KernelBuild = {
+        /// (`portable`, `wide` or `avx512`) picks a narrower one, to compare them; an unknown name, or a build the
+        /// CPU cannot run, is ignored and explained by `requestIgnored`.
+        public static var current: KernelBuild { choice.build }
+
+        /// Why `STROKE_KERNELS` was ignored, if it was set and ignored; nil otherwise.
+        public static var requestIgnored: String? { choice.ignored }
+
+        private static let choice: (build: KernelBuild, ignored: String?) = {
             let supported = supportedByThisCPU
-            guard let name = getenv("STROKE_KERNELS"), let chosen = KernelBuild(rawValue: String(cString: name)),
-                supported.contains(chosen)
-            else { return supported.last! }
-            return chosen
+            guard let value = getenv("STROKE_KERNELS").map({ String(cString: $0) }) else {
+                return (supported.last!, nil)
+            }
+            let names = allCases.map(\.rawValue).joined(separator: ", ")
+            guard let asked = KernelBuild(rawValue: value) else {
+                return (supported.last!, "STROKE_KERNELS=\(value) is not a kernel build (\(names)); ignored")
+            }
+            guard supported.contains(asked) else {
+                return (supported.last!, "STROKE_KERNELS=\(value): this CPU cannot run that build; ignored")
+            }
+            return (asked, nil)
         }()
 
         /// The builds this CPU runs, narrowest first.

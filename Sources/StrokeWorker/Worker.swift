@@ -127,6 +127,7 @@ public final class Worker: Sendable {
             try await Task.sleep(for: .milliseconds(5))
         }
         if lifecycle.withLock({ $0.lanesReady() }) == .announceReady {
+            if let ignored = ElasticMatcher.KernelBuild.requestIgnored { logger.warning(ignored) }
             logger.info(
                 "listening",
                 [

@@ -36,6 +36,7 @@ enum EvalCommand {
                 "seed", "shortlist",
                 "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config",
             ])
+        if let ignored = ElasticMatcher.KernelBuild.requestIgnored { StrokeTool.printError("stroke-tool: \(ignored)") }
         if args.flag("help") {
             print(usage)
             return 0

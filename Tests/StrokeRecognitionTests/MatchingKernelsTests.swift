@@ -178,6 +178,8 @@ struct MatchingKernelsTests {
             let asked = ProcessInfo.processInfo.environment["STROKE_KERNELS"].flatMap(ElasticMatcher.KernelBuild.init)
             let expected = asked.flatMap { supported.contains($0) ? $0 : nil } ?? supported.last!
             #expect(ElasticMatcher.KernelBuild.current == expected)
+            let set = ProcessInfo.processInfo.environment["STROKE_KERNELS"] != nil
+            #expect((ElasticMatcher.KernelBuild.requestIgnored != nil) == (set && asked != expected))
         #elseif !arch(x86_64)
             #expect(ElasticMatcher.KernelBuild.current == .portable)
         #endif

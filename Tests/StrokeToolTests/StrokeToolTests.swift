@@ -19,10 +19,13 @@ struct StrokeToolTests {
             .appendingPathComponent("../../.build/debug/stroke-tool").standardized.path
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+        status: Int32, output: String, error: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
@@ -52,6 +55,23 @@ struct StrokeToolTests {
         let result = try Self.run(["eval", "--dataset", Self.fixtures, "--protocol", "user-independent"])
         #expect(result.status == 0)
         #expect(result.output.contains("accuracy:") && result.output.contains("checkmark:"))
+    }
+
+    @Test("STROKE_KERNELS picks the portable kernels; an unknown build is named, ignored, and changes no result")
+    func kernelChoice() throws {
+        let portable = try Self.run(
+            ["eval", "--dataset", Self.fixtures, "--trials", "2"], environment: ["STROKE_KERNELS": "portable"])
+        #expect(portable.status == 0 && portable.error.isEmpty, "\(portable.error)")
+        #expect(portable.output.contains("portable kernels"))
+        let unknown = try Self.run(
+            ["eval", "--dataset", Self.fixtures, "--trials", "2"], environment: ["STROKE_KERNELS": "avx1024"])
+        #expect(unknown.status == 0)
+        #expect(unknown.error.contains("STROKE_KERNELS=avx1024 is not a kernel build (portable, wide, avx512)"))
+        // Everything but the timing line is the same whichever build runs.
+        func results(_ output: String) -> [Substring] {
+            output.split(separator: "\n").filter { !$0.hasPrefix("time:") }
+        }
+        #expect(results(unknown.output) == results(portable.output))
     }
 
     @Test("library build, list, add, remove on a file")
