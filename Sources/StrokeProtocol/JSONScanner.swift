@@ -44,11 +44,24 @@ struct JSONScanner {
     }
 
     /// Reads a string and returns the byte range of its raw contents (escapes not decoded) and whether it has any.
+    ///
+    /// Eight bytes at a time while none of them is a quote, a backslash or a control character
+    /// (`specialBytes`), then byte by byte from the first that is.
     mutating func stringRange() throws(ProtocolError) -> (range: Range<Int>, escaped: Bool) {
         try expect(UInt8(ascii: "\""))
         let start = index
         var escaped = false
-        while index < bytes.count {
+        while true {
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let special = Self.specialBytes(word)
+                if special != 0 {
+                    index += special.trailingZeroBitCount / 8
+                    break
+                }
+                index += 8
+            }
+            guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
@@ -62,7 +75,24 @@ struct JSONScanner {
             if byte < 0x20 { throw fail("control character in string") }
             index += 1
         }
-        throw fail("unterminated string")
+    }
+
+    /// The high bit of each byte of `word` (little-endian: the lowest byte is the first in memory) that is a quote,
+    /// a backslash or below 0x20; zero if there is none.
+    ///
+    /// Each test subtracts one per byte, so a borrow can mark a byte above (later than) a true match, never below
+    /// it: the lowest mark is always a true one, which is all `stringRange` reads. Bytes from 0x80 (UTF-8
+    /// sequences) are never marked.
+    @inline(__always)
+    static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let isQuote = (quotes &- ones) & ~quotes
+        let isBackslash = (backslashes &- ones) & ~backslashes
+        let isControl = (word &- ones &* 0x20) & ~word
+        return (isQuote | isBackslash | isControl) & highs
     }
 
     /// Whether the raw string at `range` equals `literal` (ASCII, no escapes).
