@@ -116,21 +116,23 @@ extension CheckmarkDetector {
             _ range: Range<Int>, lengths: UnsafePointer<Double>?, position: (Int) -> SIMD2<Double>,
             walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, settings: Settings
         ) -> Int? {
-            for offset in range {
+            /// Feeds one point; whether it fired. `length` is its segment's, when known (the point is then finite).
+            @inline(__always) func feed(_ offset: Int, length: Double?) -> Bool {
                 let point = position(offset)
-                guard point.x.isFinite, point.y.isFinite,
-                    append(
-                        point, length: lengths.map { $0[offset - range.lowerBound] }, to: &walk, xs: xs, ys: ys,
-                        capacity: settings.capacity)
-                else { continue }
+                guard length != nil || (point.x.isFinite && point.y.isFinite),
+                    append(point, length: length, to: &walk, xs: xs, ys: ys, capacity: settings.capacity)
+                else { return false }
                 let count = Int(walk.count)
-                if CheckmarkDetector.mightFire(count: count, xs: xs, ys: ys, legPoints: settings.minimumLegPoints),
-                    CheckmarkDetector.fires(
+                return CheckmarkDetector.mightFire(count: count, xs: xs, ys: ys, legPoints: settings.minimumLegPoints)
+                    && CheckmarkDetector.fires(
                         UnsafeBufferPointer(start: xs, count: count), UnsafeBufferPointer(start: ys, count: count),
                         spacing: walk.spacing, settings: settings)
-                {
-                    return offset
-                }
+            }
+            // Two loops, so that neither tests per point which kind of batch it is in.
+            if let lengths {
+                for offset in range where feed(offset, length: lengths[offset - range.lowerBound]) { return offset }
+            } else {
+                for offset in range where feed(offset, length: nil) { return offset }
             }
             return nil
         }
