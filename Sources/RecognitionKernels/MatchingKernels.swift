@@ -135,6 +135,7 @@ public enum MatchingKernels {
         elastic(candidates: candidates, templates: templates, count: count, band: band, rows: rows)
     }
 
+    /// The body of both `elasticDistances`, for one group (`Lanes`) or two (`LanePair`).
     @inline(__always)
     static func elastic<L: KernelLanes>(
         candidates: UnsafePointer<L>, templates: UnsafePointer<L>, count: Int, band: Int, rows: UnsafeMutablePointer<L>

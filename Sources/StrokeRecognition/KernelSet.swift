@@ -2,9 +2,10 @@ import RecognitionKernels
 import RecognitionKernelsAVX512
 import RecognitionKernelsWide
 
-/// What each build of the recognition kernels provides: the three builds' `MatchingKernels` and `CornerKernel`
-/// are different types of different modules with the same static functions, so that one of them, picked once at
-/// start (`ElasticMatcher.KernelBuild.kernels`), serves every call.
+/// What each build of the recognition kernels provides. The three builds' `MatchingKernels` are different types of
+/// different modules with the same static functions (the corner search included, through
+/// `MatchingKernels.corner`); the one picked at start (`ElasticMatcher.KernelBuild.currentKernels`) serves every
+/// call.
 protocol KernelSet: SendableMetatype {
     /// Banded DTW distances of eight (candidate, template) pairs at once (`MatchingKernels.elasticDistances`).
     static func elasticDistances(
