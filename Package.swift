@@ -12,6 +12,12 @@ let wideKernelSettings: [SwiftSetting] = []
 let avx512KernelSettings: [SwiftSetting] = []
 #endif
 
+// `STROKE_TARGET_CPU` (set by `make release TARGET_CPU=…` and by the Dockerfile's TARGET_CPU) builds every Swift
+// target but the kernels for that CPU. The kernel builds keep their own targets: passed as `-Xswiftc -target-cpu`
+// instead, it would override theirs (the last one wins), and the AVX-512 kernels would be built for that CPU too.
+let targetCPU = Context.environment["STROKE_TARGET_CPU"].flatMap { $0.isEmpty ? nil : $0 }
+let cpuSettings: [SwiftSetting] = targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? []
+
 let package = Package(
     name: "stroke-worker",
     products: [
@@ -28,7 +34,7 @@ let package = Package(
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], swiftSettings: cpuSettings),
 
         // MARK: - Pure modules (no sockets)
         // The matcher's kernels, one source compiled three times: for any CPU, for x86-64-v3 (AVX2) and for
@@ -40,17 +46,23 @@ let package = Package(
         .target(name: "RecognitionKernelsAVX512", swiftSettings: avx512KernelSettings),
         .target(
             name: "StrokeRecognition",
-            dependencies: ["CCPUFeatures", "RecognitionKernels", "RecognitionKernelsWide", "RecognitionKernelsAVX512"]),
-        .target(name: "StrokeProtocol"),
+            dependencies: ["CCPUFeatures", "RecognitionKernels", "RecognitionKernelsWide", "RecognitionKernelsAVX512"],
+            swiftSettings: cpuSettings),
+        .target(name: "StrokeProtocol", swiftSettings: cpuSettings),
 
         // MARK: - The worker
-        .target(name: "StrokeWorker", dependencies: ["ZeroMQ", "StrokeRecognition", "StrokeProtocol", "CCPUFeatures"]),
+        .target(
+            name: "StrokeWorker", dependencies: ["ZeroMQ", "StrokeRecognition", "StrokeProtocol", "CCPUFeatures"],
+            swiftSettings: cpuSettings),
 
         // MARK: - Executables
-        .executableTarget(name: "stroke-worker", dependencies: ["StrokeWorker"]),
-        .executableTarget(name: "stroke-tool", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol"]),
+        .executableTarget(name: "stroke-worker", dependencies: ["StrokeWorker"], swiftSettings: cpuSettings),
         .executableTarget(
-            name: "stroke-bench", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol", "ZeroMQ"]),
+            name: "stroke-tool", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol"],
+            swiftSettings: cpuSettings),
+        .executableTarget(
+            name: "stroke-bench", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol", "ZeroMQ"],
+            swiftSettings: cpuSettings),
 
         // MARK: - Tests
         .testTarget(
