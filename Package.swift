@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The wide build of the matcher's kernels targets x86-64-v3 (Haswell and newer: AVX2, FMA, BMI2), the AVX-512 one
-// x86-64-v4 (AVX-512 F, CD, BW, DQ, VL; `skylake-avx512` is the oldest CPU name with exactly those); elsewhere each
+// x86-64-v4 (AVX-512 F, CD, BW, DQ, VL; `skylake-avx512` is the oldest CPU name that has them); elsewhere each
 // is another portable build that is never chosen.
 #if arch(x86_64)
 let wideKernelSettings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]

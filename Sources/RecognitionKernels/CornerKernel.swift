@@ -3,7 +3,7 @@
 /// Like `MatchingKernels`, this file is compiled three times: into `RecognitionKernels` for any CPU, and into
 /// `RecognitionKernelsWide` and `RecognitionKernelsAVX512` (symbolic links to it) for x86-64-v3 and v4, where
 /// four doubles are one AVX register instead of two SSE ones. The builds round every operation the same way and
-/// return the same index. (Eight doubles at a time, with AVX-512, took 5% longer per point: a stroke's corner
+/// return the same index. (Eight doubles at a time, with AVX-512, took 5–10% longer per point: a stroke's corner
 /// search covers 38 resampled points on average, and a longer scalar tail and merge ate the gain.)
 public enum CornerKernel {
     /// The corner: the point farthest from the chord, on the side a check bends to (below it, on screen), among
