@@ -55,26 +55,97 @@ public enum BinaryCodec {
         message.sequence = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         message.stroke = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         message.pointer = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
-        message.points.reserveCapacity(count)
-        var offset = headerSize
-        for index in 0..<count {
-            let x = Float(
-                bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            let y = Float(
-                bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
-            let t = Double(
-                bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
-            var pressure: Float?
-            if hasPressure {
-                pressure = Float(
-                    bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt32.self)))
-            }
-            guard x.isFinite, y.isFinite, t.isFinite, pressure?.isFinite ?? true else {
-                throw ProtocolError(.nonFinite, "point \(index) has a NaN or infinite value")
-            }
-            message.points.append(WirePoint(x: Double(x), y: Double(y), t: t, pressure: pressure))
-            offset += stride
+        var nonFinite = false
+        withUnsafeMutablePointer(to: &nonFinite) { nonFinite in
+            message.points.append(
+                contentsOf: Points(bytes: bytes, count: count, hasPressure: hasPressure, nonFinite: nonFinite))
         }
+        if nonFinite {
+            let bad =
+                message.points.firstIndex {
+                    !($0.x.isFinite && $0.y.isFinite && $0.t.isFinite && ($0.pressure?.isFinite ?? true))
+                } ?? 0
+            message.points.removeAll(keepingCapacity: true)
+            throw ProtocolError(.nonFinite, "point \(bad) has a NaN or infinite value")
+        }
+    }
+
+    /// The points of a binary message (its size checked) as a sequence that `Array.append(contentsOf:)` copies in
+    /// one pass: it reserves `underestimatedCount` (exact) and calls `_copyContents`, which decodes each point
+    /// straight into the array's storage (the standard library's bulk-copy hook, which swift-collections' types
+    /// customize too). A NaN or infinite value sets `nonFinite`, for the caller to report.
+    private struct Points: Sequence, IteratorProtocol {
+        let bytes: UnsafeRawBufferPointer
+        let end: Int
+        let stride: Int
+        var offset = BinaryCodec.headerSize
+        let underestimatedCount: Int
+        let nonFinite: UnsafeMutablePointer<Bool>
+
+        init(bytes: UnsafeRawBufferPointer, count: Int, hasPressure: Bool, nonFinite: UnsafeMutablePointer<Bool>) {
+            self.bytes = bytes
+            self.stride = hasPressure ? 20 : 16
+            self.end = BinaryCodec.headerSize + count * stride
+            self.underestimatedCount = count
+            self.nonFinite = nonFinite
+        }
+
+        /// One point at a time; `Array` reads this way only what `_copyContents` left, which is nothing.
+        mutating func next() -> WirePoint? {
+            guard offset < end, let base = bytes.baseAddress else { return nil }
+            var bad: UInt64 = 0
+            defer { offset += stride }
+            let point = Self.point(base + offset, pressure: stride == 20, bad: &bad)
+            if bad >> 63 != 0 { nonFinite.pointee = true }
+            return point
+        }
+
+        /// Decodes as many of the remaining points as fit into `buffer`, in a loop without per-point branches.
+        func _copyContents(initializing buffer: UnsafeMutableBufferPointer<WirePoint>) -> (Points, Int) {
+            let count = Swift.min(buffer.count, (end &- offset) / stride)
+            guard count > 0, let target = buffer.baseAddress, let source = bytes.baseAddress else { return (self, 0) }
+            var bad: UInt64 = 0
+            if stride == 20 {
+                for index in 0..<count {
+                    (target + index).initialize(
+                        to: Self.point(source + (offset &+ index &* 20), pressure: true, bad: &bad))
+                }
+            } else {
+                for index in 0..<count {
+                    (target + index).initialize(
+                        to: Self.point(source + (offset &+ index &* 16), pressure: false, bad: &bad))
+                }
+            }
+            if bad >> 63 != 0 { nonFinite.pointee = true }
+            var rest = self
+            rest.offset &+= count &* stride
+            return (rest, count)
+        }
+
+        /// The point at `at`: x and y as 32-bit floats, t as a 64-bit one, then the pressure if present. Sets the
+        /// top bit of `bad` if a value is NaN or infinite, without a branch: a value's exponent bits, all set, plus
+        /// the exponent's lowest bit carry into the bit above them (the sign's, or for 32-bit values bit 63 once
+        /// shifted).
+        @inline(__always)
+        private static func point(_ at: UnsafeRawPointer, pressure: Bool, bad: inout UInt64) -> WirePoint {
+            let x = UInt32(littleEndian: at.loadUnaligned(as: UInt32.self))
+            let y = UInt32(littleEndian: at.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+            let t = UInt64(littleEndian: at.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            bad |= UInt64(Self.exponentCarry(x) | Self.exponentCarry(y)) << 32
+            bad |= (t & 0x7FF0_0000_0000_0000) &+ 0x0010_0000_0000_0000
+            var point = WirePoint(
+                x: Double(Float(bitPattern: x)), y: Double(Float(bitPattern: y)), t: Double(bitPattern: t))
+            if pressure {
+                let p = UInt32(littleEndian: at.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+                bad |= UInt64(Self.exponentCarry(p)) << 32
+                point.pressure = Float(bitPattern: p)
+            }
+            return point
+        }
+
+        /// Bit 31 is set exactly when the 32-bit float's exponent bits are all set (NaN or infinite).
+        @inline(__always)
+        private static func exponentCarry(_ bits: UInt32) -> UInt32 { (bits & 0x7F80_0000) &+ 0x0080_0000 }
     }
 
     /// Encodes a message (not `.options`, which is JSON only) into `buffer`, replacing its contents.

@@ -127,6 +127,48 @@ struct CodecTests {
         #expect(throws: ProtocolError.self) { try decoder.decode(binary) }
     }
 
+    @Test("a non-finite value in any field of any binary point names that point, and the message keeps no points")
+    func binaryNonFinite() throws {
+        let points = (0..<5).map { WirePoint(x: Double($0), y: 2, t: 10 * Double($0), pressure: 0.5) }
+        let withPressure = BinaryCodec.encode(InputMessage(kind: .points, sequence: 1, stroke: 1, points: points))
+        var plain = points
+        for index in plain.indices { plain[index].pressure = nil }
+        let withoutPressure = BinaryCodec.encode(InputMessage(kind: .points, sequence: 1, stroke: 1, points: plain))
+        // (bytes, stride, field offset within a point, value width)
+        let cases: [([UInt8], Int, Int, Int)] = [
+            (withoutPressure, 16, 0, 4), (withoutPressure, 16, 4, 4), (withoutPressure, 16, 8, 8),
+            (withPressure, 20, 8, 8), (withPressure, 20, 16, 4),
+        ]
+        let decoder = InputDecoder()
+        var message = InputMessage()
+        /// Decodes into `message`, the same value every time; the error, if any.
+        func decode(_ bytes: [UInt8]) -> ProtocolError? {
+            bytes.withUnsafeBytes { raw -> ProtocolError? in
+                do {
+                    try decoder.decode(raw, into: &message)
+                    return nil
+                } catch {
+                    return error as? ProtocolError
+                }
+            }
+        }
+        for (bytes, stride, field, width) in cases {
+            var broken = bytes
+            let start = BinaryCodec.headerSize + 3 * stride + field
+            let nan: [UInt8] = width == 4 ? [0x00, 0x00, 0xC0, 0x7F] : [0, 0, 0, 0, 0, 0, 0xF8, 0x7F]
+            broken.replaceSubrange(start..<(start + width), with: nan)
+            let error = decode(broken)
+            #expect(error?.code == .nonFinite, "stride \(stride), field \(field)")
+            #expect(error?.message.contains("point 3") == true, "\(String(describing: error))")
+            #expect(message.points.isEmpty)
+            // The same message value decodes the intact bytes afterwards.
+            #expect(decode(bytes) == nil)
+            #expect(message.points.map(\.x) == points.map(\.x))
+            #expect(message.points.map(\.t) == points.map(\.t))
+            #expect(message.points.map(\.pressure) == (stride == 20 ? points.map(\.pressure) : plain.map(\.pressure)))
+        }
+    }
+
     @Test("JSON encoding round-trips through the decoder")
     func roundTrip() throws {
         let messages = [
