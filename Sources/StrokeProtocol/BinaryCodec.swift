@@ -56,9 +56,20 @@ public enum BinaryCodec {
         message.stroke = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         message.pointer = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
         var nonFinite = false
-        withUnsafeMutablePointer(to: &nonFinite) { nonFinite in
-            message.points.append(
-                contentsOf: Points(bytes: bytes, count: count, hasPressure: hasPressure, nonFinite: nonFinite))
+        if count < Points.bulkFrom {
+            var bad: UInt64 = 0
+            if let base = bytes.baseAddress {
+                for index in 0..<count {
+                    message.points.append(
+                        Points.point(base + headerSize + index * stride, pressure: hasPressure, bad: &bad))
+                }
+            }
+            nonFinite = bad >> 63 != 0
+        } else {
+            withUnsafeMutablePointer(to: &nonFinite) { nonFinite in
+                message.points.append(
+                    contentsOf: Points(bytes: bytes, count: count, hasPressure: hasPressure, nonFinite: nonFinite))
+            }
         }
         if nonFinite {
             let bad =
@@ -75,6 +86,11 @@ public enum BinaryCodec {
     /// straight into the array's storage (the standard library's bulk-copy hook, which swift-collections' types
     /// customize too). A NaN or infinite value sets `nonFinite`, for the caller to report.
     private struct Points: Sequence, IteratorProtocol {
+        /// Points from which the bulk copy pays for its set-up (about 170 instructions); fewer are appended one at
+        /// a time (about 30 each). Measured with `make profile`: single points took 1,771 instructions per message
+        /// appended, 1,912 copied in bulk.
+        static let bulkFrom = 8
+
         let bytes: UnsafeRawBufferPointer
         let end: Int
         let stride: Int
@@ -127,7 +143,7 @@ public enum BinaryCodec {
         /// the exponent's lowest bit carry into the bit above them (the sign's, or for 32-bit values bit 63 once
         /// shifted).
         @inline(__always)
-        private static func point(_ at: UnsafeRawPointer, pressure: Bool, bad: inout UInt64) -> WirePoint {
+        static func point(_ at: UnsafeRawPointer, pressure: Bool, bad: inout UInt64) -> WirePoint {
             let x = UInt32(littleEndian: at.loadUnaligned(as: UInt32.self))
             let y = UInt32(littleEndian: at.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
             let t = UInt64(littleEndian: at.loadUnaligned(fromByteOffset: 8, as: UInt64.self))

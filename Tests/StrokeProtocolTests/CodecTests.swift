@@ -127,9 +127,12 @@ struct CodecTests {
         #expect(throws: ProtocolError.self) { try decoder.decode(binary) }
     }
 
-    @Test("a non-finite value in any field of any binary point names that point, and the message keeps no points")
-    func binaryNonFinite() throws {
-        let points = (0..<5).map { WirePoint(x: Double($0), y: 2, t: 10 * Double($0), pressure: 0.5) }
+    @Test(
+        "a non-finite value in any field of any binary point names that point, and the message keeps no points",
+        arguments: [5, 12]  // appended one at a time, and copied in bulk
+    )
+    func binaryNonFinite(count: Int) throws {
+        let points = (0..<count).map { WirePoint(x: Double($0), y: 2, t: 10 * Double($0), pressure: 0.5) }
         let withPressure = BinaryCodec.encode(InputMessage(kind: .points, sequence: 1, stroke: 1, points: points))
         var plain = points
         for index in plain.indices { plain[index].pressure = nil }
@@ -152,14 +155,15 @@ struct CodecTests {
                 }
             }
         }
+        let broken = count - 2
         for (bytes, stride, field, width) in cases {
-            var broken = bytes
-            let start = BinaryCodec.headerSize + 3 * stride + field
+            var changed = bytes
+            let start = BinaryCodec.headerSize + broken * stride + field
             let nan: [UInt8] = width == 4 ? [0x00, 0x00, 0xC0, 0x7F] : [0, 0, 0, 0, 0, 0, 0xF8, 0x7F]
-            broken.replaceSubrange(start..<(start + width), with: nan)
-            let error = decode(broken)
+            changed.replaceSubrange(start..<(start + width), with: nan)
+            let error = decode(changed)
             #expect(error?.code == .nonFinite, "stride \(stride), field \(field)")
-            #expect(error?.message.contains("point 3") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("point \(broken) ") == true, "\(String(describing: error))")
             #expect(message.points.isEmpty)
             // The same message value decodes the intact bytes afterwards.
             #expect(decode(bytes) == nil)
