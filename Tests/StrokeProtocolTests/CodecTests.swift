@@ -173,6 +173,32 @@ struct CodecTests {
         }
     }
 
+    @Test("one message value decoded again and again holds only the latest message's points, in either form")
+    func reusedMessage() throws {
+        func points(_ count: Int, from start: Int) -> [WirePoint] {
+            (0..<count).map { WirePoint(x: Double(start + $0), y: 1, t: Double($0)) }
+        }
+        // Counts that take both ways of clearing (a few points, many) and of decoding (appended, copied in bulk).
+        let sizes = [12, 1, 3, 0, 40, 4, 5, 2, 9]
+        let decoder = InputDecoder()
+        var message = InputMessage()
+        for (step, count) in sizes.enumerated() {
+            let expected = points(count, from: 100 * step)
+            let sent = InputMessage(
+                kind: count == 0 ? .end : .points, sequence: UInt32(step + 1), stroke: 1, points: expected)
+            var writer = JSONWriter()
+            JSONInputEncoder.encode(sent, into: &writer)
+            for bytes in [BinaryCodec.encode(sent), writer.bytes] {
+                try bytes.withUnsafeBytes { raw in try decoder.decode(raw, into: &message) }
+                #expect(message.points == expected, "step \(step), \(count) points")
+                #expect(message.sequence == UInt32(step + 1))
+            }
+        }
+        // A repeated "points" field replaces the earlier one.
+        let twice = Array(#"{"type":"points","seq":1,"stroke":1,"points":[[1,2,3],[4,5,6]],"points":[[7,8,9]]}"#.utf8)
+        #expect(try decoder.decode(twice).points == [WirePoint(x: 7, y: 8, t: 9)])
+    }
+
     @Test("JSON encoding round-trips through the decoder")
     func roundTrip() throws {
         let messages = [
