@@ -55,30 +55,38 @@ public enum BinaryCodec {
         message.sequence = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         message.stroke = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         message.pointer = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
+        try decodePoints(bytes, count: count, hasPressure: hasPressure, into: &message.points)
+    }
+
+    /// Appends the `count` points of a message whose size has been checked to `points` (empty): one at a time
+    /// below `Points.bulkFrom`, else in one bulk copy. On a NaN or infinite value, leaves `points` empty and throws,
+    /// naming the first such point.
+    @inline(__always)
+    private static func decodePoints(
+        _ bytes: UnsafeRawBufferPointer, count: Int, hasPressure: Bool, into points: inout [WirePoint]
+    ) throws(ProtocolError) {
         var nonFinite = false
         if count < Points.bulkFrom {
             var bad: UInt64 = 0
             if let base = bytes.baseAddress {
+                let stride = hasPressure ? 20 : 16
                 for index in 0..<count {
-                    message.points.append(
-                        Points.point(base + headerSize + index * stride, pressure: hasPressure, bad: &bad))
+                    points.append(Points.point(base + headerSize + index * stride, pressure: hasPressure, bad: &bad))
                 }
             }
             nonFinite = bad >> 63 != 0
         } else {
             withUnsafeMutablePointer(to: &nonFinite) { nonFinite in
-                message.points.append(
+                points.append(
                     contentsOf: Points(bytes: bytes, count: count, hasPressure: hasPressure, nonFinite: nonFinite))
             }
         }
-        if nonFinite {
-            let bad =
-                message.points.firstIndex {
-                    !($0.x.isFinite && $0.y.isFinite && $0.t.isFinite && ($0.pressure?.isFinite ?? true))
-                } ?? 0
-            message.points.removeAll(keepingCapacity: true)
-            throw ProtocolError(.nonFinite, "point \(bad) has a NaN or infinite value")
-        }
+        guard nonFinite else { return }
+        let bad =
+            points.firstIndex { !($0.x.isFinite && $0.y.isFinite && $0.t.isFinite && ($0.pressure?.isFinite ?? true)) }
+            ?? 0
+        points.removeAll(keepingCapacity: true)
+        throw ProtocolError(.nonFinite, "point \(bad) has a NaN or infinite value")
     }
 
     /// The points of a binary message (its size checked) as a sequence that `Array.append(contentsOf:)` copies in
