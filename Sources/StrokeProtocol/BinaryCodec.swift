@@ -103,16 +103,17 @@ public enum BinaryCodec {
         let end: Int
         let stride: Int
         var offset = BinaryCodec.headerSize
-        let underestimatedCount: Int
         let nonFinite: UnsafeMutablePointer<Bool>
 
         init(bytes: UnsafeRawBufferPointer, count: Int, hasPressure: Bool, nonFinite: UnsafeMutablePointer<Bool>) {
             self.bytes = bytes
             self.stride = hasPressure ? 20 : 16
             self.end = BinaryCodec.headerSize + count * stride
-            self.underestimatedCount = count
             self.nonFinite = nonFinite
         }
+
+        /// The points not yet read: exact, so that `Array` reserves room for all of them at once.
+        var underestimatedCount: Int { (end &- offset) / stride }
 
         /// One point at a time; `Array` reads this way only what `_copyContents` left, which is nothing.
         mutating func next() -> WirePoint? {
@@ -126,7 +127,7 @@ public enum BinaryCodec {
 
         /// Decodes as many of the remaining points as fit into `buffer`, in a loop without per-point branches.
         func _copyContents(initializing buffer: UnsafeMutableBufferPointer<WirePoint>) -> (Points, Int) {
-            let count = Swift.min(buffer.count, (end &- offset) / stride)
+            let count = Swift.min(buffer.count, underestimatedCount)
             guard count > 0, let target = buffer.baseAddress, let source = bytes.baseAddress else { return (self, 0) }
             var bad: UInt64 = 0
             if stride == 20 {
