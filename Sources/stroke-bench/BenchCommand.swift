@@ -38,6 +38,10 @@ enum BenchCommand {
                            library)
           --capacity N     the worker capacity (messages/s) whose half is the latency load, when throughput is
                            not measured in the same run
+          --checkmark on|off
+                           off: in the throughput and processor sections each session first sends an `options`
+                           message that turns its checkmark detector off, to measure what the detector costs
+                           (default on)
           --latency-standin NS
                            in the latency section, a raw echo that spends NS ns of busy work on each message
                            stands in for the worker: how much CPU per message the latency target tolerates on
@@ -48,6 +52,8 @@ enum BenchCommand {
     struct Report: Codable {
         var runs: Int
         var quick: Bool
+        /// Whether the throughput and processor sections' sessions ran the checkmark detector (`--checkmark`).
+        var checkmark: Bool
         var throughput: [WorkerBenchmarks.ThroughputRow]
         var latency: WorkerBenchmarks.Latency?
         var memory: WorkerBenchmarks.Memory?
@@ -76,7 +82,7 @@ enum BenchCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help"])
             try args.rejectUnknown([
                 "quick", "json", "help", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
-                "messages", "sessions", "worker-args", "latency-standin",
+                "messages", "sessions", "worker-args", "latency-standin", "checkmark",
             ])
             if args.flag("help") {
                 print(usage)
@@ -135,8 +141,14 @@ enum BenchCommand {
             bench.latencyStandIn = try args.parsed("latency-standin", default: 0)
             guard bench.latencyStandIn! >= 0 else { throw BenchError("--latency-standin: a count of nanoseconds") }
         }
+        switch args.value("checkmark") ?? "on" {
+        case "on": bench.checkmark = true
+        case "off": bench.checkmark = false
+        case let other: throw BenchError("--checkmark: on or off, not \(other)")
+        }
         var report = Report(
-            runs: runs, quick: quick, throughput: [], latency: nil, memory: nil, recognizer: [],
+            runs: runs, quick: quick, checkmark: bench.checkmark, throughput: [], latency: nil, memory: nil,
+            recognizer: [],
             detectorNanosecondsPerPoint: nil, processor: [],
             cluster: [])
 
@@ -238,7 +250,8 @@ enum BenchCommand {
             for _ in 0..<runs {
                 all.append(
                     try ProcessorBenchmark.run(
-                        strokes: strokes, quick: quick, cases: cases, sessionCounts: sessionCounts))
+                        strokes: strokes, quick: quick, cases: cases, sessionCounts: sessionCounts,
+                        checkmark: bench.checkmark))
             }
             report.processor = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.messagesPerSecond)
             }

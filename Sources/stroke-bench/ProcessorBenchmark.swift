@@ -13,6 +13,10 @@ enum ProcessorBenchmark {
         var nanosecondsPerPoint: Double
         /// Messages handled: what `scripts/profile.sh` divides instruction counts by.
         var messages: Int
+        /// Strokes ended, each answered by a `match` or `nomatch` event.
+        var strokes: Int
+        /// Events published: one per stroke, plus the checkmark detections (the traffic causes no errors).
+        var events: Int
     }
 
     /// The traffic's frames copied into one allocation, so that batches of them can be handed over.
@@ -49,8 +53,11 @@ enum ProcessorBenchmark {
     }
 
     /// Each case sends at least 80 points per session (a stroke's worth), so that most messages find their
-    /// session and stroke open, as in steady traffic, rather than creating them.
-    static func run(strokes: [[StrokePoint]], quick: Bool, cases: [String], sessionCounts: [Int]) throws -> [Row] {
+    /// session and stroke open, as in steady traffic, rather than creating them. With `checkmark` false the
+    /// sessions turn their checkmark detector off first (`--checkmark off`).
+    static func run(
+        strokes: [[StrokePoint]], quick: Bool, cases: [String], sessionCounts: [Int], checkmark: Bool = true
+    ) throws -> [Row] {
         var rows = [Row]()
         let registry = try LibraryRegistry([try TemplateLibrary.builtIn()])
         for encoding in Traffic.Encoding.allCases {
@@ -59,7 +66,7 @@ enum ProcessorBenchmark {
                     let traffic = Traffic.make(
                         strokes: strokes, sessions: sessions, pointsPerMessage: pointsPerMessage, encoding: encoding,
                         messages: max(quick ? 100_000 : 300_000, sessions * 80) / (pointsPerMessage == 1 ? 1 : 8),
-                        prefix: "p-")
+                        prefix: "p-", checkmark: checkmark)
                     var processor = SessionProcessor(
                         sink: CountingSink(), configuration: WorkerConfiguration(), registry: registry,
                         metrics: WorkerMetrics()
@@ -78,7 +85,8 @@ enum ProcessorBenchmark {
                         Row(
                             encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage, sessions: sessions,
                             messagesPerSecond: Double(traffic.count) / seconds,
-                            nanosecondsPerPoint: seconds * 1e9 / Double(traffic.pointCount), messages: traffic.count))
+                            nanosecondsPerPoint: seconds * 1e9 / Double(traffic.pointCount), messages: traffic.count,
+                            strokes: traffic.ends.count, events: processor.sink.events))
                 }
             }
         }

@@ -23,9 +23,11 @@ struct Traffic {
 
     /// `sessions` sessions drawing the given strokes side by side: round-robin one message per session; each
     /// session draws stroke after stroke. Stops after `messages` messages at a stroke boundary of each session.
+    /// With `checkmark` false, each session first sends an `options` message (JSON, whatever the encoding) that
+    /// turns its checkmark detector off.
     static func make(
         strokes: [[StrokePoint]], sessions: Int, pointsPerMessage: Int, encoding: Encoding, messages: Int,
-        prefix: String
+        prefix: String, checkmark: Bool = true
     ) -> Traffic {
         var traffic = Traffic()
         traffic.topics.reserveCapacity(messages + sessions * 4)
@@ -38,6 +40,18 @@ struct Traffic {
         var sequence = [UInt32](repeating: 1, count: sessions)
         var strokeID = [UInt32](repeating: 1, count: sessions)
         let topics = (0..<sessions).map { Array(ShardKey.topic(for: "\(prefix)\($0)").utf8) }
+        if !checkmark {
+            for session in 0..<sessions {
+                let options = InputMessage(
+                    kind: .options, sequence: sequence[session], options: SessionOptions(checkmark: false))
+                JSONInputEncoder.encode(options, into: &writer)
+                traffic.topics.append(topics[session])
+                traffic.sessionOf.append(Int32(session))
+                traffic.begins.append(false)
+                traffic.payloads.append(writer.bytes)
+                sequence[session] += 1
+            }
+        }
         var active = Set(0..<sessions)
         while !active.isEmpty {
             for session in 0..<sessions where active.contains(session) {

@@ -96,6 +96,9 @@ struct WorkerBenchmarks {
     let worker: String
     /// Arguments added to every stroke-worker started (`--worker-args`), to measure another configuration.
     var workerArguments: [String] = []
+    /// Whether the throughput sections' sessions run the checkmark detector (`--checkmark`); the latency section's
+    /// always do.
+    var checkmark = true
     /// Nanoseconds of busy work per message of a raw echo that stands in for the worker in the latency section
     /// (`--latency-standin`); nil: the worker.
     var latencyStandIn: Int?
@@ -115,7 +118,7 @@ struct WorkerBenchmarks {
         let prefix = "b\(run)-\(encoding.rawValue)-\(pointsPerMessage)-\(sessions)-"
         let traffic = Traffic.make(
             strokes: strokes, sessions: sessions, pointsPerMessage: pointsPerMessage, encoding: encoding,
-            messages: max(budget, sessions * 4), prefix: prefix)
+            messages: max(budget, sessions * 4), prefix: prefix, checkmark: checkmark)
         // The raw limit is measured just before and just after the worker and averaged: this machine's speed
         // drifts over seconds, and bracketing keeps the ratio from depending on which side of a drift the
         // worker ran.
