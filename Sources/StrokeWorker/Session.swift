@@ -105,13 +105,15 @@ struct Session {
     var library: Int32 = 0
     /// Orientation override: nil = the library's own.
     var invariant: Bool?
-    var checkmark = true
+    /// Whether the checkmark detector runs for the session's new strokes.
+    var checkmark: Bool
     /// Open strokes; usually zero or one.
     var strokes = OpenStrokes()
 
-    init(key: SessionKey, hash: UInt64, now: UInt32) {
+    init(key: SessionKey, hash: UInt64, now: UInt32, checkmark: Bool) {
         self.key = key
         self.hash = hash
         self.lastActive = now
+        self.checkmark = checkmark
     }
 }

@@ -82,7 +82,8 @@ public struct SessionProcessor<Sink: EventSink> {
                 )
                 return
             }
-            index = table.insert(Session(key: SessionKey(id), hash: hash, now: now))
+            index = table.insert(
+                Session(key: SessionKey(id), hash: hash, now: now, checkmark: configuration.checkmarkByDefault))
             metrics.sessions.add(1, ordering: .relaxed)
         }
         if core.process(&table[index!], id: id) {

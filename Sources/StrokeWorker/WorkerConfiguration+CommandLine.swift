@@ -39,6 +39,11 @@ extension WorkerConfiguration {
             help: "when a lane hands finished strokes to a helper thread that recognizes them while the lane goes "
                 + "on: while the lane is saturated (90% busy over 10 ms), always, or never. Default: busy"),
         Option(
+            flag: "checkmark", env: "STROKE_WORKER_CHECKMARK", value: "on|off",
+            help: "whether sessions run the streaming checkmark detector until their own options message says "
+                + "otherwise (off saves about a third of the work per message where no game uses checks). "
+                + "Default: on"),
+        Option(
             flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",
             help: "points kept per stroke; beyond, it ends without a match. Default: 10000"),
         Option(
@@ -141,13 +146,13 @@ extension WorkerConfiguration {
                 shard, hostname: environment["HOSTNAME"] ?? ProcessInfo.processInfo.hostName)
         }
         lanes = try number("lanes", lanes, range: 1...64)
-        if let value = args.value("recognition-thread", env: env("recognition-thread")) {
-            switch value {
-            case "on", "true", "1": recognitionThread = true
-            case "off", "false", "0": recognitionThread = false
-            default:
-                throw CommandLineArguments.Failure(description: "--recognition-thread: on or off, got \"\(value)\"")
-            }
+        if let value = try Self.switchValue(
+            "recognition-thread", args.value("recognition-thread", env: env("recognition-thread")))
+        {
+            recognitionThread = value
+        }
+        if let value = try Self.switchValue("checkmark", args.value("checkmark", env: env("checkmark"))) {
+            checkmarkByDefault = value
         }
         if let value = args.value("recognition-offload", env: env("recognition-offload")) {
             guard let offload = RecognitionOffload(rawValue: value) else {
@@ -180,6 +185,16 @@ extension WorkerConfiguration {
                 throw CommandLineArguments.Failure(description: "--log-format: text or json")
             }
             logFormat = parsed
+        }
+    }
+
+    /// An on/off option's value (`on`, `true`, `1`; `off`, `false`, `0`), or nil when it is not set.
+    static func switchValue(_ flag: String, _ text: String?) throws -> Bool? {
+        switch text {
+        case nil: return nil
+        case "on", "true", "1": return true
+        case "off", "false", "0": return false
+        case let other?: throw CommandLineArguments.Failure(description: "--\(flag): on or off, got \"\(other)\"")
         }
     }
 

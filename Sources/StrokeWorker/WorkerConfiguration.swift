@@ -104,6 +104,10 @@ public struct WorkerConfiguration: Sendable {
     public var logFormat: Logger.Format = .text
     /// Checkmark detector tuning. Default: `CheckmarkConfiguration.default`.
     public var checkmark = CheckmarkConfiguration.default
+    /// Whether a new session runs the checkmark detector, until an `options` message of its own says otherwise.
+    /// The detector is about a third of the work per message, so a worker whose games never use checks saves it
+    /// by starting sessions without it. Default: `true`.
+    public var checkmarkByDefault = true
     /// Template matcher tuning. Default: `RecognizerConfiguration.default`.
     public var recognizer = RecognizerConfiguration.default
 

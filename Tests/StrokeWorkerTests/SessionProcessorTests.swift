@@ -225,6 +225,34 @@ struct SessionProcessorTests {
         #expect((events.first?.payload["pointIndex"] as? Int ?? 99) < 30)
     }
 
+    @Test(
+        "with --checkmark off sessions start without the detector, and their own options turn it on",
+        arguments: [true, false])
+    func checkmarkByDefault(on: Bool) {
+        var processor = Self.processor { $0.checkmarkByDefault = on }
+        // Down-right, then up-right: a check, which the detector fires on while it is drawn.
+        let down = (0...10).map { "[\($0 * 10),\($0 * 10),\($0)]" }
+        let up = (1...15).map { "[\(100 + $0 * 10),\(100 - $0 * 12),\(10 + $0)]" }
+        let points = (down + up).joined(separator: ",")
+        let plain = Array(ShardKey.topic(for: "plain").utf8)
+        let asked = Array(ShardKey.topic(for: "asked").utf8)
+        Self.feed(&processor, [asked, Array(#"{"type":"options","seq":1,"checkmark":\#(!on)}"#.utf8)])
+        for (topic, first) in [(plain, 1), (asked, 2)] {
+            Self.feed(
+                &processor,
+                [topic, Array(#"{"type":"begin","seq":\#(first),"stroke":1,"points":[\#(points)]}"#.utf8)])
+            Self.feed(&processor, [topic, Array(#"{"type":"end","seq":\#(first + 1),"stroke":1}"#.utf8)])
+        }
+        let events = Self.events(processor)
+        func kinds(_ session: String) -> [String] {
+            events.filter { $0.topic == session }.map { $0.payload["event"] as! String }
+        }
+        let result = kinds("plain").last ?? "none"
+        #expect(["match", "nomatch"].contains(result))
+        #expect(kinds("plain") == (on ? ["checkmark", result] : [result]))
+        #expect(kinds("asked") == (on ? [result] : ["checkmark", result]))
+    }
+
     @Test("session and open-stroke limits produce errors")
     func limits() {
         var processor = Self.processor {

@@ -86,7 +86,7 @@ struct WorkerUnitTests {
         keys.append(Array("x".utf8) + [0])
         for key in keys {
             let hash = key.withUnsafeBytes { table.hash($0) }
-            _ = table.insert(Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, now: 0))
+            _ = table.insert(Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, now: 0, checkmark: true))
         }
         for k in stride(from: 0, to: 5000, by: 3) {
             let hash = keys[k].withUnsafeBytes { table.hash($0) }
@@ -149,6 +149,7 @@ struct WorkerUnitTests {
                 "STROKE_WORKER_MAX_SESSIONS": "10",
                 "STROKE_WORKER_RECOGNITION_OFFLOAD": "always",
                 "STROKE_WORKER_INPUT_HWM": "250",
+                "STROKE_WORKER_CHECKMARK": "off",
             ])
         #expect(configuration.inputs == [.init(bind: false, address: "tcp://127.0.0.1:7000")])
         #expect(configuration.outputs.count == 2)
@@ -160,6 +161,8 @@ struct WorkerUnitTests {
         #expect(WorkerConfiguration().recognitionOffload == .whenBusy)
         #expect(configuration.inputHighWaterMark == 250)
         #expect(configuration.highWaterMark == 100_000)
+        #expect(!configuration.checkmarkByDefault && WorkerConfiguration().checkmarkByDefault)
+        #expect(try WorkerConfiguration(arguments: ["--checkmark", "on"], environment: [:]).checkmarkByDefault)
         let flags = try WorkerConfiguration(arguments: ["--input-hwm", "0", "--hwm", "7"], environment: [:])
         #expect(flags.inputHighWaterMark == 0 && flags.highWaterMark == 7)
         let ordinal = try WorkerConfiguration(
@@ -168,6 +171,7 @@ struct WorkerUnitTests {
         for bad in [
             ["--shard", "3/3"], ["--lanes", "0"], ["--bogus", "1"], ["--log-level", "loud"], ["stray"], ["--hwm"],
             ["--recognition-offload", "sometimes"], ["--input-hwm", "-1"], ["--input-hwm", "many"],
+            ["--checkmark", "maybe"], ["--recognition-thread", "yes"],
         ] {
             #expect(throws: CommandLineArguments.Failure.self) {
                 try WorkerConfiguration(arguments: bad, environment: [:])
