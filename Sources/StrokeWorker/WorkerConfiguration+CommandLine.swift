@@ -189,7 +189,9 @@ extension WorkerConfiguration {
     }
 
     /// An on/off option's value (`on`, `true`, `1`; `off`, `false`, `0`), or nil when it is not set.
-    static func switchValue(_ flag: String, _ text: String?) throws -> Bool? {
+    ///
+    /// - Throws: `CommandLineArguments.Failure` naming `flag` for any other text.
+    public static func switchValue(_ flag: String, _ text: String?) throws -> Bool? {
         switch text {
         case nil: return nil
         case "on", "true", "1": return true

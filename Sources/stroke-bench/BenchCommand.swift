@@ -141,16 +141,10 @@ enum BenchCommand {
             bench.latencyStandIn = try args.parsed("latency-standin", default: 0)
             guard bench.latencyStandIn! >= 0 else { throw BenchError("--latency-standin: a count of nanoseconds") }
         }
-        switch args.value("checkmark") ?? "on" {
-        case "on": bench.checkmark = true
-        case "off": bench.checkmark = false
-        case let other: throw BenchError("--checkmark: on or off, not \(other)")
-        }
+        bench.checkmark = try WorkerConfiguration.switchValue("checkmark", args.value("checkmark")) ?? true
         var report = Report(
             runs: runs, quick: quick, checkmark: bench.checkmark, throughput: [], latency: nil, memory: nil,
-            recognizer: [],
-            detectorNanosecondsPerPoint: nil, processor: [],
-            cluster: [])
+            recognizer: [], detectorNanosecondsPerPoint: nil, processor: [], cluster: [])
 
         if sections.contains("throughput") {
             for encoding in Traffic.Encoding.allCases {
