@@ -28,6 +28,7 @@ public final class Worker: Sendable {
         guard configuration.lanes >= 1, configuration.lanes <= 64 else {
             throw RecognitionError(.invalidConfiguration, "lanes must be in 1...64, got \(configuration.lanes)")
         }
+        try configuration.checkmark.validate()
         self.configuration = configuration
         self.context = try context ?? ZMQContext(ioThreads: 1)
         self.logger =

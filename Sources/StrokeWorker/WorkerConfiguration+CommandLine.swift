@@ -44,6 +44,11 @@ extension WorkerConfiguration {
                 + "otherwise (off saves about a third of the work per message where no game uses checks). "
                 + "Default: on"),
         Option(
+            flag: "checkmark-config", env: "STROKE_WORKER_CHECKMARK_CONFIG", value: "FILE",
+            help: "the checkmark detector's tuning: a JSON object with any of CheckmarkConfiguration's fields "
+                + "(as stroke-tool eval --checkmark-config reads it; the others keep their defaults). "
+                + "Default: the built-in tuning"),
+        Option(
             flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",
             help: "points kept per stroke; beyond, it ends without a match. Default: 10000"),
         Option(
@@ -120,7 +125,8 @@ extension WorkerConfiguration {
 
     /// Reads the configuration from command-line arguments and the environment.
     ///
-    /// - Throws: `CommandLineArguments.Failure` naming the bad option, or `RecognitionError` for a library file.
+    /// - Throws: `CommandLineArguments.Failure` naming the bad option, or `RecognitionError` for a library or
+    ///   checkmark configuration file.
     public init(arguments: [String], environment: [String: String]) throws {
         self.init()
         let args = try CommandLineArguments(arguments, flagNames: ["help", "version"], environment: environment)
@@ -153,6 +159,9 @@ extension WorkerConfiguration {
         }
         if let value = try Self.switchValue("checkmark", args.value("checkmark", env: env("checkmark"))) {
             checkmarkByDefault = value
+        }
+        if let path = args.value("checkmark-config", env: env("checkmark-config")) {
+            checkmark = try CheckmarkConfiguration(contentsOf: path)
         }
         if let value = args.value("recognition-offload", env: env("recognition-offload")) {
             guard let offload = RecognitionOffload(rawValue: value) else {

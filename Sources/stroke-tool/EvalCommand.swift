@@ -24,7 +24,8 @@ enum EvalCommand {
           --tangent-weight W            elastic tangent weight (default 1.0)
           --orientation O               user-dependent libraries: sensitive (default) or invariant
           --max-rotation DEG            user-dependent libraries: rotation bound (default 30)
-          --checkmark-config FILE       JSON CheckmarkConfiguration overriding the defaults
+          --checkmark-config FILE       the checkmark detector's tuning: a JSON object with any of the
+                                        fields of CheckmarkConfiguration (the rest keep their defaults)
           --json                        print exactly one JSON object
         """
 
@@ -54,10 +55,7 @@ enum EvalCommand {
         configuration.shortlistDivisor = try args.parsed("shortlist-divisor", default: configuration.shortlistDivisor)
         configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
         var checkmark = CheckmarkConfiguration.default
-        if let path = args.value("checkmark-config") {
-            checkmark = try JSONDecoder().decode(
-                CheckmarkConfiguration.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        }
+        if let path = args.value("checkmark-config") { checkmark = try CheckmarkConfiguration(contentsOf: path) }
         var libraryTemplate = TemplateLibrary(name: "evaluation")
         if let orientation = args.value("orientation") {
             guard let parsed = TemplateLibrary.Orientation(rawValue: orientation) else {

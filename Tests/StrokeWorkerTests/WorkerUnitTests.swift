@@ -180,6 +180,22 @@ struct WorkerUnitTests {
         #expect(throws: (any Error).self) {
             try WorkerConfiguration(arguments: ["--library", "/nonexistent.json"], environment: [:])
         }
+        // The detector's tuning from a file; a bad one stops the worker before it starts, with the file named.
+        let tuning = NSTemporaryDirectory() + "checkmark-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: tuning) }
+        try #"{"fireRatio": 1.3}"#.write(toFile: tuning, atomically: true, encoding: .utf8)
+        let tuned = try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_CHECKMARK_CONFIG": tuning])
+        #expect(tuned.checkmark.fireRatio == 1.3 && tuned.checkmark.capacity == CheckmarkConfiguration.default.capacity)
+        try #"{"capacity": 2}"#.write(toFile: tuning, atomically: true, encoding: .utf8)
+        #expect {
+            try WorkerConfiguration(arguments: ["--checkmark-config", tuning], environment: [:])
+        } throws: { error in
+            (error as? RecognitionError)?.code == .invalidConfiguration
+                && (error as? RecognitionError)?.message.contains(tuning) == true
+        }
+        var programmatic = WorkerConfiguration()
+        programmatic.checkmark.minimumLegPoints = 0
+        #expect(throws: RecognitionError.self) { try Worker(configuration: programmatic) }
         for option in WorkerConfiguration.options {
             #expect(
                 WorkerConfiguration.help.contains("--\(option.flag)") && WorkerConfiguration.help.contains(option.env))

@@ -1,0 +1,134 @@
+import Foundation
+
+extension CheckmarkConfiguration {
+    // MARK: - Validation
+
+    /// Checks the ranges in which the detector is defined: at least one resampled point per leg and room for
+    /// both legs and their corner, a positive `initialSpacing` when one is set, curls of at least 1 (a path is
+    /// never shorter than its chord), positive fire ratios, and finite angles and ratios.
+    public func validate() throws(RecognitionError) {
+        func fail(_ message: String) -> RecognitionError { RecognitionError(.invalidConfiguration, message) }
+        guard (1...1024).contains(minimumLegPoints) else {
+            throw fail("minimumLegPoints \(minimumLegPoints) is outside 1...1024")
+        }
+        let leastCapacity = 2 * minimumLegPoints + 1
+        guard (leastCapacity...(1 << 24)).contains(capacity) else {
+            throw fail(
+                "capacity \(capacity) is outside \(leastCapacity)...\(1 << 24) (2 × minimumLegPoints + 1 or more)")
+        }
+        if let initialSpacing, !(initialSpacing.isFinite && initialSpacing > 0) {
+            throw fail("initialSpacing \(initialSpacing) must be a positive number, or absent")
+        }
+        for (name, range) in [
+            ("firstLegDirection", firstLegDirection), ("secondLegDirection", secondLegDirection), ("turn", turn),
+        ] where !(range.lowerBound.isFinite && range.upperBound.isFinite) {
+            throw fail("\(name) \(range) must have finite bounds")
+        }
+        for (name, value) in [("firstLegMaxCurl", firstLegMaxCurl), ("secondLegMaxCurl", secondLegMaxCurl)]
+        where !(value.isFinite && value >= 1) {
+            throw fail("\(name) \(value) must be at least 1")
+        }
+        for (name, value) in [("fireRatio", fireRatio), ("steepFireRatio", steepFireRatio)]
+        where !(value.isFinite && value > 0) {
+            throw fail("\(name) \(value) must be positive")
+        }
+        for (name, value) in [
+            ("minimumSharpness", minimumSharpness), ("steepAngle", steepAngle), ("steepFirstAngle", steepFirstAngle),
+        ] where !value.isFinite {
+            throw fail("\(name) \(value) must be finite")
+        }
+    }
+
+    // MARK: - Files
+
+    /// Reads a tuning from a JSON file and validates it: an object with any of the fields, named as the
+    /// properties, ranges as `[lower, upper]`; fields left out keep their defaults, unknown ones are an error.
+    ///
+    /// - Throws: `RecognitionError` with code `.io` when the file cannot be read, `.invalidConfiguration` when it
+    ///   is not such an object or a value is out of range (`validate()`); the message names the file.
+    public init(contentsOf path: String) throws(RecognitionError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw RecognitionError(.io, "\(path): \(error.localizedDescription)")
+        }
+        do {
+            self = try JSONDecoder().decode(CheckmarkConfiguration.self, from: data)
+        } catch let error as RecognitionError {
+            throw RecognitionError(error.code, "\(path): \(error.message)")
+        } catch {
+            throw RecognitionError(.invalidConfiguration, "\(path): not a checkmark configuration: \(error)")
+        }
+        do {
+            try validate()
+        } catch {
+            throw RecognitionError(error.code, "\(path): \(error.message)")
+        }
+    }
+
+    // MARK: - Decoding
+
+    /// The fields, named as the properties.
+    private enum Field: String, CodingKey, CaseIterable {
+        case initialSpacing, capacity, minimumLegPoints, firstLegDirection, secondLegDirection, turn
+        case firstLegMaxCurl, secondLegMaxCurl, minimumSharpness, fireRatio, steepFireRatio, steepAngle
+        case steepFirstAngle
+    }
+
+    /// Any key of a JSON object, to find the unknown ones.
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Decodes the fields present over the defaults; an unknown field is an `.invalidConfiguration` error (a
+    /// misspelt name would otherwise be ignored without a word).
+    public init(from decoder: any Decoder) throws {
+        let unknown = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+            .filter { Field(stringValue: $0) == nil }
+        guard unknown.isEmpty else {
+            throw RecognitionError(
+                .invalidConfiguration,
+                "unknown field(s) \(unknown.sorted().joined(separator: ", ")); known: "
+                    + Field.allCases.map(\.stringValue).joined(separator: ", "))
+        }
+        let fields = try decoder.container(keyedBy: Field.self)
+        let d = CheckmarkConfiguration.default
+        func value<T: Decodable>(_ field: Field, _ fallback: T) throws -> T {
+            try fields.decodeIfPresent(T.self, forKey: field) ?? fallback
+        }
+        self.init(
+            initialSpacing: try fields.decodeIfPresent(Double.self, forKey: .initialSpacing),
+            capacity: try value(.capacity, d.capacity),
+            minimumLegPoints: try value(.minimumLegPoints, d.minimumLegPoints),
+            firstLegDirection: try value(.firstLegDirection, d.firstLegDirection),
+            secondLegDirection: try value(.secondLegDirection, d.secondLegDirection), turn: try value(.turn, d.turn),
+            firstLegMaxCurl: try value(.firstLegMaxCurl, d.firstLegMaxCurl),
+            secondLegMaxCurl: try value(.secondLegMaxCurl, d.secondLegMaxCurl),
+            minimumSharpness: try value(.minimumSharpness, d.minimumSharpness),
+            fireRatio: try value(.fireRatio, d.fireRatio), steepFireRatio: try value(.steepFireRatio, d.steepFireRatio),
+            steepAngle: try value(.steepAngle, d.steepAngle),
+            steepFirstAngle: try value(.steepFirstAngle, d.steepFirstAngle))
+    }
+
+    /// Encodes every field (`initialSpacing` only when set), as `init(from:)` reads them.
+    public func encode(to encoder: any Encoder) throws {
+        var fields = encoder.container(keyedBy: Field.self)
+        try fields.encodeIfPresent(initialSpacing, forKey: .initialSpacing)
+        try fields.encode(capacity, forKey: .capacity)
+        try fields.encode(minimumLegPoints, forKey: .minimumLegPoints)
+        try fields.encode(firstLegDirection, forKey: .firstLegDirection)
+        try fields.encode(secondLegDirection, forKey: .secondLegDirection)
+        try fields.encode(turn, forKey: .turn)
+        try fields.encode(firstLegMaxCurl, forKey: .firstLegMaxCurl)
+        try fields.encode(secondLegMaxCurl, forKey: .secondLegMaxCurl)
+        try fields.encode(minimumSharpness, forKey: .minimumSharpness)
+        try fields.encode(fireRatio, forKey: .fireRatio)
+        try fields.encode(steepFireRatio, forKey: .steepFireRatio)
+        try fields.encode(steepAngle, forKey: .steepAngle)
+        try fields.encode(steepFirstAngle, forKey: .steepFirstAngle)
+    }
+}

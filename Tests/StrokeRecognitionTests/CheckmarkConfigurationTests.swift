@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import StrokeRecognition
+
+/// The checkmark detector's tuning read from a file, as `stroke-tool eval` and `stroke-worker` read it.
+@Suite("Checkmark configuration files")
+struct CheckmarkConfigurationTests {
+    /// Writes `text` to a fresh temporary file and returns its path.
+    static func file(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "checkmark-\(UUID().uuidString).json"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The error `CheckmarkConfiguration(contentsOf:)` throws for a file holding `text`.
+    static func error(reading text: String) throws -> RecognitionError? {
+        let path = try file(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            _ = try CheckmarkConfiguration(contentsOf: path)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("fields left out keep their defaults; a full file round-trips")
+    func partialAndRoundTrip() throws {
+        let path = try Self.file(#"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5}"#)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let read = try CheckmarkConfiguration(contentsOf: path)
+        var expected = CheckmarkConfiguration.default
+        expected.fireRatio = 1.3
+        expected.turn = 60...150
+        expected.initialSpacing = 2.5
+        #expect(read == expected)
+        #expect(try CheckmarkConfiguration(contentsOf: Self.file("{}")) == .default)
+        for configuration in [CheckmarkConfiguration.default, expected] {
+            let data = try JSONEncoder().encode(configuration)
+            #expect(try JSONDecoder().decode(CheckmarkConfiguration.self, from: data) == configuration)
+        }
+        try CheckmarkConfiguration.default.validate()
+    }
+
+    @Test(
+        "out-of-range values, unknown fields and broken files are clear errors",
+        arguments: [
+            (#"{"minimumLegPoints": 0}"#, "minimumLegPoints 0"),
+            (#"{"minimumLegPoints": -40}"#, "minimumLegPoints -40"),
+            (#"{"capacity": 6}"#, "capacity 6 is outside 7..."),
+            (#"{"initialSpacing": -1}"#, "initialSpacing -1.0"),
+            (#"{"secondLegMaxCurl": 0.9}"#, "secondLegMaxCurl 0.9"),
+            (#"{"steepFireRatio": 0}"#, "steepFireRatio 0.0"),
+            (#"{"fireratio": 1.2}"#, "unknown field(s) fireratio"),
+            (#"{"turn": [165, 58]}"#, "not a checkmark configuration"),
+            (#"{"capacity": "64"}"#, "not a checkmark configuration"),
+            ("[1, 2]", "not a checkmark configuration"),
+            ("not json", "not a checkmark configuration"),
+        ])
+    func invalid(text: String, expected: String) throws {
+        let error = try #require(try Self.error(reading: text))
+        #expect(error.code == .invalidConfiguration)
+        #expect(error.message.contains(expected), "\(error.message)")
+        #expect(error.message.hasPrefix(NSTemporaryDirectory()), "names the file")
+    }
+
+    @Test("a missing file is an I/O error naming it")
+    func missing() {
+        #expect {
+            try CheckmarkConfiguration(contentsOf: "/nonexistent/checkmark.json")
+        } throws: { error in
+            (error as? RecognitionError)?.code == .io
+                && (error as? RecognitionError)?.message.contains("/nonexistent/checkmark.json") == true
+        }
+    }
+
+    @Test("validation catches values set in code, which never pass through a file")
+    func validateInCode() {
+        var configuration = CheckmarkConfiguration.default
+        configuration.firstLegDirection = -Double.infinity...120
+        #expect(throws: RecognitionError.self) { try configuration.validate() }
+        configuration = .default
+        configuration.minimumSharpness = .nan
+        #expect(throws: RecognitionError.self) { try configuration.validate() }
+    }
+}
