@@ -32,7 +32,8 @@ extension CheckmarkDetector {
         let chordLength = (chord * chord).sum().squareRoot()
         guard chordLength > 0 else { return false }
         let corner = Self.corner(xs, ys, count: n, start: start, chord: chord)
-        guard corner >= c.minimumLegPoints, n - 1 - corner >= c.minimumLegPoints else { return false }
+        let legPoints = settings.minimumLegPoints  // the tuning's, held at 1 or more
+        guard corner >= legPoints, n - 1 - corner >= legPoints else { return false }
         let first = point(corner) - start
         let second = end - point(corner)
         let firstLength = (first * first).sum().squareRoot()

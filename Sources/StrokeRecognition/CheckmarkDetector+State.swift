@@ -224,10 +224,13 @@ extension CheckmarkDetector {
 
         init(_ configuration: CheckmarkConfiguration) {
             self.configuration = configuration
-            // Bounded so that the count fits the walk's 32 bits; a larger buffer would hold 256 MB per stroke.
-            self.capacity = min(configuration.capacity, 1 << 24)
-            self.minimumLegPoints = configuration.minimumLegPoints
-            self.room = max(capacity, 1) + 1
+            // Held within `CheckmarkConfiguration.validate()`'s ranges, which they already are when the tuning
+            // came from a file: the early out reads `minimumLegPoints` points back, so a tuning set in code
+            // with 0 or fewer would read past the buffer. The capacity is bounded so that the count fits the
+            // walk's 32 bits; a larger buffer would hold 256 MB per stroke.
+            self.minimumLegPoints = min(max(configuration.minimumLegPoints, 1), 1024)
+            self.capacity = min(max(configuration.capacity, 2 * minimumLegPoints + 1), 1 << 24)
+            self.room = capacity + 1
         }
     }
 

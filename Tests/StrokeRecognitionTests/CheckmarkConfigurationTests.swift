@@ -75,6 +75,21 @@ struct CheckmarkConfigurationTests {
         }
     }
 
+    @Test("a detector given an invalid tuning in code holds it within the valid ranges instead of reading astray")
+    func clampedInCode() {
+        var invalid = CheckmarkConfiguration.default
+        invalid.minimumLegPoints = -40
+        invalid.capacity = -5
+        var valid = CheckmarkConfiguration.default
+        valid.minimumLegPoints = 1
+        valid.capacity = 3
+        for log in Fixtures.logs {
+            var a = CheckmarkDetector(configuration: invalid)
+            var b = CheckmarkDetector(configuration: valid)
+            #expect(a.add(contentsOf: log.points) == b.add(contentsOf: log.points))
+        }
+    }
+
     @Test("validation catches values set in code, which never pass through a file")
     func validateInCode() {
         var configuration = CheckmarkConfiguration.default
