@@ -25,10 +25,7 @@ public final class Worker: Sendable {
     ///
     /// - Parameter context: a shared context (tests use one to speak inproc); by default the worker makes its own.
     public init(configuration: WorkerConfiguration, context: ZMQContext? = nil, logger: Logger? = nil) throws {
-        guard configuration.lanes >= 1, configuration.lanes <= 64 else {
-            throw RecognitionError(.invalidConfiguration, "lanes must be in 1...64, got \(configuration.lanes)")
-        }
-        try configuration.checkmark.validate()
+        try configuration.validate()
         self.configuration = configuration
         self.context = try context ?? ZMQContext(ioThreads: 1)
         self.logger =

@@ -135,12 +135,12 @@ extension WorkerConfiguration {
             throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"")
         }
         func env(_ flag: String) -> String { Self.options.first { $0.flag == flag }!.env }
-        func number(_ flag: String, _ current: Int, range: ClosedRange<Int>) throws -> Int {
-            let value = try args.parsed(flag, env: env(flag), default: current)
-            guard range.contains(value) else {
-                throw CommandLineArguments.Failure(description: "--\(flag) \(value) is outside \(range)")
+        for limit in Self.limits {
+            let value = try args.parsed(limit.flag, env: env(limit.flag), default: limit.value(self))
+            guard limit.range.contains(value) else {
+                throw CommandLineArguments.Failure(description: "--\(limit.flag) \(value) is outside \(limit.range)")
             }
-            return value
+            limit.assign(&self, value)
         }
         let inputs = args.values("input", env: env("input"))
         if !inputs.isEmpty { self.inputs = inputs.map(Endpoint.init(parsing:)) }
@@ -151,7 +151,6 @@ extension WorkerConfiguration {
             self.shard = try Self.parseShard(
                 shard, hostname: environment["HOSTNAME"] ?? ProcessInfo.processInfo.hostName)
         }
-        lanes = try number("lanes", lanes, range: 1...64)
         if let value = try Self.switchValue(
             "recognition-thread", args.value("recognition-thread", env: env("recognition-thread")))
         {
@@ -170,18 +169,6 @@ extension WorkerConfiguration {
             }
             recognitionOffload = offload
         }
-        maxPointsPerStroke = try number("max-points-per-stroke", maxPointsPerStroke, range: 2...10_000_000)
-        maxPointsPerMessage = try number("max-points-per-message", maxPointsPerMessage, range: 1...65_535)
-        maxOpenStrokes = try number("max-open-strokes", maxOpenStrokes, range: 1...1024)
-        maxSessions = try number("max-sessions", maxSessions, range: 1...100_000_000)
-        maxMessageBytes = try number("max-message-bytes", maxMessageBytes, range: 64...(1 << 28))
-        idleTimeoutSeconds = try number("idle-timeout", idleTimeoutSeconds, range: 1...86_400 * 7)
-        inputHighWaterMark = Int32(try number("input-hwm", Int(inputHighWaterMark), range: 0...10_000_000))
-        highWaterMark = Int32(try number("hwm", Int(highWaterMark), range: 0...10_000_000))
-        sendTimeoutMilliseconds = Int32(try number("send-timeout", Int(sendTimeoutMilliseconds), range: -1...600_000))
-        lingerMilliseconds = Int32(try number("linger", Int(lingerMilliseconds), range: -1...600_000))
-        heartbeatMilliseconds = Int32(try number("heartbeat", Int(heartbeatMilliseconds), range: 0...600_000))
-        statsIntervalSeconds = try number("stats-interval", statsIntervalSeconds, range: 0...86_400)
         healthFile = args.value("health-file", env: env("health-file"))
         if let level = args.value("log-level", env: env("log-level")) {
             guard let parsed = Logger.Level(name: level) else {

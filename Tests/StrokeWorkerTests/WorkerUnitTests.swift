@@ -193,9 +193,19 @@ struct WorkerUnitTests {
             (error as? RecognitionError)?.code == .invalidConfiguration
                 && (error as? RecognitionError)?.message.contains(tuning) == true
         }
-        var programmatic = WorkerConfiguration()
-        programmatic.checkmark.minimumLegPoints = 0
-        #expect(throws: RecognitionError.self) { try Worker(configuration: programmatic) }
+        // A configuration built in code meets the command line's limits too, checked before a worker starts.
+        try WorkerConfiguration().validate()
+        for change in [
+            { (c: inout WorkerConfiguration) in c.checkmark.minimumLegPoints = 0 }, { $0.maxOpenStrokes = 0 },
+            { $0.lanes = 65 }, { $0.inputHighWaterMark = -1 }, { $0.shard = (3, 3) }, { $0.recognizer.pointCount = 2 },
+        ] {
+            var programmatic = WorkerConfiguration()
+            change(&programmatic)
+            #expect(throws: RecognitionError.self) { try Worker(configuration: programmatic) }
+        }
+        for limit in WorkerConfiguration.limits {
+            #expect(WorkerConfiguration.options.contains { $0.flag == limit.flag }, "--\(limit.flag) has an option")
+        }
         for option in WorkerConfiguration.options {
             #expect(
                 WorkerConfiguration.help.contains("--\(option.flag)") && WorkerConfiguration.help.contains(option.env))

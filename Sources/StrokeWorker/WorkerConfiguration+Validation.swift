@@ -1,0 +1,66 @@
+import StrokeProtocol
+import StrokeRecognition
+
+extension WorkerConfiguration {
+    // MARK: - Ranges
+
+    /// A numeric setting: its flag, how to read and write it, and the values it may take. The command line and
+    /// `validate()` both check against this table, so a configuration built in code meets the same limits.
+    struct Limit: Sendable {
+        let flag: String
+        let range: ClosedRange<Int>
+        let value: @Sendable (WorkerConfiguration) -> Int
+        let assign: @Sendable (inout WorkerConfiguration, Int) -> Void
+
+        init(_ flag: String, _ range: ClosedRange<Int>, _ path: WritableKeyPath<WorkerConfiguration, Int> & Sendable) {
+            self.flag = flag
+            self.range = range
+            value = { $0[keyPath: path] }
+            assign = { $0[keyPath: path] = $1 }
+        }
+
+        init(_ flag: String, _ range: ClosedRange<Int>, _ path: WritableKeyPath<WorkerConfiguration, Int32> & Sendable)
+        {
+            self.flag = flag
+            self.range = range
+            value = { Int($0[keyPath: path]) }
+            assign = { $0[keyPath: path] = Int32($1) }
+        }
+    }
+
+    /// The numeric settings and their ranges.
+    static let limits: [Limit] = [
+        Limit("lanes", 1...64, \.lanes),
+        Limit("max-points-per-stroke", 2...10_000_000, \.maxPointsPerStroke),
+        Limit("max-points-per-message", 1...65_535, \.maxPointsPerMessage),
+        Limit("max-open-strokes", 1...1024, \.maxOpenStrokes),
+        Limit("max-sessions", 1...100_000_000, \.maxSessions),
+        Limit("max-message-bytes", 64...(1 << 28), \.maxMessageBytes),
+        Limit("idle-timeout", 1...(86_400 * 7), \.idleTimeoutSeconds),
+        Limit("input-hwm", 0...10_000_000, \.inputHighWaterMark),
+        Limit("hwm", 0...10_000_000, \.highWaterMark),
+        Limit("send-timeout", -1...600_000, \.sendTimeoutMilliseconds),
+        Limit("linger", -1...600_000, \.lingerMilliseconds),
+        Limit("heartbeat", 0...600_000, \.heartbeatMilliseconds),
+        Limit("stats-interval", 0...86_400, \.statsIntervalSeconds),
+    ]
+
+    // MARK: - Validation
+
+    /// Checks every setting against the ranges the command line enforces, the shard, and the detector's and
+    /// matcher's tunings; `Worker` calls it before it starts.
+    ///
+    /// - Throws: `RecognitionError` with code `.invalidConfiguration`, naming the setting by its flag.
+    public func validate() throws(RecognitionError) {
+        for limit in Self.limits where !limit.range.contains(limit.value(self)) {
+            throw RecognitionError(
+                .invalidConfiguration, "--\(limit.flag) \(limit.value(self)) is outside \(limit.range)")
+        }
+        guard (1...ShardKey.bucketCount).contains(shard.count), (0..<shard.count).contains(shard.index) else {
+            throw RecognitionError(
+                .invalidConfiguration, "--shard \(shard.index)/\(shard.count) is not I/N with 0 ≤ I < N ≤ 4096")
+        }
+        try checkmark.validate()
+        try recognizer.validate()
+    }
+}
