@@ -69,12 +69,29 @@ struct OpenStrokes {
         if index == 0 { body(&first!) } else { body(&rest[index - 1]) }
     }
 
-    /// Asks for the first stroke's storage to be fetched: its header, or with `tail` (once the header is in the
-    /// cache) the lines the next message writes.
+    /// Asks for the lines the first stroke's next message writes to be fetched (its storage's header must be in
+    /// the cache: `prefetchFirstHeader` first).
     @inline(__always)
-    func prefetchFirst(tail: Bool) {
+    func prefetchFirstTail() {
         guard let first else { return }
-        if tail { first.storage.prefetchTail() } else { first.storage.prefetchHeader() }
+        first.storage.prefetchTail()
+    }
+
+    /// Where the first stroke's storage reference lies within an `OpenStrokes` (an optional's payload starts its
+    /// storage, and the reference's null bits are its `nil`).
+    static var firstStorageOffset: Int {
+        MemoryLayout<OpenStrokes>.offset(of: \OpenStrokes.first)! + MemoryLayout<OpenStroke>.offset(of: \.storage)!
+    }
+
+    /// Asks for the header of the first stroke's storage, if there is one, to be fetched, given where its
+    /// reference lies (`firstStorageOffset`). The reference is read as bits: taken as a reference, it is retained,
+    /// and the retain's write to the object's header waits for the very line being asked for (3% of the lane's
+    /// time at 10,000 sessions). A prefetch never faults: bits that were not a reference would cost a useless
+    /// fetch, nothing more.
+    @inline(__always)
+    static func prefetchFirstHeader(storageAt reference: UnsafeRawPointer) {
+        guard let object = UnsafeRawPointer(bitPattern: reference.load(as: UInt.self)) else { return }
+        StrokeStorage.prefetchHeader(at: object)
     }
 
     /// Adds a stroke after the open ones.

@@ -28,6 +28,10 @@ struct SessionTable {
     /// Mixed into every hash, drawn per table: without it, ids chosen to land on the same slots (a few thousand
     /// tries each against a known hash) would chain every lookup through all of them.
     private let seed = UInt64.random(in: .min ... .max)
+    /// Where a session's first stroke's storage reference lies within the session (`prefetchStroke`), kept here
+    /// so that the hot path reads no lazily initialized global.
+    private let firstStorageOffset =
+        MemoryLayout<Session>.offset(of: \Session.strokes)! + OpenStrokes.firstStorageOffset
 
     /// The table hash of a session id.
     @inline(__always)
@@ -140,6 +144,13 @@ struct SessionTable {
     /// header, then, once that has arrived, where the next points and resampled points go.
     @inline(__always)
     func prefetchStroke(at index: Int32, tail: Bool) {
-        sessions.withUnsafeBufferPointer { $0[Int(index)].strokes.prefetchFirst(tail: tail) }
+        sessions.withUnsafeBufferPointer { sessions in
+            if tail {
+                sessions[Int(index)].strokes.prefetchFirstTail()
+            } else {
+                OpenStrokes.prefetchFirstHeader(
+                    storageAt: UnsafeRawPointer(sessions.baseAddress! + Int(index)) + firstStorageOffset)
+            }
+        }
     }
 }

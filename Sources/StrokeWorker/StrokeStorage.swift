@@ -114,10 +114,9 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
 
     // MARK: - Prefetching
 
-    /// Asks for the object's header (the detector's state and the point count) to be fetched.
+    /// Asks for the header (the detector's state and the point count) of the object at `start` to be fetched.
     @inline(__always)
-    func prefetchHeader() {
-        let start = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+    static func prefetchHeader(at start: UnsafeRawPointer) {
         stroke_prefetch(start)
         stroke_prefetch(start + 64)
     }

@@ -138,6 +138,26 @@ struct WorkerUnitTests {
         }
     }
 
+    /// `prepare` fetches a stroke's header through its reference read as bits, to avoid a retain that would wait
+    /// for the line: the bits must be the object's address when a stroke is open and null when none is.
+    @Test("the first stroke's storage reference lies where the prefetch reads it")
+    func firstStorageOffset() {
+        var strokes = OpenStrokes()
+        func bits() -> UInt {
+            withUnsafeBytes(of: &strokes) { $0.load(fromByteOffset: OpenStrokes.firstStorageOffset, as: UInt.self) }
+        }
+        #expect(bits() == 0)
+        strokes.append(OpenStroke(id: 1, pointer: 0, detecting: true, detector: CheckmarkDetector.State()))
+        strokes.append(OpenStroke(id: 2, pointer: 0, detecting: true, detector: CheckmarkDetector.State()))
+        let first = strokes.withStroke(at: 0) { UInt(bitPattern: Unmanaged.passUnretained($0.storage).toOpaque()) }
+        #expect(bits() == first)
+        _ = strokes.remove(at: 0)
+        let second = strokes.withStroke(at: 0) { UInt(bitPattern: Unmanaged.passUnretained($0.storage).toOpaque()) }
+        #expect(bits() == second && second != first)
+        _ = strokes.remove(at: 0)
+        #expect(bits() == 0)
+    }
+
     @Test("configuration from flags and environment, with clear errors")
     func configuration() throws {
         let configuration = try WorkerConfiguration(
