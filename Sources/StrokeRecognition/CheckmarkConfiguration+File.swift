@@ -47,12 +47,7 @@ extension CheckmarkConfiguration {
     /// - Throws: `RecognitionError` with code `.io` when the file cannot be read, `.invalidConfiguration` when it
     ///   is not such an object or a value is out of range (`validate()`); the message names the file.
     public init(contentsOf path: String) throws(RecognitionError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw RecognitionError(.io, "\(path): \(error.localizedDescription)")
-        }
+        let data = try RecognitionError.contents(ofFile: path)
         do {
             self = try JSONDecoder().decode(CheckmarkConfiguration.self, from: data)
         } catch let error as RecognitionError {
@@ -112,23 +107,5 @@ extension CheckmarkConfiguration {
             fireRatio: try value(.fireRatio, d.fireRatio), steepFireRatio: try value(.steepFireRatio, d.steepFireRatio),
             steepAngle: try value(.steepAngle, d.steepAngle),
             steepFirstAngle: try value(.steepFirstAngle, d.steepFirstAngle))
-    }
-
-    /// Encodes every field (`initialSpacing` only when set), as `init(from:)` reads them.
-    public func encode(to encoder: any Encoder) throws {
-        var fields = encoder.container(keyedBy: Field.self)
-        try fields.encodeIfPresent(initialSpacing, forKey: .initialSpacing)
-        try fields.encode(capacity, forKey: .capacity)
-        try fields.encode(minimumLegPoints, forKey: .minimumLegPoints)
-        try fields.encode(firstLegDirection, forKey: .firstLegDirection)
-        try fields.encode(secondLegDirection, forKey: .secondLegDirection)
-        try fields.encode(turn, forKey: .turn)
-        try fields.encode(firstLegMaxCurl, forKey: .firstLegMaxCurl)
-        try fields.encode(secondLegMaxCurl, forKey: .secondLegMaxCurl)
-        try fields.encode(minimumSharpness, forKey: .minimumSharpness)
-        try fields.encode(fireRatio, forKey: .fireRatio)
-        try fields.encode(steepFireRatio, forKey: .steepFireRatio)
-        try fields.encode(steepAngle, forKey: .steepAngle)
-        try fields.encode(steepFirstAngle, forKey: .steepFirstAngle)
     }
 }

@@ -131,13 +131,7 @@ extension TemplateLibrary {
 
     /// Loads a library file.
     public init(contentsOf path: String) throws(RecognitionError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw RecognitionError(.io, "cannot read \(path): \(error.localizedDescription)")
-        }
-        try self.init(json: data, source: path)
+        try self.init(json: try RecognitionError.contents(ofFile: path), source: path)
     }
 
     /// Saves the library atomically: writes a temporary file beside `path`, fsyncs it, then renames it over
