@@ -52,7 +52,7 @@ extension SessionTable {
         for k in batch.indices where prepared[k].checked != nil {
             prepared[k].index = prefetchSession(hash: prepared[k].hash)
         }
-        for k in batch.indices where prepared[k].index >= 0 { prefetchStroke(at: prepared[k].index, tail: false) }
-        for k in batch.indices where prepared[k].index >= 0 { prefetchStroke(at: prepared[k].index, tail: true) }
+        for k in batch.indices where prepared[k].index >= 0 { prefetchStrokeHeader(at: prepared[k].index) }
+        for k in batch.indices where prepared[k].index >= 0 { prefetchStrokeTail(at: prepared[k].index) }
     }
 }

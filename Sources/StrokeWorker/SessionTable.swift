@@ -28,7 +28,7 @@ struct SessionTable {
     /// Mixed into every hash, drawn per table: without it, ids chosen to land on the same slots (a few thousand
     /// tries each against a known hash) would chain every lookup through all of them.
     private let seed = UInt64.random(in: .min ... .max)
-    /// Where a session's first stroke's storage reference lies within the session (`prefetchStroke`), kept here
+    /// Where a session's first stroke's storage reference lies within the session (`prefetchStrokeHeader`), kept here
     /// so that the hot path reads no lazily initialized global.
     private let firstStorageOffset =
         MemoryLayout<Session>.offset(of: \Session.strokes)! + OpenStrokes.firstStorageOffset
@@ -140,17 +140,18 @@ struct SessionTable {
         return slot.index
     }
 
-    /// Asks for the first open stroke of session `index` (from `prefetchSession`) to be fetched: its storage's
-    /// header, then, once that has arrived, where the next points and resampled points go.
+    /// Asks for the storage header of session `index`'s first open stroke (from `prefetchSession`) to be fetched.
     @inline(__always)
-    func prefetchStroke(at index: Int32, tail: Bool) {
+    func prefetchStrokeHeader(at index: Int32) {
         sessions.withUnsafeBufferPointer { sessions in
-            if tail {
-                sessions[Int(index)].strokes.prefetchFirstTail()
-            } else {
-                OpenStrokes.prefetchFirstHeader(
-                    storageAt: UnsafeRawPointer(sessions.baseAddress! + Int(index)) + firstStorageOffset)
-            }
+            OpenStrokes.prefetchFirstHeader(
+                storageAt: UnsafeRawPointer(sessions.baseAddress! + Int(index)) + firstStorageOffset)
         }
+    }
+
+    /// Once that header has arrived, asks for where the stroke's next points and resampled points go.
+    @inline(__always)
+    func prefetchStrokeTail(at index: Int32) {
+        sessions.withUnsafeBufferPointer { $0[Int(index)].strokes.prefetchFirstTail() }
     }
 }
