@@ -42,6 +42,10 @@ protocol KernelSet: SendableMetatype {
         xs: UnsafePointer<Double>, ys: UnsafePointer<Double>, count n: Int, start: SIMD2<Double>,
         chord: SIMD2<Double>
     ) -> Int
+
+    /// The ranks of a shortlist's few candidates (`ShortlistKernel.ranks`, through
+    /// `MatchingKernels.shortlistRanks`).
+    static func shortlistRanks(similarities: UnsafePointer<Float>, count: Int, into ranks: UnsafeMutablePointer<Int32>)
 }
 
 // MARK: - The three builds

@@ -12,15 +12,21 @@ extension Recognizer {
     /// Both dot products of the closed form are plain dot products: `a = t·c` and `b = t·c⊥`, with
     /// `c⊥ = (−cy, cx)` per point. Templates are stored eight to a group, one per SIMD lane, so that eight
     /// similarities come out of one pass with no horizontal sums. Before any template is ranked, a floor is
-    /// taken that at least `size` similarities reach (`floor(_:groups:size:)`), and a group none of whose lanes
-    /// reaches it, or later beats the shortlist's worst, is passed over by one vector comparison.
-    func protractorShortlist(_ c: UnsafeBufferPointer<Float>, into shortlist: UnsafeMutableBufferPointer<Shortlisted>) {
+    /// taken that at least `size` similarities reach (`floor(_:groups:size:)`). When few templates reach it, they
+    /// are ranked all at once (`rankFew`); otherwise a heap keeps the best, and a group none of whose lanes
+    /// reaches the floor, or later beats the shortlist's worst, is passed over by one vector comparison.
+    ///
+    /// Returns how the templates were ranked (for the tests: both ways must give the same shortlist).
+    @discardableResult
+    func protractorShortlist(
+        _ c: UnsafeBufferPointer<Float>, into shortlist: UnsafeMutableBufferPointer<Shortlisted>
+    ) -> ShortlistRanking {
         typealias Lanes = ElasticMatcher.Lanes
         let size = shortlist.count
         let laneCount = Lanes.scalarCount
         let count = gestureIDs.count
         let groups = (count + laneCount - 1) / laneCount
-        Workspace.with(byteCount: 3 * groups * MemoryLayout<Lanes>.stride) { workspace in
+        return Workspace.with(byteCount: 3 * groups * MemoryLayout<Lanes>.stride) { workspace in
             let dots = workspace.bindMemory(to: Lanes.self, capacity: 3 * groups)
             let similarities = dots + 2 * groups
             protractorLanes.withUnsafeBufferPointer { all in
@@ -31,13 +37,16 @@ extension Recognizer {
             }
             // The unused lanes of the last group must not raise the floor.
             for lane in (count - (groups - 1) * laneCount)..<laneCount { similarities[groups - 1][lane] = -.infinity }
+            let floor = Self.floor(similarities, groups: groups, size: size)
+            // A few dozen templates reach the floor, typically: ranked at once, without a heap.
+            if Self.rankFew(similarities, dots: dots, count: count, floor: floor, into: shortlist) { return .few }
             // The best `size` as a heap with the worst at the root.
             withUnsafeTemporaryAllocation(of: HeapEntry.self, capacity: size) { buffer in
                 let heap = buffer.baseAddress!
                 var filled = 0
                 // What a template must reach to be ranked: the floor, then, once the heap is full, more than its
                 // worst (later templates lose ties).
-                var threshold = Self.floor(similarities, groups: groups, size: size)
+                var threshold = floor
                 for group in 0..<groups {
                     let similarity = similarities[group]
                     guard any(similarity .>= Lanes(repeating: threshold)) else { continue }
@@ -66,6 +75,67 @@ extension Recognizer {
                     heap[0] = heap[filled]
                     Self.siftDown(heap, count: filled, from: 0)
                 }
+            }
+            return .heap
+        }
+    }
+
+    /// How `protractorShortlist` ranked the templates.
+    enum ShortlistRanking {
+        /// All that reached the floor at once (`rankFew`).
+        case few
+        /// With a heap, as many reached it.
+        case heap
+    }
+
+    /// Templates reaching the floor that `rankFew` ranks at most; with more, the heap ranks them.
+    static let fewCandidates = 64
+
+    /// The shortlist, when at most `fewCandidates` templates reach `floor` (and at least the shortlist's size do):
+    /// those templates are gathered in template order and ranked all at once (`ShortlistKernel.ranks`), each then
+    /// written to its place if it has one. Returns false, writing nothing, when there are more or fewer.
+    private static func rankFew(
+        _ similarities: UnsafePointer<ElasticMatcher.Lanes>, dots: UnsafePointer<ElasticMatcher.Lanes>, count: Int,
+        floor: Float, into shortlist: UnsafeMutableBufferPointer<Shortlisted>
+    ) -> Bool {
+        typealias Lanes = ElasticMatcher.Lanes
+        guard shortlist.count <= fewCandidates else { return false }
+        let laneCount = Lanes.scalarCount
+        let groups = (count + laneCount - 1) / laneCount
+        // Room for a group's lanes past the limit, rounded up to the kernel's sixteen (its padding).
+        let room = (fewCandidates + laneCount + 15) / 16 * 16
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: room) { values in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * room) { indices in
+                let ranks = indices.baseAddress! + room
+                var gathered = 0
+                let reached = Lanes(repeating: floor)
+                for group in 0..<groups {
+                    let similarity = similarities[group]
+                    guard any(similarity .>= reached) else { continue }
+                    // Every lane is written; only those that reach the floor (and are templates) are kept.
+                    for lane in 0..<laneCount {
+                        let index = group * laneCount + lane
+                        values[gathered] = similarity[lane]
+                        indices[gathered] = Int32(truncatingIfNeeded: index)
+                        gathered += similarity[lane] >= floor && index < count ? 1 : 0
+                    }
+                    guard gathered <= fewCandidates else { return false }
+                }
+                guard gathered >= shortlist.count else { return false }
+                let padded = (gathered + 15) / 16 * 16
+                for k in gathered..<padded { values[k] = 0 }
+                ElasticMatcher.KernelBuild.currentKernels.shortlistRanks(
+                    similarities: values.baseAddress!, count: gathered, into: ranks)
+                for k in 0..<gathered {
+                    let rank = Int(ranks[k])
+                    guard rank < shortlist.count else { continue }
+                    let index = Int(indices[k])
+                    let group = index / laneCount
+                    shortlist[rank] = (
+                        index, dots[2 * group][index % laneCount], dots[2 * group + 1][index % laneCount]
+                    )
+                }
+                return true
             }
         }
     }

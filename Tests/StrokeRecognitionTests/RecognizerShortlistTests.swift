@@ -3,8 +3,9 @@ import Testing
 
 @testable import StrokeRecognition
 
-/// The Protractor shortlist takes a floor before ranking and keeps a heap; it must pick exactly the templates a
-/// full sort would, in the same order, ties included.
+/// The Protractor shortlist takes a floor before ranking, then ranks the few templates that reach it all at once,
+/// or keeps a heap when many do; either way it must pick exactly the templates a full sort would, in the same
+/// order, ties included.
 @Suite("Template matcher: the Protractor shortlist")
 struct RecognizerShortlistTests {
     /// A library of `count` templates cycling through the fixtures, so that larger ones hold exact duplicates
@@ -43,12 +44,15 @@ struct RecognizerShortlistTests {
     func matchesFullSort(orientation: TemplateLibrary.Orientation, templates: Int) throws {
         let recognizer = try Recognizer(library: Self.library(count: templates, orientation: orientation))
         var compared = 0
+        var rankings = Set<Recognizer.ShortlistRanking>()
         for log in Fixtures.logs.prefix(24) {
             let features = try ShapeFeatures(points: log.points.map(\.position), pointCount: 32, tangentWeight: 1)
             for size in [1, 7, 8, 16, 24, 32, 40, 96, 256] where size <= templates {
                 let expected = Self.reference(recognizer, vector: features.vector, size: size)
                 let shortlist = [Recognizer.Shortlisted](unsafeUninitializedCapacity: size) { buffer, initialized in
-                    features.vector.withUnsafeBufferPointer { recognizer.protractorShortlist($0, into: buffer) }
+                    features.vector.withUnsafeBufferPointer {
+                        rankings.insert(recognizer.protractorShortlist($0, into: buffer))
+                    }
                     initialized = size
                 }
                 #expect(shortlist.map(\.index) == expected, "size \(size)")
@@ -56,5 +60,26 @@ struct RecognizerShortlistTests {
             }
         }
         #expect(compared >= 24)
+        // Small libraries and shortlists near the library's size take the first way; 700 templates, the second.
+        if templates == 16 { #expect(rankings == [.few]) }
+        if templates == 700 { #expect(rankings.contains(.heap)) }
+    }
+
+    @Test("ranking at once gives, in every kernel build, the places of a stable sort, ties by position")
+    func ranksAreAStableSort() {
+        var generator = SeededGenerator(seed: 7)
+        for count in [1, 2, 15, 16, 17, 40, 64, 72] {
+            // Few distinct values, so that most candidates tie with others.
+            var values = (0..<count).map { _ in Float(Int.random(in: 0..<6, using: &generator)) / 4 }
+            values += Array(repeating: 0, count: (count + 15) / 16 * 16 - count)
+            let order = (0..<count).sorted { values[$0] > values[$1] || (values[$0] == values[$1] && $0 < $1) }
+            var expected = [Int32](repeating: 0, count: count)
+            for (rank, position) in order.enumerated() { expected[position] = Int32(rank) }
+            for (build, kernels) in MatchingKernelsTests.builds {
+                var ranks = [Int32](repeating: -1, count: values.count)
+                kernels.shortlistRanks(similarities: values, count: count, into: &ranks)
+                #expect(Array(ranks.prefix(count)) == expected, "\(build), count \(count)")
+            }
+        }
     }
 }

@@ -1,0 +1,1 @@
+../RecognitionKernels/ShortlistKernel.swift
