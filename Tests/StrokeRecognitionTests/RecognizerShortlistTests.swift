@@ -51,7 +51,7 @@ struct RecognizerShortlistTests {
                 let expected = Self.reference(recognizer, vector: features.vector, size: size)
                 let shortlist = [Recognizer.Shortlisted](unsafeUninitializedCapacity: size) { buffer, initialized in
                     features.vector.withUnsafeBufferPointer {
-                        rankings.insert(recognizer.protractorShortlist($0, into: buffer))
+                        _ = rankings.insert(recognizer.protractorShortlist($0, into: buffer))
                     }
                     initialized = size
                 }
