@@ -39,7 +39,9 @@ extension Recognizer {
             for lane in (count - (groups - 1) * laneCount)..<laneCount { similarities[groups - 1][lane] = -.infinity }
             let floor = Self.floor(similarities, groups: groups, size: size)
             // A few dozen templates reach the floor, typically: ranked at once, without a heap.
-            if Self.rankFew(similarities, dots: dots, count: count, floor: floor, into: shortlist) { return .few }
+            if Self.rankFew(similarities, dots: dots, groups: groups, count: count, floor: floor, into: shortlist) {
+                return .few
+            }
             // The best `size` as a heap with the worst at the root.
             withUnsafeTemporaryAllocation(of: HeapEntry.self, capacity: size) { buffer in
                 let heap = buffer.baseAddress!
@@ -68,10 +70,7 @@ extension Recognizer {
                 assert(filled == size, "fewer templates than the shortlist reached the floor")
                 while filled > 0 {
                     filled -= 1
-                    let index = Int(heap[0].index)
-                    let a = dots[2 * (index / laneCount)][index % laneCount]
-                    let b = dots[2 * (index / laneCount) + 1][index % laneCount]
-                    shortlist[filled] = (index, a, b)
+                    shortlist[filled] = Self.shortlisted(Int(heap[0].index), dots: dots)
                     heap[0] = heap[filled]
                     Self.siftDown(heap, count: filled, from: 0)
                 }
@@ -95,13 +94,12 @@ extension Recognizer {
     /// those templates are gathered in template order and ranked all at once (`ShortlistKernel.ranks`), each then
     /// written to its place if it has one. Returns false, writing nothing, when there are more or fewer.
     private static func rankFew(
-        _ similarities: UnsafePointer<ElasticMatcher.Lanes>, dots: UnsafePointer<ElasticMatcher.Lanes>, count: Int,
-        floor: Float, into shortlist: UnsafeMutableBufferPointer<Shortlisted>
+        _ similarities: UnsafePointer<ElasticMatcher.Lanes>, dots: UnsafePointer<ElasticMatcher.Lanes>, groups: Int,
+        count: Int, floor: Float, into shortlist: UnsafeMutableBufferPointer<Shortlisted>
     ) -> Bool {
         typealias Lanes = ElasticMatcher.Lanes
         guard shortlist.count <= fewCandidates else { return false }
         let laneCount = Lanes.scalarCount
-        let groups = (count + laneCount - 1) / laneCount
         // Room for a group's lanes past the limit, rounded up to the kernel's sixteen (its padding).
         let room = (fewCandidates + laneCount + 15) / 16 * 16
         return withUnsafeTemporaryAllocation(of: Float.self, capacity: room) { values in
@@ -129,15 +127,17 @@ extension Recognizer {
                 for k in 0..<gathered {
                     let rank = Int(ranks[k])
                     guard rank < shortlist.count else { continue }
-                    let index = Int(indices[k])
-                    let group = index / laneCount
-                    shortlist[rank] = (
-                        index, dots[2 * group][index % laneCount], dots[2 * group + 1][index % laneCount]
-                    )
+                    shortlist[rank] = shortlisted(Int(indices[k]), dots: dots)
                 }
                 return true
             }
         }
+    }
+
+    /// Template `index` with its two dot products, read from where `protractorSimilarities` wrote them.
+    private static func shortlisted(_ index: Int, dots: UnsafePointer<ElasticMatcher.Lanes>) -> Shortlisted {
+        let (group, lane) = index.quotientAndRemainder(dividingBy: ElasticMatcher.Lanes.scalarCount)
+        return (index, dots[2 * group][lane], dots[2 * group + 1][lane])
     }
 
     /// A similarity that at least `size` templates reach, found in one pass without ranking anything.
