@@ -5,14 +5,16 @@ extension CheckmarkDetector {
 
     /// The early out, inlined before the O(n) test of `fires`, where most points stop: both legs need points,
     /// and the pen must be moving up (screen coordinates) and not far to the left over the last few resampled
-    /// points, as it does on a check's straight second leg.
+    /// points, as it does on a check's straight second leg. `last` is the resampled point at `n - 1`, as the
+    /// walk holds it.
     @inline(__always)
     static func mightFire(
-        count n: Int, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, legPoints k: Int
+        count n: Int, last: SIMD2<Double>, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>,
+        legPoints k: Int
     ) -> Bool {
         guard n >= 2 * k + 1 else { return false }
-        let recentX = xs[n - 1] - xs[n - 1 - k]
-        let recentY = ys[n - 1] - ys[n - 1 - k]
+        let recentX = last.x - xs[n - 1 - k]
+        let recentY = last.y - ys[n - 1 - k]
         return recentY < 0 && recentX > 0.5 * recentY
     }
 

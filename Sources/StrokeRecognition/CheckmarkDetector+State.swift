@@ -116,14 +116,16 @@ extension CheckmarkDetector {
             _ range: Range<Int>, lengths: UnsafePointer<Double>?, position: (Int) -> SIMD2<Double>,
             walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, settings: Settings
         ) -> Int? {
+            let capacity = settings.capacity
+            let legPoints = settings.minimumLegPoints
             /// Feeds one point; whether it fired. `length` is its segment's, when known (the point is then finite).
             @inline(__always) func feed(_ offset: Int, length: Double?) -> Bool {
                 let point = position(offset)
                 guard length != nil || (point.x.isFinite && point.y.isFinite),
-                    append(point, length: length, to: &walk, xs: xs, ys: ys, capacity: settings.capacity)
+                    let last = append(point, length: length, to: &walk, xs: xs, ys: ys, capacity: capacity)
                 else { return false }
                 let count = Int(walk.count)
-                return CheckmarkDetector.mightFire(count: count, xs: xs, ys: ys, legPoints: settings.minimumLegPoints)
+                return CheckmarkDetector.mightFire(count: count, last: last, xs: xs, ys: ys, legPoints: legPoints)
                     && CheckmarkDetector.fires(
                         UnsafeBufferPointer(start: xs, count: count), UnsafeBufferPointer(start: ys, count: count),
                         spacing: walk.spacing, settings: settings)
@@ -144,25 +146,26 @@ extension CheckmarkDetector {
         /// (on the stack: 512 bytes).
         static let lengthChunk = 64
 
-        /// Resamples online; returns whether a new resampled point was emitted. `known` is the length of the
-        /// segment from the last point, when the caller has computed it.
+        /// Resamples online; returns the last resampled point if this point emitted one or more (the caller's
+        /// early out reads it from here, not back from the buffer it was just stored to), else nil. `known` is the
+        /// length of the segment from the last point, when the caller has computed it.
         @inline(__always)
         private static func append(
             _ point: SIMD2<Double>, length known: Double?, to walk: inout Walk, xs: UnsafeMutablePointer<Double>,
             ys: UnsafeMutablePointer<Double>, capacity: Int
-        ) -> Bool {
+        ) -> SIMD2<Double>? {
             guard walk.hasLast else {
                 walk.hasLast = true
                 (walk.lastX, walk.lastY) = (point.x, point.y)
                 push(point, to: &walk, xs: xs, ys: ys)
-                return false
+                return nil
             }
             let previous = SIMD2(walk.lastX, walk.lastY)
             (walk.lastX, walk.lastY) = (point.x, point.y)
             var remaining = known ?? StrokeGeometry.distance(previous, point)
             if !(walk.spacing > 0) {
                 // Relative spacing: the first movement sets the scale.
-                guard remaining > 0 else { return false }
+                guard remaining > 0 else { return nil }
                 walk.spacing = remaining
             }
             // Emit points every `spacing` along the segment, measured from its start: one square root per input
@@ -171,18 +174,22 @@ extension CheckmarkDetector {
             let segmentStart = previous
             let delta = point - previous
             var travelled = 0.0
-            var emitted = false
+            var last: SIMD2<Double>?
             while walk.sinceLast + remaining >= walk.spacing, remaining > 0 {
                 travelled += walk.spacing - walk.sinceLast
                 let next = segmentStart + delta * (travelled / length)
                 push(next, to: &walk, xs: xs, ys: ys)
-                emitted = true
+                last = next
                 remaining = max(0, length - travelled)
                 walk.sinceLast = 0
-                if Int(walk.count) > capacity { decimate(&walk, xs: xs, ys: ys) }
+                if Int(walk.count) > capacity {
+                    decimate(&walk, xs: xs, ys: ys)
+                    let end = Int(walk.count) - 1
+                    last = SIMD2(xs[end], ys[end])
+                }
             }
             walk.sinceLast += remaining
-            return emitted
+            return last
         }
 
         /// Appends a resampled point (there is room: `count <= capacity` before it).
