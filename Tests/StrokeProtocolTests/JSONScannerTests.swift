@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import StrokeProtocol
@@ -51,6 +52,52 @@ struct JSONScannerTests {
                             #expect(found?.range == expected?.range, "\(bytes)")
                             #expect(found?.escaped == expected?.escaped, "\(bytes)")
                             compared += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(compared > 10_000)
+    }
+
+    /// The escaped JSON string a byte-by-byte writer makes of `raw`.
+    static func escapedReference(_ raw: [UInt8]) -> [UInt8] {
+        var out = [UInt8(ascii: "\"")]
+        for byte in raw {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+            case 0..<0x20: out += Array(String(format: "\\u%04x", Int(byte)).utf8)
+            default: out.append(byte)
+            }
+        }
+        return out + [UInt8(ascii: "\"")]
+    }
+
+    @Test("the writer escapes like a byte-by-byte writer: every length up to 40, a special byte at every position")
+    func writerEscapesByteByByte() {
+        let fillers: [UInt8] = [UInt8(ascii: "a"), 0x20, 0x7F, 0x80, 0xC3, 0xFF]
+        let specials: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x00, 0x01, 0x0A, 0x1F, 0xE2]
+        var writer = JSONWriter()
+        var compared = 0
+        func check(_ raw: [UInt8]) {
+            writer.reset()
+            raw.withUnsafeBytes { writer.string($0) }
+            #expect(writer.bytes == Self.escapedReference(raw), "\(raw)")
+            compared += 1
+        }
+        for length in 0...40 {
+            for filler in fillers {
+                let plain = [UInt8](repeating: filler, count: length)
+                check(plain)
+                for position in 0..<length {
+                    for special in specials {
+                        var raw = plain
+                        raw[position] = special
+                        check(raw)
+                        // A second special byte later in the string, within the same word or past it.
+                        for gap in [1, 7, 9] where position + gap < length {
+                            raw[position + gap] = UInt8(ascii: "\"")
+                            check(raw)
                         }
                     }
                 }
