@@ -61,7 +61,9 @@ struct JSONCursor {
         needsComma = true
     }
 
-    /// `"key":` (`keyBound(key.utf8CodeUnitCount)` bytes at most)
+    /// `"key":` (`keyBound(key.utf8CodeUnitCount)` bytes at most). Inlined, so that each key's length is a
+    /// constant where it is written and its copy is a few moves instead of a call to `memcpy`.
+    @inline(__always)
     mutating func key(_ key: StaticString) {
         separator()
         put(UInt8(ascii: "\""))
