@@ -125,6 +125,7 @@ extension CheckmarkDetector {
                     let last = append(point, length: length, to: &walk, xs: xs, ys: ys, capacity: capacity)
                 else { return false }
                 let count = Int(walk.count)
+                assert(last == SIMD2(xs[count - 1], ys[count - 1]), "the early out reads the buffer's last point")
                 return CheckmarkDetector.mightFire(count: count, last: last, xs: xs, ys: ys, legPoints: legPoints)
                     && CheckmarkDetector.fires(
                         UnsafeBufferPointer(start: xs, count: count), UnsafeBufferPointer(start: ys, count: count),

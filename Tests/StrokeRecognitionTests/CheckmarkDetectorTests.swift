@@ -121,6 +121,43 @@ struct CheckmarkDetectorTests {
         }
     }
 
+    @Test(
+        "odd and even capacities (decimation that drops or keeps the newest point): the same detections one point at a time and in batches, where they were",
+        arguments: [7, 9, 16, 33, 64])
+    func capacities(capacity: Int) {
+        let configuration = CheckmarkConfiguration(capacity: capacity)
+        // The recorded checks, in a fixed order, and the points that fired them with this build's predecessor
+        // (c1f3af0), which read the early out's newest point back from the buffer.
+        let checks = Fixtures.logs.filter { $0.gesture == "check" }.sorted {
+            ($0.subject, $0.speed, $0.points.count) < ($1.subject, $1.speed, $1.points.count)
+        }
+        let recorded: [Int: [Int]] = [16: [28, 34, 34, 29, 32], 33: [28, 33, 34, 29, 32], 64: [28, 33, 33, 29, 31]]
+        var firedAt: [Int?] = []
+        for log in Fixtures.logs {
+            // In debug builds the walk also asserts that the early out's point is the buffer's last one.
+            var single = CheckmarkDetector(configuration: configuration)
+            var one: CheckmarkDetector.Detection?
+            for point in log.points {
+                if let fired = single.add(point) { one = fired }
+            }
+            var batched = CheckmarkDetector(configuration: configuration)
+            var fired: CheckmarkDetector.Detection?
+            var index = 0
+            while index < log.points.count {
+                fired = fired ?? batched.add(contentsOf: log.points[index..<min(index + 32, log.points.count)])
+                index += 32
+            }
+            #expect(fired == one, "\(log.gesture) \(log.subject), capacity \(capacity)")
+        }
+        for log in checks {
+            var detector = CheckmarkDetector(configuration: configuration)
+            firedAt.append(detector.add(contentsOf: log.points)?.pointIndex)
+        }
+        if let expected = recorded[capacity] {
+            #expect(firedAt == expected)
+        }
+    }
+
     @Test("non-finite points are ignored")
     func nonFinite() {
         var detector = CheckmarkDetector()
