@@ -8,7 +8,8 @@
 # Usage: scripts/profile.sh [CASE] [SESSIONS]   (defaults: binary-32 1000; CASE as `stroke-bench --cases`)
 # Needs a release build (`make release`) and valgrind (`apt-get install valgrind`). DATASET picks the strokes
 # (default ../shared/datasets/dollar1; synthetic ones when it is absent). TOP sets how many functions are listed
-# (default 15).
+# (default 15). BENCH names the `stroke-bench` binary to count (default .build/release/stroke-bench): copies of two
+# builds compare a change without rebuilding in between.
 set -euo pipefail
 # Swift seeds its hash functions per process; a fixed seed keeps the counts from varying with it.
 export SWIFT_DETERMINISTIC_HASHING=1
@@ -17,7 +18,7 @@ case_name=${1:-binary-32}
 sessions=${2:-1000}
 dataset=${DATASET:-../shared/datasets/dollar1}
 top=${TOP:-15}
-bench=.build/release/stroke-bench
+bench=${BENCH:-.build/release/stroke-bench}
 
 command -v valgrind >/dev/null || { echo "profile.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 [ -x "$bench" ] || { echo "profile.sh: $bench is missing; run make release" >&2; exit 2; }
