@@ -132,7 +132,6 @@ struct CheckmarkDetectorTests {
             ($0.subject, $0.speed, $0.points.count) < ($1.subject, $1.speed, $1.points.count)
         }
         let recorded: [Int: [Int]] = [16: [28, 34, 34, 29, 32], 33: [28, 33, 34, 29, 32], 64: [28, 33, 33, 29, 31]]
-        var firedAt: [Int?] = []
         for log in Fixtures.logs {
             // In debug builds the walk also asserts that the early out's point is the buffer's last one.
             var single = CheckmarkDetector(configuration: configuration)
@@ -149,9 +148,9 @@ struct CheckmarkDetectorTests {
             }
             #expect(fired == one, "\(log.gesture) \(log.subject), capacity \(capacity)")
         }
-        for log in checks {
+        let firedAt = checks.map { log in
             var detector = CheckmarkDetector(configuration: configuration)
-            firedAt.append(detector.add(contentsOf: log.points)?.pointIndex)
+            return detector.add(contentsOf: log.points)?.pointIndex
         }
         if let expected = recorded[capacity] {
             #expect(firedAt == expected)
