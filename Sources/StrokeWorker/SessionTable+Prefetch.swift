@@ -6,7 +6,7 @@ struct PreparedTopic {
     var checked: ShardKey.CheckedTopic?
     /// The session table's hash of the id.
     var hash: UInt64 = 0
-    /// The session's index if its home slot holds it (a hint for fetching only), else -1.
+    /// The session's index if the first slots of its probe hold it (a hint for fetching only), else -1.
     var index: Int32 = -1
 }
 

@@ -118,26 +118,46 @@ struct SessionTable {
 
     // MARK: - Prefetching
 
-    /// Asks for the home slot of `hash` to be fetched: the first pass of `prepare`.
+    /// Slots of a probe that `prepare` reads ahead, from the home slot on: a line of four and the next. At 10,000
+    /// sessions (load 0.61) 70% of the sessions sit in their home slot and 94% within three slots of it
+    /// (`stroke-bench --only processor`, single points); reading the home slot alone left 30% of the messages
+    /// without their session fetched ahead.
+    static let prefetchProbe = 4
+
+    /// Asks for the first `prefetchProbe` slots of the probe of `hash` to be fetched: the first pass of `prepare`.
     @inline(__always)
     func prefetchSlot(hash: UInt64) {
         slots.withUnsafeBufferPointer {
-            stroke_prefetch($0.baseAddress! + (Int(truncatingIfNeeded: hash) & ($0.count - 1)))
+            let mask = $0.count - 1
+            let home = Int(truncatingIfNeeded: hash) & mask
+            stroke_prefetch($0.baseAddress! + home)
+            stroke_prefetch($0.baseAddress! + ((home + Self.prefetchProbe - 1) & mask))
         }
     }
 
-    /// Reads the home slot of `hash` (fetched by `prefetchSlot`) and, if it holds a session with that hash, asks
-    /// for the session to be fetched; returns its index, or -1 (no session, or it sits further along the probe).
+    /// Reads the first `prefetchProbe` slots of the probe of `hash` (fetched by `prefetchSlot`) and, if one holds a
+    /// session with that hash, asks for the session to be fetched; returns its index, or -1 (no session, or it
+    /// sits further along the probe).
     @inline(__always)
     func prefetchSession(hash: UInt64) -> Int32 {
-        let slot = slots.withUnsafeBufferPointer { $0[Int(truncatingIfNeeded: hash) & ($0.count - 1)] }
-        guard slot.index >= 0, slot.hash == hash, Int(slot.index) < sessions.count else { return -1 }
+        let index = slots.withUnsafeBufferPointer { slots -> Int32 in
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            for _ in 0..<Self.prefetchProbe {
+                let entry = slots[slot]
+                if entry.index == -1 { return -1 }
+                if entry.index >= 0, entry.hash == hash { return entry.index }
+                slot = (slot + 1) & mask
+            }
+            return -1
+        }
+        guard index >= 0, Int(index) < sessions.count else { return -1 }
         sessions.withUnsafeBufferPointer { sessions in
-            let start = UnsafeRawPointer(sessions.baseAddress! + Int(slot.index))
+            let start = UnsafeRawPointer(sessions.baseAddress! + Int(index))
             stroke_prefetch(start)
             stroke_prefetch(start + MemoryLayout<Session>.size - 1)
         }
-        return slot.index
+        return index
     }
 
     /// Asks for the storage header of session `index`'s first open stroke (from `prefetchSession`) to be fetched.
