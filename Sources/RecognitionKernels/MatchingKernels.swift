@@ -12,7 +12,7 @@
 /// Each kernel is written once, generic over `KernelLanes`, and made public for `Lanes` (a group of eight
 /// templates) and `LanePair` (two groups side by side, lanes 0–7 and 8–15). A pair is one AVX-512 register, two
 /// AVX2 or four SSE ones; the independent chains of its halves also hide each other's latency. Which stage takes
-/// pairs in which build is `StrokeRecognition`'s choice, by measurement (Benchmarks.md, session 12).
+/// pairs in which build is `StrokeRecognition`'s choice, by measurement (Benchmarks-history.md, session 12).
 public enum MatchingKernels {
     /// Templates computed at once, one per SIMD lane.
     public typealias Lanes = SIMD8<Float>
