@@ -135,9 +135,9 @@ enum JSONInputDecoder {
     @inline(__always)
     private static func fastPoint(_ scanner: inout JSONScanner) -> WirePoint? {
         let start = scanner.index
-        guard scanner.take(UInt8(ascii: "[")), let x = scanner.plainNumber(), scanner.take(UInt8(ascii: ",")),
-            let y = scanner.plainNumber(),
-            scanner.take(UInt8(ascii: ",")), let t = scanner.plainNumber(), scanner.take(UInt8(ascii: "]"))
+        guard scanner.take(UInt8(ascii: "[")), let x = scanner.plainNumber(followedBy: UInt8(ascii: ",")),
+            let y = scanner.plainNumber(followedBy: UInt8(ascii: ",")),
+            let t = scanner.plainNumber(followedBy: UInt8(ascii: "]"))
         else {
             scanner.index = start
             return nil

@@ -86,20 +86,43 @@ extension JSONScanner {
         return true
     }
 
-    /// A number that starts right here and takes the fast path of `number()`, with the same value; `nil`, with
-    /// the position unchanged, for anything else (whitespace, a leading zero, an exponent, too many digits),
-    /// which the caller then reads with `number()`.
+    /// A number that starts right here, takes the fast path of `number()` and is followed at once by
+    /// `terminator`, which is consumed too; the same value as `number()`. `nil`, with the position unchanged, for
+    /// anything else (whitespace, a leading zero, an exponent, too many digits, another delimiter), which the
+    /// caller then reads with `number()`.
+    ///
+    /// One pass, with the checks of a fraction and its digits only where there is one: most coordinates and times
+    /// are integers (`make profile`, JSON messages of 32 integer points: 23,034 → 21,311 instructions each).
     @inline(__always)
-    mutating func plainNumber() -> Double? {
-        let decimal = self.decimal(at: index)
-        let integerDigits = decimal.integerEnd - decimal.integerStart
-        guard integerDigits > 0, integerDigits == 1 || bytes[decimal.integerStart] != UInt8(ascii: "0"),
-            !decimal.hasPoint || decimal.fractionDigits > 0,
-            decimal.end >= bytes.count || (bytes[decimal.end] | 0x20) != UInt8(ascii: "e"),
-            integerDigits + decimal.fractionDigits <= 19, decimal.mantissa <= 1 << 53, decimal.fractionDigits <= 22
+    mutating func plainNumber(followedBy terminator: UInt8) -> Double? {
+        let count = bytes.count
+        var i = index
+        let negative = i < count && bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        let integerStart = i
+        var mantissa: UInt64 = 0
+        i = digits(from: i, to: count, into: &mantissa)
+        let integerDigits = i - integerStart
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0"), i < count else {
+            return nil
+        }
+        if bytes[i] == terminator {
+            // An integer: exact as a double below 2^53.
+            guard integerDigits <= 19, mantissa <= 1 << 53 else { return nil }
+            index = i + 1
+            let magnitude = Double(mantissa)
+            return negative ? -magnitude : magnitude
+        }
+        guard bytes[i] == UInt8(ascii: ".") else { return nil }
+        i += 1
+        let fractionStart = i
+        i = digits(from: i, to: count, into: &mantissa)
+        let fractionDigits = i - fractionStart
+        guard fractionDigits > 0, i < count, bytes[i] == terminator, integerDigits + fractionDigits <= 19,
+            mantissa <= 1 << 53, fractionDigits <= 22
         else { return nil }
-        index = decimal.end
-        return Self.exact(decimal.mantissa, exponent: -decimal.fractionDigits, negative: decimal.negative)
+        index = i + 1
+        return Self.exact(mantissa, exponent: -fractionDigits, negative: negative)
     }
 
     // MARK: - Number parts
@@ -132,24 +155,30 @@ extension JSONScanner {
         }
         var mantissa: UInt64 = 0
         decimal.integerStart = i
-        while i < count, case let d = bytes[i] &- UInt8(ascii: "0"), d < 10 {
-            mantissa = mantissa &* 10 &+ UInt64(d)
-            i += 1
-        }
+        i = digits(from: i, to: count, into: &mantissa)
         decimal.integerEnd = i
         if i > decimal.integerStart && i < count && bytes[i] == UInt8(ascii: ".") {
             decimal.hasPoint = true
             i += 1
             let fractionStart = i
-            while i < count, case let d = bytes[i] &- UInt8(ascii: "0"), d < 10 {
-                mantissa = mantissa &* 10 &+ UInt64(d)
-                i += 1
-            }
+            i = digits(from: i, to: count, into: &mantissa)
             decimal.fractionDigits = i - fractionStart
         }
         decimal.mantissa = mantissa
         decimal.end = i
         return decimal
+    }
+
+    /// Reads the run of decimal digits from `start` (up to `end`, the byte count) into `mantissa` (times ten plus
+    /// each digit, wrapping: callers check the digit count); returns where the run ends.
+    @inline(__always)
+    private func digits(from start: Int, to end: Int, into mantissa: inout UInt64) -> Int {
+        var i = start
+        while i < end, case let d = bytes[i] &- UInt8(ascii: "0"), d < 10 {
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i += 1
+        }
+        return i
     }
 
     /// `mantissa × 10^exponent`, exact before one rounding: the mantissa fits in 53 bits and the power of ten

@@ -236,7 +236,8 @@ struct CodecTests {
         var texts = [
             "0", "-0", "1", "-1", "0.5", "-0.125", "123.456", "1e3", "1E-3", "2.5e+2", "9007199254740993",
             "9007199254740992", "12345678901234567890", "1234567890123456789", "0.0000000000000000000001",
-            "0.00000000000000000000001", "11462293", "66", "-252.75",
+            "0.00000000000000000000001", "11462293", "66", "-252.75", "999999999999999", "-999999999999999",
+            "1000000000000000", "-1000000000000000", "10", "-10",
         ]
         for _ in 0..<3_000 {
             let integer = Int64(bitPattern: generator.next()) % 100_000_000
@@ -253,6 +254,18 @@ struct CodecTests {
                 fast.points.map { [$0.x.bitPattern, $0.y.bitPattern, $0.t.bitPattern] }
                     == general.points.map { [$0.x.bitPattern, $0.y.bitPattern, $0.t.bitPattern] }, "\(text)")
             #expect(fast.points[0].x == Double(text), "\(text)")
+        }
+        // Integers and other numbers mixed within a point: a point that leaves the integer path part-way is read
+        // again from its start.
+        for mixed in ["[1,2.5,3]", "[1,2,3.5]", "[-1,-2,-3]", "[1,2e1,3]", "[7,8,9]", "[1,2,1000000000000000]"] {
+            let spacedPoint = mixed.replacingOccurrences(of: ",", with: ", ")
+            let compact = #"{"type":"points","seq":1,"stroke":1,"points":[\#(mixed),[1,2,3]]}"#
+            let spaced = #"{"type":"points","seq":1,"stroke":1,"points":[\#(spacedPoint),[1,2,3]]}"#
+            let fast = try decode(Array(compact.utf8))
+            let general = try decode(Array(spaced.utf8))
+            #expect(
+                fast.points.map { [$0.x.bitPattern, $0.y.bitPattern, $0.t.bitPattern] }
+                    == general.points.map { [$0.x.bitPattern, $0.y.bitPattern, $0.t.bitPattern] }, "\(mixed)")
         }
         // What the fast path declines is read, and rejected, by the general reader.
         for bad in ["01", "1.", "-", "1e", "[1,2]", "[1,2,3,4,5]", "\"1\""] {
