@@ -55,7 +55,7 @@ public enum ShardKey {
     public struct CheckedTopic: Sendable, Hashable {
         /// The session id's byte range within the topic.
         public var sessionID: Range<Int>
-        /// FNV-1a (32-bit) of the session id, whose low 12 bits are its bucket: callers reuse it as a hash.
+        /// FNV-1a (32-bit) of the session id, whose low 12 bits are its bucket.
         public var hash: UInt32
 
         /// Creates a checked topic (`check(topic:)` does).
@@ -74,6 +74,19 @@ public enum ShardKey {
     @inlinable
     public static func sessionID(inTopic topic: UnsafeRawBufferPointer) throws(ProtocolError) -> Range<Int> {
         try check(topic: topic).sessionID
+    }
+
+    /// The session id's byte range in a topic shaped `<3 bytes>/<1–128 bytes>`, or nil for any other shape,
+    /// without checking the shard key's digits, its bucket or the id's bytes: `check(topic:)` does, and refuses
+    /// every topic this refuses.
+    ///
+    /// For a reader that has already checked a topic naming the same session under the same first four bytes.
+    @inlinable
+    public static func sessionIDRange(unchecked topic: UnsafeRawBufferPointer) -> Range<Int>? {
+        guard topic.count > length + 1, topic.count - (length + 1) <= maximumSessionIDLength,
+            topic[length] == UInt8(ascii: "/")
+        else { return nil }
+        return (length + 1)..<topic.count
     }
 
     /// Splits and checks an input topic, as `sessionID(inTopic:)`, and also returns the id's hash.

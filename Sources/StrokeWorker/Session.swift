@@ -113,6 +113,9 @@ struct Session {
     /// The session id's bytes (the input topic without its shard key).
     var key: SessionKey
     var hash: UInt64
+    /// The first four bytes of the topic the session began under (`<shard key>/`), which `ShardKey.check` passed:
+    /// a later topic that starts with them and names this session needs no other check.
+    var shardKey: UInt32
     var sequence = SequenceTracker()
     /// Last event sequence number published (events are numbered from 1).
     var eventSequence: UInt64 = 0
@@ -127,9 +130,10 @@ struct Session {
     /// Open strokes; usually zero or one.
     var strokes = OpenStrokes()
 
-    init(key: SessionKey, hash: UInt64, now: UInt32, checkmark: Bool) {
+    init(key: SessionKey, hash: UInt64, shardKey: UInt32, now: UInt32, checkmark: Bool) {
         self.key = key
         self.hash = hash
+        self.shardKey = shardKey
         self.lastActive = now
         self.checkmark = checkmark
     }

@@ -41,26 +41,34 @@ public struct SessionProcessor<Sink: EventSink> {
         handle(topic: topic, payload: payload, prepared: PreparedTopic())
     }
 
-    /// Handles a message whose topic `SessionTable.prepare` may have checked and hashed already.
+    /// Handles a message whose topic `SessionTable.prepare` may have split and hashed already.
     @inline(__always)
     mutating func handle(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, prepared: PreparedTopic) {
         core.pendingMessages += 1
-        let checked: ShardKey.CheckedTopic
+        let range: Range<Int>
         var hash = prepared.hash
-        if let prepared = prepared.checked {
-            checked = prepared
+        var head = prepared.head
+        if let prepared = prepared.sessionID {
+            range = prepared
+        } else if let split = ShardKey.sessionIDRange(unchecked: topic) {
+            range = split
+            let id = UnsafeRawBufferPointer(rebasing: topic[range])
+            head = SessionKey.head(of: id)
+            hash = table.hash(id, head: head)
         } else {
-            // Not prepared, or refused: checked here (a prepared topic does not keep the error).
-            do {
-                checked = try ShardKey.check(topic: topic)
-                hash = table.hash(fnv1a: checked.hash)
-            } catch {
-                core.systemError(error.code.rawValue, "\(error.message) (topic \(Self.preview(topic)))")
-                return
-            }
+            // A topic of another shape, which the check refuses with its reason.
+            let passed = checkTopic(topic)
+            assert(!passed, "the check passed a topic that sessionIDRange(unchecked:) refused")
+            return
         }
-        let id = UnsafeRawBufferPointer(rebasing: topic[checked.sessionID])
-        var index = table.find(id, hash: hash)
+        let id = UnsafeRawBufferPointer(rebasing: topic[range])
+        var index = table.find(id, hash: hash, head: head)
+        // A known session vouches for the topic it began under; anything else is checked in full: a new id, or a
+        // known one under other first bytes (another shard key, which the check refuses).
+        let shardKey = topic.loadUnaligned(as: UInt32.self)
+        if index.map({ table.shardKey(at: $0) }) != shardKey {
+            guard checkTopic(topic) else { return }
+        }
         guard payload.count <= configuration.maxMessageBytes else {
             sessionError(
                 id, at: index, code: ProtocolError.Code.messageTooLarge.rawValue,
@@ -83,7 +91,9 @@ public struct SessionProcessor<Sink: EventSink> {
                 return
             }
             index = table.insert(
-                Session(key: SessionKey(id), hash: hash, now: now, checkmark: configuration.checkmarkByDefault))
+                Session(
+                    key: SessionKey(id), hash: hash, shardKey: shardKey, now: now,
+                    checkmark: configuration.checkmarkByDefault))
             metrics.sessions.add(1, ordering: .relaxed)
         }
         if core.process(&table[index!], id: id) {
@@ -91,6 +101,17 @@ public struct SessionProcessor<Sink: EventSink> {
         } else {
             table.remove(at: index!)
             metrics.sessions.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Checks a topic in full (`ShardKey.check`); reports why it is refused, if it is.
+    private mutating func checkTopic(_ topic: UnsafeRawBufferPointer) -> Bool {
+        do {
+            _ = try ShardKey.check(topic: topic)
+            return true
+        } catch {
+            core.systemError(error.code.rawValue, "\(error.message) (topic \(Self.preview(topic)))")
+            return false
         }
     }
 

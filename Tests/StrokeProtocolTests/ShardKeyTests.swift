@@ -64,6 +64,24 @@ struct ShardKeyTests {
         }
     }
 
+    @Test("splitting a topic unchecked refuses only topics the check refuses, and finds the id the check finds")
+    func uncheckedSplit() throws {
+        let shapes = [
+            "", "abc", "abc/", "abcd", "ab/x", "abc/x", "ABC/x", "000/player-1", "712/player-1\u{1}",
+            ShardKey.topic(for: "player-1"), ShardKey.topic(for: String(repeating: "y", count: 128)),
+            ShardKey.topic(for: String(repeating: "y", count: 129)), "abc/" + String(repeating: "z", count: 129),
+        ]
+        for topic in shapes {
+            let bytes = Array(topic.utf8)
+            let split = bytes.withUnsafeBytes { ShardKey.sessionIDRange(unchecked: $0) }
+            let checked = try? bytes.withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
+            if split == nil { #expect(checked == nil, "\(topic)") }
+            if let checked { #expect(split == checked, "\(topic)") }
+        }
+        // Of the right shape but refused by the check: the split leaves the shard key and the id to it.
+        #expect(Array("ABC/x".utf8).withUnsafeBytes { ShardKey.sessionIDRange(unchecked: $0) } == 4..<5)
+    }
+
     @Test("non-ASCII UTF-8 session ids are accepted")
     func unicode() throws {
         for session in ["joueur-é", "玩家-7", "🙂", "x" + String(repeating: "ü", count: 63)] {

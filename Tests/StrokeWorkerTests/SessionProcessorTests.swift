@@ -168,8 +168,10 @@ struct SessionProcessorTests {
         #expect(counting.sessionCount == collecting.sessionCount)
     }
 
-    @Test("a known session under another shard key, or a new id with a control character, gets bad_topic")
-    func shardKeyOfKnownSession() throws {
+    @Test(
+        "a known session under another shard key, or a new id with a control character, gets bad_topic",
+        arguments: [false, true])
+    func shardKeyOfKnownSession(batched: Bool) throws {
         let scenario = try ScenarioReplayer.scenarios()[0]
         let messages = try (scenario["messages"] as! [[String: Any]]).map(ScenarioReplayer.frames)
         var processor = Self.processor()
@@ -177,13 +179,19 @@ struct SessionProcessorTests {
         let bucket = ShardKey.bucket(of: "known")
         let wrong = Array("\(ShardKey.key(ofBucket: (bucket + 1) % ShardKey.bucketCount))/known".utf8)
         let control = Array("\(ShardKey.key(ofBucket: bucket))/know\u{7}".utf8)
+        var fed = [[[UInt8]]]()
         for (index, frames) in messages.enumerated() {
-            Self.feed(&processor, [right, frames[1]])
+            fed.append([right, frames[1]])
             // After the session has begun: its id under a wrong key, and another id under its key.
             if index == 0 {
-                Self.feed(&processor, [wrong, frames[1]])
-                Self.feed(&processor, [control, frames[1]])
+                fed.append([wrong, frames[1]])
+                fed.append([control, frames[1]])
             }
+        }
+        if batched {
+            Self.feedBatched(&processor, fed, sizes: [fed.count])
+        } else {
+            for frames in fed { Self.feed(&processor, frames) }
         }
         let events = Self.events(processor)
         let errors = events.filter { $0.topic == EventEncoder.systemTopic }.map { $0.payload["code"] as? String }

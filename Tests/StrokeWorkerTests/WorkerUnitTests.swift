@@ -86,7 +86,8 @@ struct WorkerUnitTests {
         keys.append(Array("x".utf8) + [0])
         for key in keys {
             let hash = key.withUnsafeBytes { table.hash($0) }
-            _ = table.insert(Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, now: 0, checkmark: true))
+            _ = table.insert(
+                Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, shardKey: 0, now: 0, checkmark: true))
         }
         for k in stride(from: 0, to: 5000, by: 3) {
             let hash = keys[k].withUnsafeBytes { table.hash($0) }
@@ -108,7 +109,8 @@ struct WorkerUnitTests {
         let keys = (0..<10_000).map { Array("hint-\($0)".utf8) }
         for key in keys {
             let hash = key.withUnsafeBytes { table.hash($0) }
-            _ = table.insert(Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, now: 0, checkmark: true))
+            _ = table.insert(
+                Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, shardKey: 0, now: 0, checkmark: true))
         }
         var hinted = 0
         for key in keys {
@@ -127,17 +129,25 @@ struct WorkerUnitTests {
         #expect(table.prefetchSession(hash: absent) == -1)
     }
 
-    @Test("the table hash from a checked topic is the hash of its session id")
-    func hashFromTopic() throws {
+    @Test("the table hash depends on every byte of the id and on its length, and differs between tables")
+    func tableHash() {
         let table = SessionTable()
-        for session in ["a", "player-42", String(repeating: "q", count: 100), "joueur-é"] {
-            let topic = Array(ShardKey.topic(for: session).utf8)
-            let checked = try topic.withUnsafeBytes { try ShardKey.check(topic: $0) }
-            let direct = Array(session.utf8).withUnsafeBytes { table.hash($0) }
-            #expect(table.hash(fnv1a: checked.hash) == direct)
-            #expect(Array(topic[checked.sessionID]) == Array(session.utf8))
+        // Ids of every length the protocol allows, and each with its last byte changed: the short ones fill the
+        // head, the long ones reach the bytes hashed past it; "x" and "x\0" share a zero-padded head.
+        var ids = (1...ShardKey.maximumSessionIDLength).flatMap { length in
+            let id = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            return [id, id.dropLast() + [UInt8(ascii: "#")]]
         }
-        // Each table draws its own seed, so slots cannot be aimed at from outside.
+        ids += [[UInt8(ascii: "x")], [UInt8(ascii: "x"), 0]]
+        let hashes = ids.map { id in id.withUnsafeBytes { table.hash($0) } }
+        #expect(Set(hashes).count == ids.count)
+        // The same bytes hash alike however they are passed: alone or with their head.
+        for id in ids {
+            id.withUnsafeBytes { bytes in
+                #expect(table.hash(bytes) == table.hash(bytes, head: SessionKey.head(of: bytes)))
+            }
+        }
+        // Each table draws its own secrets, so slots cannot be aimed at from outside.
         let other = SessionTable()
         #expect(Array("player-42".utf8).withUnsafeBytes { table.hash($0) != other.hash($0) })
     }
