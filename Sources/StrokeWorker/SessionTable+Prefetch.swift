@@ -33,9 +33,9 @@ extension SessionTable {
     static let prefetchFrom = 4096
 
     /// Splits and hashes each message's topic (the handler checks what no known session vouches for) and, from
-    /// `prefetchFrom` sessions, fetches its session's memory ahead, in four passes: the home slot, the session, its first stroke's header, the lines the message will
-    /// write. Each pass reads only what the pass before asked for, so the cache misses of the whole batch are
-    /// waited for together.
+    /// `prefetchFrom` sessions, fetches its session's memory ahead, in four passes: the home slot, the session,
+    /// its first stroke's header, the lines the message will write. Each pass reads only what the pass before
+    /// asked for, so the cache misses of the whole batch are waited for together.
     ///
     /// Mutating only so that the caller's processor is not copied for the call; nothing changes.
     mutating func prepare(
