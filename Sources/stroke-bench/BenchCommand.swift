@@ -46,6 +46,10 @@ enum BenchCommand {
                            in the latency section, a raw echo that spends NS ns of busy work on each message
                            stands in for the worker: how much CPU per message the latency target tolerates on
                            this host (default: none, the worker)
+          --latency-tick US
+                           the latency section's producer sends what is due every US microseconds, in one
+                           burst: longer ticks queue more messages in front of each stroke end, as a stall of
+                           the host does (default 250)
           --json           print one JSON object on stdout
         """
 
@@ -82,7 +86,7 @@ enum BenchCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help"])
             try args.rejectUnknown([
                 "quick", "json", "help", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
-                "messages", "sessions", "worker-args", "latency-standin", "checkmark",
+                "messages", "sessions", "worker-args", "latency-standin", "latency-tick", "checkmark",
             ])
             if args.flag("help") {
                 print(usage)
@@ -140,6 +144,10 @@ enum BenchCommand {
         if args.value("latency-standin") != nil {
             bench.latencyStandIn = try args.parsed("latency-standin", default: 0)
             guard bench.latencyStandIn! >= 0 else { throw BenchError("--latency-standin: a count of nanoseconds") }
+        }
+        bench.latencyTickMicroseconds = try args.parsed("latency-tick", default: 250)
+        guard (1...1_000_000).contains(bench.latencyTickMicroseconds) else {
+            throw BenchError("--latency-tick: microseconds between bursts, 1 to 1000000")
         }
         bench.checkmark = try WorkerConfiguration.switchValue("checkmark", args.value("checkmark")) ?? true
         var report = Report(

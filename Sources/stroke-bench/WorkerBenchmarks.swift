@@ -102,6 +102,8 @@ struct WorkerBenchmarks {
     /// Nanoseconds of busy work per message of a raw echo that stands in for the worker in the latency section
     /// (`--latency-standin`); nil: the worker.
     var latencyStandIn: Int?
+    /// How often the latency section's producer sends what is due, in microseconds (`--latency-tick`).
+    var latencyTickMicroseconds = 250
     let myself: String
     let strokes: [[StrokePoint]]
     let quick: Bool
@@ -265,9 +267,9 @@ struct WorkerBenchmarks {
             var nextEnd = 0
             let interval = 1e9 / rate
             let started = BenchClock.now()
-            // Paced in ticks of 250 µs: each tick sends the messages due by then and sleeps, so that the producer
-            // does not spin on a core the worker needs.
-            let tick: UInt64 = 250_000
+            // Paced in ticks (250 µs by default): each tick sends the messages due by then and sleeps, so that the
+            // producer does not spin on a core the worker needs.
+            let tick = UInt64(latencyTickMicroseconds) * 1000
             for index in 0..<traffic.count {
                 let due = started + UInt64(Double(index) * interval)
                 if due > BenchClock.now() { BenchClock.sleep(until: (due + tick - 1) / tick * tick) }
