@@ -299,6 +299,9 @@ enum BenchCommand {
             if let work = latency.standInNanoseconds {
                 print("latency: a raw echo with \(work) ns of busy work per message stands in for the worker")
             }
+            if latency.tickMicroseconds != 250 {
+                print("latency: the producer sends in bursts every \(latency.tickMicroseconds) µs (default 250)")
+            }
             print(
                 String(
                     format:

@@ -76,6 +76,8 @@ struct WorkerBenchmarks {
         /// Set when a raw echo with this much busy work per message (ns) stood in for the worker
         /// (`--latency-standin`): then the "worker" figures are the stand-in's.
         var standInNanoseconds: Int?
+        /// The producer's burst interval in microseconds (`--latency-tick`; 250 by default).
+        var tickMicroseconds: Int
     }
 
     /// How late a send may be and still count as on schedule, in microseconds: four pacing ticks.
@@ -243,7 +245,7 @@ struct WorkerBenchmarks {
             onScheduleShare: Double(workerOnSchedule.count) / Double(max(workerLatencies.count, 1)),
             onScheduleP99Us: percentile(workerOnSchedule, 0.99),
             rawOnScheduleP99Us: percentile(latencies(rawSamples, onScheduleOnly: true), 0.99),
-            standInNanoseconds: latencyStandIn)
+            standInNanoseconds: latencyStandIn, tickMicroseconds: latencyTickMicroseconds)
     }
 
     /// Each answered stroke's latency and how late its end was sent after it was due, both in microseconds.
