@@ -46,6 +46,10 @@ enum BenchCommand {
                            in the latency section, a raw echo that spends NS ns of busy work on each message
                            stands in for the worker: how much CPU per message the latency target tolerates on
                            this host (default: none, the worker)
+          --cold-sweep MB  the recognizer section also times single recognitions, each after writing to MB
+                           megabytes of memory (more than the CPU's caches hold: 64 does here), as a worker
+                           that recognizes now and then finds its code and templates out of the cache
+                           (default 0: not measured)
           --latency-tick US
                            the latency section's producer sends what is due every US microseconds, in one
                            burst: longer ticks queue more messages in front of each stroke end, as a stall of
@@ -62,6 +66,8 @@ enum BenchCommand {
         var latency: WorkerBenchmarks.Latency?
         var memory: WorkerBenchmarks.Memory?
         var recognizer: [RecognizerBenchmark.Row]
+        /// The same libraries with cold caches (`--cold-sweep`), when asked for.
+        var recognizerCold: [RecognizerBenchmark.Row]?
         /// Checkmark detector, nanoseconds per point (fed point by point).
         var detectorNanosecondsPerPoint: Double?
         var processor: [ProcessorBenchmark.Row]
@@ -87,6 +93,7 @@ enum BenchCommand {
             try args.rejectUnknown([
                 "quick", "json", "help", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
                 "messages", "sessions", "worker-args", "latency-standin", "latency-tick", "checkmark",
+                "cold-sweep",
             ])
             if args.flag("help") {
                 print(usage)
@@ -220,6 +227,21 @@ enum BenchCommand {
                 )
             }
             report.recognizer = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.microseconds) }
+            let sweep = try args.parsed("cold-sweep", default: 0)
+            guard (0...65_536).contains(sweep) else { throw BenchError("--cold-sweep: megabytes, 0 to 65536") }
+            if sweep > 0 {
+                let cold = try (0..<runs).map { _ in
+                    try RecognizerBenchmark.run(
+                        sizes: sizes, dataset: dataset, minimumSeconds: 0, builtIn: names.contains("builtin"),
+                        sweepMegabytes: sweep)
+                }
+                report.recognizerCold = (0..<cold[0].count).map { index in
+                    median(cold.map { $0[index] }, by: \.microseconds)
+                }
+                for row in report.recognizerCold! {
+                    log(String(format: "recognizer, cold: %5d templates: %.2f µs", row.templates, row.microseconds))
+                }
+            }
             let detector = (0..<runs).map { _ in
                 DetectorBenchmark.nanosecondsPerPoint(dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
             }
@@ -327,6 +349,12 @@ enum BenchCommand {
         for row in report.recognizer {
             print(
                 String(format: "recognizer: %5d templates: %8.2f µs per recognition", row.templates, row.microseconds))
+        }
+        for row in report.recognizerCold ?? [] {
+            print(
+                String(
+                    format: "recognizer, cold (%d MB written before each): %5d templates: %8.2f µs per recognition",
+                    row.sweepMegabytes ?? 0, row.templates, row.microseconds))
         }
         if let detector = report.detectorNanosecondsPerPoint {
             print(String(format: "checkmark detector: %.1f ns per point", detector))

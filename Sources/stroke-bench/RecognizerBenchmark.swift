@@ -6,6 +6,9 @@ enum RecognizerBenchmark {
     struct Row: Codable, Sendable {
         var templates: Int
         var microseconds: Double
+        /// Set for a cold row (`--cold-sweep`): the megabytes written before each recognition, and `microseconds`
+        /// is then the median of single recognitions, not a mean over many in a row.
+        var sweepMegabytes: Int? = nil
     }
 
     /// Strokes to test with: the data set's, or synthetic ones when it is absent.
@@ -23,12 +26,19 @@ enum RecognizerBenchmark {
         }
     }
 
-    static func run(sizes: [Int], dataset: String?, minimumSeconds: Double, builtIn: Bool = false) throws -> [Row] {
+    /// One row per library: the built-in one if `builtIn`, then one of each size built from the samples. With a
+    /// `sweepMegabytes` above 0, each row is `coldTime`'s, else `time`'s.
+    static func run(
+        sizes: [Int], dataset: String?, minimumSeconds: Double, builtIn: Bool = false, sweepMegabytes: Int = 0
+    ) throws -> [Row] {
         let samples = strokes(dataset: dataset)
         var rows = [Row]()
-        if builtIn {
-            rows.append(try time(try Recognizer(library: try TemplateLibrary.builtIn()), samples, minimumSeconds))
+        func measure(_ recognizer: Recognizer) throws -> Row {
+            sweepMegabytes > 0
+                ? try coldTime(recognizer, samples, sweepMegabytes: sweepMegabytes)
+                : try time(recognizer, samples, minimumSeconds)
         }
+        if builtIn { rows.append(try measure(try Recognizer(library: try TemplateLibrary.builtIn()))) }
         for size in sizes {
             var library = TemplateLibrary(name: "bench-\(size)")
             var index = 0
@@ -44,7 +54,7 @@ enum RecognizerBenchmark {
                         }))
                 index += 1
             }
-            rows.append(try time(try Recognizer(library: library), samples, minimumSeconds))
+            rows.append(try measure(try Recognizer(library: library)))
         }
         return rows
     }
@@ -65,6 +75,35 @@ enum RecognizerBenchmark {
         if sink.isNaN { print("") }
         return Row(templates: size, microseconds: seconds * 1e6 / Double(done))
     }
+
+    /// Median time of one recognition after writing to `sweepMegabytes` of memory, one byte in every 64: with more
+    /// than the last-level cache holds (32 MB here), the recognizer's code and templates come from memory, as they
+    /// do for a worker that recognizes a stroke now and then while other processes run.
+    static func coldTime(_ recognizer: Recognizer, _ samples: [DollarLog], sweepMegabytes: Int) throws -> Row {
+        let queries = stride(from: 0, to: samples.count, by: max(1, samples.count / coldRecognitions)).prefix(
+            coldRecognitions
+        ).map { samples[$0].points.map(\.position) }
+        let sweep = UnsafeMutableRawBufferPointer.allocate(byteCount: sweepMegabytes << 20, alignment: 64)
+        defer { sweep.deallocate() }
+        sweep.initializeMemory(as: UInt8.self, repeating: 0)
+        var times = [Double]()
+        var sink = 0.0
+        for (round, query) in queries.enumerated() {
+            for offset in stride(from: 0, to: sweep.count, by: 64) {
+                sweep[offset] &+= UInt8(truncatingIfNeeded: round)
+            }
+            let started = BenchClock.now()
+            sink += try recognizer.recognize(points: query).candidates.first?.score ?? 0
+            times.append(Double(BenchClock.now() - started) / 1000)
+        }
+        if sink.isNaN || sweep[0] == 1 { print("") }
+        times.sort()
+        return Row(
+            templates: recognizer.templateCount, microseconds: times[times.count / 2], sweepMegabytes: sweepMegabytes)
+    }
+
+    /// Recognitions a cold row times, each after its own sweep.
+    static let coldRecognitions = 101
 
     /// Runs `round` until at least `seconds` have passed; returns the time taken and the sum of what the rounds
     /// returned (their work count).
