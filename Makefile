@@ -18,10 +18,15 @@ PY_PACKAGES  := pyzmq jsonschema pytest kubernetes-validate yamllint shellcheck-
 # Default: `binary-32` and `1000`.
 PROFILE_CASE     ?= binary-32
 PROFILE_SESSIONS ?= 1000
+# `make fuzz`: messages each fuzz test feeds the session processor (a debug build, so assertions and overflow
+# checks are on). Default: `2000000` (`make test` feeds 20,000).
+FUZZ_ROUNDS      ?= 2000000
+# FUZZ_SEED picks other random inputs. Default: empty, the tests' own seeds.
+FUZZ_SEED        ?=
 
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
         demo replay eval bench bench-quick profile clean deps-deploy deploy-check cluster-test cluster-start \
-        cluster-stop
+        cluster-stop fuzz
 
 all: build
 
@@ -69,6 +74,12 @@ lint:
 swift-test: deps-system
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build
+
+# Random and mutated input, longer than `make test` runs it: no crash, no other session disturbed, and the same
+# events one message at a time as in batches.
+fuzz: deps-system
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	STROKE_FUZZ_ROUNDS=$(FUZZ_ROUNDS) STROKE_FUZZ_SEED=$(FUZZ_SEED) $(SWIFT) test --skip-build --filter RobustnessTests
 
 client-test: deps swift-test
 	$(PYTHON) -m pytest -q clients/python/tests

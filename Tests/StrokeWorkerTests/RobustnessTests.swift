@@ -8,50 +8,111 @@ import Testing
 /// Random and mutated input never crashes the decoder or the processor, and never affects other sessions.
 @Suite("Robustness against bad input")
 struct RobustnessTests {
+    /// Messages each fuzz test feeds: 20,000, or `STROKE_FUZZ_ROUNDS` (`make fuzz` feeds two million).
+    static let rounds = ProcessInfo.processInfo.environment["STROKE_FUZZ_ROUNDS"].flatMap { Int($0) } ?? 20_000
+    /// The random generators' seed: `STROKE_FUZZ_SEED` (`make fuzz FUZZ_SEED=…`), or each test's own.
+    static let seed = ProcessInfo.processInfo.environment["STROKE_FUZZ_SEED"].flatMap { UInt64($0) }
+
+    /// Valid payloads to mutate: the first two scenarios' (JSON and binary).
+    static func samples() throws -> [[UInt8]] {
+        let scenarios = try ScenarioReplayer.scenarios()
+        return try scenarios[0...1].flatMap { scenario in
+            try (scenario["messages"] as! [[String: Any]]).map { try ScenarioReplayer.frames($0)[1] }
+        }
+    }
+
+    /// A fuzzed message for one of `sessions` sessions: random bytes, a valid payload with a few bytes changed or
+    /// cut short, or a valid one. Its topic is now and then cut short or has a byte changed (the shard key of a
+    /// known session, often), and now and then it has one frame or three.
+    static func fuzzed(
+        round: Int, sessions: Int, samples: [[UInt8]], using generator: inout SeededGenerator
+    ) -> [[UInt8]] {
+        var payload: [UInt8]
+        switch round % 4 {
+        case 0:
+            payload = (0..<Int.random(in: 0...64, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
+        case 1:
+            payload = samples.randomElement(using: &generator)!
+            for _ in 0..<Int.random(in: 1...4, using: &generator) where !payload.isEmpty {
+                payload[Int.random(in: 0..<payload.count, using: &generator)] = UInt8.random(
+                    in: 0...255, using: &generator)
+            }
+        case 2:
+            let sample = samples.randomElement(using: &generator)!
+            payload = Array(sample.prefix(Int.random(in: 0...sample.count, using: &generator)))
+        default:
+            payload = samples.randomElement(using: &generator)!
+        }
+        var topic = Array(ShardKey.topic(for: "fuzz-\(round % sessions)").utf8)
+        if round % 97 == 0 { topic = Array(topic.prefix(Int.random(in: 0...topic.count, using: &generator))) }
+        if round % 13 == 0, !topic.isEmpty {
+            let at = Int.random(in: 0..<min(topic.count, round % 2 == 0 ? 4 : topic.count), using: &generator)
+            topic[at] = UInt8.random(in: 0...255, using: &generator)
+        }
+        switch round % 101 {
+        case 0: return [topic]
+        case 50: return [topic, payload, payload]
+        default: return [topic, payload]
+        }
+    }
+
     @Test("random bytes and mutations of valid messages, then a bystander's stroke still matches")
     func fuzz() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededGenerator(seed: Self.seed ?? 42)
         var processor = SessionProcessorTests.processor {
             $0.maxPointsPerStroke = 500
             $0.maxMessageBytes = 4096
         }
-        let scenario = try ScenarioReplayer.scenarios()[0]
-        let valid = try (scenario["messages"] as! [[String: Any]]).map { try ScenarioReplayer.frames($0)[1] }
-        let binary = try (ScenarioReplayer.scenarios()[1]["messages"] as! [[String: Any]]).map {
-            try ScenarioReplayer.frames($0)[1]
-        }
-        let samples = valid + binary
-        for round in 0..<20_000 {
-            let session = "fuzz-\(round % 37)"
-            var payload: [UInt8]
-            switch round % 4 {
-            case 0:
-                payload = (0..<Int.random(in: 0...64, using: &generator)).map { _ in
-                    UInt8.random(in: 0...255, using: &generator)
-                }
-            case 1:
-                payload = samples.randomElement(using: &generator)!
-                for _ in 0..<Int.random(in: 1...4, using: &generator) where !payload.isEmpty {
-                    payload[Int.random(in: 0..<payload.count, using: &generator)] = UInt8.random(
-                        in: 0...255, using: &generator)
-                }
-            case 2:
-                let sample = samples.randomElement(using: &generator)!
-                payload = Array(sample.prefix(Int.random(in: 0...sample.count, using: &generator)))
-            default:
-                payload = samples.randomElement(using: &generator)!
-            }
-            var topic = Array(ShardKey.topic(for: session).utf8)
-            if round % 97 == 0 { topic = Array(topic.prefix(Int.random(in: 0...topic.count, using: &generator))) }
-            SessionProcessorTests.feed(&processor, [topic, payload])
+        let samples = try Self.samples()
+        for round in 0..<Self.rounds {
+            SessionProcessorTests.feed(
+                &processor, Self.fuzzed(round: round, sessions: 37, samples: samples, using: &generator))
+            if round % 10_000 == 9_999 { processor.sink.removeAll() }
         }
         processor.sink.removeAll()
-        for message in valid {
-            SessionProcessorTests.feed(&processor, [Array(ShardKey.topic(for: "bystander").utf8), message])
+        let scenario = try ScenarioReplayer.scenarios()[0]
+        for message in scenario["messages"] as! [[String: Any]] {
+            let payload = try ScenarioReplayer.frames(message)[1]
+            SessionProcessorTests.feed(&processor, [Array(ShardKey.topic(for: "bystander").utf8), payload])
         }
         let events = SessionProcessorTests.events(processor)
         #expect(events.map { $0.payload["event"] as! String } == ["checkmark", "match"])
         #expect(events.last?.payload["name"] as? String == "check")
+    }
+
+    @Test("fuzzed input gives the same events one message at a time as in batches of any size")
+    func fuzzBatched() throws {
+        var generator = SeededGenerator(seed: Self.seed.map { $0 &+ 1 } ?? 7)
+        func processor() -> SessionProcessor<CollectingSink> {
+            SessionProcessorTests.processor {
+                $0.maxPointsPerStroke = 500
+                $0.maxMessageBytes = 4096
+            }
+        }
+        var single = processor()
+        var batched = processor()
+        let samples = try Self.samples()
+        var messages = [[[UInt8]]]()
+        for round in 0..<Self.rounds {
+            messages.append(Self.fuzzed(round: round, sessions: 5000, samples: samples, using: &generator))
+            guard messages.count == 1000 || round == Self.rounds - 1 else { continue }
+            for message in messages { SessionProcessorTests.feed(&single, message) }
+            SessionProcessorTests.feedBatched(&batched, messages, sizes: [16, 1, 7, 3, 16, 2, 11])
+            let expected = single.sink.events
+            let actual = batched.sink.events
+            #expect(actual.count == expected.count, "round \(round)")
+            for (one, other) in zip(expected, actual) where one != other {
+                Issue.record("round \(round): \(one) one at a time, \(other) in batches")
+                return
+            }
+            single.sink.removeAll()
+            batched.sink.removeAll()
+            messages.removeAll(keepingCapacity: true)
+        }
+        #expect(single.sessionCount == batched.sessionCount)
+        #expect(single.sessionCount > 0)
     }
 
     @Test("the JSON decoder survives deep nesting, huge numbers and long strings")
