@@ -156,6 +156,8 @@ enum BenchCommand {
         guard (1...1_000_000).contains(bench.latencyTickMicroseconds) else {
             throw BenchError("--latency-tick: microseconds between bursts, 1 to 1000000")
         }
+        let coldSweep = try args.parsed("cold-sweep", default: 0)
+        guard (0...65_536).contains(coldSweep) else { throw BenchError("--cold-sweep: megabytes, 0 to 65536") }
         bench.checkmark = try WorkerConfiguration.switchValue("checkmark", args.value("checkmark")) ?? true
         var report = Report(
             runs: runs, quick: quick, checkmark: bench.checkmark, throughput: [], latency: nil, memory: nil,
@@ -227,13 +229,11 @@ enum BenchCommand {
                 )
             }
             report.recognizer = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.microseconds) }
-            let sweep = try args.parsed("cold-sweep", default: 0)
-            guard (0...65_536).contains(sweep) else { throw BenchError("--cold-sweep: megabytes, 0 to 65536") }
-            if sweep > 0 {
+            if coldSweep > 0 {
                 let cold = try (0..<runs).map { _ in
                     try RecognizerBenchmark.run(
                         sizes: sizes, dataset: dataset, minimumSeconds: 0, builtIn: names.contains("builtin"),
-                        sweepMegabytes: sweep)
+                        sweepMegabytes: coldSweep)
                 }
                 report.recognizerCold = (0..<cold[0].count).map { index in
                     median(cold.map { $0[index] }, by: \.microseconds)

@@ -82,7 +82,7 @@ struct RobustnessTests {
         #expect(events.last?.payload["name"] as? String == "check")
     }
 
-    @Test("fuzzed input gives the same events one message at a time as in batches of any size")
+    @Test("fuzzed input gives the same events one message at a time as in batches of 1 to 16")
     func fuzzBatched() throws {
         var generator = SeededGenerator(seed: Self.seed.map { $0 &+ 1 } ?? 7)
         func processor() -> SessionProcessor<CollectingSink> {
