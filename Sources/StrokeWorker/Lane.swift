@@ -61,7 +61,7 @@ struct Lane: Sendable {
             try attachInputs(input)
             let sink = SocketSink(socket: output, metrics: metrics)
             if configuration.recognitionOffload != .off {
-                let helper = RecognitionHelper(lane: index, registry: registry)
+                let helper = try RecognitionHelper(lane: index, registry: registry)
                 helper.start()
                 defer { helper.finish() }
                 var processor = SessionProcessor(
@@ -84,8 +84,11 @@ struct Lane: Sendable {
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }
         let batch = MessageBatch(count: SessionProcessor<Sink>.batchLimit)
-        // With a publisher thread, that thread owns the output socket and reads its subscriptions.
-        var poller = ZMQPoller(readable: output.map { [input, $0] } ?? [input])
+        // With a publisher thread, that thread owns the output socket and reads its subscriptions. A sink whose
+        // events wait for a helper's results is woken by its signal, after the sockets.
+        let sockets = output.map { [input, $0] } ?? [input]
+        let signal = processor.sink.signal
+        var poller = ZMQPoller(readable: sockets, signals: signal.map { [$0] } ?? [])
         let clock = ContinuousClock()
         let started = clock.now
         var lastSweep: UInt32 = 0
@@ -104,16 +107,17 @@ struct Lane: Sendable {
                     try receiveBatch(input, batch, &processor, limit: Self.batchLimit)
                 }
                 if let output, poller.isReadable(1) { try Publisher.drainSubscriptions(output, logger: logger) }
+                if signal != nil, poller.isReadable(sockets.count) { processor.sink.signalled() }
             }
             processor.flushMetrics()
-            processor.sink.flush()
+            processor.sink.idle()
             let now = UInt32(clamping: (clock.now - started).components.seconds)
             if now != processor.now {
                 processor.now = now
                 if now &- lastSweep >= 1 {
                     lastSweep = now
                     processor.evictIdle()
-                    processor.sink.flush()  // the closed events now, not after the next poll
+                    processor.sink.idle()  // the closed events now, not after the next poll
                     if publishesStats, let path = configuration.healthFile { Self.touch(path) }
                 }
                 if publishesStats, configuration.statsIntervalSeconds > 0,
@@ -234,7 +238,7 @@ struct Lane: Sendable {
         writer.endObject()
         var topic = EventEncoder.systemTopic
         topic.withUTF8 { sink.publish(topic: UnsafeRawBufferPointer($0), payload: writer.bytes) }
-        sink.flush()
+        sink.idle()
         logger.info("stats", snapshot.mapValues(String.init))
     }
 }

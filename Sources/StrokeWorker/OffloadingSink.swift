@@ -1,4 +1,5 @@
 import StrokeProtocol
+import ZeroMQ
 
 /// A lane's sink that hands finished strokes to a recognition helper thread while the lane is saturated, and
 /// publishes every event, in order, on the lane's own XPUB socket.
@@ -8,8 +9,10 @@ import StrokeProtocol
 /// does, so a lightly loaded worker answers without a thread hop; a busy one gets a second core for the
 /// per-stroke work without giving up its socket (one owner per socket). Strokes are handed over in batches
 /// (`offerThreshold`); one or two that have waited `offerAfterSends` sends with nothing else outstanding are
-/// recognized on the lane after all. Events are sent every `Lane.eventBatch` messages (`send()`, which never
-/// waits) and when the input runs dry (`flush()`, which waits for the helper's outstanding results).
+/// recognized on the lane after all. Events are sent every `Lane.eventBatch` messages (`send()`) and when the
+/// input runs dry (`idle()`), neither of which waits: what waits for the helper goes out when its results wake
+/// the lane's poll (`signal`, `signalled()`), so that a lane whose helper is slow to be scheduled goes on reading
+/// input meanwhile. Only a full queue (`queueLimit`) and `flush()`, when the lane stops, wait for the helper.
 struct OffloadingSink: LaneSink {
     private var socket: SocketSink
     let helper: RecognitionHelper
@@ -136,10 +139,45 @@ struct OffloadingSink: LaneSink {
         sendsWaited = 0
     }
 
+    /// The input ran dry: hands the gathered strokes over (or recognizes them here if the helper holds nothing
+    /// else), sends what is ready and asks the helper to signal when the rest is; never waits for it.
+    mutating func idle() {
+        if !jobs.entries.isEmpty {
+            if outstanding == jobs.entries.count {
+                // The lane has time now, and nothing in the helper's hands comes before these.
+                recognizeGathered()
+            } else {
+                helper.jobs.hand(&jobs)
+            }
+        }
+        sendsWaited = 0
+        sendReady()
+        while head < queue.count,
+            helper.results.notify(when: max(1, outstanding - (results.events.count - nextResult)))
+        {
+            sendReady()
+        }
+        socket.flush()
+        publishCounters()
+    }
+
+    /// The helper's results wake the lane's poll through this.
+    var signal: ZMQPollSignal? { helper.results.ready }
+
+    /// Sends what the helper's results have made ready.
+    mutating func signalled() {
+        helper.results.ready.clear()
+        sendReady()
+    }
+
     /// Sends everything, waiting for the helper's outstanding results, and publishes the counters.
     mutating func flush() {
         drain()
         socket.flush()
+        publishCounters()
+    }
+
+    private mutating func publishCounters() {
         if offloaded > 0 { socket.metrics.strokesOffloaded.add(offloaded, ordering: .relaxed) }
         offloaded = 0
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import StrokeProtocol
+import ZeroMQ
 
 /// A lane's recognition helper: a thread that recognizes, in order, the finished strokes a busy lane hands it
 /// (`OffloadingSink`) and hands the encoded events back.
@@ -11,16 +12,20 @@ final class RecognitionHelper: Sendable {
     /// Finished strokes, lane to helper.
     let jobs = EventPipe()
     /// Their events, helper to lane, in the same order.
-    let results = RecognitionResults()
+    let results: RecognitionResults
     private let stopped = DispatchSemaphore(value: 0)
     /// The thread's name: `recognize-` and the lane's index.
     let name: String
     /// The thread's own copy of the libraries.
     let registry: LibraryRegistry
 
-    init(lane: Int, registry: LibraryRegistry) {
+    /// Creates the helper of lane `lane` (not started).
+    ///
+    /// - Throws: `ZMQError` when the results' signal cannot be created.
+    init(lane: Int, registry: LibraryRegistry) throws(ZMQError) {
         name = "recognize-\(lane)"
         self.registry = registry.independentCopy()
+        results = try RecognitionResults()
     }
 
     /// Starts the thread.

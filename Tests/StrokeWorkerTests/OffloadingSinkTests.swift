@@ -56,7 +56,7 @@ struct OffloadingSinkTests {
         _ body: (_ sink: inout OffloadingSink, _ subscriber: ZMQSocket, _ metrics: WorkerMetrics) throws -> Void
     ) throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
-        let helper = RecognitionHelper(lane: 0, registry: registry)
+        let helper = try RecognitionHelper(lane: 0, registry: registry)
         helper.start()
         defer { helper.finish() }
         let metrics = WorkerMetrics()
@@ -164,6 +164,75 @@ struct OffloadingSinkTests {
             // The last stroke goes to the helper if the first ones are still out, else the lane recognizes it.
             let offloaded = metrics.snapshot["strokesOffloaded", default: 0]
             #expect(offloaded == count || offloaded == count - 1)
+        }
+    }
+
+    /// An offloading sink whose helper is not running until `body` starts it.
+    static func withStoppedHelper(
+        _ body: (
+            _ sink: inout OffloadingSink, _ helper: RecognitionHelper, _ subscriber: ZMQSocket, _ metrics: WorkerMetrics
+        ) throws -> Void
+    ) throws {
+        let (context, publisher, subscriber) = try SocketSinkTests.pair()
+        let helper = try RecognitionHelper(lane: 0, registry: registry)
+        let metrics = WorkerMetrics()
+        var sink = OffloadingSink(
+            socket: SocketSink(socket: publisher, metrics: metrics), helper: helper, registry: registry)
+        try body(&sink, helper, subscriber, metrics)
+        withExtendedLifetime(context) {}
+    }
+
+    @Test("when the input runs dry the lane does not wait for the helper: its results wake the poll, then go out")
+    func idleDoesNotWait() throws {
+        try Self.withStoppedHelper {
+            (sink: inout OffloadingSink, helper: RecognitionHelper, subscriber: ZMQSocket, metrics: WorkerMetrics)
+                throws
+            in
+            sink.saturated = true
+            var writer = JSONWriter()
+            var expected = [["lane", "{\"first\":1}"]]
+            SocketSinkTests.publish(&sink, "lane", "{\"first\":1}")
+            // Enough strokes to be offered to the helper, then an event of the lane's behind them.
+            for k in 0..<OffloadingSink.offerThreshold {
+                expected.append(Self.recognize(k, topic: "s\(k % 3)", into: &sink, writer: &writer))
+            }
+            SocketSinkTests.publish(&sink, "lane", "{\"last\":1}")
+            expected.append(["lane", "{\"last\":1}"])
+            // The helper is not even running: `idle()` returns with what needs it still queued.
+            sink.idle()
+            #expect(try Self.received(subscriber, count: 1) == [expected[0]])
+            #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
+            helper.start()
+            defer { helper.finish() }
+            var poller = ZMQPoller(readable: [], signals: [try #require(sink.signal)])
+            var received = [[String]]()
+            for _ in 0..<100 where received.count < expected.count - 1 {
+                guard try poller.poll(timeoutMilliseconds: 10_000) > 0 else { break }
+                sink.signalled()
+                sink.idle()
+                while let frames = try subscriber.receiveMultipart(dontWait: true) {
+                    received.append(frames.map { String(decoding: $0, as: UTF8.self) })
+                }
+            }
+            #expect(received == Array(expected.dropFirst()))
+            #expect(metrics.snapshot["strokesOffloaded"] == OffloadingSink.offerThreshold)
+        }
+    }
+
+    @Test("when the input runs dry with strokes gathered and none in the helper's hands, the lane recognizes them")
+    func idleRecognizesGathered() throws {
+        try Self.withStoppedHelper {
+            (sink: inout OffloadingSink, helper: RecognitionHelper, subscriber: ZMQSocket, metrics: WorkerMetrics)
+                throws
+            in
+            sink.saturated = true
+            var writer = JSONWriter()
+            let expected = (0..<3).map { Self.recognize($0, topic: "dry", into: &sink, writer: &writer) }
+            sink.idle()
+            #expect(try Self.received(subscriber, count: expected.count) == expected)
+            #expect(metrics.snapshot["strokesOffloaded", default: 0] == 0)
+            helper.start()
+            helper.finish()
         }
     }
 }

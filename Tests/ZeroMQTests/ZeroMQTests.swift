@@ -68,6 +68,29 @@ struct ZeroMQTests {
         #expect(b.isReadable)
     }
 
+    @Test("a poll signal wakes a poll beside its sockets, from another thread too, and clears")
+    func pollSignal() throws {
+        let (a, b) = try Self.connectedPair("poll-signal")
+        let signal = try ZMQPollSignal()
+        var poller = ZMQPoller(readable: [b], signals: [signal])
+        #expect(try poller.poll(timeoutMilliseconds: 0) == 0)
+        signal.signal()
+        signal.signal()
+        #expect(try poller.poll(timeoutMilliseconds: 1000) == 1)
+        #expect(poller.isReadable(1) && !poller.isReadable(0))
+        signal.clear()
+        #expect(try poller.poll(timeoutMilliseconds: 0) == 0)
+        try a.send("hello")
+        #expect(try poller.poll(timeoutMilliseconds: 1000) == 1)
+        #expect(poller.isReadable(0) && !poller.isReadable(1))
+        _ = try b.receiveMultipart()
+        // From another thread, into a poll that would otherwise wait ten seconds.
+        let thread = Thread { signal.signal() }
+        thread.start()
+        #expect(try poller.poll(timeoutMilliseconds: 10_000) == 1)
+        #expect(poller.isReadable(1))
+    }
+
     @Test("errors carry errno and zmq_strerror")
     func errors() throws {
         let context = try ZMQContext()
