@@ -142,20 +142,24 @@ struct OffloadingSink: LaneSink {
     /// The input ran dry: hands the gathered strokes over (or recognizes them here if the helper holds nothing
     /// else), sends what is ready and asks the helper to signal when the rest is; never waits for it.
     mutating func idle() {
-        if !jobs.entries.isEmpty {
-            if outstanding == jobs.entries.count {
-                // The lane has time now, and nothing in the helper's hands comes before these.
-                recognizeGathered()
-            } else {
-                helper.jobs.hand(&jobs)
-            }
-        }
         sendsWaited = 0
-        sendReady()
-        while head < queue.count,
-            helper.results.notify(when: max(1, outstanding - (results.events.count - nextResult)))
-        {
+        while true {
+            if !jobs.entries.isEmpty {
+                if outstanding == jobs.entries.count {
+                    // The lane has time now, and nothing in the helper's hands comes before these.
+                    recognizeGathered()
+                } else {
+                    // Not `hand`: that waits while the helper has not taken its last batch. What stays gathered
+                    // goes over when the results of that batch wake the lane.
+                    _ = helper.jobs.offer(&jobs)
+                }
+            }
             sendReady()
+            guard head < queue.count else { break }
+            // Results of the strokes in the helper's hands that the lane has not taken yet; none when the queue
+            // waits on gathered strokes alone, which the next round recognizes here.
+            let missing = outstanding - jobs.entries.count - (results.events.count - nextResult)
+            if missing > 0, !helper.results.notify(when: missing) { break }
         }
         socket.flush()
         publishCounters()

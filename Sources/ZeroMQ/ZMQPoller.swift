@@ -19,8 +19,8 @@ public struct ZMQPoller {
             + signals.map { zmq_pollitem_t(socket: nil, fd: $0.readable, events: Int16(ZMQ_POLLIN), revents: 0) }
     }
 
-    /// Waits until a socket is readable, a signal is signalled, or `timeoutMilliseconds` pass (`-1`: forever); `EINTR` counts as a
-    /// timeout so that callers re-check their shutdown flag.
+    /// Waits until a socket is readable, a signal is signalled, or `timeoutMilliseconds` pass (`-1`: forever);
+    /// `EINTR` counts as a timeout so that callers re-check their shutdown flag.
     ///
     /// - Returns: the number of readable sockets and signals.
     public mutating func poll(timeoutMilliseconds: Int) throws(ZMQError) -> Int {
