@@ -145,8 +145,8 @@ struct OffloadingSink: LaneSink {
         sendsWaited = 0
         while true {
             if !jobs.entries.isEmpty {
-                if outstanding == jobs.entries.count {
-                    // The lane has time now, and nothing in the helper's hands comes before these.
+                if outstanding == jobs.entries.count, jobs.entries.count <= Self.offerThreshold {
+                    // The lane has time now for a few, and nothing in the helper's hands comes before these.
                     recognizeGathered()
                 } else {
                     // Not `hand`: that waits while the helper has not taken its last batch. What stays gathered
@@ -157,7 +157,7 @@ struct OffloadingSink: LaneSink {
             sendReady()
             guard head < queue.count else { break }
             // Results of the strokes in the helper's hands that the lane has not taken yet; none when the queue
-            // waits on gathered strokes alone, which the next round recognizes here.
+            // waits on gathered strokes alone, which the next round recognizes here or hands over.
             let missing = outstanding - jobs.entries.count - (results.events.count - nextResult)
             if missing > 0, !helper.results.notify(when: missing) { break }
         }
