@@ -229,6 +229,12 @@ extension CheckmarkDetector {
         let minimumLegPoints: Int
         /// Room for `capacity + 1` points: decimation runs when a point passes the capacity.
         let room: Int
+        /// Whether every allowed second-leg direction is below 0° (upward on screen): a second leg with a positive
+        /// y fails them.
+        let secondLegMustRise: Bool
+        /// Whether every allowed first-leg direction is 0° or more (level or downward on screen): a first leg with
+        /// a negative y fails them.
+        let firstLegMustFall: Bool
 
         init(_ configuration: CheckmarkConfiguration) {
             self.configuration = configuration
@@ -239,6 +245,8 @@ extension CheckmarkDetector {
             self.minimumLegPoints = min(max(configuration.minimumLegPoints, 1), 1024)
             self.capacity = min(max(configuration.capacity, 2 * minimumLegPoints + 1), 1 << 24)
             self.room = capacity + 1
+            self.secondLegMustRise = configuration.secondLegDirection.upperBound < 0
+            self.firstLegMustFall = configuration.firstLegDirection.lowerBound >= 0
         }
     }
 

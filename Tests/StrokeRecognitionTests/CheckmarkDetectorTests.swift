@@ -163,4 +163,47 @@ struct CheckmarkDetectorTests {
         #expect(detector.add(StrokePoint(x: .nan, y: 0)) == nil)
         #expect(detector.add(contentsOf: Fixtures.check()) != nil)
     }
+
+    /// Resampled points along straight legs from `start` through `corner` to `end`, `perLeg` segments each.
+    static func legs(
+        _ start: SIMD2<Double>, _ corner: SIMD2<Double>, _ end: SIMD2<Double>, perLeg: Int
+    ) -> (xs: [Double], ys: [Double]) {
+        var points = [SIMD2<Double>]()
+        for k in 0..<perLeg { points.append(start + (corner - start) * (Double(k) / Double(perLeg))) }
+        for k in 0...perLeg { points.append(corner + (end - corner) * (Double(k) / Double(perLeg))) }
+        return (points.map { $0.x }, points.map { $0.y })
+    }
+
+    @Test(
+        "the full test's shortcuts on the legs' signs follow the configured directions",
+        arguments: [
+            // A second leg going down: the default second-leg directions (all upward) refuse it.
+            (SIMD2(10.0, 10.0), SIMD2(30.0, 20.0)),
+            // A first leg going up: the default first-leg directions (level to downward) refuse it.
+            (SIMD2(10.0, -10.0), SIMD2(20.0, -40.0)),
+        ])
+    func signShortcuts(corner: SIMD2<Double>, end: SIMD2<Double>) {
+        let (xs, ys) = Self.legs(.zero, corner, end, perLeg: 10)
+        func fires(_ configuration: CheckmarkConfiguration) -> Bool {
+            xs.withUnsafeBufferPointer { xs in
+                ys.withUnsafeBufferPointer { ys in
+                    CheckmarkDetector.fires(
+                        xs, ys, spacing: 1, settings: CheckmarkDetector.Settings(configuration))
+                }
+            }
+        }
+        // Every direction, turn, curl, sharpness and ratio allowed: these legs pass.
+        let anything = CheckmarkConfiguration(
+            firstLegDirection: -180...180, secondLegDirection: -180...180, turn: -360...360, firstLegMaxCurl: 100,
+            secondLegMaxCurl: 100, minimumSharpness: -1000, fireRatio: 0.01, steepFireRatio: 0.01)
+        #expect(fires(anything))
+        var defaults = CheckmarkConfiguration.default
+        defaults.turn = anything.turn
+        defaults.firstLegMaxCurl = anything.firstLegMaxCurl
+        defaults.secondLegMaxCurl = anything.secondLegMaxCurl
+        defaults.minimumSharpness = anything.minimumSharpness
+        defaults.fireRatio = anything.fireRatio
+        defaults.steepFireRatio = anything.steepFireRatio
+        #expect(!fires(defaults))
+    }
 }
