@@ -294,14 +294,16 @@ enum BenchCommand {
         values.sorted { key($0) < key($1) }[values.count / 2]
     }
 
-    /// The worker's CPU per message, by thread role, and the raw consumer's.
+    /// The worker's CPU per message, by thread role, the raw consumer's and the producer's.
     static func describe(_ row: WorkerBenchmarks.ThroughputRow) -> String {
         let cpu = row.workerCPU
         return String(
             format:
                 "CPU per message: worker %.2f µs (lane %.2f, recognition thread %.2f, libzmq I/O %.2f, other %.2f), "
-                + "raw consumer %.2f µs; machine busy %.0f%% (worker run), %.0f%% (raw runs)",
+                + "raw consumer %.2f µs; producer %.2f µs (raw runs %.2f), result counter %.2f µs; "
+                + "machine busy %.0f%% (worker run), %.0f%% (raw runs)",
             cpu.total, cpu.lane, cpu.recognition, cpu.io, cpu.other, row.rawCPUMicroseconds,
+            row.producerCPUWorkerRunMicroseconds, row.producerCPUMicroseconds, row.counterCPUMicroseconds,
             row.machineBusyWorker * 100, row.machineBusyRaw * 100)
     }
 

@@ -8,6 +8,8 @@ final class BenchProducer {
     let socket: ZMQSocket
     /// Subscription messages received so far.
     var subscriptions: [[UInt8]] = []
+    /// CPU time (seconds) the sending thread spent in `sendAll`.
+    private(set) var cpuSeconds = 0.0
 
     init(context: ZMQContext, endpoint: String) throws {
         socket = try ZMQSocket(context, .xpub)
@@ -23,6 +25,8 @@ final class BenchProducer {
     /// Sends every message as fast as possible; returns the time of the first send.
     @discardableResult
     func sendAll(_ traffic: Traffic, range: Range<Int>? = nil) throws -> UInt64 {
+        let cpuBefore = BenchClock.threadCPUSeconds()
+        defer { cpuSeconds += BenchClock.threadCPUSeconds() - cpuBefore }
         let started = BenchClock.now()
         for index in range ?? 0..<traffic.count {
             try send(traffic, index)

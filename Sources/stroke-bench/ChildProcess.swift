@@ -69,7 +69,16 @@ final class ChildProcess {
     ///
     /// From `schedstat` (nanoseconds on the CPU) where the kernel has it; `stat`'s user and system times count
     /// clock ticks (10 ms here), too coarse for a thread that runs a quarter of a second.
-    func threadCPUTimes() -> [Int: (name: String, seconds: Double)] {
+    func threadCPUTimes() -> [Int: (name: String, seconds: Double)] { Self.threadCPUTimes(pid: pid) }
+
+    /// CPU time (seconds) of this process's libzmq I/O threads so far: they move the producer's messages and the
+    /// result counter's.
+    static func ownIOSeconds() -> Double {
+        threadCPUTimes(pid: getpid()).values.filter { $0.name.hasPrefix("ZMQbg/IO") }.reduce(0) { $0 + $1.seconds }
+    }
+
+    /// `threadCPUTimes()` of the process `pid`.
+    static func threadCPUTimes(pid: Int32) -> [Int: (name: String, seconds: Double)] {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         var times = [Int: (name: String, seconds: Double)]()
         let directory = "/proc/\(pid)/task"

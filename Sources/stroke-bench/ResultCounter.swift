@@ -14,6 +14,8 @@ final class ResultCounter: Sendable {
     let arrivals = Mutex<[String: [UInt64]]>([:])
     let count = Atomic<Int>(0)
     let last = Atomic<UInt64>(0)
+    /// CPU time of the receive loop's thread in nanoseconds, once `run` returned.
+    let cpuNanoseconds = Atomic<UInt64>(0)
     let recordArrivals: Bool
 
     init(endpoint: String, prefix: String, expected: Int, recordArrivals: Bool) {
@@ -27,6 +29,11 @@ final class ResultCounter: Sendable {
 
     /// The receive loop; returns when `expected` results arrived or nothing came for `idleSeconds`.
     func run(context: ZMQContext, idleSeconds: Int32 = 30) throws {
+        let cpuBefore = BenchClock.threadCPUSeconds()
+        defer {
+            let spent = max(0, BenchClock.threadCPUSeconds() - cpuBefore)
+            cpuNanoseconds.store(UInt64(spent * 1e9), ordering: .releasing)
+        }
         let socket = try ZMQSocket(context, .sub)
         try socket.setHighWaterMarks(receive: 0)
         try socket.subscribe(prefix)

@@ -21,6 +21,12 @@ struct WorkerBenchmarks {
         /// The raw consumer's CPU time per message (its receiving thread and libzmq's I/O thread), in µs: what
         /// the same frames cost a process that does nothing with them.
         var rawCPUMicroseconds: Double
+        /// The producer's CPU time per message (its sending thread and this process's libzmq I/O thread), in µs,
+        /// in the raw runs (mean of the two) and in the worker's, where that I/O thread also receives the results.
+        var producerCPUMicroseconds: Double
+        var producerCPUWorkerRunMicroseconds: Double
+        /// The result counter's thread, per message, in µs, in the worker's run.
+        var counterCPUMicroseconds: Double
         /// The busy share of all the machine's cores while the worker ran, and while the raw pair ran (mean of the
         /// two raw runs): near 1, the cores are the bound; well below, threads waiting on each other are.
         var machineBusyWorker: Double
@@ -127,50 +133,69 @@ struct WorkerBenchmarks {
         // drifts over seconds, and bracketing keeps the ratio from depending on which side of a drift the
         // worker ran.
         let rawBefore = try await rawRate(traffic)
-        let (workerRate, workerCPU, workerBusy) = try await workerRate(traffic, prefix: prefix)
+        let (worker, workerCPU) = try await workerRate(traffic, prefix: prefix)
         let rawAfter = try await rawRate(traffic)
         let raw = (rawBefore.rate + rawAfter.rate) / 2
         let perMessage = Double(traffic.pointCount) / Double(traffic.count)
+        let microseconds = 1e6 / Double(traffic.count)
         return ThroughputRow(
             encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage, sessions: sessions,
             messages: traffic.count, points: traffic.pointCount, rawMessagesPerSecond: raw,
-            rawPointsPerSecond: raw * perMessage, workerMessagesPerSecond: workerRate,
-            workerPointsPerSecond: workerRate * perMessage, ratio: workerRate / raw, workerCPU: workerCPU,
+            rawPointsPerSecond: raw * perMessage, workerMessagesPerSecond: worker.rate,
+            workerPointsPerSecond: worker.rate * perMessage, ratio: worker.rate / raw, workerCPU: workerCPU,
             rawCPUMicroseconds: (rawBefore.cpuMicroseconds + rawAfter.cpuMicroseconds) / 2,
-            machineBusyWorker: workerBusy, machineBusyRaw: (rawBefore.busy + rawAfter.busy) / 2)
+            producerCPUMicroseconds: (rawBefore.producerSeconds + rawAfter.producerSeconds) / 2 * microseconds,
+            producerCPUWorkerRunMicroseconds: worker.producerSeconds * microseconds,
+            counterCPUMicroseconds: worker.counterSeconds * microseconds,
+            machineBusyWorker: worker.busy, machineBusyRaw: (rawBefore.busy + rawAfter.busy) / 2)
     }
 
-    /// Messages per second into a raw SUB sink process that only counts, and its CPU time per message in µs.
-    private func rawRate(_ traffic: Traffic) async throws -> (rate: Double, cpuMicroseconds: Double, busy: Double) {
+    /// Messages per second into a raw SUB sink process that only counts, its CPU time per message in µs, and the
+    /// producer's CPU time in seconds (its thread and this process's libzmq I/O thread).
+    private func rawRate(_ traffic: Traffic) async throws
+        -> (rate: Double, cpuMicroseconds: Double, busy: Double, producerSeconds: Double)
+    {
         let sink = try ChildProcess(
             myself, ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "\(traffic.count)"])
         let line = try sink.waitForLine(containing: "listening")
         let endpoint = String(line.split(separator: " ").last!)
         let context = self.context
         let load = MachineLoad.now()
-        let started = try await onThread {
+        let ioBefore = ChildProcess.ownIOSeconds()
+        let (started, sending) = try await onThread {
             let producer = try BenchProducer(context: context, endpoint: endpoint)
-            return try producer.sendAll(traffic)
+            return (try producer.sendAll(traffic), producer.cpuSeconds)
         }
         let output = sink.output()
         let busy = load.busyFraction(until: MachineLoad.now())
+        // The sink has received everything: the I/O thread has sent it all.
+        let producerSeconds = sending + ChildProcess.ownIOSeconds() - ioBefore
         let report = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         let count = report["count"] as! Int
         let last = (report["last"] as! NSNumber).uint64Value
         guard count == traffic.count else { throw BenchError("raw sink got \(count) of \(traffic.count)") }
         let cpu = (report["cpuSeconds"] as? NSNumber)?.doubleValue ?? .nan
-        return (Double(count) / (Double(last - started) / 1e9), cpu * 1e6 / Double(count), busy)
+        return (Double(count) / (Double(last - started) / 1e9), cpu * 1e6 / Double(count), busy, producerSeconds)
     }
 
     /// Messages per second through the worker: from the first message sent to the last result received.
-    private func workerRate(_ traffic: Traffic, prefix: String) async throws -> (Double, WorkerCPU, Double) {
+    private func workerRate(_ traffic: Traffic, prefix: String) async throws -> (ResultRate, WorkerCPU) {
         let process = try startWorker(["--log-level", "info"])
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
         let before = process.threadCPUTimes()
-        let (rate, busy) = try await Self.resultRate(
-            traffic, input: input, output: output, prefix: prefix, context: context)
-        return (rate, WorkerCPU(from: before, to: process.threadCPUTimes(), messages: traffic.count), busy)
+        let rate = try await Self.resultRate(traffic, input: input, output: output, prefix: prefix, context: context)
+        return (rate, WorkerCPU(from: before, to: process.threadCPUTimes(), messages: traffic.count))
+    }
+
+    /// What `resultRate` measures: messages per second, the machine's busy share, and the CPU time (seconds) of
+    /// the producer (its thread and this process's libzmq I/O thread, which also receives the results) and of the
+    /// result counter's thread.
+    struct ResultRate {
+        var rate: Double
+        var busy: Double
+        var producerSeconds: Double
+        var counterSeconds: Double
     }
 
     /// Sends `traffic` to `input` and counts the results (one per stroke) arriving at `output`; messages per
@@ -178,23 +203,28 @@ struct WorkerBenchmarks {
     /// shard bucket. `busy` is the machine's busy share over the same time.
     static func resultRate(
         _ traffic: Traffic, input: String, output: String, prefix: String, context: ZMQContext
-    ) async throws -> (rate: Double, busy: Double) {
+    ) async throws -> ResultRate {
         let counter = ResultCounter(
             endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
+        let ioBefore = ChildProcess.ownIOSeconds()
         async let consumer: Void = onThread { try counter.run(context: context) }
-        let (started, load) = try await onThread {
+        let (started, load, sending) = try await onThread {
             let producer = try BenchProducer(context: context, endpoint: input)
             try counter.waitUntilSubscribed(producer)
             let load = MachineLoad.now()
-            return (try producer.sendAll(traffic), load)
+            return (try producer.sendAll(traffic), load, producer.cpuSeconds)
         }
         try await consumer
         let busy = load.busyFraction(until: MachineLoad.now())
+        let producerSeconds = sending + ChildProcess.ownIOSeconds() - ioBefore
         let count = counter.count.load(ordering: .acquiring)
         guard count == traffic.ends.count else {
             throw BenchError("answered \(count) of \(traffic.ends.count) strokes")
         }
-        return (Double(traffic.count) / (Double(counter.last.load(ordering: .acquiring) - started) / 1e9), busy)
+        return ResultRate(
+            rate: Double(traffic.count) / (Double(counter.last.load(ordering: .acquiring) - started) / 1e9), busy: busy,
+            producerSeconds: producerSeconds,
+            counterSeconds: Double(counter.cpuNanoseconds.load(ordering: .acquiring)) / 1e9)
     }
 
     // MARK: - Latency

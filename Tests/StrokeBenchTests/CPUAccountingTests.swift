@@ -1,0 +1,51 @@
+import Synchronization
+import Testing
+import ZeroMQ
+
+@testable import stroke_bench
+
+/// The producer's side of the throughput rows: its sending thread's CPU time and this process's libzmq I/O thread.
+@Suite("stroke-bench CPU accounting")
+struct CPUAccountingTests {
+    @Test("a producer counts its sending thread's CPU time, and this process's libzmq I/O thread is found")
+    func producerSide() async throws {
+        let context = try ZMQContext()
+        let traffic = Traffic.make(
+            strokes: Traffic.strokes(dataset: nil), sessions: 8, pointsPerMessage: 32, encoding: .binary,
+            messages: 2_000, prefix: "cpu-")
+        // The sink's socket lives on a thread of its own, which answers the producer's connection while the test's
+        // thread waits in the producer's set-up for the subscription.
+        let endpoint = Mutex<String?>(nil)
+        async let received = onThread { () throws -> Int in
+            let sink = try ZMQSocket(context, .sub)
+            try sink.subscribe("")
+            try sink.setTimeouts(receive: 10_000)
+            try sink.bind("tcp://127.0.0.1:*")
+            endpoint.withLock { $0 = sink.lastEndpoint }
+            var count = 0
+            while count < traffic.count, try sink.receiveMultipart() != nil { count += 1 }
+            return count
+        }
+        while endpoint.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(1)) }
+        let ioBefore = ChildProcess.ownIOSeconds()
+        let cpu = try await onThread { () throws -> (before: Double, after: Double) in
+            let producer = try BenchProducer(context: context, endpoint: endpoint.withLock { $0! })
+            let before = producer.cpuSeconds
+            try producer.sendAll(traffic)
+            return (before, producer.cpuSeconds)
+        }
+        #expect(try await received == traffic.count)
+        #expect(cpu.before == 0 && cpu.after > 0)
+        // Over TCP every message passed through the I/O thread, on the producer's side and on the sink's.
+        #expect(ChildProcess.ownIOSeconds() > ioBefore)
+    }
+
+    @Test("the calling thread's CPU time grows with the work it does")
+    func threadTime() {
+        let start = BenchClock.threadCPUSeconds()
+        var sum = 0.0
+        for k in 0..<2_000_000 { sum += Double(k).squareRoot() }
+        #expect(sum > 0)
+        #expect(BenchClock.threadCPUSeconds() > start)
+    }
+}
