@@ -301,10 +301,10 @@ enum BenchCommand {
             format:
                 "CPU per message: worker %.2f µs (lane %.2f, recognition thread %.2f, libzmq I/O %.2f, other %.2f), "
                 + "raw consumer %.2f µs; producer %.2f µs (raw runs %.2f), result counter %.2f µs; "
-                + "machine busy %.0f%% (worker run), %.0f%% (raw runs)",
+                + "machine busy %.0f%% (worker run), %.0f%% (raw runs); the ratio these account for %.2f",
             cpu.total, cpu.lane, cpu.recognition, cpu.io, cpu.other, row.rawCPUMicroseconds,
             row.producerCPUWorkerRunMicroseconds, row.producerCPUMicroseconds, row.counterCPUMicroseconds,
-            row.machineBusyWorker * 100, row.machineBusyRaw * 100)
+            row.machineBusyWorker * 100, row.machineBusyRaw * 100, row.accountedRatio)
     }
 
     static func printText(_ report: Report) {

@@ -31,6 +31,16 @@ struct WorkerBenchmarks {
         /// two raw runs): near 1, the cores are the bound; well below, threads waiting on each other are.
         var machineBusyWorker: Double
         var machineBusyRaw: Double
+
+        /// The ratio the CPU accounting gives: the messages per second each run's busy share buys at its parties'
+        /// CPU per message (the worker's run: producer, worker and result counter; the raw runs: producer and raw
+        /// consumer). Close to `ratio` when those parties are all that ran and the two raw runs agree (the raw
+        /// figures are their means).
+        var accountedRatio: Double {
+            let worker = producerCPUWorkerRunMicroseconds + workerCPU.total + counterCPUMicroseconds
+            let raw = producerCPUMicroseconds + rawCPUMicroseconds
+            return (machineBusyWorker / worker) / (machineBusyRaw / raw)
+        }
     }
 
     /// CPU time per message of the worker's threads, in µs: the lane (decoding, sessions, detector), the
