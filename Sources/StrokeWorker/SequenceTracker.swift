@@ -2,7 +2,8 @@
 ///
 /// Producers number a session's messages 1, 2, 3, …. The first message the worker sees for a session sets the
 /// baseline (and is a reset if it is not 1: the worker has no state for what came before). After that a message
-/// is the next one, comes after a gap, or is a duplicate or late and is dropped.
+/// is the next one, comes after a gap, starts the numbering over (1 after a larger number: the producer restarted),
+/// or is a duplicate or late and is dropped.
 public struct SequenceTracker: Sendable, Hashable {
     /// What to do with a message.
     public enum Action: Sendable, Hashable {
@@ -17,6 +18,9 @@ public struct SequenceTracker: Sendable, Hashable {
         case rejectDuplicate
         /// A number below the last message's: drop it.
         case rejectLate(last: UInt32)
+        /// Number 1 after `last` > 1: the producer started over (a restarted process numbers from 1 again).
+        /// Report it, drop what the session held, and process the message as a new session's first.
+        case restart(last: UInt32)
     }
 
     /// The last accepted sequence number, or `nil` before the first message.
@@ -36,6 +40,10 @@ public struct SequenceTracker: Sendable, Hashable {
             return .accept
         }
         if sequence == last { return .rejectDuplicate }
+        if sequence == 1 {
+            self.last = sequence
+            return .restart(last: last)
+        }
         if sequence < last { return .rejectLate(last: last) }
         self.last = sequence
         return .acceptAfterGap(expected: last &+ 1, missing: sequence - last - 1)

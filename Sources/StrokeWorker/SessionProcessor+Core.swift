@@ -51,6 +51,8 @@ extension SessionProcessor {
                 emitError(
                     &session, id: id, code: "sequence_late", "seq \(sequence) arrived after seq \(last); dropped")
                 return true
+            case .restart(let last):
+                restart(&session, id: id, after: last)
             }
             switch message.kind {
             case .begin:
@@ -95,6 +97,20 @@ extension SessionProcessor {
                 return false
             }
             return true
+        }
+
+        /// Starts a session over for a producer that numbers from 1 again: its open strokes are dropped and its
+        /// options go back to their defaults, as for a new session; its events keep their numbering.
+        private mutating func restart(_ session: inout Session, id: UnsafeRawBufferPointer, after last: UInt32) {
+            let dropped = session.strokes.count
+            while session.strokes.count > 0 { recycle(session.strokes.remove(at: 0)) }
+            session.library = 0
+            session.invariant = nil
+            session.checkmark = configuration.checkmarkByDefault
+            emitError(
+                &session, id: id, code: "session_restart",
+                "seq 1 after seq \(last): the producer started over; \(dropped) open stroke(s) dropped, "
+                    + "options back to their defaults")
         }
 
         /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.

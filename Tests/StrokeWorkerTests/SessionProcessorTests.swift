@@ -301,6 +301,33 @@ struct SessionProcessorTests {
         #expect(event["eventSeq"] as? Int == 1)
     }
 
+    @Test("a producer that numbers from 1 again starts its session over, with a new session's options")
+    func restart() throws {
+        // The recorded check of the first scenario: 40 messages numbered 1 to 40, a checkmark at seq 34.
+        let check = try ScenarioReplayer.scenarios()[0]["messages"] as! [[String: Any]]
+        func renumbered(_ message: [String: Any], by offset: Int) -> [String: Any] {
+            var message = message
+            var json = message["json"] as! [String: Any]
+            json["seq"] = json["seq"] as! Int + offset
+            message["json"] = json
+            return message
+        }
+        var processor = Self.processor()
+        let options: [String: Any] = [
+            "topic": "712/player-1", "json": ["type": "options", "seq": 1, "checkmark": false],
+        ]
+        Self.feed(&processor, try ScenarioReplayer.frames(options))
+        // With the detector off, the check gets its match only.
+        for message in check { Self.feed(&processor, try ScenarioReplayer.frames(renumbered(message, by: 1))) }
+        // The producer restarts and sends the check again from seq 1: the default options apply again.
+        for message in check { Self.feed(&processor, try ScenarioReplayer.frames(message)) }
+        let events = Self.events(processor).map {
+            ($0.payload["code"] as? String ?? $0.payload["event"] as! String, $0.payload["seq"] as? Int)
+        }
+        #expect(events.map(\.0) == ["match", "session_restart", "checkmark", "match"])
+        #expect(events.map(\.1) == [41, 1, 34, 40])
+    }
+
     @Test("orientation override per session")
     func orientationOverride() {
         var processor = Self.processor()

@@ -16,6 +16,10 @@ struct WorkerUnitTests {
         #expect(tracker.receive(5) == .acceptAfterGap(expected: 3, missing: 2))
         #expect(tracker.receive(4) == .rejectLate(last: 5))
         #expect(tracker.receive(6) == .accept)
+        // 1 after a larger number: the producer started over, and its numbering goes on from 1.
+        #expect(tracker.receive(1) == .restart(last: 6))
+        #expect(tracker.receive(1) == .rejectDuplicate)
+        #expect(tracker.receive(2) == .accept)
         var fresh = SequenceTracker()
         #expect(fresh.receive(9) == .acceptAfterReset(sequence: 9))
         #expect(fresh.receive(10) == .accept)

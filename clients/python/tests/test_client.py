@@ -152,6 +152,36 @@ def test_first_messages_are_not_lost(worker, fixtures_dir):
     context.term()
 
 
+def test_a_restarted_producer_goes_on_with_its_session(worker, fixtures_dir):
+    """A producer process that restarts numbers its session's messages from 1 again: the worker starts the session
+    over (session_restart) instead of dropping everything as late until the session idles out."""
+    points = read_stroke(fixtures_dir, "circle")
+    context = zmq.Context()
+    with Consumer(worker.output, prefixes=["restarting"], context=context) as consumer:
+        events = []
+        for incarnation in range(2):
+            with Producer(worker.input, context=context) as producer:
+                producer.wait_for_worker()
+                if incarnation == 0:
+                    consumer.wait_until_subscribed(producer)
+                    # It dies in the middle of a stroke.
+                    producer.send_stroke("restarting", points, batch=len(points))
+                    producer.send("restarting", "begin", 2, points=points[:1])
+                else:
+                    producer.send_stroke("restarting", points, batch=len(points))
+            while True:
+                event = consumer.receive(timeout=5)
+                assert event is not None, "events so far: %s" % [e.fields for e in events]
+                events.append(event)
+                if event.kind in ("match", "nomatch"):
+                    break
+    context.term()
+    assert [e.kind for e in events] == ["match", "error", "match"]
+    assert events[1].get("code") == "session_restart" and events[1].get("seq") == 1
+    assert events[2].get("name") == "circle" and events[2].get("seq") == 3
+    assert [e.get("eventSeq") for e in events] == [1, 2, 3]
+
+
 def test_all_buckets_of_a_two_lane_worker(fixtures_dir):
     """wait_for_all_buckets(): behind a worker's two lanes, each subscribing to its own buckets, the first
     messages to sessions in every bucket arrive."""
