@@ -23,10 +23,12 @@ PROFILE_SESSIONS ?= 1000
 FUZZ_ROUNDS      ?= 2000000
 # FUZZ_SEED picks other random inputs. Default: empty, the tests' own seeds.
 FUZZ_SEED        ?=
+# `make soak`: seconds of random strokes and bad input against a release worker. Default: `60`.
+SOAK_SECONDS     ?= 60
 
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
         demo replay eval bench bench-quick profile clean deps-deploy deploy-check cluster-test cluster-start \
-        cluster-stop fuzz
+        cluster-stop fuzz soak
 
 all: build
 
@@ -74,6 +76,11 @@ lint:
 swift-test: deps-system
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build
+
+# A real worker under random strokes over 5,000 sessions and bad input of every kind (scripts/soak.py): it runs
+# throughout, exits 0 on SIGTERM, loses no event, closes every idle session, and its memory stays flat.
+soak: deps release
+	$(PYTHON) scripts/soak.py --seconds $(SOAK_SECONDS) --worker $(RELEASE_BIN)/stroke-worker
 
 # Random and mutated input, longer than `make test` runs it: no crash, no other session disturbed, and the same
 # events one message at a time as in batches.

@@ -166,6 +166,13 @@ class Producer:
         return self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
                          binary=False)
 
+    def forget(self, session: str) -> None:
+        """Start ``session``'s numbering over, as a restarted producer does: its next message is seq 1, and the
+        worker, if it still holds the session, answers ``session_restart`` and starts it afresh (open strokes
+        dropped, options back to their defaults). A way out after ``sequence_late`` errors."""
+        self._sequences.pop(session, None)
+        self._strokes.pop(session, None)
+
     def close_session(self, session: str) -> int:
         """Send ``close``: the worker drops the session's state."""
         return self.send(session, "close")

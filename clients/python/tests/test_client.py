@@ -182,6 +182,16 @@ def test_a_restarted_producer_goes_on_with_its_session(worker, fixtures_dir):
     assert [e.get("eventSeq") for e in events] == [1, 2, 3]
 
 
+def test_forget_starts_a_sessions_numbering_over():
+    producer = Producer("tcp://127.0.0.1:1")
+    try:
+        assert [producer.next_seq("s"), producer.next_seq("s"), producer.new_stroke_id("s")] == [1, 2, 1]
+        producer.forget("s")
+        assert [producer.next_seq("s"), producer.new_stroke_id("s")] == [1, 1]
+    finally:
+        producer.close()
+
+
 def test_all_buckets_of_a_two_lane_worker(fixtures_dir):
     """wait_for_all_buckets(): behind a worker's two lanes, each subscribing to its own buckets, the first
     messages to sessions in every bucket arrive."""

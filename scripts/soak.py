@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Soak: a real stroke-worker under random strokes over many sessions, mixed with bad input of every kind.
+
+Starts the worker on free loopback ports (idle timeout 2 s), sends random strokes (JSON or binary, in batches of
+1 to 16 points) to SESSIONS sessions for SECONDS seconds, a share of them replaced by bad messages (bytes that
+are no message, bad topics, wrong frame counts, sequence numbers far ahead, a producer starting over from 1,
+oversized payloads), and reads every event. Every 10 s it prints the worker's resident memory and the events by
+kind; at the end it waits for the idle sessions to be evicted, stops the worker with SIGTERM and checks:
+- the worker ran throughout and exited 0;
+- no event was lost (each session's `eventSeq` has no gap);
+- every session the worker held was closed by the idle sweep;
+- the resident memory after the sweep is within `--memory-margin` MB of its level after the first 10 s.
+Exits 1 if a check fails.
+
+Usage: scripts/soak.py [--seconds S] [--sessions N] [--bad-share F] [--worker PATH] [--memory-margin MB]
+"""
+
+import argparse
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+from stroke_client import Consumer, Producer  # noqa: E402
+from stroke_client.shard import topic  # noqa: E402
+
+
+def start_worker(path: str):
+    process = subprocess.Popen(
+        [path, "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--idle-timeout", "2",
+         "--stats-interval", "0", "--lanes", "1"],
+        stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if not line:
+            break
+        if "listening" in line:
+            endpoints = re.search(r"input:(\S+)", line).group(1), re.search(r"output:(\S+)", line).group(1)
+            # Keep reading its log, so that it never blocks on a full pipe.
+            threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
+            return process, endpoints
+    process.kill()
+    sys.exit("soak: the worker did not start")
+
+
+def resident_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def random_stroke(rng: random.Random):
+    x, y, t = rng.uniform(0, 500), rng.uniform(0, 500), 0.0
+    points = []
+    for _ in range(rng.randrange(2, 120)):
+        x += rng.uniform(-8, 8)
+        y += rng.uniform(-8, 8)
+        t += rng.uniform(5, 20)
+        points.append((x, y, t))
+    return points
+
+
+def send_bad(producer: Producer, session: str, rng: random.Random) -> None:
+    socket = producer.socket
+    kind = rng.randrange(7)
+    if kind == 0:
+        socket.send_multipart([topic(session), bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))])
+    elif kind == 1:
+        socket.send_multipart([b"zzz/" + session.encode(), b'{"type":"begin","seq":1,"stroke":1}'])
+    elif kind == 2:
+        socket.send_multipart([topic(session)])
+    elif kind == 3:
+        # Far ahead: the session's later messages are late until its producer starts over.
+        producer.send(session, "points", 77, points=[(1, 2, 3)], seq=producer.next_seq(session) + 1000)
+    elif kind == 4:
+        # The producer starts over from 1.
+        producer.forget(session)
+        producer.send(session, "begin", producer.new_stroke_id(session), points=[(1, 2, 3)])
+    elif kind == 5:
+        socket.send_multipart([topic(session), b"{" * 2_000_000])
+    else:
+        socket.send_multipart([topic(session), b'{"type":"end","seq":1,"stroke":' + b"9" * 40 + b"}"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="how long traffic is sent (default 60)")
+    parser.add_argument("--sessions", type=int, default=5000, help="sessions drawn from (default 5000)")
+    parser.add_argument("--bad-share", type=float, default=0.03, help="share of bad messages (default 0.03)")
+    parser.add_argument("--worker", default=os.path.join(ROOT, ".build", "release", "stroke-worker"))
+    parser.add_argument("--memory-margin", type=float, default=32.0,
+                        help="MB the memory after the sweep may exceed its level after 10 s (default 32)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.seconds <= 0 or args.sessions < 1 or not 0 <= args.bad_share <= 1:
+        parser.error("--seconds must be positive, --sessions at least 1, --bad-share in 0...1")
+    rng = random.Random(args.seed)
+    worker, (input_endpoint, output_endpoint) = start_worker(args.worker)
+    events, last_event, gaps, held = {}, {}, 0, set()
+    failures = []
+
+    def take(event) -> None:
+        nonlocal gaps
+        events[event.kind] = events.get(event.kind, 0) + 1
+        session = event.topic.decode()
+        number = event.get("eventSeq") or 0
+        # A session closed by the sweep starts its numbering over when it comes back.
+        if number and number != last_event.get(session, 0) + 1 and not (number == 1 and session not in held):
+            gaps += 1
+        if number:
+            last_event[session] = number
+            held.add(session)
+        if event.kind == "closed":
+            held.discard(session)
+            last_event.pop(session, None)
+
+    sent = bad = 0
+    baseline = None
+    with Consumer(output_endpoint) as consumer, Producer(input_endpoint, binary=False) as producer:
+        producer.wait_for_all_buckets()
+        consumer.wait_until_subscribed(producer)
+        started = last_report = time.monotonic()
+        print(f"soak: worker pid {worker.pid}, {resident_mb(worker.pid):.1f} MB at start", flush=True)
+        while time.monotonic() - started < args.seconds:
+            session = f"soak-{rng.randrange(args.sessions)}"
+            if rng.random() < args.bad_share:
+                send_bad(producer, session, rng)
+                bad += 1
+                sent += 1
+            else:
+                points = random_stroke(rng)
+                producer.binary = rng.random() < 0.5
+                batch = rng.randrange(1, 17)
+                producer.send_stroke(session, points, batch=batch)
+                sent += 2 + (len(points) - 2) // batch + 1
+            while (event := consumer.receive(timeout=0)) is not None:
+                take(event)
+            now = time.monotonic()
+            if now - last_report >= 10:
+                last_report = now
+                memory = resident_mb(worker.pid)
+                baseline = memory if baseline is None else baseline
+                print(f"soak: {now - started:4.0f} s, {memory:.1f} MB, about {sent} messages ({bad} bad), events "
+                      f"{dict(sorted(events.items()))}", flush=True)
+            if worker.poll() is not None:
+                failures.append(f"the worker exited early with {worker.returncode}")
+                break
+        # The sweep closes the sessions idle for 2 s, once a second.
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            event = consumer.receive(timeout=0.1)
+            if event is not None:
+                take(event)
+    memory = resident_mb(worker.pid) if worker.poll() is None else 0.0
+    print(f"soak: after the idle sweep {memory:.1f} MB; events {dict(sorted(events.items()))}", flush=True)
+    if worker.poll() is None:
+        worker.send_signal(signal.SIGTERM)
+        try:
+            code = worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            code = None
+        if code != 0:
+            failures.append(f"the worker exited with {code} on SIGTERM")
+    if gaps:
+        failures.append(f"{gaps} gaps in sessions' event numbers: events were lost")
+    if held:
+        failures.append(f"{len(held)} sessions were never closed by the idle sweep")
+    if baseline is not None and memory > baseline + args.memory_margin:
+        failures.append(f"memory grew from {baseline:.1f} to {memory:.1f} MB")
+    for failure in failures:
+        print(f"soak: FAILED: {failure}")
+    if not failures:
+        print("soak: passed (ran throughout, exited 0, no event lost, every session closed, memory flat)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
