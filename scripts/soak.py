@@ -105,12 +105,14 @@ def main() -> int:
         parser.error("--seconds must be positive, --sessions at least 1, --bad-share in 0...1")
     rng = random.Random(args.seed)
     worker, (input_endpoint, output_endpoint) = start_worker(args.worker)
-    events, last_event, gaps, held = {}, {}, 0, set()
+    events, codes, last_event, gaps, held = {}, {}, {}, 0, set()
     failures = []
 
     def take(event) -> None:
         nonlocal gaps
         events[event.kind] = events.get(event.kind, 0) + 1
+        if event.kind == "error":
+            codes[event.get("code")] = codes.get(event.get("code"), 0) + 1
         session = event.topic.decode()
         number = event.get("eventSeq") or 0
         # A session closed by the sweep starts its numbering over when it comes back.
@@ -162,6 +164,7 @@ def main() -> int:
                 take(event)
     memory = resident_mb(worker.pid) if worker.poll() is None else 0.0
     print(f"soak: after the idle sweep {memory:.1f} MB; events {dict(sorted(events.items()))}", flush=True)
+    print(f"soak: errors by code {dict(sorted(codes.items(), key=lambda item: -item[1]))}", flush=True)
     if worker.poll() is None:
         worker.send_signal(signal.SIGTERM)
         try:

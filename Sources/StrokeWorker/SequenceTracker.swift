@@ -4,6 +4,12 @@
 /// baseline (and is a reset if it is not 1: the worker has no state for what came before). After that a message
 /// is the next one, comes after a gap, starts the numbering over (1 after a larger number: the producer restarted),
 /// or is a duplicate or late and is dropped.
+///
+/// After a gap, a message numbered between the gap's start and its end (up to 255 past the start) is late, as any
+/// smaller number is; but when the message after it is the next number, the number that made the gap was out of
+/// line (a corrupted or stray number), and the numbering goes on from there. Otherwise a single stray number would
+/// make every later message of the session late. One message arriving after the next (a swap) stays late: only
+/// two numbers in a row decide.
 public struct SequenceTracker: Sendable, Hashable {
     /// What to do with a message.
     public enum Action: Sendable, Hashable {
@@ -21,10 +27,23 @@ public struct SequenceTracker: Sendable, Hashable {
         /// Number 1 after `last` > 1: the producer started over (a restarted process numbers from 1 again).
         /// Report it, drop what the session held, and process the message as a new session's first.
         case restart(last: UInt32)
+        /// After a gap, the message after a late one that continued the numbering from before it, numbered next to
+        /// that one: `stray` was out of line, and the `missing` messages its gap reported were not lost (the late
+        /// one was dropped). Report it, then process this one and go on from it.
+        case acceptAfterStray(stray: UInt32, missing: UInt32)
     }
 
+    // `beforeGap` first: with `last`'s optional and a byte after it the tracker takes 10 bytes, and a session
+    // still 112.
+
+    /// After a gap, the last number before it; 0 otherwise (a session numbered from 0 that loses messages right
+    /// after its first is not checked for a stray number).
+    private var beforeGap: UInt32 = 0
     /// The last accepted sequence number, or `nil` before the first message.
     public private(set) var last: UInt32?
+    /// After a gap, how far past its start the late message that continued the numbering from before it was
+    /// numbered; 0 before such a message.
+    private var continuedBy: UInt8 = 0
 
     /// Creates a tracker for a new session.
     public init() {}
@@ -40,8 +59,22 @@ public struct SequenceTracker: Sendable, Hashable {
         }
         if sequence == last &+ 1 && sequence != 0 {
             self.last = sequence
+            beforeGap = 0
             return .accept
         }
+        if beforeGap != 0 && sequence > beforeGap && sequence < last {
+            if continuedBy == 0 && sequence &- beforeGap <= UInt32(UInt8.max) {
+                continuedBy = UInt8(sequence &- beforeGap)
+                return .rejectLate(last: last)
+            }
+            if continuedBy != 0 && sequence == beforeGap &+ UInt32(continuedBy) &+ 1 {
+                let gapStart = beforeGap
+                (beforeGap, continuedBy) = (0, 0)
+                self.last = sequence
+                return .acceptAfterStray(stray: last, missing: last &- gapStart &- 1)
+            }
+        }
+        beforeGap = 0
         if sequence == last { return .rejectDuplicate }
         if sequence == 1 {
             self.last = sequence
@@ -49,6 +82,7 @@ public struct SequenceTracker: Sendable, Hashable {
         }
         if sequence < last { return .rejectLate(last: last) }
         self.last = sequence
+        (beforeGap, continuedBy) = (last, 0)
         return .acceptAfterGap(expected: last &+ 1, missing: sequence - last - 1)
     }
 }

@@ -53,6 +53,13 @@ extension SessionProcessor {
                 return true
             case .restart(let last):
                 restart(&session, id: id, after: last)
+            case .acceptAfterStray(let stray, let missing):
+                metrics.inputGaps.subtract(Int(missing), ordering: .relaxed)
+                emitError(
+                    &session, id: id, code: "sequence_stray",
+                    "seq \(sequence &- 1) and seq \(sequence) continue the numbering from before seq \(stray), which "
+                        + "was out of line: the \(missing) message(s) its gap reported were not lost (seq "
+                        + "\(sequence &- 1) was dropped as late); the numbering goes on from seq \(sequence)")
             }
             switch message.kind {
             case .begin:

@@ -23,6 +23,36 @@ struct WorkerUnitTests {
         var fresh = SequenceTracker()
         #expect(fresh.receive(9) == .acceptAfterReset(sequence: 9))
         #expect(fresh.receive(10) == .accept)
+        // A corrupted number: message 3 arrives numbered 1000. Message 4 is late, as any smaller number is; message
+        // 5, next to it, shows 1000 to be out of line, and the numbering goes on.
+        var stray = SequenceTracker()
+        #expect(stray.receive(1) == .accept)
+        #expect(stray.receive(2) == .accept)
+        #expect(stray.receive(1000) == .acceptAfterGap(expected: 3, missing: 997))
+        #expect(stray.receive(4) == .rejectLate(last: 1000))
+        #expect(stray.receive(5) == .acceptAfterStray(stray: 1000, missing: 997))
+        #expect(stray.receive(6) == .accept)
+        // A stray message between two others: 7 and 8 go on from before it.
+        #expect(stray.receive(500) == .acceptAfterGap(expected: 7, missing: 493))
+        #expect(stray.receive(7) == .rejectLate(last: 500))
+        #expect(stray.receive(8) == .acceptAfterStray(stray: 500, missing: 493))
+        // A swap: one message after a gap continues the numbering before it, and the next goes on from the gap.
+        #expect(stray.receive(10) == .acceptAfterGap(expected: 9, missing: 1))
+        #expect(stray.receive(9) == .rejectLate(last: 10))
+        #expect(stray.receive(11) == .accept)
+        // Only numbers in a row decide, right after the gap's late message.
+        #expect(stray.receive(30) == .acceptAfterGap(expected: 12, missing: 18))
+        #expect(stray.receive(12) == .rejectLate(last: 30))
+        #expect(stray.receive(30) == .rejectDuplicate)
+        #expect(stray.receive(13) == .rejectLate(last: 30))
+        #expect(stray.receive(40) == .acceptAfterGap(expected: 31, missing: 9))
+        #expect(stray.receive(32) == .rejectLate(last: 40))
+        #expect(stray.receive(34) == .rejectLate(last: 40))
+        #expect(stray.receive(35) == .rejectLate(last: 40))
+        // Far past the gap's start (over 255), a late message does not start the check.
+        #expect(stray.receive(1000) == .acceptAfterGap(expected: 41, missing: 959))
+        #expect(stray.receive(400) == .rejectLate(last: 1000))
+        #expect(stray.receive(401) == .rejectLate(last: 1000))
     }
 
     @Test("stroke storage keeps the points and the detector's state when it grows, and forgets them on reset")
