@@ -174,8 +174,11 @@ class Producer:
         self._strokes.pop(session, None)
 
     def close_session(self, session: str) -> int:
-        """Send ``close``: the worker drops the session's state."""
-        return self.send(session, "close")
+        """Send ``close``: the worker drops the session's state. The session's numbering then starts over, so
+        that a later message to it begins a new session (without a ``session_reset`` error)."""
+        seq = self.send(session, "close")
+        self.forget(session)
+        return seq
 
 
 class Consumer:

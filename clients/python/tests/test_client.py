@@ -188,6 +188,8 @@ def test_forget_starts_a_sessions_numbering_over():
         assert [producer.next_seq("s"), producer.next_seq("s"), producer.new_stroke_id("s")] == [1, 2, 1]
         producer.forget("s")
         assert [producer.next_seq("s"), producer.new_stroke_id("s")] == [1, 1]
+        assert producer.close_session("s") == 2
+        assert producer.next_seq("s") == 1
     finally:
         producer.close()
 
@@ -260,9 +262,12 @@ def test_two_fingers_and_options(worker, fixtures_dir):
         producer.send("multi", "end", 2, 1)
         producer.send("multi", "end", 1, 0)
         producer.close_session("multi")
+        # After close, the session's numbering starts over: the next stroke begins a new session, without error.
+        producer.send_stroke("multi", circle, batch=len(circle))
         kinds = [(e.kind, e.get("stroke"), e.get("pointer"), e.get("name") or e.get("reason"))
                  for e in consumer.iter(timeout=3)]
-    assert kinds == [("match", 2, 1, "circle"), ("match", 1, 0, "check"), ("closed", None, None, "closed")]
+    assert kinds == [("match", 2, 1, "circle"), ("match", 1, 0, "check"), ("closed", None, None, "closed"),
+                     ("match", 1, 0, "circle")]
 
 
 def test_replay_matches_the_recognizer(worker, fixtures_dir):
