@@ -20,11 +20,16 @@ public struct Forwarder: Sendable {
     public var noDrop: Bool
     /// Linger of the XPUB side at close, in milliseconds.
     public var lingerMilliseconds: Int32
+    /// CURVE on the XSUB side's endpoints (nil: none; inproc ones are never encrypted).
+    public var frontendSecurity: TransportSecurity?
+    /// CURVE on the XPUB side's endpoints.
+    public var backendSecurity: TransportSecurity?
 
     /// Creates a forwarder description.
     public init(
         frontend: [WorkerConfiguration.Endpoint], backend: [WorkerConfiguration.Endpoint], controlEndpoint: String,
-        highWaterMark: Int32 = 100_000, noDrop: Bool = false, lingerMilliseconds: Int32 = 1000
+        highWaterMark: Int32 = 100_000, noDrop: Bool = false, lingerMilliseconds: Int32 = 1000,
+        frontendSecurity: TransportSecurity? = nil, backendSecurity: TransportSecurity? = nil
     ) {
         self.frontend = frontend
         self.backend = backend
@@ -32,6 +37,8 @@ public struct Forwarder: Sendable {
         self.highWaterMark = highWaterMark
         self.noDrop = noDrop
         self.lingerMilliseconds = lingerMilliseconds
+        self.frontendSecurity = frontendSecurity
+        self.backendSecurity = backendSecurity
     }
 
     /// High-water mark of the subscriptions' direction, backend to frontend, whatever `highWaterMark` is: a
@@ -51,6 +58,8 @@ public struct Forwarder: Sendable {
         if noDrop { try xpub.setNoDrop(true) }
         try xpub.setLinger(milliseconds: lingerMilliseconds)
         try xsub.setLinger(milliseconds: 0)
+        try frontendSecurity?.apply(to: xsub)
+        try backendSecurity?.apply(to: xpub)
         try control.bind(controlEndpoint)
         let boundFrontend = try frontend.compactMap { endpoint throws(ZMQError) in try xsub.attach(endpoint) }
         let boundBackend = try backend.compactMap { endpoint throws(ZMQError) in try xpub.attach(endpoint) }

@@ -56,7 +56,7 @@ struct Lane: Sendable {
             try loop(input: input, output: nil, processor: &processor)
         } else {
             let output = try ZMQSocket(context, .xpub)
-            try Publisher.configure(output, configuration)
+            try Publisher.configure(output, configuration, external: recordsEndpoints)
             for endpoint in outputs { try attach(output, endpoint, role: "output") }
             try attachInputs(input)
             let sink = SocketSink(socket: output, metrics: metrics)
@@ -155,6 +155,7 @@ struct Lane: Sendable {
                 intervalMilliseconds: configuration.heartbeatMilliseconds,
                 timeoutMilliseconds: configuration.heartbeatMilliseconds * 3)
         }
+        if recordsEndpoints { try configuration.security?.apply(to: input) }
         for prefix in prefixes { try input.subscribe(prefix) }
     }
 

@@ -62,7 +62,10 @@ final class Publisher: Sendable {
     }
 
     /// Socket options shared by the publisher thread and a lane that publishes itself.
-    static func configure(_ output: ZMQSocket, _ configuration: WorkerConfiguration) throws {
+    /// Sets an output socket's options; `external`: it attaches the worker's own endpoints (not a forwarder's
+    /// inproc one), so the configured transport security applies.
+    static func configure(_ output: ZMQSocket, _ configuration: WorkerConfiguration, external: Bool) throws {
+        if external { try configuration.security?.apply(to: output) }
         try output.setHighWaterMarks(send: configuration.highWaterMark)
         try output.setNoDrop(true)
         try output.setTimeouts(send: configuration.sendTimeoutMilliseconds)
@@ -85,7 +88,7 @@ final class Publisher: Sendable {
         let output: ZMQSocket
         do {
             output = try ZMQSocket(context, .xpub)
-            try Self.configure(output, configuration)
+            try Self.configure(output, configuration, external: recordEndpointsIn != nil)
             for endpoint in outputs {
                 let bound = try output.attach(endpoint)
                 recordEndpointsIn?.endpoints.withLock { $0.append("output:\(bound ?? "connect:\(endpoint.address)")") }

@@ -59,17 +59,19 @@ public final class Worker: Sendable {
         let forwarders = configuration.lanes > 1
         do {
             try await withThrowingDiscardingTaskGroup { group in
+                // Before any socket accepts a connection: the handler that checks CURVE clients' keys.
+                try await startAuthenticator(in: &group)
                 if forwarders {
                     let input = Forwarder(
                         frontend: configuration.inputs,
                         backend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-input")],
                         controlEndpoint: inputControl, highWaterMark: configuration.inputHighWaterMark, noDrop: true,
-                        lingerMilliseconds: 0)
+                        lingerMilliseconds: 0, frontendSecurity: configuration.security)
                     let output = Forwarder(
                         frontend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-output")],
                         backend: configuration.outputs, controlEndpoint: outputControl,
                         highWaterMark: configuration.highWaterMark, noDrop: true,
-                        lingerMilliseconds: configuration.lingerMilliseconds)
+                        lingerMilliseconds: configuration.lingerMilliseconds, backendSecurity: configuration.security)
                     for (name, forwarder) in [("input", input), ("output", output)] {
                         group.addTask { [context, control] in
                             try await ThreadRunner.run(name: "forward-\(name)") {
@@ -84,6 +86,7 @@ public final class Worker: Sendable {
                     }
                 }
                 group.addTask {
+                    defer { self.control.authenticatorStopping.store(true, ordering: .releasing) }
                     try await self.runLanes(lanes)
                     if forwarders {
                         try await Task.sleep(for: .milliseconds(200))
@@ -100,6 +103,29 @@ public final class Worker: Sendable {
             throw error
         }
         logger.info("stopped", metrics.snapshot.mapValues(String.init))
+    }
+
+    /// With authorized client keys, runs the ZAP handler on a thread of its own until the lanes have finished,
+    /// and returns once it is bound (or failed, which stops the worker).
+    private func startAuthenticator(in group: inout ThrowingDiscardingTaskGroup<any Error>) async throws {
+        guard let security = configuration.security, security.authorizedClients != nil else { return }
+        let authenticator = ClientAuthenticator(security: security, context: context, logger: logger, metrics: metrics)
+        group.addTask { [control] in
+            do {
+                try await ThreadRunner.run(name: "zap") {
+                    try authenticator.run(
+                        ready: { control.authenticatorReady.store(true, ordering: .releasing) },
+                        stopped: { control.authenticatorStopping.load(ordering: .acquiring) })
+                }
+            } catch {
+                self.logger.error("the CURVE authenticator failed: \(error)")
+                self.shutdown()
+                throw error
+            }
+        }
+        while !control.authenticatorReady.load(ordering: .acquiring) && !control.isStopping {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     private func runLanes(_ lanes: [Lane]) async throws {

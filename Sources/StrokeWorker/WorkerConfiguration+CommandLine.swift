@@ -49,6 +49,20 @@ extension WorkerConfiguration {
                 + "(as stroke-tool eval --checkmark-config reads it; the others keep their defaults). "
                 + "Default: the built-in tuning"),
         Option(
+            flag: "curve-secret-key", env: "STROKE_WORKER_CURVE_SECRET_KEY", value: "FILE",
+            help: "encrypt the input and output endpoints with CURVE: FILE holds this worker's secret key (40 Z85 "
+                + "characters, or a ZeroMQ certificate; stroke-tool keygen makes a pair); producers and consumers "
+                + "connect as CURVE clients with its public key. Default: none (plain text, any peer)"),
+        Option(
+            flag: "curve-server-key", env: "STROKE_WORKER_CURVE_SERVER_KEY", value: "KEY|FILE",
+            help: "with --curve-secret-key: handshake as a CURVE client of servers (proxies) with this public key "
+                + "instead of being the server. Default: none (the worker is the server)"),
+        Option(
+            flag: "curve-authorized-keys", env: "STROKE_WORKER_CURVE_AUTHORIZED_KEYS", value: "FILE",
+            help: "with --curve-secret-key: admit only clients whose public key is in FILE (one per line, # "
+                + "comments); others are refused at the handshake, logged and counted. Default: any client "
+                + "that knows the worker's public key"),
+        Option(
             flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",
             help: "points kept per stroke; beyond, it ends without a match. Default: 10000"),
         Option(
@@ -169,6 +183,10 @@ extension WorkerConfiguration {
             }
             recognitionOffload = offload
         }
+        security = try TransportSecurity.load(
+            secretKeyFile: args.value("curve-secret-key", env: env("curve-secret-key")),
+            serverKey: args.value("curve-server-key", env: env("curve-server-key")),
+            authorizedKeysFile: args.value("curve-authorized-keys", env: env("curve-authorized-keys")))
         healthFile = args.value("health-file", env: env("health-file"))
         if let level = args.value("log-level", env: env("log-level")) {
             guard let parsed = Logger.Level(name: level) else {

@@ -110,6 +110,9 @@ public struct WorkerConfiguration: Sendable {
     public var checkmarkByDefault = true
     /// Template matcher tuning. Default: `RecognizerConfiguration.default`.
     public var recognizer = RecognizerConfiguration.default
+    /// CURVE encryption (and client authentication) on the input and output endpoints; `nil` sends in the clear
+    /// and admits any peer. Default: `nil`.
+    public var security: TransportSecurity?
 
     /// The defaults.
     public init() {}

@@ -8,6 +8,10 @@ final class WorkerControl: Sendable {
     let readyLanes = Atomic<Int>(0)
     /// Lanes that have exited.
     let finishedLanes = Atomic<Int>(0)
+    /// Whether the ZAP handler that checks CURVE clients is bound (with `TransportSecurity.authorizedClients`).
+    let authenticatorReady = Atomic<Bool>(false)
+    /// Set once the lanes have finished (or failed): the ZAP handler may close.
+    let authenticatorStopping = Atomic<Bool>(false)
     /// The endpoints actually bound (with the ports chosen for `:*`), as `input:…`/`output:…`.
     let endpoints = Mutex<[String]>([])
 

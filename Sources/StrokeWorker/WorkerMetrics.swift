@@ -20,6 +20,8 @@ public final class WorkerMetrics: Sendable {
     public let inputGaps = Atomic<Int>(0)
     /// Sessions currently held.
     public let sessions = Atomic<Int>(0)
+    /// CURVE handshakes refused: a client whose key is not authorized, or one without CURVE.
+    public let handshakesRefused = Atomic<Int>(0)
     private let errors = Mutex<[String: Int]>([:])
 
     /// Creates zeroed counters.
@@ -45,6 +47,7 @@ public final class WorkerMetrics: Sendable {
             "checkmarks": checkmarks.load(ordering: .relaxed),
             "inputGaps": inputGaps.load(ordering: .relaxed),
             "sessions": sessions.load(ordering: .relaxed),
+            "handshakesRefused": handshakesRefused.load(ordering: .relaxed),
         ]
         for (code, count) in errorCounts { values["errors.\(code)"] = count }
         return values

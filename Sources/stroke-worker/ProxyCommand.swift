@@ -19,13 +19,22 @@ enum ProxyCommand {
           --no-drop            [STROKE_PROXY_NO_DROP] when a subscriber is a high-water mark behind, wait for it
                                (backpressure on every publisher) instead of dropping its messages (which the
                                protocol's sequence numbers then report). Default: off
+          --curve-secret-key FILE
+                               [STROKE_PROXY_CURVE_SECRET_KEY] encrypt both sides with CURVE: FILE holds the
+                               proxy's secret key (stroke-tool keygen); publishers, workers and consumers connect
+                               as CURVE clients with its public key. Default: none (plain text, any peer)
+          --curve-authorized-keys FILE
+                               [STROKE_PROXY_CURVE_AUTHORIZED_KEYS] with --curve-secret-key: admit only clients
+                               whose public key is in FILE (one per line). Default: any client with the key
         SIGINT or SIGTERM terminate the proxy and exit 0.
         """
 
     static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
         do {
             let args = try CommandLineArguments(arguments, flagNames: ["help", "no-drop"], environment: environment)
-            try args.rejectUnknown(["frontend", "backend", "control", "hwm", "help", "no-drop"])
+            try args.rejectUnknown([
+                "frontend", "backend", "control", "hwm", "help", "no-drop", "curve-secret-key", "curve-authorized-keys",
+            ])
             if args.flag("help") {
                 print(usage)
                 return 0
@@ -38,11 +47,15 @@ enum ProxyCommand {
                 throw CommandLineArguments.Failure(description: "--frontend and --backend are required\n\n\(usage)")
             }
             let hwm = Int32(try args.parsed("hwm", env: "STROKE_PROXY_HWM", default: 100_000))
+            let security = try TransportSecurity.load(
+                secretKeyFile: args.value("curve-secret-key", env: "STROKE_PROXY_CURVE_SECRET_KEY"), serverKey: nil,
+                authorizedKeysFile: args.value("curve-authorized-keys", env: "STROKE_PROXY_CURVE_AUTHORIZED_KEYS"))
             let context = try ZMQContext()
             let internalControl = "inproc://stroke-proxy-control"
             let forwarder = Forwarder(
                 frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
-                noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"))
+                noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"), frontendSecurity: security,
+                backendSecurity: security)
             let logger = Logger(label: "stroke-proxy")
             let terminated = StopFlag()
             let signals = SignalHandling.onTermination { _ in
@@ -59,6 +72,23 @@ enum ProxyCommand {
                 @Sendable func endAll() {
                     terminated.value.store(true, ordering: .releasing)
                     context.shutdown()
+                }
+                if let security, security.authorizedClients != nil {
+                    // Bound before the proxy's sockets accept anyone.
+                    let ready = StopFlag()
+                    let authenticator = ClientAuthenticator(
+                        security: security, context: context, logger: logger, metrics: nil)
+                    group.addTask {
+                        defer { endAll() }
+                        try await ThreadRunner.run(name: "stroke-proxy-zap") {
+                            try authenticator.run(
+                                ready: { ready.value.store(true, ordering: .releasing) },
+                                stopped: { terminated.value.load(ordering: .acquiring) })
+                        }
+                    }
+                    while !ready.value.load(ordering: .acquiring) && !terminated.value.load(ordering: .acquiring) {
+                        try? await Task.sleep(for: .milliseconds(1))
+                    }
                 }
                 group.addTask {
                     defer { endAll() }

@@ -10,9 +10,16 @@ final class TestClient {
     let producer: ZMQSocket
     let consumer: ZMQSocket
 
-    init(context: ZMQContext, input: String, output: String) throws {
+    /// `curve`: the client's keys and the worker's public key, for a worker with `TransportSecurity`.
+    init(context: ZMQContext, input: String, output: String, curve: (ZMQCurveKeyPair, serverKey: String)? = nil)
+        throws
+    {
         producer = try ZMQSocket(context, .xpub)
         consumer = try ZMQSocket(context, .sub)
+        if let (keys, serverKey) = curve {
+            try producer.makeCurveClient(keys, serverKey: serverKey)
+            try consumer.makeCurveClient(keys, serverKey: serverKey)
+        }
         try producer.setLinger(milliseconds: 0)
         try consumer.setLinger(milliseconds: 0)
         try producer.setHighWaterMarks(send: 0)
@@ -92,10 +99,12 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
 /// Runs `body` on a dedicated thread with a client of the worker at `input` and `output`, on a context of its own
 /// (`context`: a shared one, for inproc endpoints).
 func withClient<T: Sendable>(
-    input: String, output: String, context: ZMQContext? = nil, _ body: @escaping @Sendable (TestClient) throws -> T
+    input: String, output: String, context: ZMQContext? = nil, curve: (ZMQCurveKeyPair, serverKey: String)? = nil,
+    _ body: @escaping @Sendable (TestClient) throws -> T
 ) async throws -> T {
     try await onThread {
-        let client = try TestClient(context: try context ?? ZMQContext(), input: input, output: output)
+        let client = try TestClient(
+            context: try context ?? ZMQContext(), input: input, output: output, curve: curve)
         return try body(client)
     }
 }

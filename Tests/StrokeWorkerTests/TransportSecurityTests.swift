@@ -1,0 +1,216 @@
+import Foundation
+import Synchronization
+import Testing
+import ZeroMQ
+
+@testable import StrokeWorker
+
+@Suite("CURVE transport security", .serialized)
+struct TransportSecurityTests {
+    /// A fresh directory for key files, removed after `body`.
+    static func withDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try body(directory)
+    }
+
+    static func write(_ text: String, _ name: String, in directory: URL) throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    // MARK: - Over real sockets
+
+    @Test("an authorized CURVE client gets its match; an unlisted key is refused and counted", arguments: [1, 2])
+    func authorizedAndRefused(lanes: Int) async throws {
+        let server = try ZMQCurveKeyPair.generate()
+        let admitted = try ZMQCurveKeyPair.generate()
+        let stranger = try ZMQCurveKeyPair.generate()
+        let admittedKey = try #require(ZMQCurveKeyPair.decode(admitted.publicKey))
+        let messages = try WorkerIntegrationTests.checkMessages()
+        try await withWorker({
+            $0.lanes = lanes
+            $0.logLevel = .error
+            $0.security = TransportSecurity(keys: server, role: .server(authorizedClients: [admittedKey]))
+        }) { input, output, worker in
+            let events = try await withClient(input: input, output: output, curve: (admitted, server.publicKey)) {
+                client in
+                for message in messages { try client.send(session: "curve-1", message) }
+                return try client.events(2).map { $0.event["event"] as! String }
+            }
+            #expect(events == ["checkmark", "match"])
+            #expect(worker.metrics.handshakesRefused.load(ordering: .relaxed) == 0)
+            // A client with a key the worker does not list: both its sockets are refused at the handshake, so its
+            // producer never sees a subscription.
+            let subscribed = try await onThread { () -> Bool in
+                let context = try ZMQContext()
+                let producer = try ZMQSocket(context, .xpub)
+                let consumer = try ZMQSocket(context, .sub)
+                for socket in [producer, consumer] {
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.makeCurveClient(stranger, serverKey: server.publicKey)
+                }
+                try consumer.subscribe("")
+                try consumer.connect(output)
+                try producer.connect(input)
+                for _ in 0..<1000 where worker.metrics.handshakesRefused.load(ordering: .relaxed) < 2 {
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+                return try producer.receiveMultipart(dontWait: true) != nil
+            }
+            #expect(worker.metrics.handshakesRefused.load(ordering: .relaxed) == 2)
+            #expect(!subscribed)
+        }
+    }
+
+    @Test("behind CURVE proxies: the worker connects to both as a client, and a listed client's stroke is answered")
+    func behindProxies() async throws {
+        let proxyKeys = try ZMQCurveKeyPair.generate()
+        let workerKeys = try ZMQCurveKeyPair.generate()
+        let clientKeys = try ZMQCurveKeyPair.generate()
+        let listed = Set([workerKeys.publicKey, clientKeys.publicKey].map { ZMQCurveKeyPair.decode($0)! })
+        let proxySecurity = TransportSecurity(keys: proxyKeys, role: .server(authorizedClients: listed))
+        let context = try ZMQContext()
+        let logger = Logger(level: .error, label: "test-proxy")
+        let authenticator = ClientAuthenticator(
+            security: proxySecurity, context: context, logger: logger, metrics: nil)
+        let stop = ProxySignals()
+        let any = WorkerConfiguration.Endpoint(bind: true, address: "tcp://127.0.0.1:*")
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask {
+                try await ThreadRunner.run(name: "test-zap") {
+                    try authenticator.run(ready: { stop.ready.store(true, ordering: .releasing) }, stopped: stop.isSet)
+                }
+            }
+            while !stop.ready.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+            for name in ["input", "results"] {
+                let forwarder = Forwarder(
+                    frontend: [any], backend: [any], controlEndpoint: "inproc://test-\(name)-control",
+                    frontendSecurity: proxySecurity, backendSecurity: proxySecurity)
+                group.addTask {
+                    try await ThreadRunner.run(name: "test-\(name)") {
+                        try forwarder.run(context: context) { frontend, backend in
+                            stop.endpoints.withLock { $0[name] = (frontend[0], backend[0]) }
+                        }
+                    }
+                }
+            }
+            while stop.endpoints.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+            let (input, results) = stop.endpoints.withLock { ($0["input"]!, $0["results"]!) }
+            defer {
+                for name in ["input", "results"] {
+                    try? Forwarder.send("TERMINATE", to: "inproc://test-\(name)-control", context: context)
+                }
+                stop.set()
+            }
+            let messages = try WorkerIntegrationTests.checkMessages()
+            try await withWorker({
+                $0.inputs = [.init(bind: false, address: input.backend)]
+                $0.outputs = [.init(bind: false, address: results.frontend)]
+                $0.security = TransportSecurity(keys: workerKeys, role: .client(serverKey: proxyKeys.publicKey))
+            }) { _, _, _ in
+                let events = try await withClient(
+                    input: input.frontend, output: results.backend, curve: (clientKeys, proxyKeys.publicKey)
+                ) { client in
+                    for message in messages { try client.send(session: "proxied-1", message) }
+                    return try client.events(2).map { $0.event["event"] as! String }
+                }
+                #expect(events == ["checkmark", "match"])
+            }
+        }
+    }
+
+    /// What the test shares with its proxy threads: the ZAP handler's readiness and stop flag, and the
+    /// forwarders' bound endpoints.
+    final class ProxySignals: Sendable {
+        let ready = Atomic<Bool>(false)
+        let endpoints = Mutex<[String: (frontend: String, backend: String)]>([:])
+        private let stopped = Atomic<Bool>(false)
+        func set() { stopped.store(true, ordering: .releasing) }
+        @Sendable func isSet() -> Bool { stopped.load(ordering: .acquiring) }
+    }
+
+    // MARK: - Key files and options
+
+    @Test("key files: bare keys, certificates and comments; the public key is derived from the secret one")
+    func keyFiles() throws {
+        let server = try ZMQCurveKeyPair.generate()
+        let first = try ZMQCurveKeyPair.generate()
+        let second = try ZMQCurveKeyPair.generate()
+        try Self.withDirectory { directory in
+            let certificate = try Self.write(
+                "#   ZeroMQ CURVE **Secret** Certificate\nmetadata\ncurve\n    public-key = \"\(server.publicKey)\"\n"
+                    + "    secret-key = \"\(server.secretKey)\"\n", "server.key", in: directory)
+            let authorized = try Self.write(
+                "# players\n\(first.publicKey)\n\n  \(second.publicKey)  \n", "authorized", in: directory)
+            let security = try #require(
+                try TransportSecurity.load(secretKeyFile: certificate, serverKey: nil, authorizedKeysFile: authorized))
+            #expect(security.keys == server)
+            #expect(
+                security.authorizedClients
+                    == [first.publicKey, second.publicKey].map { ZMQCurveKeyPair.decode($0)! }.reduce(into: []) {
+                        $0.insert($1)
+                    })
+            let bare = try Self.write("\(first.secretKey)\n", "client.key", in: directory)
+            let publicFile = try Self.write("# the server\n\(server.publicKey)\n", "server.pub", in: directory)
+            for serverKey in [server.publicKey, publicFile] {
+                let client = try #require(
+                    try TransportSecurity.load(secretKeyFile: bare, serverKey: serverKey, authorizedKeysFile: nil))
+                #expect(client.keys == first)
+                #expect(client.role == .client(serverKey: server.publicKey))
+            }
+            #expect(try TransportSecurity.load(secretKeyFile: nil, serverKey: nil, authorizedKeysFile: nil) == nil)
+        }
+    }
+
+    @Test("bad key files and options are refused with the option, the file and the line")
+    func keyFileErrors() throws {
+        let keys = try ZMQCurveKeyPair.generate()
+        try Self.withDirectory { directory in
+            let secret = try Self.write(keys.secretKey + "\n", "secret", in: directory)
+            let shortKey = try Self.write(String(keys.secretKey.dropLast()) + "\n", "short", in: directory)
+            let twoKeys = try Self.write(keys.secretKey + "\n" + keys.secretKey + "\n", "two", in: directory)
+            let badLine = try Self.write("# ok\n\(keys.publicKey)\nnot a key\n", "authorized", in: directory)
+            let missing = directory.appendingPathComponent("missing").path
+            let cases: [(String?, String?, String?, String)] = [
+                (missing, nil, nil, "--curve-secret-key \(missing): cannot read"),
+                (shortKey, nil, nil, "--curve-secret-key \(shortKey): expected one 40-character Z85 secret key"),
+                (twoKeys, nil, nil, "--curve-secret-key \(twoKeys): expected one"),
+                (secret, nil, badLine, "--curve-authorized-keys \(badLine), line 3: not a 40-character Z85"),
+                (secret, "not-a-key", nil, "--curve-server-key not-a-key: cannot read"),
+                (secret, keys.publicKey, badLine, "--curve-authorized-keys is for a server"),
+                (nil, keys.publicKey, nil, "need --curve-secret-key"),
+            ]
+            for (secretKeyFile, serverKey, authorizedKeysFile, expected) in cases {
+                let failure = #expect(throws: CommandLineArguments.Failure.self) {
+                    try TransportSecurity.load(
+                        secretKeyFile: secretKeyFile, serverKey: serverKey, authorizedKeysFile: authorizedKeysFile)
+                }
+                #expect(failure?.description.contains(expected) == true, "\(failure?.description ?? "")")
+            }
+        }
+    }
+
+    @Test("the --curve options and their environment variables configure the worker")
+    func commandLine() throws {
+        let keys = try ZMQCurveKeyPair.generate()
+        try Self.withDirectory { directory in
+            let secret = try Self.write(keys.secretKey + "\n", "secret", in: directory)
+            let authorized = try Self.write(keys.publicKey + "\n", "authorized", in: directory)
+            let fromFlags = try WorkerConfiguration(
+                arguments: ["--curve-secret-key", secret, "--curve-authorized-keys", authorized], environment: [:])
+            #expect(fromFlags.security?.keys == keys)
+            #expect(fromFlags.security?.authorizedClients?.count == 1)
+            let fromEnvironment = try WorkerConfiguration(
+                arguments: [],
+                environment: [
+                    "STROKE_WORKER_CURVE_SECRET_KEY": secret, "STROKE_WORKER_CURVE_SERVER_KEY": keys.publicKey,
+                ])
+            #expect(fromEnvironment.security?.role == .client(serverKey: keys.publicKey))
+            #expect(try WorkerConfiguration(arguments: [], environment: [:]).security == nil)
+            #expect(WorkerConfiguration.help.contains("--curve-authorized-keys FILE"))
+        }
+    }
+}
