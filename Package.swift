@@ -58,7 +58,7 @@ let package = Package(
         // MARK: - Executables
         .executableTarget(name: "stroke-worker", dependencies: ["StrokeWorker"], swiftSettings: cpuSettings),
         .executableTarget(
-            name: "stroke-tool", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol"],
+            name: "stroke-tool", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol", "ZeroMQ"],
             swiftSettings: cpuSettings),
         .executableTarget(
             name: "stroke-bench", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol", "ZeroMQ"],

@@ -5,7 +5,7 @@ import StrokeWorker
 /// `stroke-tool`: evaluation and template library editing.
 enum StrokeTool {
     static let usage = """
-        stroke-tool: evaluate the recognizer and edit template libraries
+        stroke-tool: evaluate the recognizer, edit template libraries, make CURVE keys
 
         USAGE
           stroke-tool eval --dataset DIR [options]        accuracy, checkmark rates and speed on $1-format logs
@@ -14,6 +14,7 @@ enum StrokeTool {
           stroke-tool library remove FILE --gesture NAME [--index I]
           stroke-tool library list FILE|default
           stroke-tool library export-default -o FILE       write the built-in library as a file
+          stroke-tool keygen [-o PREFIX]                  a CURVE key pair for the worker's --curve-… options
 
         Run `stroke-tool COMMAND --help` for a command's options.
         """
@@ -28,6 +29,7 @@ enum StrokeTool {
             switch command {
             case "eval": return try EvalCommand.run(rest)
             case "library": return try LibraryCommand.run(rest)
+            case "keygen": return try KeygenCommand.run(rest)
             case "--help", "-h", "help":
                 print(usage)
                 return 0
