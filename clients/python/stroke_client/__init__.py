@@ -9,11 +9,13 @@ from .codec import (
 )
 from .shard import BUCKET_COUNT, bucket, fnv1a32, shard_prefixes, topic
 from .client import Consumer, Event, Producer
+from .curve import CurveKeys, load_key, load_keys
 
 __all__ = [
     "BINARY_MAGIC",
     "BUCKET_COUNT",
     "Consumer",
+    "CurveKeys",
     "Event",
     "Producer",
     "bucket",
@@ -22,6 +24,8 @@ __all__ = [
     "encode_binary",
     "encode_json",
     "fnv1a32",
+    "load_key",
+    "load_keys",
     "shard_prefixes",
     "topic",
 ]

@@ -6,6 +6,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 import zmq
 
 from .codec import Point, decode_event, encode_binary, encode_json
+from .curve import CurveKeys
 from .shard import BUCKET_COUNT, topic
 
 
@@ -47,11 +48,14 @@ class Producer:
     """
 
     def __init__(self, endpoint: str = "tcp://127.0.0.1:5555", context: Optional[zmq.Context] = None,
-                 binary: bool = False, high_water_mark: int = 0, bind: bool = False) -> None:
+                 binary: bool = False, high_water_mark: int = 0, bind: bool = False,
+                 curve: Optional[CurveKeys] = None) -> None:
         self._context = context or zmq.Context.instance()
         self.socket = self._context.socket(zmq.XPUB)
         self.socket.setsockopt(zmq.SNDHWM, high_water_mark)
         self.socket.setsockopt(zmq.LINGER, 2000)
+        if curve is not None:
+            curve.apply(self.socket)
         (self.socket.bind if bind else self.socket.connect)(endpoint)
         self.binary = binary
         self._sequences: Dict[str, int] = {}
@@ -189,11 +193,14 @@ class Consumer:
     """
 
     def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
-                 context: Optional[zmq.Context] = None, on_gap: Any = None, system: bool = False) -> None:
+                 context: Optional[zmq.Context] = None, on_gap: Any = None, system: bool = False,
+                 curve: Optional[CurveKeys] = None) -> None:
         self._context = context or zmq.Context.instance()
         self.socket = self._context.socket(zmq.SUB)
         self.socket.setsockopt(zmq.RCVHWM, 0)
         self.socket.setsockopt(zmq.LINGER, 0)
+        if curve is not None:
+            curve.apply(self.socket)
         for prefix in prefixes:
             self.socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
         if system:

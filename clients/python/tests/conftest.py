@@ -48,9 +48,15 @@ class RunningWorker:
     def stop(self) -> int:
         self.process.terminate()
         try:
-            return self.process.wait(timeout=20)
+            code = self.process.wait(timeout=20)
+            self.log.extend(self.process.stderr.readlines())
+            return code
         finally:
             self.process.stderr.close()
+
+    def process_log(self) -> list:
+        """The worker's log lines read so far (all of them after stop())."""
+        return self.log
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 import zmq
 
-from stroke_client import (Consumer, Producer, bucket, decode_binary, decode_event, encode_binary, encode_json,
-                           fnv1a32, shard_prefixes, topic)
+from stroke_client import (Consumer, CurveKeys, Producer, bucket, decode_binary, decode_event, encode_binary,
+                           encode_json, fnv1a32, load_keys, shard_prefixes, topic)
 from stroke_client.replay import load_logs, replay
 
 from conftest import RunningWorker
@@ -219,6 +219,53 @@ def test_all_buckets_of_a_two_lane_worker(fixtures_dir):
         context.term()
     finally:
         assert running.stop() == 0
+
+
+def test_curve_key_files(tmp_path):
+    """load_keys() reads bare keys with comments and certificates' lines, and names a bad line."""
+    first_public, first_secret = zmq.curve_keypair()
+    second_public, _ = zmq.curve_keypair()
+    keys = tmp_path / "keys"
+    keys.write_text("# players\n%s\n\n  %s\n" % (first_public.decode(), second_public.decode()))
+    assert load_keys(str(keys)) == [first_public, second_public]
+    certificate = tmp_path / "client.key"
+    certificate.write_text('curve\n    public-key = "%s"\n    secret-key = "%s"\n'
+                           % (first_public.decode(), first_secret.decode()))
+    assert load_keys(str(certificate), "secret-key") == [first_secret]
+    assert CurveKeys(second_public, str(certificate)).public_key == first_public
+    keys.write_text("%s\nnot a key\n" % first_public.decode())
+    with pytest.raises(ValueError, match="line 2"):
+        load_keys(str(keys))
+
+
+def test_curve_worker_admits_only_listed_clients(fixtures_dir, tmp_path):
+    """A worker with --curve-secret-key and --curve-authorized-keys answers a listed CURVE client and refuses
+    another key at the handshake (and logs it)."""
+    server_public, server_secret = zmq.curve_keypair()
+    client_public, client_secret = zmq.curve_keypair()
+    (tmp_path / "server.key").write_text(server_secret.decode() + "\n")
+    (tmp_path / "authorized").write_text("# the game server\n%s\n" % client_public.decode())
+    running = RunningWorker("--curve-secret-key", str(tmp_path / "server.key"),
+                            "--curve-authorized-keys", str(tmp_path / "authorized"))
+    try:
+        points = read_stroke(fixtures_dir, "circle")
+        context = zmq.Context()
+        listed = CurveKeys(server_public, client_secret)
+        with Consumer(running.output, prefixes=["curve-"], context=context, curve=listed, system=True) as consumer, \
+                Producer(running.input, context=context, curve=listed) as producer:
+            producer.wait_for_all_buckets()
+            consumer.wait_until_subscribed(producer)
+            producer.send_stroke("curve-1", points, batch=8)
+            event = consumer.receive(timeout=5)
+            assert event is not None and event.kind == "match" and event.get("name") == "circle"
+            stranger = Producer(running.input, context=context, curve=CurveKeys(server_public))
+            with pytest.raises(TimeoutError):
+                stranger.wait_for_worker(timeout=1)
+            stranger.close()
+        context.term()
+    finally:
+        assert running.stop() == 0
+    assert any("client refused" in line for line in running.process_log())
 
 
 def test_bad_input_gets_errors_and_other_sessions_are_served(worker, protocol_dir, fixtures_dir):
