@@ -104,4 +104,28 @@ struct StrokeToolTests {
             #expect(try Self.run(command).status == 0)
         }
     }
+
+    @Test("keygen writes a secret key only its owner reads and the matching public key, and never overwrites")
+    func keygen() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keygen-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let prefix = directory.appendingPathComponent("worker").path
+        let result = try Self.run(["keygen", "-o", prefix])
+        #expect(result.status == 0, "\(result.error)")
+        let secret = try String(contentsOfFile: prefix + ".key", encoding: .utf8)
+        let publicKey = try String(contentsOfFile: prefix + ".pub", encoding: .utf8)
+            .split(separator: "\n").first { !$0.hasPrefix("#") }.map(String.init)
+        let permissions = try FileManager.default.attributesOfItem(atPath: prefix + ".key")[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+        #expect(publicKey?.utf8.count == 40)
+        #expect(secret.contains("public-key = \"\(publicKey ?? "")\"") && secret.contains("secret-key = \""))
+        #expect(result.output.contains(publicKey ?? "-"))
+        let again = try Self.run(["keygen", "-o", prefix])
+        #expect(again.status != 0 && again.error.contains("File exists"))
+        #expect(try String(contentsOfFile: prefix + ".key", encoding: .utf8) == secret)
+        let printed = try Self.run(["keygen"])
+        #expect(
+            printed.status == 0 && printed.output.hasPrefix("public-key = \"") && printed.output.contains("secret-key"))
+    }
 }
