@@ -54,6 +54,8 @@ enum BenchCommand {
                            the latency section's producer sends what is due every US microseconds, in one
                            burst: longer ticks queue more messages in front of each stroke end, as a stall of
                            the host does (default 250)
+          --curve          the throughput section encrypts with CURVE: the raw sink and the worker are CURVE
+                           servers, the producer and the result counter clients (default: plain ZMTP)
           --json           print one JSON object on stdout
         """
 
@@ -62,6 +64,8 @@ enum BenchCommand {
         var quick: Bool
         /// Whether the throughput and processor sections' sessions ran the checkmark detector (`--checkmark`).
         var checkmark: Bool
+        /// Whether the throughput section ran over CURVE (`--curve`).
+        var curve: Bool
         var throughput: [WorkerBenchmarks.ThroughputRow]
         var latency: WorkerBenchmarks.Latency?
         var memory: WorkerBenchmarks.Memory?
@@ -81,7 +85,7 @@ enum BenchCommand {
                 if arguments.first == "raw-sink" {
                     try RawPeers.sink(
                         endpoint: args.value("endpoint") ?? args.value("connect")!, count: Int(args.value("count")!)!,
-                        connect: args.value("connect") != nil)
+                        connect: args.value("connect") != nil, curveSecretKey: args.value("curve-secret"))
                 } else {
                     try RawPeers.echo(
                         input: args.value("input")!, output: args.value("output")!,
@@ -89,9 +93,9 @@ enum BenchCommand {
                 }
                 return 0
             }
-            let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help"])
+            let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help", "curve"])
             try args.rejectUnknown([
-                "quick", "json", "help", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
+                "quick", "json", "help", "curve", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
                 "messages", "sessions", "worker-args", "latency-standin", "latency-tick", "checkmark",
                 "cold-sweep",
             ])
@@ -159,8 +163,11 @@ enum BenchCommand {
         let coldSweep = try args.parsed("cold-sweep", default: 0)
         guard (0...65_536).contains(coldSweep) else { throw BenchError("--cold-sweep: megabytes, 0 to 65536") }
         bench.checkmark = try WorkerConfiguration.switchValue("checkmark", args.value("checkmark")) ?? true
+        if args.flag("curve") { bench.curve = try BenchCurve.make() }
+        defer { bench.curve?.remove() }
         var report = Report(
-            runs: runs, quick: quick, checkmark: bench.checkmark, throughput: [], latency: nil, memory: nil,
+            runs: runs, quick: quick, checkmark: bench.checkmark, curve: bench.curve != nil, throughput: [],
+            latency: nil, memory: nil,
             recognizer: [], detectorNanosecondsPerPoint: nil, processor: [], cluster: [])
 
         if sections.contains("throughput") {

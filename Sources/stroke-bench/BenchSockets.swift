@@ -11,8 +11,10 @@ final class BenchProducer {
     /// CPU time (seconds) the sending thread spent in `sendAll`.
     private(set) var cpuSeconds = 0.0
 
-    init(context: ZMQContext, endpoint: String) throws {
+    /// `curve`: connect as a CURVE client of the receiver (`--curve`).
+    init(context: ZMQContext, endpoint: String, curve: BenchCurve? = nil) throws {
         socket = try ZMQSocket(context, .xpub)
+        try curve?.client(socket)
         try socket.setHighWaterMarks(send: 100_000)
         try socket.setNoDrop(true)
         try socket.setLinger(milliseconds: 5000)

@@ -6,9 +6,11 @@ import ZeroMQ
 enum RawPeers {
     /// Binds a SUB socket, counts `count` two-frame messages, prints `{"first": ns, "last": ns, "count": n,
     /// "cpuSeconds": s}`, the last being the process's CPU time (all threads) from the first message on.
-    static func sink(endpoint: String, count: Int, connect: Bool = false) throws {
+    /// `curveSecretKey`: be a CURVE server with this key (`--curve`).
+    static func sink(endpoint: String, count: Int, connect: Bool = false, curveSecretKey: String? = nil) throws {
         let context = try ZMQContext()
         let socket = try ZMQSocket(context, .sub)
+        if let curveSecretKey { try socket.makeCurveServer(try ZMQCurveKeyPair(secretKey: curveSecretKey)) }
         try socket.setHighWaterMarks(receive: 1_000_000)
         try socket.subscribe("")
         if connect { try socket.connect(endpoint) } else { try socket.bind(endpoint) }

@@ -17,8 +17,11 @@ final class ResultCounter: Sendable {
     /// CPU time of the receive loop's thread in nanoseconds, once `run` returned.
     let cpuNanoseconds = Atomic<UInt64>(0)
     let recordArrivals: Bool
+    /// Connect as a CURVE client (`--curve`).
+    let curve: BenchCurve?
 
-    init(endpoint: String, prefix: String, expected: Int, recordArrivals: Bool) {
+    init(endpoint: String, prefix: String, expected: Int, recordArrivals: Bool, curve: BenchCurve? = nil) {
+        self.curve = curve
         self.endpoint = endpoint
         self.prefix = prefix
         self.expected = expected
@@ -35,6 +38,7 @@ final class ResultCounter: Sendable {
             cpuNanoseconds.store(UInt64(spent * 1e9), ordering: .releasing)
         }
         let socket = try ZMQSocket(context, .sub)
+        try curve?.client(socket)
         try socket.setHighWaterMarks(receive: 0)
         try socket.subscribe(prefix)
         try socket.subscribe(Self.probePrefix)

@@ -122,6 +122,9 @@ struct WorkerBenchmarks {
     var latencyStandIn: Int?
     /// How often the latency section's producer sends what is due, in microseconds (`--latency-tick`).
     var latencyTickMicroseconds = 250
+    /// The throughput section's keys with `--curve`: every socket of its raw pair and of the worker's run speaks
+    /// CURVE; nil: plain ZMTP.
+    var curve: BenchCurve?
     let myself: String
     let strokes: [[StrokePoint]]
     let quick: Bool
@@ -166,14 +169,16 @@ struct WorkerBenchmarks {
         -> (rate: Double, cpuMicroseconds: Double, busy: Double, producerSeconds: Double)
     {
         let sink = try ChildProcess(
-            myself, ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "\(traffic.count)"])
+            myself,
+            ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "\(traffic.count)"]
+                + (curve.map { ["--curve-secret", $0.server.secretKey] } ?? []))
         let line = try sink.waitForLine(containing: "listening")
         let endpoint = String(line.split(separator: " ").last!)
-        let context = self.context
+        let (context, curve) = (self.context, self.curve)
         let load = MachineLoad.now()
         let ioBefore = ChildProcess.ownIOSeconds()
         let (started, sending) = try await onThread {
-            let producer = try BenchProducer(context: context, endpoint: endpoint)
+            let producer = try BenchProducer(context: context, endpoint: endpoint, curve: curve)
             return (try producer.sendAll(traffic), producer.cpuSeconds)
         }
         let output = sink.output()
@@ -190,11 +195,13 @@ struct WorkerBenchmarks {
 
     /// Messages per second through the worker: from the first message sent to the last result received.
     private func workerRate(_ traffic: Traffic, prefix: String) async throws -> (ResultRate, WorkerCPU) {
-        let process = try startWorker(["--log-level", "info"])
+        let process = try startWorker(
+            ["--log-level", "info"] + (curve.map { ["--curve-secret-key", $0.secretKeyFile] } ?? []))
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
         let before = process.threadCPUTimes()
-        let rate = try await Self.resultRate(traffic, input: input, output: output, prefix: prefix, context: context)
+        let rate = try await Self.resultRate(
+            traffic, input: input, output: output, prefix: prefix, context: context, curve: curve)
         return (rate, WorkerCPU(from: before, to: process.threadCPUTimes(), messages: traffic.count))
     }
 
@@ -212,14 +219,15 @@ struct WorkerBenchmarks {
     /// second from the first send to the last result, once the subscriptions reaching the producer cover every
     /// shard bucket. `busy` is the machine's busy share over the same time.
     static func resultRate(
-        _ traffic: Traffic, input: String, output: String, prefix: String, context: ZMQContext
+        _ traffic: Traffic, input: String, output: String, prefix: String, context: ZMQContext,
+        curve: BenchCurve? = nil
     ) async throws -> ResultRate {
         let counter = ResultCounter(
-            endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false)
+            endpoint: output, prefix: prefix, expected: traffic.ends.count, recordArrivals: false, curve: curve)
         let ioBefore = ChildProcess.ownIOSeconds()
         async let consumer: Void = onThread { try counter.run(context: context) }
         let (started, load, sending) = try await onThread {
-            let producer = try BenchProducer(context: context, endpoint: input)
+            let producer = try BenchProducer(context: context, endpoint: input, curve: curve)
             try counter.waitUntilSubscribed(producer)
             let load = MachineLoad.now()
             return (try producer.sendAll(traffic), load, producer.cpuSeconds)

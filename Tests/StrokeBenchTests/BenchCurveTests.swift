@@ -1,0 +1,44 @@
+import Foundation
+import Synchronization
+import Testing
+import ZeroMQ
+
+@testable import stroke_bench
+
+/// `--curve`: the benchmark's producer and result counter speak CURVE to a server with the run's keys.
+@Suite("stroke-bench over CURVE")
+struct BenchCurveTests {
+    @Test(
+        "the producer reaches a CURVE server with the run's keys and all its traffic arrives; the key file is private")
+    func producerOverCurve() async throws {
+        let curve = try BenchCurve.make()
+        defer { curve.remove() }
+        let attributes = try FileManager.default.attributesOfItem(atPath: curve.secretKeyFile)
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+        #expect(
+            try String(contentsOfFile: curve.secretKeyFile, encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines) == curve.server.secretKey)
+        let context = try ZMQContext()
+        let traffic = Traffic.make(
+            strokes: Traffic.strokes(dataset: nil), sessions: 4, pointsPerMessage: 32, encoding: .binary,
+            messages: 500, prefix: "curve-")
+        let endpoint = Mutex<String?>(nil)
+        async let received = onThread { () throws -> Int in
+            let sink = try ZMQSocket(context, .sub)
+            try sink.makeCurveServer(curve.server)
+            try sink.subscribe("")
+            try sink.setTimeouts(receive: 10_000)
+            try sink.bind("tcp://127.0.0.1:*")
+            endpoint.withLock { $0 = sink.lastEndpoint }
+            var count = 0
+            while count < traffic.count, try sink.receiveMultipart() != nil { count += 1 }
+            return count
+        }
+        while endpoint.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(1)) }
+        try await onThread {
+            let producer = try BenchProducer(context: context, endpoint: endpoint.withLock { $0! }, curve: curve)
+            try producer.sendAll(traffic)
+        }
+        #expect(try await received == traffic.count)
+    }
+}
