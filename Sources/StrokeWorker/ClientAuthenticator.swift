@@ -1,17 +1,21 @@
 import Foundation
+import Synchronization
 import ZeroMQ
 
 /// The worker's and proxy's ZAP handler: admits the CURVE clients whose public keys `TransportSecurity` lists,
 /// refuses the others, counts and logs the refusals (at most one warning a second, with the count since the last).
-public struct ClientAuthenticator: Sendable {
-    /// The keys and the admitted clients.
+/// The list can be read again from its file while the handler runs (`reload()`, on SIGHUP).
+public final class ClientAuthenticator: Sendable {
+    /// The keys and the admitted clients as first read.
     public let security: TransportSecurity
     /// The context whose sockets it answers for.
     public let context: ZMQContext
-    /// Where refusals are logged.
+    /// Where refusals and reloads are logged.
     public let logger: Logger
     /// Counts refused handshakes, when given.
     public let metrics: WorkerMetrics?
+    /// The admitted client keys now (nil: any client).
+    private let authorized: Mutex<Set<[UInt8]>?>
 
     /// Creates a handler; it runs when `run` is called.
     public init(security: TransportSecurity, context: ZMQContext, logger: Logger, metrics: WorkerMetrics?) {
@@ -19,6 +23,27 @@ public struct ClientAuthenticator: Sendable {
         self.context = context
         self.logger = logger
         self.metrics = metrics
+        authorized = Mutex(security.authorizedClients)
+    }
+
+    /// How many client keys are admitted now (nil: any client).
+    public var authorizedCount: Int? { authorized.withLock { $0?.count } }
+
+    /// Reads the authorized keys file again and admits exactly its keys from the next handshake on;
+    /// connections already made stay. A file that cannot be read or has a bad line changes nothing.
+    ///
+    /// - Returns: whether the list was replaced (the outcome is logged either way).
+    @discardableResult
+    public func reload() -> Bool {
+        do {
+            let keys = try security.reloadAuthorizedClients()
+            authorized.withLock { $0 = keys }
+            logger.info("authorized client keys reloaded", ["keys": "\(keys.count)"])
+            return true
+        } catch {
+            logger.error("authorized client keys not reloaded, the previous ones stay: \(error)")
+            return false
+        }
     }
 
     /// Answers handshakes on the calling thread until `stopped()`; `ready` is called once it is bound.
@@ -27,7 +52,7 @@ public struct ClientAuthenticator: Sendable {
         var lastWarning: ContinuousClock.Instant?
         let clock = ContinuousClock()
         try ZMQAuthenticator.run(context: context, ready: ready, stopped: stopped) { request in
-            let decision = security.decide(request)
+            let decision = authorized.withLock { TransportSecurity.decide(request, authorized: $0) }
             guard case .deny(let reason) = decision else { return decision }
             metrics?.handshakesRefused.add(1, ordering: .relaxed)
             refused += 1

@@ -16,4 +16,14 @@ public enum SignalHandling {
             return source
         }
     }
+
+    /// Calls `handler` (on a dispatch queue) each time SIGHUP arrives, instead of the default (ending the
+    /// process); keep the returned source alive.
+    public static func onReload(_ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler { handler() }
+        source.resume()
+        return source
+    }
 }

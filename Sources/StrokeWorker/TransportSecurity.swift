@@ -23,11 +23,14 @@ public struct TransportSecurity: Sendable, Hashable {
     public var keys: ZMQCurveKeyPair
     /// The side of the handshake.
     public var role: Role
+    /// The file the authorized client keys were read from, which `reloadAuthorizedClients()` reads again.
+    public var authorizedKeysFile: String?
 
     /// Creates a security setting.
-    public init(keys: ZMQCurveKeyPair, role: Role) {
+    public init(keys: ZMQCurveKeyPair, role: Role, authorizedKeysFile: String? = nil) {
         self.keys = keys
         self.role = role
+        self.authorizedKeysFile = authorizedKeysFile
     }
 
     /// The ZAP domain of the sockets.
@@ -47,12 +50,15 @@ public struct TransportSecurity: Sendable, Hashable {
         }
     }
 
-    /// Whether a handshake's client may connect: a CURVE client whose public key is authorized.
-    public func decide(_ request: ZMQAuthenticator.Request) -> ZMQAuthenticator.Decision {
+    /// Whether a handshake's client may connect: a CURVE client whose public key is in `authorized` (any, when
+    /// nil).
+    public static func decide(_ request: ZMQAuthenticator.Request, authorized: Set<[UInt8]>?)
+        -> ZMQAuthenticator.Decision
+    {
         guard request.mechanism == "CURVE", let key = request.credentials.first, key.count == 32 else {
             return .deny(reason: "\(request.mechanism) is not CURVE")
         }
-        if let authorized = authorizedClients, !authorized.contains(key) {
+        if let authorized, !authorized.contains(key) {
             return .deny(reason: "client key not authorized")
         }
         return .allow(userID: ZMQCurveKeyPair.encode(key))
@@ -106,16 +112,36 @@ public struct TransportSecurity: Sendable, Hashable {
         guard let authorizedKeysFile else {
             return TransportSecurity(keys: keys, role: .server(authorizedClients: nil))
         }
-        let option = "\(flagPrefix)authorized-keys \(authorizedKeysFile)"
+        let authorized = try readAuthorizedKeys(
+            authorizedKeysFile, option: "\(flagPrefix)authorized-keys \(authorizedKeysFile)")
+        return TransportSecurity(
+            keys: keys, role: .server(authorizedClients: authorized), authorizedKeysFile: authorizedKeysFile)
+    }
+
+    /// The authorized client keys as `authorizedKeysFile` holds them now (after an edit: SIGHUP).
+    ///
+    /// - Throws: `CommandLineArguments.Failure` naming the file and the line that is wrong, or when there is no
+    ///   such file to read.
+    public func reloadAuthorizedClients() throws(CommandLineArguments.Failure) -> Set<[UInt8]> {
+        guard let authorizedKeysFile else {
+            throw CommandLineArguments.Failure(description: "no --curve-authorized-keys file to read again")
+        }
+        return try Self.readAuthorizedKeys(authorizedKeysFile, option: authorizedKeysFile)
+    }
+
+    /// The public keys of an authorized keys file.
+    static func readAuthorizedKeys(_ path: String, option: String) throws(CommandLineArguments.Failure)
+        -> Set<[UInt8]>
+    {
         var authorized = Set<[UInt8]>()
-        for line in try keyLines(authorizedKeysFile, option: option, field: "public-key") {
+        for line in try keyLines(path, option: option, field: "public-key") {
             guard let key = ZMQCurveKeyPair.decode(line.key) else {
                 throw CommandLineArguments.Failure(
                     description: "\(option), line \(line.number): not a 40-character Z85 public key")
             }
             authorized.insert(key)
         }
-        return TransportSecurity(keys: keys, role: .server(authorizedClients: authorized))
+        return authorized
     }
 
     /// The keys of a key file with their line numbers: each line that is neither blank nor a `#` comment holds a

@@ -20,6 +20,8 @@ public final class Worker: Sendable {
     let control = WorkerControl()
     let lifecycle = Mutex(WorkerLifecycle())
     let identifier = UInt32.random(in: 0...UInt32.max)
+    /// The ZAP handler, when only authorized CURVE clients are admitted.
+    let authenticator: ClientAuthenticator?
 
     /// Creates a worker; libraries are compiled here.
     ///
@@ -35,6 +37,26 @@ public final class Worker: Sendable {
                 label: "stroke-worker \(configuration.shard.index)/\(configuration.shard.count)")
         self.registry = try LibraryRegistry(
             [try TemplateLibrary.builtIn()] + configuration.libraries, configuration: configuration.recognizer)
+        if let security = configuration.security, security.authorizedClients != nil {
+            authenticator = ClientAuthenticator(
+                security: security, context: self.context, logger: self.logger, metrics: metrics)
+        } else {
+            authenticator = nil
+        }
+    }
+
+    /// Reads the authorized client keys file again (`--curve-authorized-keys`; SIGHUP): its keys alone are
+    /// admitted from the next handshake on. Connections already made stay.
+    ///
+    /// - Returns: whether the list was replaced; false without such a file, or when it cannot be read or has a
+    ///   bad line (the previous list stays, and the error is logged).
+    @discardableResult
+    public func reloadAuthorizedKeys() -> Bool {
+        guard let authenticator else {
+            logger.warning("no --curve-authorized-keys file to reload")
+            return false
+        }
+        return authenticator.reload()
     }
 
     /// The endpoints actually bound or connected, as `input:…` and `output:…`, inputs first (available once
@@ -108,8 +130,7 @@ public final class Worker: Sendable {
     /// With authorized client keys, runs the ZAP handler on a thread of its own until the lanes have finished,
     /// and returns once it is bound (or failed, which stops the worker).
     private func startAuthenticator(in group: inout ThrowingDiscardingTaskGroup<any Error>) async throws {
-        guard let security = configuration.security, security.authorizedClients != nil else { return }
-        let authenticator = ClientAuthenticator(security: security, context: context, logger: logger, metrics: metrics)
+        guard let authenticator else { return }
         group.addTask { [control] in
             do {
                 try await ThreadRunner.run(name: "zap") {

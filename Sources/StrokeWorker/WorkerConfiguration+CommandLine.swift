@@ -60,8 +60,8 @@ extension WorkerConfiguration {
         Option(
             flag: "curve-authorized-keys", env: "STROKE_WORKER_CURVE_AUTHORIZED_KEYS", value: "FILE",
             help: "with --curve-secret-key: admit only clients whose public key is in FILE (one per line, # "
-                + "comments); others are refused at the handshake, logged and counted. Default: any client "
-                + "that knows the worker's public key"),
+                + "comments; SIGHUP reads it again); others are refused at the handshake, logged and counted. "
+                + "Default: any client that knows the worker's public key"),
         Option(
             flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",
             help: "points kept per stroke; beyond, it ends without a match. Default: 10000"),
@@ -133,7 +133,8 @@ extension WorkerConfiguration {
             "Environment: STROKE_KERNELS=portable|wide|avx512 runs a narrower build of the recognition kernels")
         lines.append(
             "than the widest this CPU runs (all give the same results; the start-up log names the one in use).")
-        lines.append("Signals: SIGINT or SIGTERM stop intake, finish what was received, flush events, exit 0.")
+        lines.append("Signals: SIGINT or SIGTERM stop intake, finish what was received, flush events, exit 0;")
+        lines.append("SIGHUP reads the --curve-authorized-keys file again.")
         return lines.joined(separator: "\n")
     }
 

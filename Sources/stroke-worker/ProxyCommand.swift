@@ -25,8 +25,9 @@ enum ProxyCommand {
                                as CURVE clients with its public key. Default: none (plain text, any peer)
           --curve-authorized-keys FILE
                                [STROKE_PROXY_CURVE_AUTHORIZED_KEYS] with --curve-secret-key: admit only clients
-                               whose public key is in FILE (one per line). Default: any client with the key
-        SIGINT or SIGTERM terminate the proxy and exit 0.
+                               whose public key is in FILE (one per line; SIGHUP reads it again). Default: any
+                               client with the key
+        SIGINT or SIGTERM terminate the proxy and exit 0; SIGHUP reads --curve-authorized-keys again.
         """
 
     static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
@@ -58,6 +59,14 @@ enum ProxyCommand {
                 backendSecurity: security)
             let logger = Logger(label: "stroke-proxy")
             let terminated = StopFlag()
+            let authenticator = security.flatMap { security in
+                security.authorizedClients == nil
+                    ? nil : ClientAuthenticator(security: security, context: context, logger: logger, metrics: nil)
+            }
+            let reload = SignalHandling.onReload {
+                if let authenticator { authenticator.reload() } else { logger.warning("no authorized keys to reload") }
+            }
+            defer { reload.cancel() }
             let signals = SignalHandling.onTermination { _ in
                 logger.info("terminating")
                 terminated.value.store(true, ordering: .releasing)
@@ -73,11 +82,9 @@ enum ProxyCommand {
                     terminated.value.store(true, ordering: .releasing)
                     context.shutdown()
                 }
-                if let security, security.authorizedClients != nil {
+                if let authenticator {
                     // Bound before the proxy's sockets accept anyone.
                     let ready = StopFlag()
-                    let authenticator = ClientAuthenticator(
-                        security: security, context: context, logger: logger, metrics: nil)
                     group.addTask {
                         defer { endAll() }
                         try await ThreadRunner.run(name: "stroke-proxy-zap") {

@@ -20,7 +20,11 @@ enum WorkerCommand {
             let configuration = try WorkerConfiguration(arguments: arguments, environment: environment)
             let worker = try Worker(configuration: configuration)
             let signals = SignalHandling.onTermination { _ in worker.shutdown() }
-            defer { signals.forEach { $0.cancel() } }
+            let reload = SignalHandling.onReload { worker.reloadAuthorizedKeys() }
+            defer {
+                signals.forEach { $0.cancel() }
+                reload.cancel()
+            }
             try await worker.run()
             return 0
         } catch let failure as CommandLineArguments.Failure {

@@ -65,6 +65,53 @@ struct TransportSecurityTests {
         }
     }
 
+    @Test("a reload admits the keys the file lists now; a bad file changes nothing")
+    func reload() async throws {
+        let first = try ZMQCurveKeyPair.generate()
+        let second = try ZMQCurveKeyPair.generate()
+        let server = try ZMQCurveKeyPair.generate()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretFile = try Self.write(server.secretKey + "\n", "server.key", in: directory)
+        let keysFile = try Self.write(first.publicKey + "\n", "clients.keys", in: directory)
+        let security = try TransportSecurity.load(
+            secretKeyFile: secretFile, serverKey: nil, authorizedKeysFile: keysFile)
+        let messages = try WorkerIntegrationTests.checkMessages()
+        try await withWorker({
+            $0.security = security
+            $0.logLevel = .error
+        }) { input, output, worker in
+            // Not listed yet: both of the second client's sockets are refused.
+            try await onThread {
+                let context = try ZMQContext()
+                let sockets = [try ZMQSocket(context, .xpub), try ZMQSocket(context, .sub)]
+                for socket in sockets {
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.makeCurveClient(second, serverKey: server.publicKey)
+                }
+                try sockets[0].connect(input)
+                try sockets[1].connect(output)
+                for _ in 0..<1000 where worker.metrics.handshakesRefused.load(ordering: .relaxed) < 2 {
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+            }
+            #expect(worker.metrics.handshakesRefused.load(ordering: .relaxed) == 2)
+            _ = try Self.write("\(first.publicKey)\nnot a key\n", "clients.keys", in: directory)
+            #expect(!worker.reloadAuthorizedKeys())
+            #expect(worker.authenticator?.authorizedCount == 1)
+            _ = try Self.write("\(first.publicKey)\n\(second.publicKey)\n", "clients.keys", in: directory)
+            #expect(worker.reloadAuthorizedKeys())
+            #expect(worker.authenticator?.authorizedCount == 2)
+            let events = try await withClient(input: input, output: output, curve: (second, server.publicKey)) {
+                client in
+                for message in messages { try client.send(session: "reloaded-1", message) }
+                return try client.events(2).map { $0.event["event"] as! String }
+            }
+            #expect(events == ["checkmark", "match"])
+        }
+    }
+
     @Test("behind CURVE proxies: the worker connects to both as a client, and a listed client's stroke is answered")
     func behindProxies() async throws {
         let proxyKeys = try ZMQCurveKeyPair.generate()

@@ -2,6 +2,7 @@
 
 import json
 import os
+import signal
 import time
 
 import jsonschema
@@ -239,8 +240,8 @@ def test_curve_key_files(tmp_path):
 
 
 def test_curve_worker_admits_only_listed_clients(fixtures_dir, tmp_path):
-    """A worker with --curve-secret-key and --curve-authorized-keys answers a listed CURVE client and refuses
-    another key at the handshake (and logs it)."""
+    """A worker with --curve-secret-key and --curve-authorized-keys answers a listed CURVE client, refuses
+    another key at the handshake (and logs it), and admits that key once it is listed and SIGHUP arrives."""
     server_public, server_secret = zmq.curve_keypair()
     client_public, client_secret = zmq.curve_keypair()
     (tmp_path / "server.key").write_text(server_secret.decode() + "\n")
@@ -258,14 +259,24 @@ def test_curve_worker_admits_only_listed_clients(fixtures_dir, tmp_path):
             producer.send_stroke("curve-1", points, batch=8)
             event = consumer.receive(timeout=5)
             assert event is not None and event.kind == "match" and event.get("name") == "circle"
-            stranger = Producer(running.input, context=context, curve=CurveKeys(server_public))
+            stranger_keys = CurveKeys(server_public)
+            stranger = Producer(running.input, context=context, curve=stranger_keys)
             with pytest.raises(TimeoutError):
                 stranger.wait_for_worker(timeout=1)
             stranger.close()
+            # Listed now, and SIGHUP makes the worker read the file again: the same key is admitted.
+            with open(tmp_path / "authorized", "a") as handle:
+                handle.write(stranger_keys.public_key.decode() + "\n")
+            running.process.send_signal(signal.SIGHUP)
+            admitted = Producer(running.input, context=context, curve=stranger_keys)
+            admitted.wait_for_worker(timeout=10)
+            admitted.close()
         context.term()
     finally:
         assert running.stop() == 0
-    assert any("client refused" in line for line in running.process_log())
+    log = running.process_log()
+    assert any("client refused" in line for line in log)
+    assert any("authorized client keys reloaded" in line and "keys=2" in line for line in log)
 
 
 def test_bad_input_gets_errors_and_other_sessions_are_served(worker, protocol_dir, fixtures_dir):
