@@ -14,7 +14,8 @@ struct Lane: Sendable {
     let index: Int
     let context: ZMQContext
     let configuration: WorkerConfiguration
-    let registry: LibraryRegistry
+    /// The template libraries; the lane and its helper or publisher threads each take their own copy.
+    let libraries: LibrarySource
     let metrics: WorkerMetrics
     let control: WorkerControl
     let logger: Logger
@@ -41,19 +42,20 @@ struct Lane: Sendable {
         let input = try ZMQSocket(context, .sub)
         try configureInput(input)
         // The lane's own copy of the libraries: lanes and helper threads share no reference count.
-        let registry = self.registry.independentCopy()
+        var generation = -1
+        let registry = libraries.refresh(&generation)!
         if configuration.recognitionThread {
             let pipe = EventPipe()
             let publisher = Publisher(
                 name: "publish-\(index)", pipe: pipe, context: context, configuration: configuration, metrics: metrics,
                 logger: logger, outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil,
-                registry: registry)
+                libraries: libraries)
             try publisher.start()
             defer { publisher.finish() }
             try attachInputs(input)
             var processor = SessionProcessor(
                 sink: PipelineSink(pipe: pipe), configuration: configuration, registry: registry, metrics: metrics)
-            try loop(input: input, output: nil, processor: &processor)
+            try loop(input: input, output: nil, processor: &processor, generation: generation)
         } else {
             let output = try ZMQSocket(context, .xpub)
             try Publisher.configure(output, configuration, external: recordsEndpoints)
@@ -61,25 +63,27 @@ struct Lane: Sendable {
             try attachInputs(input)
             let sink = SocketSink(socket: output, metrics: metrics)
             if configuration.recognitionOffload != .off {
-                let helper = try RecognitionHelper(lane: index, registry: registry)
+                let helper = try RecognitionHelper(lane: index, libraries: libraries)
                 helper.start()
                 defer { helper.finish() }
                 var processor = SessionProcessor(
                     sink: OffloadingSink(socket: sink, helper: helper, registry: registry),
                     configuration: configuration,
                     registry: registry, metrics: metrics)
-                try loop(input: input, output: output, processor: &processor)
+                try loop(input: input, output: output, processor: &processor, generation: generation)
             } else {
                 var processor = SessionProcessor(
                     sink: sink, configuration: configuration, registry: registry, metrics: metrics)
-                try loop(input: input, output: output, processor: &processor)
+                try loop(input: input, output: output, processor: &processor, generation: generation)
             }
         }
     }
 
-    private func loop<Sink: LaneSink>(input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>)
-        throws
-    {
+    /// `generation`: that of the libraries the processor holds (`LibrarySource.refresh`).
+    private func loop<Sink: LaneSink>(
+        input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>, generation: Int
+    ) throws {
+        var generation = generation
         if publishesStats, let path = configuration.healthFile { Self.touch(path) }
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }
@@ -98,6 +102,8 @@ struct Lane: Sendable {
         while !control.isStopping {
             let polling = clock.now
             let ready = try poller.poll(timeoutMilliseconds: Self.pollMilliseconds)
+            // Reloaded libraries (SIGHUP) apply from the messages read after it, one atomic load per poll.
+            if let fresh = libraries.refresh(&generation) { processor.replaceRegistry(fresh) }
             if configuration.recognitionOffload == .whenBusy {
                 load.waited(from: polling, to: clock.now)
                 processor.sink.saturated = load.saturated

@@ -16,6 +16,8 @@ protocol LaneSink: EventSink {
     mutating func signalled()
     /// Set by the lane while it is saturated (`LaneLoad`); see `OffloadingSink`.
     var saturated: Bool { get set }
+    /// The lane's libraries were reloaded: recognize with `registry` from now on.
+    mutating func replaceRegistry(_ registry: LibraryRegistry)
 }
 
 extension LaneSink {
@@ -33,6 +35,9 @@ extension LaneSink {
 
     /// Sinks without a signal are never signalled.
     mutating func signalled() {}
+
+    /// Sinks that recognize nothing themselves keep no libraries.
+    mutating func replaceRegistry(_ registry: LibraryRegistry) {}
 }
 
 extension SocketSink: LaneSink {}

@@ -17,7 +17,7 @@ struct OffloadingSink: LaneSink {
     private var socket: SocketSink
     let helper: RecognitionHelper
     /// The lane's copy of the libraries, for the gathered strokes it recognizes itself.
-    let registry: LibraryRegistry
+    private(set) var registry: LibraryRegistry
     /// Set by the lane while it is saturated (`LaneLoad`): finished strokes then go to the helper.
     var saturated = false
 
@@ -64,6 +64,9 @@ struct OffloadingSink: LaneSink {
         jobs.points.reserveCapacity(1 << 14)
         jobs.entries.reserveCapacity(Self.queueLimit)
     }
+
+    /// The lane's libraries were reloaded.
+    mutating func replaceRegistry(_ registry: LibraryRegistry) { self.registry = registry }
 
     // MARK: - EventSink
 

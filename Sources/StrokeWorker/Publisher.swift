@@ -20,8 +20,8 @@ final class Publisher: Sendable {
     let outputs: [WorkerConfiguration.Endpoint]
     /// Where to record the bound endpoints (the worker's own outputs), if anywhere.
     let recordEndpointsIn: WorkerControl?
-    /// The thread's own copy of the libraries.
-    let registry: LibraryRegistry
+    /// The libraries, of which the thread keeps a copy of its own.
+    let libraries: LibrarySource
 
     /// Signalled by the thread once its socket is attached (or failed), and when it has finished.
     private let started = DispatchSemaphore(value: 0)
@@ -31,9 +31,9 @@ final class Publisher: Sendable {
     init(
         name: String, pipe: EventPipe, context: ZMQContext, configuration: WorkerConfiguration, metrics: WorkerMetrics,
         logger: Logger, outputs: [WorkerConfiguration.Endpoint], recordEndpointsIn: WorkerControl?,
-        registry: LibraryRegistry
+        libraries: LibrarySource
     ) {
-        self.registry = registry.independentCopy()
+        self.libraries = libraries
         self.name = name
         self.pipe = pipe
         self.context = context
@@ -101,6 +101,8 @@ final class Publisher: Sendable {
         started.signal()
         var sink = SocketSink(socket: output, metrics: metrics)
         var writer = JSONWriter()
+        var generation = -1
+        var registry = libraries.refresh(&generation)!
         while true {
             pipe.waitForWork(milliseconds: Lane.pollMilliseconds)
             try? Self.drainSubscriptions(output, logger: logger)
@@ -111,7 +113,9 @@ final class Publisher: Sendable {
                     finished = next.finished
                     break
                 }
-                publish(batch, to: &sink, writer: &writer)
+                // The lane took reloaded libraries before it handed this batch over.
+                if let fresh = libraries.refresh(&generation) { registry = fresh }
+                publish(batch, to: &sink, writer: &writer, registry: registry)
                 pipe.recycle(batch)
             }
             sink.flush()
@@ -120,7 +124,9 @@ final class Publisher: Sendable {
     }
 
     /// Recognizes the batch's strokes and sends its events, in order.
-    private func publish(_ batch: EventPipe.Batch, to sink: inout SocketSink, writer: inout JSONWriter) {
+    private func publish(
+        _ batch: EventPipe.Batch, to sink: inout SocketSink, writer: inout JSONWriter, registry: LibraryRegistry
+    ) {
         batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { topic, payload in
             sink.sendNow(topic: topic, payload: payload)
         }

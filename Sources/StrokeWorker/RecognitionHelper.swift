@@ -16,15 +16,15 @@ final class RecognitionHelper: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// The thread's name: `recognize-` and the lane's index.
     let name: String
-    /// The thread's own copy of the libraries.
-    let registry: LibraryRegistry
+    /// The libraries, of which the thread keeps a copy of its own.
+    let libraries: LibrarySource
 
     /// Creates the helper of lane `lane` (not started).
     ///
     /// - Throws: `ZMQError` when the results' signal cannot be created.
-    init(lane: Int, registry: LibraryRegistry) throws(ZMQError) {
+    init(lane: Int, libraries: LibrarySource) throws(ZMQError) {
         name = "recognize-\(lane)"
-        self.registry = registry.independentCopy()
+        self.libraries = libraries
         results = try RecognitionResults()
     }
 
@@ -42,6 +42,8 @@ final class RecognitionHelper: Sendable {
     private func run() {
         defer { stopped.signal() }
         var writer = JSONWriter()
+        var generation = -1
+        var registry = libraries.refresh(&generation)!
         while true {
             jobs.waitForWork(milliseconds: Lane.pollMilliseconds)
             while true {
@@ -50,6 +52,8 @@ final class RecognitionHelper: Sendable {
                     if next.finished { return }
                     break
                 }
+                // The lane took reloaded libraries before it handed this batch over.
+                if let fresh = libraries.refresh(&generation) { registry = fresh }
                 batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { topic, payload in
                     results.append(topic: topic, payload: payload)
                 }

@@ -8,7 +8,7 @@ extension SessionProcessor {
     struct Core {
         var sink: Sink
         let configuration: WorkerConfiguration
-        let registry: LibraryRegistry
+        var registry: LibraryRegistry
         let metrics: WorkerMetrics
         let decoder: InputDecoder
         var message = InputMessage()

@@ -31,6 +31,13 @@ public struct SessionProcessor<Sink: EventSink> {
     /// Number of sessions held.
     public var sessionCount: Int { table.count }
 
+    /// Recognizes with `registry` from now on: the same libraries in the same order, reloaded (sessions keep
+    /// their library's index).
+    mutating func replaceRegistry(_ registry: LibraryRegistry) where Sink: LaneSink {
+        core.registry = registry
+        core.sink.replaceRegistry(registry)
+    }
+
     var configuration: WorkerConfiguration { core.configuration }
     var metrics: WorkerMetrics { core.metrics }
 

@@ -15,7 +15,10 @@ public final class Worker: Sendable {
     /// Shared counters.
     public let metrics = WorkerMetrics()
     let context: ZMQContext
-    let registry: LibraryRegistry
+    /// The template libraries, reloaded by `reloadLibraries()`.
+    let libraries: LibrarySource
+    /// Serializes reloads.
+    private let reloading = Mutex(())
     let logger: Logger
     let control = WorkerControl()
     let lifecycle = Mutex(WorkerLifecycle())
@@ -35,13 +38,68 @@ public final class Worker: Sendable {
             ?? Logger(
                 level: configuration.logLevel, format: configuration.logFormat,
                 label: "stroke-worker \(configuration.shard.index)/\(configuration.shard.count)")
-        self.registry = try LibraryRegistry(
-            [try TemplateLibrary.builtIn()] + configuration.libraries, configuration: configuration.recognizer)
+        self.libraries = LibrarySource(
+            try LibraryRegistry(
+                [try TemplateLibrary.builtIn()] + configuration.libraries, configuration: configuration.recognizer))
         if let security = configuration.security, security.authorizedClients != nil {
             authenticator = ClientAuthenticator(
                 security: security, context: self.context, logger: self.logger, metrics: metrics)
         } else {
             authenticator = nil
+        }
+    }
+
+    /// Reads again what can be reloaded (SIGHUP): the template library files (`reloadLibraries()`) and the
+    /// authorized client keys (`reloadAuthorizedKeys()`), whichever the worker was given.
+    public func reload() {
+        var reloaded = false
+        if !configuration.libraryFiles.isEmpty {
+            reloadLibraries()
+            reloaded = true
+        }
+        if authenticator != nil {
+            reloadAuthorizedKeys()
+            reloaded = true
+        }
+        if !reloaded { logger.warning("nothing to reload: no --library file and no --curve-authorized-keys file") }
+    }
+
+    /// Reads the template library files again (`--library`) and recognizes with them from the next messages on:
+    /// lanes take them at their next poll, their helper and publisher threads with the next strokes handed over.
+    /// Sessions keep their library and their open strokes. The files must still hold libraries of the same names,
+    /// in the same order (sessions refer to libraries by name).
+    ///
+    /// - Returns: whether the libraries were replaced; false without library files, or when a file cannot be
+    ///   read, a library is invalid or a name changed (the previous libraries stay, and the error is logged).
+    @discardableResult
+    public func reloadLibraries() -> Bool {
+        reloading.withLock { _ in
+            guard !configuration.libraryFiles.isEmpty else {
+                logger.warning("no --library file to reload")
+                return false
+            }
+            do {
+                let loaded = try configuration.libraryFiles.map { path throws(RecognitionError) in
+                    try TemplateLibrary(contentsOf: path)
+                }
+                let names = libraries.registry.entries.dropFirst().map(\.name)
+                guard loaded.map(\.name) == names else {
+                    throw RecognitionError(
+                        .invalidConfiguration,
+                        "the files now hold libraries named \(loaded.map(\.name)), not \(names): a reload keeps "
+                            + "the names (restart the worker to rename)")
+                }
+                libraries.replace(
+                    try LibraryRegistry(
+                        [try TemplateLibrary.builtIn()] + loaded, configuration: configuration.recognizer))
+                logger.info(
+                    "template libraries reloaded",
+                    Dictionary(uniqueKeysWithValues: loaded.map { ($0.name, "\($0.templates.count) templates") }))
+                return true
+            } catch {
+                logger.error("template libraries not reloaded, the previous ones stay: \(error)")
+                return false
+            }
         }
     }
 
@@ -177,7 +235,7 @@ public final class Worker: Sendable {
                 "listening",
                 [
                     "endpoints": endpoints.joined(separator: " "), "lanes": "\(lanes)",
-                    "libraries": registry.entries.map(\.name).joined(separator: ","),
+                    "libraries": libraries.registry.entries.map(\.name).joined(separator: ","),
                     "kernels": ElasticMatcher.KernelBuild.current.rawValue,
                 ])
         }
@@ -221,7 +279,7 @@ public final class Worker: Sendable {
         }
         return (0..<count).map { index in
             Lane(
-                index: index, context: context, configuration: configuration, registry: registry, metrics: metrics,
+                index: index, context: context, configuration: configuration, libraries: libraries, metrics: metrics,
                 control: control, logger: logger,
                 inputs: count == 1
                     ? configuration.inputs

@@ -21,7 +21,8 @@ extension WorkerConfiguration {
             help: "where events go out (XPUB), repeatable. Default: bind:tcp://127.0.0.1:5556"),
         Option(
             flag: "library", env: "STROKE_WORKER_LIBRARY", value: "FILE",
-            help: "template library file to load besides the built-in \"default\", repeatable. Default: none"),
+            help: "template library file to load besides the built-in \"default\", repeatable; SIGHUP reads the "
+                + "files again (same library names). Default: none"),
         Option(
             flag: "shard", env: "STROKE_WORKER_SHARD", value: "I/N",
             help: "serve shard I of N (sessions whose bucket mod N is I); I may be \"ordinal\": the trailing "
@@ -134,7 +135,7 @@ extension WorkerConfiguration {
         lines.append(
             "than the widest this CPU runs (all give the same results; the start-up log names the one in use).")
         lines.append("Signals: SIGINT or SIGTERM stop intake, finish what was received, flush events, exit 0;")
-        lines.append("SIGHUP reads the --curve-authorized-keys file again.")
+        lines.append("SIGHUP reads the --library and --curve-authorized-keys files again.")
         return lines.joined(separator: "\n")
     }
 
@@ -161,7 +162,8 @@ extension WorkerConfiguration {
         if !inputs.isEmpty { self.inputs = inputs.map(Endpoint.init(parsing:)) }
         let outputs = args.values("output", env: env("output"))
         if !outputs.isEmpty { self.outputs = outputs.map(Endpoint.init(parsing:)) }
-        libraries = try args.values("library", env: env("library")).map { try TemplateLibrary(contentsOf: $0) }
+        libraryFiles = args.values("library", env: env("library"))
+        libraries = try libraryFiles.map { try TemplateLibrary(contentsOf: $0) }
         if let shard = args.value("shard", env: env("shard")) {
             self.shard = try Self.parseShard(
                 shard, hostname: environment["HOSTNAME"] ?? ProcessInfo.processInfo.hostName)

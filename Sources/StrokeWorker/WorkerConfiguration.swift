@@ -38,6 +38,9 @@ public struct WorkerConfiguration: Sendable {
     public var outputs: [Endpoint] = [Endpoint(bind: true, address: "tcp://127.0.0.1:5556")]
     /// Template libraries loaded besides the built-in `default`. Default: none.
     public var libraries: [TemplateLibrary] = []
+    /// The files `libraries` were read from (`--library`), which `Worker.reloadLibraries()` (SIGHUP) reads again.
+    /// Default: none.
+    public var libraryFiles: [String] = []
     /// This worker's shard: index `shard.index` of `shard.count`. Default: `0/1` (every session).
     public var shard: (index: Int, count: Int) = (0, 1)
     /// Session threads; sessions are spread over them by shard key. Default: half the cores, at least 1 (libzmq's

@@ -20,7 +20,7 @@ enum WorkerCommand {
             let configuration = try WorkerConfiguration(arguments: arguments, environment: environment)
             let worker = try Worker(configuration: configuration)
             let signals = SignalHandling.onTermination { _ in worker.shutdown() }
-            let reload = SignalHandling.onReload { worker.reloadAuthorizedKeys() }
+            let reload = SignalHandling.onReload { worker.reload() }
             defer {
                 signals.forEach { $0.cancel() }
                 reload.cancel()

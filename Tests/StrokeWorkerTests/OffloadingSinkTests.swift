@@ -22,9 +22,10 @@ struct OffloadingSinkTests {
 
     /// Publishes stroke `k` of `topic` through `sink`, and returns the event it should produce, encoded on the
     /// spot as a lane would.
-    static func recognize(_ k: Int, topic: String, into sink: inout OffloadingSink, writer: inout JSONWriter)
-        -> [String]
-    {
+    static func recognize(
+        _ k: Int, topic: String, into sink: inout OffloadingSink, writer: inout JSONWriter,
+        recognizer: Recognizer = Self.recognizer
+    ) -> [String] {
         var topic = topic
         let points = stroke(k)
         return topic.withUTF8 { session in
@@ -56,7 +57,7 @@ struct OffloadingSinkTests {
         _ body: (_ sink: inout OffloadingSink, _ subscriber: ZMQSocket, _ metrics: WorkerMetrics) throws -> Void
     ) throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
-        let helper = try RecognitionHelper(lane: 0, registry: registry)
+        let helper = try RecognitionHelper(lane: 0, libraries: LibrarySource(registry))
         helper.start()
         defer { helper.finish() }
         let metrics = WorkerMetrics()
@@ -91,6 +92,33 @@ struct OffloadingSinkTests {
             #expect(try Self.received(subscriber, count: expected.count) == expected)
             #expect(try subscriber.receiveMultipart(dontWait: true) == nil)
         }
+    }
+
+    @Test("after a reload the helper recognizes the next strokes handed over with the new libraries")
+    func reloadedLibraries() throws {
+        let (context, publisher, subscriber) = try SocketSinkTests.pair()
+        let libraries = LibrarySource(Self.registry)
+        let helper = try RecognitionHelper(lane: 0, libraries: libraries)
+        helper.start()
+        defer { helper.finish() }
+        var sink = OffloadingSink(
+            socket: SocketSink(socket: publisher, metrics: WorkerMetrics()), helper: helper, registry: Self.registry)
+        sink.saturated = true
+        var writer = JSONWriter()
+        let before = Self.recognize(1, topic: "r", into: &sink, writer: &writer)
+        sink.flush()
+        #expect(try Self.received(subscriber, count: 1) == [before])
+        // The same stroke is the one template of the reloaded "default" library.
+        let reloaded = try LibraryRegistry([
+            TemplateLibrary(name: "default", templates: [GestureTemplate(name: "only", points: Self.stroke(1))])
+        ])
+        libraries.replace(reloaded)
+        let after = Self.recognize(
+            1, topic: "r", into: &sink, writer: &writer, recognizer: reloaded.entries[0].own)
+        sink.flush()
+        #expect(after != before && after[1].contains(#""name":"only""#))
+        #expect(try Self.received(subscriber, count: 1) == [after])
+        withExtendedLifetime(context) {}
     }
 
     @Test("more strokes than the queue holds: the lane waits for the helper and nothing is lost")
@@ -174,7 +202,7 @@ struct OffloadingSinkTests {
         ) throws -> Void
     ) throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
-        let helper = try RecognitionHelper(lane: 0, registry: registry)
+        let helper = try RecognitionHelper(lane: 0, libraries: LibrarySource(registry))
         let metrics = WorkerMetrics()
         var sink = OffloadingSink(
             socket: SocketSink(socket: publisher, metrics: metrics), helper: helper, registry: registry)

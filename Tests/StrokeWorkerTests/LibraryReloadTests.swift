@@ -1,0 +1,92 @@
+import Foundation
+import StrokeRecognition
+import Testing
+import ZeroMQ
+
+@testable import StrokeWorker
+
+@Suite("Reloading template libraries", .serialized)
+struct LibraryReloadTests {
+    /// The check stroke of the scenario vectors, as its points.
+    static func checkPoints() throws -> [SIMD2<Double>] {
+        try WorkerIntegrationTests.checkMessages().flatMap { message -> [SIMD2<Double>] in
+            let object = try JSONSerialization.jsonObject(with: Data(message.utf8)) as! [String: Any]
+            return (object["points"] as? [[Double]] ?? []).map { SIMD2($0[0], $0[1]) }
+        }
+    }
+
+    /// A circle of 64 points.
+    static let circle: [SIMD2<Double>] = (0..<64).map { (k: Int) -> SIMD2<Double> in
+        let angle = Double(k) / 32 * Double.pi
+        return SIMD2<Double>(100 + 50 * cos(angle), 100 + 50 * sin(angle))
+    }
+
+    /// The names of the match events of `messages` sent to a fresh session that first picks library `mine`.
+    static func matches(_ client: TestClient, session: String, messages: [String]) throws -> [String] {
+        try client.send(session: session, #"{"type": "options", "seq": 1, "library": "mine"}"#)
+        for message in messages {
+            // The scenario's numbers, one later: the options message took 1.
+            var object = try JSONSerialization.jsonObject(with: Data(message.utf8)) as! [String: Any]
+            object["seq"] = (object["seq"] as! Int) + 1
+            try client.send(
+                session: session, String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+        }
+        while true {
+            let event = try client.nextEvent().event
+            if event["event"] as? String == "match" || event["event"] as? String == "nomatch" {
+                return [event["event"] as! String, event["name"] as? String ?? "-"]
+            }
+        }
+    }
+
+    @Test(
+        "a reload recognizes with the files as they are now, wherever strokes are recognized; a bad file or a renamed library changes nothing",
+        arguments: WorkerIntegrationTests.Recognition.allCases)
+    func reload(recognition: WorkerIntegrationTests.Recognition) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("mine.json").path
+        let check = try Self.checkPoints()
+        let library = TemplateLibrary(name: "mine", templates: [GestureTemplate(name: "circle", points: Self.circle)])
+        try library.save(to: path)
+        let renamed = {
+            var renamed = library
+            renamed.name = "yours"
+            return renamed
+        }()
+        let grown = {
+            var grown = library
+            grown.add(GestureTemplate(name: "tick", points: check))
+            return grown
+        }()
+        let loaded = try TemplateLibrary(contentsOf: path)
+        let messages = try WorkerIntegrationTests.checkMessages()
+        try await withWorker({
+            recognition.apply(to: &$0)
+            $0.libraryFiles = [path]
+            $0.libraries = [loaded]
+            $0.logLevel = .error
+        }) { input, output, worker in
+            let before = try await withClient(input: input, output: output) {
+                try Self.matches($0, session: "reload-1", messages: messages)
+            }
+            #expect(before == ["match", "circle"] || before[0] == "nomatch")
+            // A file that is not a library, then one that renames it: neither replaces anything.
+            try Data("{".utf8).write(to: URL(fileURLWithPath: path))
+            #expect(!worker.reloadLibraries())
+            try renamed.save(to: path)
+            #expect(!worker.reloadLibraries())
+            let between = try await withClient(input: input, output: output) {
+                try Self.matches($0, session: "reload-2", messages: messages)
+            }
+            #expect(between == before)
+            try grown.save(to: path)
+            #expect(worker.reloadLibraries())
+            let after = try await withClient(input: input, output: output) {
+                try Self.matches($0, session: "reload-3", messages: messages)
+            }
+            #expect(after == ["match", "tick"])
+        }
+    }
+}
