@@ -84,7 +84,7 @@ struct Lane: Sendable {
         input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>, generation: Int
     ) throws {
         var generation = generation
-        if publishesStats, let path = configuration.healthFile { Self.touch(path) }
+        if publishesStats { beat() }
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }
         let batch = MessageBatch(count: SessionProcessor<Sink>.batchLimit)
@@ -124,7 +124,7 @@ struct Lane: Sendable {
                     lastSweep = now
                     processor.evictIdle()
                     processor.sink.idle()  // the closed events now, not after the next poll
-                    if publishesStats, let path = configuration.healthFile { Self.touch(path) }
+                    if publishesStats { beat() }
                 }
                 if publishesStats, configuration.statsIntervalSeconds > 0,
                     now &- lastStats >= UInt32(configuration.statsIntervalSeconds)
@@ -142,6 +142,12 @@ struct Lane: Sendable {
         processor.flushMetrics()
         processor.sink.flush()
         try? input.setLinger(milliseconds: 0)
+    }
+
+    /// Tells the liveness checks that the loop runs: the health file and `/healthz`.
+    private func beat() {
+        control.heartbeat.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        if let path = configuration.healthFile { Self.touch(path) }
     }
 
     /// Creates the file or refreshes its modification time.

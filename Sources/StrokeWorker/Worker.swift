@@ -138,7 +138,18 @@ public final class Worker: Sendable {
         let lanes = makeLanes()
         let forwarders = configuration.lanes > 1
         do {
+            let metricsServer = try configuration.metricsAddress.map { try MetricsServer(address: $0) }
             try await withThrowingDiscardingTaskGroup { group in
+                if let metricsServer {
+                    control.endpoints.withLock { $0.append("metrics:\(metricsServer.boundAddress)") }
+                    group.addTask { [control] in
+                        try await ThreadRunner.run(name: "metrics") {
+                            metricsServer.run(stopped: { control.lanesDone.load(ordering: .acquiring) }) { path in
+                                self.httpResponse(path)
+                            }
+                        }
+                    }
+                }
                 // Before any socket accepts a connection: the handler that checks CURVE clients' keys.
                 try await startAuthenticator(in: &group)
                 if forwarders {
@@ -166,7 +177,7 @@ public final class Worker: Sendable {
                     }
                 }
                 group.addTask {
-                    defer { self.control.authenticatorStopping.store(true, ordering: .releasing) }
+                    defer { self.control.lanesDone.store(true, ordering: .releasing) }
                     try await self.runLanes(lanes)
                     if forwarders {
                         try await Task.sleep(for: .milliseconds(200))
@@ -194,7 +205,7 @@ public final class Worker: Sendable {
                 try await ThreadRunner.run(name: "zap") {
                     try authenticator.run(
                         ready: { control.authenticatorReady.store(true, ordering: .releasing) },
-                        stopped: { control.authenticatorStopping.load(ordering: .acquiring) })
+                        stopped: { control.lanesDone.load(ordering: .acquiring) })
                 }
             } catch {
                 self.logger.error("the CURVE authenticator failed: \(error)")
@@ -259,6 +270,30 @@ public final class Worker: Sendable {
             try? Forwarder.send("TERMINATE", to: inputControl, context: context)
         }
         control.stopping.store(true, ordering: .releasing)
+    }
+
+    // MARK: - Metrics endpoint
+
+    /// The answer of the `--metrics` endpoint to `GET path`.
+    func httpResponse(_ path: String) -> MetricsServer.Response {
+        switch path {
+        case "/metrics":
+            return MetricsServer.Response(
+                status: "200 OK", contentType: "text/plain; version=0.0.4; charset=utf-8",
+                body: metrics.prometheusText(
+                    labels: [("shard", "\(configuration.shard.index)/\(configuration.shard.count)")]))
+        case "/healthz":
+            let beat = control.heartbeat.load(ordering: .relaxed)
+            let age = Double(DispatchTime.now().uptimeNanoseconds &- beat) / 1e9
+            guard isReady, !control.isStopping, beat > 0, age < 5 else {
+                return MetricsServer.Response(status: "503 Service Unavailable", body: "not receiving\n")
+            }
+            return MetricsServer.Response(status: "200 OK", body: "ok\n")
+        case "/":
+            return MetricsServer.Response(status: "200 OK", body: "stroke-worker: /metrics, /healthz\n")
+        default:
+            return MetricsServer.Response(status: "404 Not Found", body: "no \(path); try /metrics or /healthz\n")
+        }
     }
 
     // MARK: - Lanes

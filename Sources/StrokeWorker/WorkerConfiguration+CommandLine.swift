@@ -104,6 +104,10 @@ extension WorkerConfiguration {
             flag: "health-file", env: "STROKE_WORKER_HEALTH_FILE", value: "PATH",
             help: "touched every second while the receive loop runs, for liveness probes. Default: none"),
         Option(
+            flag: "metrics", env: "STROKE_WORKER_METRICS", value: "HOST:PORT",
+            help: "serve GET /metrics (Prometheus text format) and /healthz (200 while the receive loop runs, "
+                + "503 otherwise) over HTTP there, e.g. 0.0.0.0:9100. Default: none"),
+        Option(
             flag: "log-level", env: "STROKE_WORKER_LOG_LEVEL", value: "LEVEL",
             help: "debug, info, warning or error. Default: info"),
         Option(
@@ -191,6 +195,7 @@ extension WorkerConfiguration {
             serverKey: args.value("curve-server-key", env: env("curve-server-key")),
             authorizedKeysFile: args.value("curve-authorized-keys", env: env("curve-authorized-keys")))
         healthFile = args.value("health-file", env: env("health-file"))
+        metricsAddress = args.value("metrics", env: env("metrics"))
         if let level = args.value("log-level", env: env("log-level")) {
             guard let parsed = Logger.Level(name: level) else {
                 throw CommandLineArguments.Failure(description: "--log-level: debug, info, warning or error")

@@ -101,6 +101,9 @@ public struct WorkerConfiguration: Sendable {
     /// A file whose modification time the worker refreshes every second while its receive loop runs (for
     /// liveness probes); `nil` for none. Default: `nil`.
     public var healthFile: String?
+    /// Where an HTTP endpoint serves `/metrics` (Prometheus) and `/healthz`, as `HOST:PORT`; `nil` for none.
+    /// Default: `nil`.
+    public var metricsAddress: String?
     /// Log level. Default: `.info`.
     public var logLevel: Logger.Level = .info
     /// Log format. Default: `.text`.

@@ -10,8 +10,11 @@ final class WorkerControl: Sendable {
     let finishedLanes = Atomic<Int>(0)
     /// Whether the ZAP handler that checks CURVE clients is bound (with `TransportSecurity.authorizedClients`).
     let authenticatorReady = Atomic<Bool>(false)
-    /// Set once the lanes have finished (or failed): the ZAP handler may close.
-    let authenticatorStopping = Atomic<Bool>(false)
+    /// Set once the lanes have finished (or failed): the ZAP handler and the metrics endpoint may close.
+    let lanesDone = Atomic<Bool>(false)
+    /// When the first lane last went round its loop (`DispatchTime` nanoseconds; at least once a second while it
+    /// runs), for `/healthz`.
+    let heartbeat = Atomic<UInt64>(0)
     /// The endpoints actually bound (with the ports chosen for `:*`), as `input:…`/`output:…`.
     let endpoints = Mutex<[String]>([])
 

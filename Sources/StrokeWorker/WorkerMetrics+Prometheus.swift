@@ -1,0 +1,77 @@
+extension WorkerMetrics {
+    /// A counter or gauge of the exposition: its name, help and type, and how it is read.
+    private struct Family {
+        let name: String
+        let help: String
+        let type: String
+        let key: String
+    }
+
+    private static let families: [Family] = [
+        Family(
+            name: "stroke_worker_messages_received_total", help: "Input messages received, well-formed or not.",
+            type: "counter", key: "messagesReceived"),
+        Family(
+            name: "stroke_worker_points_received_total", help: "Touch points received in well-formed messages.",
+            type: "counter", key: "pointsReceived"),
+        Family(
+            name: "stroke_worker_events_published_total", help: "Events published.", type: "counter",
+            key: "eventsPublished"),
+        Family(
+            name: "stroke_worker_events_dropped_total",
+            help: "Events dropped because a consumer did not keep up within the send timeout.", type: "counter",
+            key: "eventsDropped"),
+        Family(
+            name: "stroke_worker_strokes_recognized_total", help: "Strokes matched against a library.",
+            type: "counter", key: "strokesRecognized"),
+        Family(
+            name: "stroke_worker_strokes_offloaded_total",
+            help: "Finished strokes recognized by a lane's helper thread.", type: "counter", key: "strokesOffloaded"),
+        Family(
+            name: "stroke_worker_checkmarks_total", help: "Checkmarks detected.", type: "counter", key: "checkmarks"),
+        Family(
+            name: "stroke_worker_input_gaps_total", help: "Input messages lost, by the producers' sequence numbers.",
+            type: "counter", key: "inputGaps"),
+        Family(
+            name: "stroke_worker_handshakes_refused_total",
+            help: "CURVE handshakes refused (key not authorized, or no CURVE).", type: "counter",
+            key: "handshakesRefused"),
+        Family(name: "stroke_worker_sessions", help: "Sessions held.", type: "gauge", key: "sessions"),
+    ]
+
+    /// The counters in Prometheus's text exposition format (0.0.4), each sample with `labels`; error events as
+    /// `stroke_worker_errors_total{code="…"}`.
+    func prometheusText(labels: [(String, String)]) -> String {
+        let snapshot = self.snapshot
+        let common = labels.map { "\($0.0)=\"\(Self.escaped($0.1))\"" }
+        func sample(_ name: String, _ extra: [String], _ value: Int) -> String {
+            let all = common + extra
+            return all.isEmpty ? "\(name) \(value)\n" : "\(name){\(all.joined(separator: ","))} \(value)\n"
+        }
+        var text = ""
+        for family in Self.families {
+            text += "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) \(family.type)\n"
+            text += sample(family.name, [], snapshot[family.key] ?? 0)
+        }
+        text += "# HELP stroke_worker_errors_total Error events published, by code.\n"
+        text += "# TYPE stroke_worker_errors_total counter\n"
+        for (code, count) in errorCounts.sorted(by: { $0.key < $1.key }) {
+            text += sample("stroke_worker_errors_total", ["code=\"\(Self.escaped(code))\""], count)
+        }
+        return text
+    }
+
+    /// A label value with `\`, `"` and line feeds escaped.
+    static func escaped(_ value: String) -> String {
+        var result = ""
+        for character in value {
+            switch character {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case "\n": result += "\\n"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import StrokeWorker
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Metrics endpoint (--metrics)", .serialized)
+struct MetricsEndpointTests {
+    /// `GET path` at `address` (`127.0.0.1:PORT`) over a plain socket: the status line and the body.
+    static func get(_ path: String, at address: String, request: String? = nil) throws -> (status: String, body: String)
+    {
+        let port = UInt16(address.split(separator: ":").last!)!
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var target = sockaddr_in()
+        target.sin_family = sa_family_t(AF_INET)
+        target.sin_port = port.bigEndian
+        target.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw TestFailure("connect: \(String(cString: strerror(errno)))") }
+        let bytes = Array((request ?? "GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n").utf8)
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        var response = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            response += buffer[0..<count]
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        return (parts[0].components(separatedBy: "\r\n")[0], parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    @Test("a worker serves its counters to Prometheus and its health, and answers other requests with 4xx")
+    func endpoint() async throws {
+        let messages = try WorkerIntegrationTests.checkMessages()
+        try await withWorker({ $0.metricsAddress = "127.0.0.1:0" }) { input, output, worker in
+            let address = String(worker.endpoints.first { $0.hasPrefix("metrics:") }!.dropFirst("metrics:".count))
+            _ = try await withClient(input: input, output: output) { client in
+                for message in messages { try client.send(session: "metrics-1", message) }
+                _ = try client.events(2)
+                try client.sendRaw([Array("not-a-topic".utf8), Array("{".utf8)])
+                _ = try client.nextEvent()
+            }
+            let metrics = try Self.get("/metrics", at: address)
+            #expect(metrics.status == "HTTP/1.1 200 OK")
+            #expect(metrics.body.contains("# TYPE stroke_worker_strokes_recognized_total counter\n"))
+            #expect(metrics.body.contains("stroke_worker_strokes_recognized_total{shard=\"0/1\"} 1\n"))
+            #expect(metrics.body.contains("stroke_worker_checkmarks_total{shard=\"0/1\"} 1\n"))
+            #expect(metrics.body.contains("stroke_worker_errors_total{shard=\"0/1\",code=\"bad_topic\"} 1\n"))
+            #expect(try Self.get("/healthz", at: address) == ("HTTP/1.1 200 OK", "ok\n"))
+            #expect(try Self.get("/nothing", at: address).status == "HTTP/1.1 404 Not Found")
+            #expect(try Self.get("", at: address, request: "POST /metrics HTTP/1.1\r\n\r\n").status.contains("405"))
+            #expect(try Self.get("", at: address, request: "hello\r\n\r\n").status.contains("400"))
+            let huge = "GET /metrics HTTP/1.1\r\nX: " + String(repeating: "a", count: 10_000) + "\r\n\r\n"
+            #expect(try Self.get("", at: address, request: huge).status.contains("431"))
+        }
+    }
+
+    @Test("an address that cannot be bound fails run() with the address in the error")
+    func badAddress() async throws {
+        var configuration = WorkerConfiguration()
+        configuration.inputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
+        configuration.outputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
+        configuration.logLevel = .error
+        for address in ["nonsense", "256.1.1.1:80"] {
+            configuration.metricsAddress = address
+            let worker = try Worker(configuration: configuration)
+            let failure = await #expect(throws: CommandLineArguments.Failure.self) { try await worker.run() }
+            #expect(failure?.description.contains("--metrics \(address)") == true)
+        }
+    }
+
+    @Test("/healthz is 503 until the worker receives")
+    func notReady() throws {
+        let worker = try Worker(configuration: WorkerConfiguration())
+        #expect(worker.httpResponse("/healthz").status == "503 Service Unavailable")
+    }
+
+    @Test("request lines: GET and HEAD of a path (query dropped); anything else 400 or 405")
+    func requestLines() {
+        let echo = { (path: String) in MetricsServer.Response(status: "200 OK", body: path) }
+        func answer(_ head: String) -> MetricsServer.Response {
+            MetricsServer.answer(to: Array(head.utf8), respond: echo)
+        }
+        #expect(answer("GET /metrics?x=1 HTTP/1.1\r\n\r\n").body == "/metrics")
+        #expect(answer("HEAD /healthz HTTP/1.0\r\n\r\n").body == "/healthz")
+        #expect(answer("DELETE / HTTP/1.1\r\n\r\n").status.hasPrefix("405"))
+        #expect(answer("GET /\r\n\r\n").status.hasPrefix("400"))
+        #expect(answer("GET / SPDY/3\r\n\r\n").status.hasPrefix("400"))
+    }
+
+    @Test("the exposition: HELP and TYPE per family, labels escaped, errors by code")
+    func exposition() {
+        let metrics = WorkerMetrics()
+        metrics.messagesReceived.add(7, ordering: .relaxed)
+        metrics.countError("sequence_gap")
+        metrics.countError("sequence_gap")
+        let text = metrics.prometheusText(labels: [("shard", "a\"b\\c\nd")])
+        #expect(text.contains("# HELP stroke_worker_messages_received_total "))
+        #expect(text.contains("stroke_worker_messages_received_total{shard=\"a\\\"b\\\\c\\nd\"} 7\n"))
+        #expect(text.contains("stroke_worker_errors_total{shard=\"a\\\"b\\\\c\\nd\",code=\"sequence_gap\"} 2\n"))
+        #expect(text.contains("# TYPE stroke_worker_sessions gauge\n"))
+        #expect(metrics.prometheusText(labels: []).contains("\nstroke_worker_messages_received_total 7\n"))
+    }
+}
