@@ -22,21 +22,11 @@ struct BenchCurveTests {
         let traffic = Traffic.make(
             strokes: Traffic.strokes(dataset: nil), sessions: 4, pointsPerMessage: 32, encoding: .binary,
             messages: 500, prefix: "curve-")
-        let endpoint = Mutex<String?>(nil)
-        async let received = onThread { () throws -> Int in
-            let sink = try ZMQSocket(context, .sub)
-            try sink.makeCurveServer(curve.server)
-            try sink.subscribe("")
-            try sink.setTimeouts(receive: 10_000)
-            try sink.bind("tcp://127.0.0.1:*")
-            endpoint.withLock { $0 = sink.lastEndpoint }
-            var count = 0
-            while count < traffic.count, try sink.receiveMultipart() != nil { count += 1 }
-            return count
-        }
-        while endpoint.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(1)) }
+        let sink = SubscriberCounter()
+        async let received = sink.run(context: context, count: traffic.count) { try $0.makeCurveServer(curve.server) }
+        let endpoint = try await sink.endpoint()
         try await onThread {
-            let producer = try BenchProducer(context: context, endpoint: endpoint.withLock { $0! }, curve: curve)
+            let producer = try BenchProducer(context: context, endpoint: endpoint, curve: curve)
             try producer.sendAll(traffic)
         }
         #expect(try await received == traffic.count)

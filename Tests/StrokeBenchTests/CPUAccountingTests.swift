@@ -14,24 +14,13 @@ struct CPUAccountingTests {
         let traffic = Traffic.make(
             strokes: Traffic.strokes(dataset: nil), sessions: 8, pointsPerMessage: 32, encoding: .binary,
             messages: 2_000, prefix: "cpu-")
-        // The sink's socket lives on a thread of its own, which answers the producer's connection while the test's
-        // thread waits in the producer's set-up for the subscription.
-        let endpoint = Mutex<String?>(nil)
-        async let received = onThread { () throws -> Int in
-            let sink = try ZMQSocket(context, .sub)
-            try sink.subscribe("")
-            try sink.setTimeouts(receive: 10_000)
-            try sink.bind("tcp://127.0.0.1:*")
-            endpoint.withLock { $0 = sink.lastEndpoint }
-            var count = 0
-            while count < traffic.count, try sink.receiveMultipart() != nil { count += 1 }
-            return count
-        }
-        while endpoint.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(1)) }
+        let sink = SubscriberCounter()
+        async let received = sink.run(context: context, count: traffic.count)
+        let endpoint = try await sink.endpoint()
         // Per thread: other tests' contexts start and end I/O threads meanwhile, so the process's sum may fall.
         let ioBefore = Self.ioThreads()
         let cpu = try await onThread { () throws -> (before: Double, after: Double) in
-            let producer = try BenchProducer(context: context, endpoint: endpoint.withLock { $0! })
+            let producer = try BenchProducer(context: context, endpoint: endpoint)
             let before = producer.cpuSeconds
             try producer.sendAll(traffic)
             return (before, producer.cpuSeconds)
