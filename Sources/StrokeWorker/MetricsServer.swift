@@ -5,8 +5,8 @@ import Foundation
 #endif
 
 /// A minimal HTTP/1.1 endpoint for Prometheus scrapes and health checks (`--metrics`): it answers `GET` requests
-/// one connection at a time on the thread that calls `run`, each within a second or dropped, and closes every
-/// connection after its answer. Nothing else; put a proxy in front of it for anything more.
+/// one connection at a time on the thread that calls `run`, each request read within two seconds or dropped, and
+/// closes every connection after its answer. Nothing else; put a proxy in front of it for anything more.
 final class MetricsServer: Sendable {
     /// An answer: status line, content type and body.
     struct Response: Sendable, Equatable {
@@ -92,7 +92,10 @@ final class MetricsServer: Sendable {
         setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var head = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 2048)
+        // A client that trickles its request in gets two seconds in all, not one per byte.
+        let deadline = ContinuousClock.now + .seconds(2)
         while !head.ends(with: [13, 10, 13, 10]) && !head.ends(with: [10, 10]) {
+            guard ContinuousClock.now < deadline else { return }
             guard head.count < Self.requestLimit else {
                 write(
                     Response(status: "431 Request Header Fields Too Large", body: "request too large\n"), to: connection
