@@ -18,7 +18,7 @@ public final class Worker: Sendable {
     /// The template libraries, reloaded by `reloadLibraries()`.
     let libraries: LibrarySource
     /// Serializes reloads.
-    private let reloading = Mutex(())
+    let reloading = Mutex(())
     let logger: Logger
     let control = WorkerControl()
     let lifecycle = Mutex(WorkerLifecycle())
@@ -47,74 +47,6 @@ public final class Worker: Sendable {
         } else {
             authenticator = nil
         }
-    }
-
-    /// Reads again what can be reloaded (SIGHUP): the template library files (`reloadLibraries()`) and the
-    /// authorized client keys (`reloadAuthorizedKeys()`), whichever the worker was given.
-    public func reload() {
-        var reloaded = false
-        if !configuration.libraryFiles.isEmpty {
-            reloadLibraries()
-            reloaded = true
-        }
-        if authenticator != nil {
-            reloadAuthorizedKeys()
-            reloaded = true
-        }
-        if !reloaded { logger.warning("nothing to reload: no --library file and no --curve-authorized-keys file") }
-    }
-
-    /// Reads the template library files again (`--library`) and recognizes with them from the next messages on:
-    /// lanes take them at their next poll, their helper and publisher threads with the next strokes handed over.
-    /// Sessions keep their library and their open strokes. The files must still hold libraries of the same names,
-    /// in the same order (sessions refer to libraries by name).
-    ///
-    /// - Returns: whether the libraries were replaced; false without library files, or when a file cannot be
-    ///   read, a library is invalid or a name changed (the previous libraries stay, and the error is logged).
-    @discardableResult
-    public func reloadLibraries() -> Bool {
-        reloading.withLock { _ in
-            guard !configuration.libraryFiles.isEmpty else {
-                logger.warning("no --library file to reload")
-                return false
-            }
-            do {
-                let loaded = try configuration.libraryFiles.map { path throws(RecognitionError) in
-                    try TemplateLibrary(contentsOf: path)
-                }
-                let names = libraries.registry.entries.dropFirst().map(\.name)
-                guard loaded.map(\.name) == names else {
-                    throw RecognitionError(
-                        .invalidConfiguration,
-                        "the files now hold libraries named \(loaded.map(\.name)), not \(names): a reload keeps "
-                            + "the names (restart the worker to rename)")
-                }
-                libraries.replace(
-                    try LibraryRegistry(
-                        [try TemplateLibrary.builtIn()] + loaded, configuration: configuration.recognizer))
-                logger.info(
-                    "template libraries reloaded",
-                    Dictionary(uniqueKeysWithValues: loaded.map { ($0.name, "\($0.templates.count) templates") }))
-                return true
-            } catch {
-                logger.error("template libraries not reloaded, the previous ones stay: \(error)")
-                return false
-            }
-        }
-    }
-
-    /// Reads the authorized client keys file again (`--curve-authorized-keys`; SIGHUP): its keys alone are
-    /// admitted from the next handshake on. Connections already made stay.
-    ///
-    /// - Returns: whether the list was replaced; false without such a file, or when it cannot be read or has a
-    ///   bad line (the previous list stays, and the error is logged).
-    @discardableResult
-    public func reloadAuthorizedKeys() -> Bool {
-        guard let authenticator else {
-            logger.warning("no --curve-authorized-keys file to reload")
-            return false
-        }
-        return authenticator.reload()
     }
 
     /// The endpoints actually bound or connected, as `input:…` and `output:…`, inputs first (available once
@@ -151,7 +83,7 @@ public final class Worker: Sendable {
                     }
                 }
                 // Before any socket accepts a connection: the handler that checks CURVE clients' keys.
-                try await startAuthenticator(in: &group)
+                await startAuthenticator(in: &group)
                 if forwarders {
                     let input = Forwarder(
                         frontend: configuration.inputs,
@@ -198,7 +130,7 @@ public final class Worker: Sendable {
 
     /// With authorized client keys, runs the ZAP handler on a thread of its own until the lanes have finished,
     /// and returns once it is bound (or failed, which stops the worker).
-    private func startAuthenticator(in group: inout ThrowingDiscardingTaskGroup<any Error>) async throws {
+    private func startAuthenticator(in group: inout ThrowingDiscardingTaskGroup<any Error>) async {
         guard let authenticator else { return }
         group.addTask { [control] in
             do {
@@ -270,30 +202,6 @@ public final class Worker: Sendable {
             try? Forwarder.send("TERMINATE", to: inputControl, context: context)
         }
         control.stopping.store(true, ordering: .releasing)
-    }
-
-    // MARK: - Metrics endpoint
-
-    /// The answer of the `--metrics` endpoint to `GET path`.
-    func httpResponse(_ path: String) -> MetricsServer.Response {
-        switch path {
-        case "/metrics":
-            return MetricsServer.Response(
-                status: "200 OK", contentType: "text/plain; version=0.0.4; charset=utf-8",
-                body: metrics.prometheusText(
-                    labels: [("shard", "\(configuration.shard.index)/\(configuration.shard.count)")]))
-        case "/healthz":
-            let beat = control.heartbeat.load(ordering: .relaxed)
-            let age = Double(DispatchTime.now().uptimeNanoseconds &- beat) / 1e9
-            guard isReady, !control.isStopping, beat > 0, age < 5 else {
-                return MetricsServer.Response(status: "503 Service Unavailable", body: "not receiving\n")
-            }
-            return MetricsServer.Response(status: "200 OK", body: "ok\n")
-        case "/":
-            return MetricsServer.Response(status: "200 OK", body: "stroke-worker: /metrics, /healthz\n")
-        default:
-            return MetricsServer.Response(status: "404 Not Found", body: "no \(path); try /metrics or /healthz\n")
-        }
     }
 
     // MARK: - Lanes

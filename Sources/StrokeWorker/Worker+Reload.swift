@@ -1,0 +1,73 @@
+import StrokeRecognition
+
+extension Worker {
+    // MARK: - Reloading (SIGHUP)
+
+    /// Reads again what can be reloaded (SIGHUP): the template library files (`reloadLibraries()`) and the
+    /// authorized client keys (`reloadAuthorizedKeys()`), whichever the worker was given.
+    public func reload() {
+        var reloaded = false
+        if !configuration.libraryFiles.isEmpty {
+            reloadLibraries()
+            reloaded = true
+        }
+        if authenticator != nil {
+            reloadAuthorizedKeys()
+            reloaded = true
+        }
+        if !reloaded { logger.warning("nothing to reload: no --library file and no --curve-authorized-keys file") }
+    }
+
+    /// Reads the template library files again (`--library`) and recognizes with them from the next messages on:
+    /// lanes take them at their next poll, their helper and publisher threads with the next strokes handed over.
+    /// Sessions keep their library and their open strokes. The files must still hold libraries of the same names,
+    /// in the same order (sessions refer to libraries by name).
+    ///
+    /// - Returns: whether the libraries were replaced; false without library files, or when a file cannot be
+    ///   read, a library is invalid or a name changed (the previous libraries stay, and the error is logged).
+    @discardableResult
+    public func reloadLibraries() -> Bool {
+        reloading.withLock { _ in
+            guard !configuration.libraryFiles.isEmpty else {
+                logger.warning("no --library file to reload")
+                return false
+            }
+            do {
+                let loaded = try configuration.libraryFiles.map { path throws(RecognitionError) in
+                    try TemplateLibrary(contentsOf: path)
+                }
+                let names = libraries.registry.entries.dropFirst().map(\.name)
+                guard loaded.map(\.name) == names else {
+                    throw RecognitionError(
+                        .invalidConfiguration,
+                        "the files now hold libraries named \(loaded.map(\.name)), not \(names): a reload keeps "
+                            + "the names (restart the worker to rename)")
+                }
+                libraries.replace(
+                    try LibraryRegistry(
+                        [try TemplateLibrary.builtIn()] + loaded, configuration: configuration.recognizer))
+                logger.info(
+                    "template libraries reloaded",
+                    Dictionary(uniqueKeysWithValues: loaded.map { ($0.name, "\($0.templates.count) templates") }))
+                return true
+            } catch {
+                logger.error("template libraries not reloaded, the previous ones stay: \(error)")
+                return false
+            }
+        }
+    }
+
+    /// Reads the authorized client keys file again (`--curve-authorized-keys`; SIGHUP): its keys alone are
+    /// admitted from the next handshake on. Connections already made stay.
+    ///
+    /// - Returns: whether the list was replaced; false without such a file, or when it cannot be read or has a
+    ///   bad line (the previous list stays, and the error is logged).
+    @discardableResult
+    public func reloadAuthorizedKeys() -> Bool {
+        guard let authenticator else {
+            logger.warning("no --curve-authorized-keys file to reload")
+            return false
+        }
+        return authenticator.reload()
+    }
+}
