@@ -5,17 +5,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .build
 cc -O2 -Wall -Wextra -Werror -o .build/send_stroke clients/c/send_stroke.c -lzmq
+bin=${1:-.build/debug/stroke-worker}
 # STROKE_INPUT and STROKE_OUTPUT are set by with-worker.sh for the inner shell. Once against one lane, once
-# against two, whose subscriptions arrive bucket by bucket.
+# against two, whose subscriptions arrive bucket by bucket, and once over CURVE (the worker reads its key from
+# the environment, the client takes the worker's public key from it).
+keys=$(mktemp -d)
+trap 'rm -rf "$keys"' EXIT
+"$(dirname "$bin")/stroke-tool" keygen -o "$keys/worker" >/dev/null
 passed=0
-for lanes in 1 2; do
+for run in lanes-1 lanes-2 curve; do
+    lanes=1 secret="" server=""
+    [ "$run" = lanes-2 ] && lanes=2
+    if [ "$run" = curve ]; then
+        secret="$keys/worker.key"
+        server=$(grep -v '^#' "$keys/worker.pub" | head -1)
+    fi
     # shellcheck disable=SC2016
-    out=$(STROKE_WORKER_LANES=$lanes scripts/with-worker.sh "${1:-.build/debug/stroke-worker}" 5585 5586 -- \
-        sh -c '.build/send_stroke "$STROKE_INPUT" "$STROKE_OUTPUT" c-client-test')
+    out=$(STROKE_WORKER_LANES=$lanes STROKE_WORKER_CURVE_SECRET_KEY=$secret STROKE_CURVE_SERVER_KEY=$server \
+        scripts/with-worker.sh "$bin" 5585 5586 -- sh -c '.build/send_stroke "$STROKE_INPUT" "$STROKE_OUTPUT" c-client-test')
     echo "$out"
     if echo "$out" | grep -q '"event":"match","session":"c-client-test"'; then
         passed=$((passed + 1))
     fi
 done
-echo "C client: $passed passed, $((2 - passed)) failed"
-[ "$passed" -eq 2 ]
+echo "C client: $passed passed, $((3 - passed)) failed"
+[ "$passed" -eq 3 ]

@@ -7,6 +7,10 @@
  *   cc -O2 -Wall -Wextra -o send_stroke send_stroke.c -lzmq
  *   ./send_stroke [input-endpoint] [output-endpoint] [session-id]
  *
+ * To a worker started with --curve-secret-key (section 1, "Security"), set STROKE_CURVE_SERVER_KEY to its public
+ * key (40 Z85 characters) and, if the worker lists its clients, STROKE_CURVE_SECRET_KEY to this client's secret
+ * key; without one, a fresh key pair is made.
+ *
  * Exit status: 0 when a match event arrives, 1 on no match or timeout, 2 on a ZeroMQ error.
  */
 #include <stdint.h>
@@ -92,6 +96,24 @@ int main(int argc, char **argv) {
     CHECK(zmq_setsockopt(consumer, ZMQ_RCVTIMEO, &timeout, sizeof timeout));
     CHECK(zmq_setsockopt(producer, ZMQ_LINGER, &timeout, sizeof timeout));
     CHECK(zmq_setsockopt(consumer, ZMQ_LINGER, &zero, sizeof zero));
+    /* Section 1, "Security": CURVE, when the worker has a key; both sockets are clients of its public key. */
+    const char *server_key = getenv("STROKE_CURVE_SERVER_KEY");
+    if (server_key && *server_key) {
+        char public_key[41], secret_key[41];
+        const char *given = getenv("STROKE_CURVE_SECRET_KEY");
+        if (given && *given) {
+            snprintf(secret_key, sizeof secret_key, "%s", given);
+            CHECK(zmq_curve_public(public_key, secret_key));
+        } else {
+            CHECK(zmq_curve_keypair(public_key, secret_key));
+        }
+        void *sockets[2] = {producer, consumer};
+        for (int i = 0; i < 2; i++) {
+            CHECK(zmq_setsockopt(sockets[i], ZMQ_CURVE_SERVERKEY, server_key, 40));
+            CHECK(zmq_setsockopt(sockets[i], ZMQ_CURVE_PUBLICKEY, public_key, 40));
+            CHECK(zmq_setsockopt(sockets[i], ZMQ_CURVE_SECRETKEY, secret_key, 40));
+        }
+    }
     CHECK(zmq_setsockopt(consumer, ZMQ_SUBSCRIBE, session, session_length));
     CHECK(zmq_connect(consumer, output));
     CHECK(zmq_connect(producer, input));
