@@ -16,6 +16,9 @@ public final class ClientAuthenticator: Sendable {
     public let metrics: WorkerMetrics?
     /// The admitted client keys now (nil: any client).
     private let authorized: Mutex<Set<[UInt8]>?>
+    /// Set once `run` has bound the handler, and once it has returned.
+    private let bound = Atomic<Bool>(false)
+    private let ended = Atomic<Bool>(false)
 
     /// Creates a handler; it runs when `run` is called.
     public init(security: TransportSecurity, context: ZMQContext, logger: Logger, metrics: WorkerMetrics?) {
@@ -24,6 +27,38 @@ public final class ClientAuthenticator: Sendable {
         self.logger = logger
         self.metrics = metrics
         authorized = Mutex(security.authorizedClients)
+    }
+
+    /// A handler when `security` admits listed clients only; nil otherwise (libzmq then admits any CURVE client
+    /// that knows the server's key, with no handler).
+    public static func forListedClients(
+        _ security: TransportSecurity?, context: ZMQContext, logger: Logger, metrics: WorkerMetrics?
+    ) -> ClientAuthenticator? {
+        guard let security, security.authorizedClients != nil else { return nil }
+        return ClientAuthenticator(security: security, context: context, logger: logger, metrics: metrics)
+    }
+
+    /// Runs the handler on a thread of its own in `group` until `stopped()`, and returns once it is bound, so that
+    /// sockets started after it admit nobody unchecked. If it fails (another handler holds the context's ZAP
+    /// endpoint), it returns at once, calls `onFailure` and ends its task with the error.
+    public func start(
+        in group: inout ThrowingDiscardingTaskGroup<any Error>, threadName: String,
+        stopped: @escaping @Sendable () -> Bool, onFailure: @escaping @Sendable (any Error) -> Void = { _ in }
+    ) async {
+        group.addTask {
+            defer { self.ended.store(true, ordering: .releasing) }
+            do {
+                try await ThreadRunner.run(name: threadName) {
+                    try self.run(ready: { self.bound.store(true, ordering: .releasing) }, stopped: stopped)
+                }
+            } catch {
+                onFailure(error)
+                throw error
+            }
+        }
+        while !bound.load(ordering: .acquiring) && !ended.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     /// How many client keys are admitted now (nil: any client).

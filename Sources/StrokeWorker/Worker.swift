@@ -41,12 +41,8 @@ public final class Worker: Sendable {
         self.libraries = LibrarySource(
             try LibraryRegistry(
                 [try TemplateLibrary.builtIn()] + configuration.libraries, configuration: configuration.recognizer))
-        if let security = configuration.security, security.authorizedClients != nil {
-            authenticator = ClientAuthenticator(
-                security: security, context: self.context, logger: self.logger, metrics: metrics)
-        } else {
-            authenticator = nil
-        }
+        authenticator = ClientAuthenticator.forListedClients(
+            configuration.security, context: self.context, logger: self.logger, metrics: metrics)
     }
 
     /// The endpoints actually bound or connected, as `input:…` and `output:…`, inputs first (available once
@@ -82,8 +78,15 @@ public final class Worker: Sendable {
                         }
                     }
                 }
-                // Before any socket accepts a connection: the handler that checks CURVE clients' keys.
-                await startAuthenticator(in: &group)
+                // Before any socket accepts a connection: the handler that checks CURVE clients' keys, until the
+                // lanes have finished.
+                await authenticator?.start(
+                    in: &group, threadName: "zap",
+                    stopped: { [control] in control.lanesDone.load(ordering: .acquiring) }
+                ) { error in
+                    self.logger.error("the CURVE authenticator failed: \(error)")
+                    self.shutdown()
+                }
                 if forwarders {
                     let input = Forwarder(
                         frontend: configuration.inputs,
@@ -126,28 +129,6 @@ public final class Worker: Sendable {
             throw error
         }
         logger.info("stopped", metrics.snapshot.mapValues(String.init))
-    }
-
-    /// With authorized client keys, runs the ZAP handler on a thread of its own until the lanes have finished,
-    /// and returns once it is bound (or failed, which stops the worker).
-    private func startAuthenticator(in group: inout ThrowingDiscardingTaskGroup<any Error>) async {
-        guard let authenticator else { return }
-        group.addTask { [control] in
-            do {
-                try await ThreadRunner.run(name: "zap") {
-                    try authenticator.run(
-                        ready: { control.authenticatorReady.store(true, ordering: .releasing) },
-                        stopped: { control.lanesDone.load(ordering: .acquiring) })
-                }
-            } catch {
-                self.logger.error("the CURVE authenticator failed: \(error)")
-                self.shutdown()
-                throw error
-            }
-        }
-        while !control.authenticatorReady.load(ordering: .acquiring) && !control.isStopping {
-            try? await Task.sleep(for: .milliseconds(1))
-        }
     }
 
     private func runLanes(_ lanes: [Lane]) async throws {

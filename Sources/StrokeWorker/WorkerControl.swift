@@ -8,8 +8,6 @@ final class WorkerControl: Sendable {
     let readyLanes = Atomic<Int>(0)
     /// Lanes that have exited.
     let finishedLanes = Atomic<Int>(0)
-    /// Whether the ZAP handler that checks CURVE clients is bound (with `TransportSecurity.authorizedClients`).
-    let authenticatorReady = Atomic<Bool>(false)
     /// Set once the lanes have finished (or failed): the ZAP handler and the metrics endpoint may close.
     let lanesDone = Atomic<Bool>(false)
     /// When the first lane last went round its loop (`DispatchTime` nanoseconds; at least once a second while it

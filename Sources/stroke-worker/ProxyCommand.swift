@@ -59,10 +59,8 @@ enum ProxyCommand {
                 backendSecurity: security)
             let logger = Logger(label: "stroke-proxy")
             let terminated = StopFlag()
-            let authenticator = security.flatMap { security in
-                security.authorizedClients == nil
-                    ? nil : ClientAuthenticator(security: security, context: context, logger: logger, metrics: nil)
-            }
+            let authenticator = ClientAuthenticator.forListedClients(
+                security, context: context, logger: logger, metrics: nil)
             let reload = SignalHandling.onReload {
                 if let authenticator { authenticator.reload() } else { logger.warning("no authorized keys to reload") }
             }
@@ -82,21 +80,11 @@ enum ProxyCommand {
                     terminated.value.store(true, ordering: .releasing)
                     context.shutdown()
                 }
-                if let authenticator {
-                    // Bound before the proxy's sockets accept anyone.
-                    let ready = StopFlag()
-                    group.addTask {
-                        defer { endAll() }
-                        try await ThreadRunner.run(name: "stroke-proxy-zap") {
-                            try authenticator.run(
-                                ready: { ready.value.store(true, ordering: .releasing) },
-                                stopped: { terminated.value.load(ordering: .acquiring) })
-                        }
-                    }
-                    while !ready.value.load(ordering: .acquiring) && !terminated.value.load(ordering: .acquiring) {
-                        try? await Task.sleep(for: .milliseconds(1))
-                    }
-                }
+                // Bound before the proxy's sockets accept anyone.
+                await authenticator?.start(
+                    in: &group, threadName: "stroke-proxy-zap",
+                    stopped: { terminated.value.load(ordering: .acquiring) }
+                ) { _ in endAll() }
                 group.addTask {
                     defer { endAll() }
                     try await ThreadRunner.run(name: "stroke-proxy") {

@@ -126,12 +126,7 @@ struct TransportSecurityTests {
         let stop = ProxySignals()
         let any = WorkerConfiguration.Endpoint(bind: true, address: "tcp://127.0.0.1:*")
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask {
-                try await ThreadRunner.run(name: "test-zap") {
-                    try authenticator.run(ready: { stop.ready.store(true, ordering: .releasing) }, stopped: stop.isSet)
-                }
-            }
-            while !stop.ready.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+            await authenticator.start(in: &group, threadName: "test-zap", stopped: stop.isSet)
             for name in ["input", "results"] {
                 let forwarder = Forwarder(
                     frontend: [any], backend: [any], controlEndpoint: "inproc://test-\(name)-control",
@@ -169,10 +164,9 @@ struct TransportSecurityTests {
         }
     }
 
-    /// What the test shares with its proxy threads: the ZAP handler's readiness and stop flag, and the
-    /// forwarders' bound endpoints.
+    /// What the test shares with its proxy threads: the ZAP handler's stop flag and the forwarders' bound
+    /// endpoints.
     final class ProxySignals: Sendable {
-        let ready = Atomic<Bool>(false)
         let endpoints = Mutex<[String: (frontend: String, backend: String)]>([:])
         private let stopped = Atomic<Bool>(false)
         func set() { stopped.store(true, ordering: .releasing) }
