@@ -4,15 +4,18 @@ import Foundation
     import Glibc
 #endif
 
-/// A minimal HTTP/1.1 endpoint for Prometheus scrapes and health checks (`--metrics`): it answers `GET` requests
-/// one connection at a time on the thread that calls `run`, each request read within two seconds or dropped, and
-/// closes every connection after its answer. Nothing else; put a proxy in front of it for anything more.
+/// A minimal HTTP/1.1 endpoint for Prometheus scrapes and health checks (`--metrics`): it answers `GET` and `HEAD`
+/// requests on the thread that calls `run`, up to `connectionLimit` connections at once without blocking on any,
+/// each answered within two seconds or dropped, and closes every connection after its answer. A scraper that
+/// stalls therefore never holds up a liveness probe. Nothing else; put a proxy in front of it for anything more.
 final class MetricsServer: Sendable {
     /// An answer: status line, content type and body.
     struct Response: Sendable, Equatable {
         var status: String
         var contentType = "text/plain; charset=utf-8"
         var body: String
+        /// Whether only the head is sent (the answer to `HEAD`), with the body's length.
+        var headOnly = false
     }
 
     /// The listening socket.
@@ -22,6 +25,10 @@ final class MetricsServer: Sendable {
 
     /// Largest request head read; a longer one gets 431.
     static let requestLimit = 8192
+    /// Connections served at once; more wait in the listen queue until one ends.
+    static let connectionLimit = 32
+    /// How long a connection has to send its request and take its answer.
+    static let connectionTimeout = Duration.seconds(2)
 
     /// Binds and listens on `address` (`HOST:PORT`, `[IPv6]:PORT`; port 0 picks a free one).
     ///
@@ -43,7 +50,9 @@ final class MetricsServer: Sendable {
                 description: "--metrics \(address): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(found) }
-        let descriptor = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            info.pointee.ai_family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw Self.failure(address, "socket") }
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -75,39 +84,50 @@ final class MetricsServer: Sendable {
 
     /// Answers connections until `stopped()` (checked every 100 ms); `respond` gets the request's path.
     func run(stopped: () -> Bool, respond: (_ path: String) -> Response) {
-        var item = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        var connections = [Connection]()
+        var items = [pollfd]()
+        defer { for connection in connections { close(connection.descriptor) } }
         while !stopped() {
-            guard poll(&item, 1, 100) > 0 else { continue }
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
-            serve(connection, respond: respond)
-            close(connection)
+            // A negative descriptor is skipped by poll: the listener rests while every slot is taken.
+            let accepting = connections.count < Self.connectionLimit
+            items.removeAll(keepingCapacity: true)
+            items.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
+            for connection in connections {
+                items.append(pollfd(fd: connection.descriptor, events: connection.events, revents: 0))
+            }
+            guard poll(&items, nfds_t(items.count), 100) >= 0 || errno == EINTR else { return }
+            let now = ContinuousClock.now
+            for index in connections.indices where items[index + 1].revents != 0 {
+                connections[index].advance(respond: respond)
+            }
+            connections.removeAll { connection in
+                guard connection.state == .finished || now >= connection.deadline else { return false }
+                close(connection.descriptor)
+                return true
+            }
+            if accepting && items[0].revents != 0 { accept(into: &connections, respond: respond) }
         }
     }
 
-    /// Reads one request head and writes its answer.
-    private func serve(_ connection: Int32, respond: (String) -> Response) {
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var head = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 2048)
-        // A client that trickles its request in gets two seconds in all, not one per byte.
-        let deadline = ContinuousClock.now + .seconds(2)
-        while !head.ends(with: [13, 10, 13, 10]) && !head.ends(with: [10, 10]) {
-            guard ContinuousClock.now < deadline else { return }
-            guard head.count < Self.requestLimit else {
-                write(
-                    Response(status: "431 Request Header Fields Too Large", body: "request too large\n"), to: connection
-                )
-                return
+    /// Accepts what waits, up to the limit, and serves at once what each new connection has sent already.
+    private func accept(into connections: inout [Connection], respond: (String) -> Response) {
+        while connections.count < Self.connectionLimit {
+            let descriptor = Glibc.accept(listener, nil, nil)
+            guard descriptor >= 0 else {
+                // Out of descriptors: the listener would stay readable, so rest instead of spinning on it.
+                if errno == EMFILE || errno == ENFILE { usleep(100_000) }
+                return  // else none left (EAGAIN), or one that went away
             }
-            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }  // closed, or a second without data
-            head += buffer[0..<count]
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            var connection = Connection(descriptor: descriptor, deadline: .now + Self.connectionTimeout)
+            connection.advance(respond: respond)
+            if connection.state == .finished {
+                close(descriptor)
+            } else {
+                connections.append(connection)
+            }
         }
-        write(Self.answer(to: head, respond: respond), to: connection)
     }
 
     /// The answer to a request head: `GET` (or `HEAD`) of a path, else 400 or 405.
@@ -117,32 +137,11 @@ final class MetricsServer: Sendable {
             return Response(status: "400 Bad Request", body: "not an HTTP/1.x request line\n")
         }
         guard line[0].elementsEqual("GET".utf8) || line[0].elementsEqual("HEAD".utf8) else {
-            return Response(status: "405 Method Not Allowed", body: "only GET\n")
+            return Response(status: "405 Method Not Allowed", body: "only GET and HEAD\n")
         }
         let target = String(decoding: line[1], as: UTF8.self)
-        return respond(String(target.prefix { $0 != "?" }))
-    }
-
-    private func write(_ response: Response, to connection: Int32) {
-        let body = Array(response.body.utf8)
-        let bytes =
-            Array(
-                ("HTTP/1.1 \(response.status)\r\nContent-Type: \(response.contentType)\r\n"
-                    + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n").utf8) + body
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            if sent < 0 && errno == EINTR { continue }
-            guard sent > 0 else { return }
-            offset += sent
-        }
-    }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate func ends(with suffix: [UInt8]) -> Bool {
-        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+        var response = respond(String(target.prefix { $0 != "?" }))
+        response.headOnly = line[0].elementsEqual("HEAD".utf8)
+        return response
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import StrokeWorker
@@ -9,12 +10,10 @@ import Testing
 
 @Suite("Metrics endpoint (--metrics)", .serialized)
 struct MetricsEndpointTests {
-    /// `GET path` at `address` (`127.0.0.1:PORT`) over a plain socket: the status line and the body.
-    static func get(_ path: String, at address: String, request: String? = nil) throws -> (status: String, body: String)
-    {
+    /// A TCP connection to `address` (`127.0.0.1:PORT`).
+    static func connectTo(_ address: String) throws -> Int32 {
         let port = UInt16(address.split(separator: ":").last!)!
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
         var target = sockaddr_in()
         target.sin_family = sa_family_t(AF_INET)
         target.sin_port = port.bigEndian
@@ -24,8 +23,16 @@ struct MetricsEndpointTests {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw TestFailure("connect: \(String(cString: strerror(errno)))") }
-        let bytes = Array((request ?? "GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n").utf8)
+        guard connected == 0 else {
+            close(descriptor)
+            throw TestFailure("connect: \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+
+    /// Sends `text` on `descriptor`, then reads until the server closes: the status line and the body.
+    static func exchange(_ text: String, on descriptor: Int32) -> (status: String, body: String) {
+        let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
         var response = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -37,6 +44,73 @@ struct MetricsEndpointTests {
         let text = String(decoding: response, as: UTF8.self)
         let parts = text.components(separatedBy: "\r\n\r\n")
         return (parts[0].components(separatedBy: "\r\n")[0], parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    /// `GET path` at `address` (`127.0.0.1:PORT`) over a plain socket: the status line and the body.
+    static func get(_ path: String, at address: String, request: String? = nil) throws -> (status: String, body: String)
+    {
+        let descriptor = try connectTo(address)
+        defer { close(descriptor) }
+        return exchange(request ?? "GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n", on: descriptor)
+    }
+
+    /// Runs a metrics server on a free port of 127.0.0.1, answering every path with its name, for `body`.
+    static func withServer(_ body: (_ address: String) throws -> Void) throws {
+        let server = try MetricsServer(address: "127.0.0.1:0")
+        let stopped = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            server.run(stopped: { stopped.load(ordering: .relaxed) }) {
+                MetricsServer.Response(status: "200 OK", body: "path \($0)\n")
+            }
+            done.signal()
+        }
+        thread.start()
+        defer {
+            stopped.store(true, ordering: .relaxed)
+            done.wait()
+        }
+        try body(server.boundAddress)
+    }
+
+    @Test("a connection that stalls halfway through its request holds up no other, and is answered when it ends")
+    func stalledClient() throws {
+        try Self.withServer { address in
+            let stalled = try Self.connectTo(address)
+            defer { close(stalled) }
+            _ = Array("GET /metr".utf8).withUnsafeBytes { send(stalled, $0.baseAddress, $0.count, 0) }
+            for path in ["/healthz", "/a", "/b"] {
+                #expect(try Self.get(path, at: address) == ("HTTP/1.1 200 OK", "path \(path)\n"))
+            }
+            #expect(Self.exchange("ics HTTP/1.1\r\n\r\n", on: stalled) == ("HTTP/1.1 200 OK", "path /metrics\n"))
+        }
+    }
+
+    @Test("HEAD gets the head alone, with the body's length; a request in many pieces is read whole")
+    func headAndPieces() throws {
+        try Self.withServer { address in
+            let head = try Self.connectTo(address)
+            defer { close(head) }
+            let answer = Self.exchange("HEAD /healthz HTTP/1.1\r\n\r\n", on: head)
+            #expect(answer.status == "HTTP/1.1 200 OK")
+            #expect(answer.body.isEmpty)
+            let pieces = try Self.connectTo(address)
+            defer { close(pieces) }
+            for piece in ["G", "ET /x HTTP/1.0\n", "Host: y\n"] {
+                _ = Array(piece.utf8).withUnsafeBytes { send(pieces, $0.baseAddress, $0.count, 0) }
+            }
+            #expect(Self.exchange("\n", on: pieces) == ("HTTP/1.1 200 OK", "path /x\n"))
+        }
+    }
+
+    @Test("the end of a request head: a blank line, CRLF or LF")
+    func endOfHead() {
+        func end(_ text: String) -> Int? { MetricsServer.Connection.endOfHead(Array(text.utf8)) }
+        #expect(end("GET / HTTP/1.1\r\nHost: a\r\n\r\nrest") == 27)
+        #expect(end("GET / HTTP/1.0\n\n") == 16)
+        #expect(end("GET / HTTP/1.1\r\nHost: a\r\n") == nil)
+        #expect(end("GET / HTTP/1.1\r\n\r") == nil)
+        #expect(end("") == nil)
     }
 
     @Test("a worker serves its counters to Prometheus and its health, and answers other requests with 4xx")
