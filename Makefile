@@ -42,10 +42,12 @@ deps-system:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzmq3-dev pkg-config >/dev/null; \
 	fi
 
-# docker-compose (Debian's package) validates Deploy/docker-compose.yml without a Docker engine.
+# docker-compose (Debian's package) validates Deploy/docker-compose.yml without a Docker engine, and
+# systemd-analyze (systemd's) the units of Deploy/systemd without a running systemd.
 deps-deploy:
-	@command -v docker-compose >/dev/null || { \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null; }
+	@command -v docker-compose >/dev/null && command -v systemd-analyze >/dev/null || { \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose systemd \
+	    >/dev/null; }
 
 deps-python:
 	@$(PYTHON) -c "import zmq, jsonschema, pytest, kubernetes_validate, yamllint" 2>/dev/null \
@@ -104,12 +106,13 @@ replay: deps release
 
 # MARK: - Deployment
 
-deploy-check: deps deps-deploy
+deploy-check: deps deps-deploy release
 	yamllint Deploy .yamllint
 	kubernetes-validate --strict Deploy/kubernetes/*.yaml
 	shellcheck Deploy/local-cluster.sh scripts/*.sh .ci/run
 	docker-compose -f Deploy/docker-compose.yml config -q
-	@echo "deploy-check: 4 passed, 0 failed"
+	scripts/verify-systemd.sh $(RELEASE_BIN)/stroke-worker
+	@echo "deploy-check: 5 passed, 0 failed"
 
 cluster-test: deps release
 	$(PYTHON) Deploy/cluster_test.py

@@ -1,6 +1,16 @@
 import Dispatch
 
 extension Worker {
+    // MARK: - Liveness
+
+    /// Whether the worker is ready, not stopping, and its first lane went round its receive loop in the last five
+    /// seconds (it does at least once a second): `/healthz` and the systemd watchdog.
+    var isLive: Bool {
+        let beat = control.heartbeat.load(ordering: .relaxed)
+        let age = Double(DispatchTime.now().uptimeNanoseconds &- beat) / 1e9
+        return isReady && !control.isStopping && beat > 0 && age < 5
+    }
+
     // MARK: - Metrics endpoint
 
     /// The answer of the `--metrics` endpoint to `GET path`.
@@ -12,9 +22,7 @@ extension Worker {
                 body: metrics.prometheusText(
                     labels: [("shard", "\(configuration.shard.index)/\(configuration.shard.count)")]))
         case "/healthz":
-            let beat = control.heartbeat.load(ordering: .relaxed)
-            let age = Double(DispatchTime.now().uptimeNanoseconds &- beat) / 1e9
-            guard isReady, !control.isStopping, beat > 0, age < 5 else {
+            guard isLive else {
                 return MetricsServer.Response(status: "503 Service Unavailable", body: "not receiving\n")
             }
             return MetricsServer.Response(status: "200 OK", body: "ok\n")

@@ -6,6 +6,8 @@ extension Worker {
     /// Reads again what can be reloaded (SIGHUP): the template library files (`reloadLibraries()`) and the
     /// authorized client keys (`reloadAuthorizedKeys()`), whichever the worker was given.
     public func reload() {
+        configuration.systemd?.notify(SystemdNotifier.reloadingState())
+        defer { configuration.systemd?.notify("READY=1") }
         var reloaded = false
         if !configuration.libraryFiles.isEmpty {
             reloadLibraries()

@@ -119,7 +119,10 @@ public final class Worker: Sendable {
                         try? Forwarder.send("TERMINATE", to: self.outputControl, context: self.context)
                     }
                 }
-                group.addTask { try await self.announceWhenReady(lanes: lanes.count) }
+                group.addTask {
+                    try await self.announceWhenReady(lanes: lanes.count)
+                    if let systemd = self.configuration.systemd { try await self.superviseWithSystemd(systemd) }
+                }
             }
         } catch {
             shutdown()
@@ -179,6 +182,7 @@ public final class Worker: Sendable {
             return
         }
         logger.info("shutting down: intake stopped, draining")
+        configuration.systemd?.notify("STOPPING=1")
         if configuration.lanes > 1 {
             try? Forwarder.send("TERMINATE", to: inputControl, context: context)
         }

@@ -138,6 +138,9 @@ extension WorkerConfiguration {
             "Environment: STROKE_KERNELS=portable|wide|avx512 runs a narrower build of the recognition kernels")
         lines.append(
             "than the widest this CPU runs (all give the same results; the start-up log names the one in use).")
+        lines.append(
+            "Under systemd (Type=notify): NOTIFY_SOCKET gets READY=1, RELOADING=1 and STOPPING=1, and with")
+        lines.append("WatchdogSec= (WATCHDOG_USEC) a WATCHDOG=1 ping at half the interval while the lanes receive.")
         lines.append("Signals: SIGINT or SIGTERM stop intake, finish what was received, flush events, exit 0;")
         lines.append("SIGHUP reads the --library and --curve-authorized-keys files again.")
         return lines.joined(separator: "\n")
@@ -196,6 +199,7 @@ extension WorkerConfiguration {
             authorizedKeysFile: args.value("curve-authorized-keys", env: env("curve-authorized-keys")))
         healthFile = args.value("health-file", env: env("health-file"))
         metricsAddress = args.value("metrics", env: env("metrics"))
+        systemd = SystemdNotifier.fromEnvironment(environment)
         if let level = args.value("log-level", env: env("log-level")) {
             guard let parsed = Logger.Level(name: level) else {
                 throw CommandLineArguments.Failure(description: "--log-level: debug, info, warning or error")

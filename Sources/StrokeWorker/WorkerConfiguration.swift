@@ -104,6 +104,10 @@ public struct WorkerConfiguration: Sendable {
     /// Where an HTTP endpoint serves `/metrics` (Prometheus) and `/healthz`, as `HOST:PORT`; `nil` for none.
     /// Default: `nil`.
     public var metricsAddress: String?
+    /// systemd's notification socket and watchdog, in a unit of `Type=notify`: the worker says when it is ready,
+    /// reloading and stopping, and pings the watchdog while it receives. The command line takes it from the
+    /// environment that systemd sets (`NOTIFY_SOCKET`, `WATCHDOG_USEC`, `WATCHDOG_PID`). Default: `nil`.
+    public var systemd: SystemdNotifier?
     /// Log level. Default: `.info`.
     public var logLevel: Logger.Level = .info
     /// Log format. Default: `.text`.

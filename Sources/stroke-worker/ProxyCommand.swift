@@ -28,6 +28,7 @@ enum ProxyCommand {
                                whose public key is in FILE (one per line; SIGHUP reads it again). Default: any
                                client with the key
         SIGINT or SIGTERM terminate the proxy and exit 0; SIGHUP reads --curve-authorized-keys again.
+        Under systemd (Type=notify), NOTIFY_SOCKET gets READY=1 once both sides are bound, and STOPPING=1.
         """
 
     static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
@@ -61,12 +62,17 @@ enum ProxyCommand {
             let terminated = StopFlag()
             let authenticator = ClientAuthenticator.forListedClients(
                 security, context: context, logger: logger, metrics: nil)
+            // Under systemd's Type=notify: ready once bound, and each reload and the stop announced.
+            let systemd = SystemdNotifier.fromEnvironment(environment)
             let reload = SignalHandling.onReload {
+                systemd?.notify(SystemdNotifier.reloadingState())
                 if let authenticator { authenticator.reload() } else { logger.warning("no authorized keys to reload") }
+                systemd?.notify("READY=1")
             }
             defer { reload.cancel() }
             let signals = SignalHandling.onTermination { _ in
                 logger.info("terminating")
+                systemd?.notify("STOPPING=1")
                 terminated.value.store(true, ordering: .releasing)
                 // The control PAIR may be taken by the relay; shutting the context down ends the proxy
                 // (zmq_proxy_steerable returns ETERM) and every blocking call with it.
@@ -95,6 +101,9 @@ enum ProxyCommand {
                                     "frontend": frontend.joined(separator: " "),
                                     "backend": backend.joined(separator: " "),
                                 ])
+                            systemd?.notify(
+                                "READY=1\nSTATUS=forwarding \(frontend.joined(separator: " ")) to "
+                                    + backend.joined(separator: " "))
                         }
                     }
                 }

@@ -3,6 +3,8 @@
 import json
 import os
 import signal
+import socket as socketlib
+import subprocess
 import time
 
 import jsonschema
@@ -13,7 +15,7 @@ from stroke_client import (Consumer, CurveKeys, Producer, bucket, decode_binary,
                            encode_json, fnv1a32, load_keys, shard_prefixes, topic)
 from stroke_client.replay import load_logs, replay
 
-from conftest import RunningWorker
+from conftest import RunningWorker, worker_binary
 
 
 def schema(protocol_dir: str, name: str) -> dict:
@@ -334,3 +336,54 @@ def test_replay_matches_the_recognizer(worker, fixtures_dir):
     assert report["accuracy"] >= 0.95
     assert report["checkmark"]["truePositiveRate"] == 1.0
     assert report["eventGaps"] == 0
+
+
+class NotifySocket:
+    """A datagram socket standing in for systemd's NOTIFY_SOCKET."""
+
+    def __init__(self, path) -> None:
+        self.path = str(path)
+        self.socket = socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_DGRAM)
+        self.socket.bind(self.path)
+        self.socket.settimeout(10)
+
+    def next_starting_with(self, prefix: str) -> str:
+        for _ in range(200):
+            message = self.socket.recv(4096).decode()
+            if message.startswith(prefix):
+                return message
+        raise AssertionError("no %s among 200 notifications" % prefix)
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+def test_systemd_notifications_of_worker_and_proxy(tmp_path):
+    """Under systemd's Type=notify the worker says READY=1 once it receives, pings WATCHDOG=1 at half of
+    WATCHDOG_USEC, brackets a SIGHUP with RELOADING=1 and READY=1, and says STOPPING=1 on SIGTERM; the proxy
+    says READY=1 once bound, and STOPPING=1."""
+    notify = NotifySocket(tmp_path / "notify")
+    try:
+        running = RunningWorker(env={"NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"})
+        try:
+            assert notify.next_starting_with("READY=1") == "READY=1\nSTATUS=receiving on " + running.input
+            assert notify.next_starting_with("WATCHDOG=1") == "WATCHDOG=1"
+            running.process.send_signal(signal.SIGHUP)
+            assert "\nMONOTONIC_USEC=" in notify.next_starting_with("RELOADING=1")
+            assert notify.next_starting_with("READY=1") == "READY=1"
+        finally:
+            assert running.stop() == 0
+        assert notify.next_starting_with("STOPPING=1") == "STOPPING=1"
+
+        proxy = subprocess.Popen(
+            [worker_binary(), "proxy", "--frontend", "tcp://127.0.0.1:*", "--backend", "tcp://127.0.0.1:*"],
+            stderr=subprocess.DEVNULL, env={**os.environ, "NOTIFY_SOCKET": notify.path})
+        try:
+            assert notify.next_starting_with("READY=1").startswith("READY=1\nSTATUS=forwarding tcp://127.0.0.1:")
+            proxy.terminate()
+            assert notify.next_starting_with("STOPPING=1") == "STOPPING=1"
+        finally:
+            proxy.terminate()
+            assert proxy.wait(timeout=20) == 0
+    finally:
+        notify.close()
