@@ -8,6 +8,10 @@ public struct Evaluator: Sendable {
     public var checkmarkConfiguration: CheckmarkConfiguration
     /// Options of the libraries built for user-dependent runs (orientation, rotation bound, threshold).
     public var libraryTemplate: TemplateLibrary
+    /// A change made to every tested stroke, never to the templates. Default: none.
+    public var perturbation = StrokePerturbation()
+    /// Seeds the perturbation's jitter; each stroke draws its own from it and its points. Default: `1`.
+    public var perturbationSeed: UInt64 = 1
 
     /// Creates an evaluator.
     public init(
@@ -90,7 +94,7 @@ public struct Evaluator: Sendable {
     private func run(_ recognizer: Recognizer, on sample: DollarLog, into tally: inout Tally) throws(RecognitionError) {
         let clock = ContinuousClock()
         let started = clock.now
-        let result = try recognizer.recognize(sample.points)
+        let result = try recognizer.recognize(tested(sample))
         let elapsed = clock.now - started
         tally.record(expected: sample.gesture, result: result, elapsed: elapsed, templates: recognizer.templateCount)
     }
@@ -107,10 +111,11 @@ public struct Evaluator: Sendable {
         var detector = CheckmarkDetector(configuration: checkmarkConfiguration)
         for sample in samples {
             detector.reset()
-            let fired = detector.add(contentsOf: sample.points)
+            let points = tested(sample)
+            let fired = detector.add(contentsOf: points)
             if sample.gesture == "check" {
                 checks += 1
-                if let fired, let first = sample.points.first, let last = sample.points.last {
+                if let fired, let first = points.first, let last = points.last {
                     hits += 1
                     let duration = last.time - first.time
                     leads.append(duration > 0 ? (last.time - fired.time) / duration : 0)
@@ -127,6 +132,21 @@ public struct Evaluator: Sendable {
             falsePositiveRate: others > 0 ? Double(falsePositives.values.reduce(0, +)) / Double(others) : 0,
             medianLeadFraction: median, checkSamples: checks, otherSamples: others,
             falsePositivesByGesture: falsePositives)
+    }
+
+    /// The sample's points as tested: with the perturbation, if any, drawn from a generator of its own.
+    func tested(_ sample: DollarLog) -> [StrokePoint] {
+        guard perturbation != StrokePerturbation() else { return sample.points }
+        // Seeded from the stroke itself, so that a stroke gets the same jitter whatever the order of the run.
+        var seed = perturbationSeed
+        for point in sample.points {
+            seed =
+                (seed ^ point.x.bitPattern ^ (point.y.bitPattern << 17 | point.y.bitPattern >> 47)
+                    ^ point.time.bitPattern)
+                &* 0x100_0000_01B3
+        }
+        var generator = SeededGenerator(seed: seed)
+        return perturbation.apply(to: sample.points, using: &generator)
     }
 
     private func report(_ tally: Tally, protocolName: String) -> EvaluationReport {

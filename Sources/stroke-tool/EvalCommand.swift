@@ -26,6 +26,12 @@ enum EvalCommand {
           --max-rotation DEG            user-dependent libraries: rotation bound (default 30)
           --checkmark-config FILE       the checkmark detector's tuning: a JSON object with any of the
                                         fields of CheckmarkConfiguration (the rest keep their defaults)
+          --perturb SPEC                change every tested stroke (never the templates), as other hands
+                                and devices would, in this order: ease=G (time fraction u → u^G),
+                                rate=HZ (resampled in time), rotate=DEG (clockwise), shear=F (x +=
+                                F·y), aspect=F (width ÷ height), jitter=F (noise, a fraction of the
+                                stroke's diagonal, drawn from --seed), quantize=Q (coordinates
+                                rounded to Q); comma-separated. `stroke-tool robustness` runs a sweep
           --json                        print exactly one JSON object
         """
 
@@ -35,7 +41,7 @@ enum EvalCommand {
             known: [
                 "shortlist-divisor", "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects",
                 "seed", "shortlist",
-                "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config",
+                "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config", "perturb",
             ])
         if let ignored = ElasticMatcher.KernelBuild.requestIgnored { StrokeTool.printError("stroke-tool: \(ignored)") }
         if args.flag("help") {
@@ -65,9 +71,11 @@ enum EvalCommand {
         }
         libraryTemplate.maxRotationDegrees = try args.parsed("max-rotation", default: 30.0)
         libraryTemplate.minimumScore = 0
-        let evaluator = Evaluator(
+        var evaluator = Evaluator(
             samples: samples, recognizerConfiguration: configuration, checkmarkConfiguration: checkmark,
             libraryTemplate: libraryTemplate)
+        evaluator.perturbation = try StrokePerturbation(parsing: args.value("perturb") ?? "")
+        evaluator.perturbationSeed = try args.parsed("seed", default: 1)
         let report: EvaluationReport
         switch args.value("protocol") ?? "user-dependent" {
         case "user-dependent":

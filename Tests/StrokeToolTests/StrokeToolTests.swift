@@ -57,6 +57,30 @@ struct StrokeToolTests {
         #expect(result.output.contains("accuracy:") && result.output.contains("checkmark:"))
     }
 
+    @Test("robustness: a row per perturbation, subjects left out of their libraries; eval --perturb changes results")
+    func robustness() throws {
+        let result = try Self.run([
+            "robustness", "--dataset", Self.fixtures, "--perturbations", "none; rotate=90; jitter=0.01", "--json",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as! [String: Any]
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["perturbation"] as? String } == ["none", "rotate=90", "jitter=0.01"])
+        let accuracies = rows.map { $0["accuracy"] as? Double ?? -1 }
+        #expect(accuracies[0] > 0.8 && accuracies[1] < 0.5)  // a quarter turn defeats an orientation-sensitive library
+        #expect(rows.allSatisfy { ($0["checkmark"] as? [String: Any])?["truePositiveRate"] is Double })
+        let text = try Self.run(["robustness", "--dataset", Self.fixtures, "--perturbations", "ease=2"])
+        #expect(text.status == 0 && text.output.contains("ease=2") && text.output.contains("left out"))
+        let turned = try Self.run([
+            "eval", "--dataset", Self.fixtures, "--protocol", "user-independent", "--perturb", "rotate=90", "--json",
+        ])
+        let report = try JSONSerialization.jsonObject(with: Data(turned.output.utf8)) as! [String: Any]
+        #expect((report["accuracy"] as? Double ?? 1) < 0.5)
+        let bad = try Self.run(["eval", "--dataset", Self.fixtures, "--perturb", "spin=3"])
+        #expect(bad.status == 1 && bad.error.contains("spin=3"))
+        #expect(try Self.run(["robustness"]).status == 2)
+    }
+
     @Test("STROKE_KERNELS picks the portable kernels; an unknown build is named, ignored, and changes no result")
     func kernelChoice() throws {
         let portable = try Self.run(
@@ -100,7 +124,7 @@ struct StrokeToolTests {
         #expect(result.status == 1)
         result = try Self.run(["frobnicate"])
         #expect(result.status == 2)
-        for command in [["--help"], ["eval", "--help"], ["library", "--help"]] {
+        for command in [["--help"], ["eval", "--help"], ["library", "--help"], ["robustness", "--help"]] {
             #expect(try Self.run(command).status == 0)
         }
     }

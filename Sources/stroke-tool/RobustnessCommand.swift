@@ -1,0 +1,109 @@
+import Foundation
+import StrokeRecognition
+import StrokeWorker
+
+/// `stroke-tool robustness`: the recognizer and the checkmark detector under perturbed strokes.
+enum RobustnessCommand {
+    static let usage = """
+        USAGE: stroke-tool robustness --dataset DIR [options]
+
+        How the recognizer and the checkmark detector hold up when the strokes of $1-format logs are drawn by
+        other hands on other devices: tilted, slanted, squashed, shaky, sampled at other rates, in another
+        rhythm (`stroke-tool eval --help`, --perturb). For each perturbation of the tested strokes:
+          accuracy   leave one subject out: each subject's strokes against a library of 8 medoids per
+                     gesture built from the other subjects (unperturbed), as the built-in library is built
+          checkmark  true positives over the checks, false positives over the rest, median lead
+
+        OPTIONS
+          --dataset DIR            the logs (required)
+          --perturbations LIST     perturbations separated by ";" (default: the sweep in Benchmarks.md:
+                                   \(defaultSweep.joined(separator: "; ")))
+          --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
+          --seed S                 seeds the jitter (default 1)
+          --json                   print exactly one JSON object
+        """
+
+    /// The default sweep: each change alone at a moderate and a strong setting, then a phone's finger.
+    static let defaultSweep = [
+        "none", "rotate=10", "rotate=-10", "shear=0.2", "shear=-0.2", "aspect=0.8", "aspect=1.25", "jitter=0.005",
+        "jitter=0.01", "jitter=0.02", "rate=30", "rate=60", "rate=120", "rate=240", "ease=0.7", "ease=1.4",
+        "rate=120,jitter=0.005,quantize=1",
+    ]
+
+    /// One perturbation's figures.
+    struct Row: Codable {
+        var perturbation: String
+        var accuracy: Double
+        var checkmark: EvaluationReport.Checkmark
+    }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try StrokeTool.parse(
+            arguments, flags: ["json"], known: ["dataset", "perturbations", "checkmark-config", "seed"])
+        if args.flag("help") {
+            print(usage)
+            return 0
+        }
+        guard let dataset = args.value("dataset") else {
+            throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
+        }
+        let perturbations = try (args.value("perturbations")?.split(separator: ";").map(String.init) ?? defaultSweep)
+            .map { text throws(RecognitionError) in
+                try StrokePerturbation(parsing: text.trimmingCharacters(in: .whitespaces) == "none" ? "" : text)
+            }
+        let samples = try DollarLog.loadDataset(dataset)
+        var checkmark = CheckmarkConfiguration.default
+        if let path = args.value("checkmark-config") { checkmark = try CheckmarkConfiguration(contentsOf: path) }
+        let seed: UInt64 = try args.parsed("seed", default: 1)
+        // Each subject's evaluator, with its library built once from the other subjects.
+        let subjects = Set(samples.map(\.subject)).sorted()
+        guard subjects.count >= 2 else {
+            throw CommandLineArguments.Failure(description: "\(dataset): leaving one subject out needs two or more")
+        }
+        let heldOut = try subjects.map { subject throws(RecognitionError) in
+            let library = try TemplateLibrary.medoids(
+                name: "without-\(subject)", samples: samples.filter { $0.subject != subject }, perGesture: 8)
+            return (Evaluator(samples: samples.filter { $0.subject == subject }), library)
+        }
+        var rows = [Row]()
+        for perturbation in perturbations {
+            var correct = 0.0
+            for (evaluator, library) in heldOut {
+                var evaluator = evaluator
+                evaluator.perturbation = perturbation
+                evaluator.perturbationSeed = seed
+                correct += try evaluator.userIndependent(library: library).accuracy * Double(evaluator.samples.count)
+            }
+            var all = Evaluator(samples: samples, checkmarkConfiguration: checkmark)
+            all.perturbation = perturbation
+            all.perturbationSeed = seed
+            rows.append(
+                Row(
+                    perturbation: perturbation.description, accuracy: correct / Double(samples.count),
+                    checkmark: all.checkmarkFigures()))
+        }
+        if args.flag("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(["rows": rows]), as: UTF8.self))
+        } else {
+            printTable(rows, samples: samples.count, subjects: subjects.count)
+        }
+        return 0
+    }
+
+    static func printTable(_ rows: [Row], samples: Int, subjects: Int) {
+        func percent(_ value: Double) -> String { String(format: "%6.2f%%", value * 100) }
+        print("\(samples) strokes of \(subjects) subjects; accuracy with each subject left out of its library")
+        print("perturbation                        accuracy   checks  false pos.  lead   false positives by gesture")
+        for row in rows {
+            let check = row.checkmark
+            let gestures = check.falsePositivesByGesture.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            print(
+                row.perturbation.padding(toLength: 34, withPad: " ", startingAt: 0) + "  " + percent(row.accuracy)
+                    + "  " + percent(check.truePositiveRate) + "  " + percent(check.falsePositiveRate)
+                    + String(format: "  %.3f  ", check.medianLeadFraction) + gestures)
+        }
+    }
+}
