@@ -5,7 +5,8 @@ extension CheckmarkConfiguration {
 
     /// Checks the ranges in which the detector is defined: at least one resampled point per leg and room for
     /// both legs and their corner, a positive `initialSpacing` when one is set, curls of at least 1 (a path is
-    /// never shorter than its chord), positive fire ratios, and finite angles and ratios.
+    /// never shorter than its chord), positive fire ratios, finite angles and ratios, and a minimum duration of 0
+    /// or more.
     public func validate() throws(RecognitionError) {
         func fail(_ message: String) -> RecognitionError { RecognitionError(.invalidConfiguration, message) }
         guard (1...1024).contains(minimumLegPoints) else {
@@ -36,6 +37,9 @@ extension CheckmarkConfiguration {
             ("minimumSharpness", minimumSharpness), ("steepAngle", steepAngle), ("steepFirstAngle", steepFirstAngle),
         ] where !value.isFinite {
             throw fail("\(name) \(value) must be finite")
+        }
+        guard minimumDuration.isFinite, minimumDuration >= 0 else {
+            throw fail("minimumDuration \(minimumDuration) must be 0 or more milliseconds")
         }
     }
 
@@ -68,7 +72,7 @@ extension CheckmarkConfiguration {
     private enum Field: String, CodingKey, CaseIterable {
         case initialSpacing, capacity, minimumLegPoints, firstLegDirection, secondLegDirection, turn
         case firstLegMaxCurl, secondLegMaxCurl, minimumSharpness, fireRatio, steepFireRatio, steepAngle
-        case steepFirstAngle
+        case steepFirstAngle, minimumDuration
     }
 
     /// Any key of a JSON object, to find the unknown ones.
@@ -106,6 +110,7 @@ extension CheckmarkConfiguration {
             minimumSharpness: try value(.minimumSharpness, d.minimumSharpness),
             fireRatio: try value(.fireRatio, d.fireRatio), steepFireRatio: try value(.steepFireRatio, d.steepFireRatio),
             steepAngle: try value(.steepAngle, d.steepAngle),
-            steepFirstAngle: try value(.steepFirstAngle, d.steepFirstAngle))
+            steepFirstAngle: try value(.steepFirstAngle, d.steepFirstAngle),
+            minimumDuration: try value(.minimumDuration, d.minimumDuration))
     }
 }

@@ -17,9 +17,10 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     public var secondLegDirection: ClosedRange<Double>
     /// Allowed turn between the legs (first direction minus second). Default: `58...165`.
     public var turn: ClosedRange<Double>
-    /// Largest path length ÷ chord length of the first leg. Default: `1.5`.
+    /// Largest path length ÷ chord length of the first leg, the path measured through nine of the leg's resampled
+    /// points (eight segments), so that jitter does not lengthen it. Default: `1.5`.
     public var firstLegMaxCurl: Double
-    /// Largest path length ÷ chord length of the second leg. Default: `1.18`.
+    /// Largest path length ÷ chord length of the second leg, measured as the first leg's. Default: `1.18`.
     public var secondLegMaxCurl: Double
     /// Smallest corner sharpness: the turn measured over a few resampled points on each side of the corner
     /// (`max(2, count / 12)`) divided by the turn between the whole legs. A check's corner is sharp (≥ 0.66 in
@@ -34,6 +35,11 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     /// First-leg direction (degrees below the horizontal) from which `steepFireRatio` may apply; both legs must
     /// be steep, as in a v. Default: `40`.
     public var steepFirstAngle: Double
+    /// Milliseconds from the stroke's first point before the detector may fire (absolute: time, not size). A
+    /// small hook where the finger lands looks like a check to a detector that knows no size; a check takes longer
+    /// (the fastest of the $1 logs fires 232 ms in). A stroke whose times do not advance is not held back, and a
+    /// check drawn faster than this is still matched as a gesture when it ends. Default: `100`.
+    public var minimumDuration: Double
 
     /// Creates a configuration; every argument defaults to its documented value.
     public init(
@@ -49,7 +55,8 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         fireRatio: Double = 1.15,
         steepFireRatio: Double = 1.45,
         steepAngle: Double = 50,
-        steepFirstAngle: Double = 40
+        steepFirstAngle: Double = 40,
+        minimumDuration: Double = 100
     ) {
         self.initialSpacing = initialSpacing
         self.capacity = capacity
@@ -64,6 +71,7 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         self.steepFireRatio = steepFireRatio
         self.steepAngle = steepAngle
         self.steepFirstAngle = steepFirstAngle
+        self.minimumDuration = minimumDuration
     }
 
     /// The defaults.

@@ -23,7 +23,7 @@ extension CheckmarkDetector {
     /// `CheckmarkConfiguration` was copied (a `memcpy` call) on every call.
     @inline(never)
     static func fires(
-        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, spacing: Double, settings: Settings
+        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, settings: Settings
     ) -> Bool {
         let c = settings.configuration
         let n = xs.count
@@ -55,9 +55,9 @@ extension CheckmarkDetector {
         guard c.firstLegDirection.contains(firstDirection), c.secondLegDirection.contains(secondDirection),
             c.turn.contains(turn)
         else { return false }
-        let firstArc = Double(corner) * spacing
-        let secondArc = Double(n - 1 - corner) * spacing
-        guard firstArc / firstLength <= c.firstLegMaxCurl, secondArc / secondLength <= c.secondLegMaxCurl else {
+        let firstPath = Self.pathLength(xs, ys, from: 0, to: corner)
+        let secondPath = Self.pathLength(xs, ys, from: corner, to: n - 1)
+        guard firstPath / firstLength <= c.firstLegMaxCurl, secondPath / secondLength <= c.secondLegMaxCurl else {
             return false
         }
         let k = max(2, n / 12)
@@ -65,5 +65,31 @@ extension CheckmarkDetector {
         let outOf = point(min(n - 1, corner + k)) - point(corner)
         let localTurn = (atan2(into.y, into.x) - atan2(outOf.y, outOf.x)) * 180 / .pi
         return localTurn / turn >= c.minimumSharpness
+    }
+
+    /// Segments through which a leg's path is measured for its curl.
+    static let curlSegments = 8
+
+    /// The length of the polyline through `curlSegments + 1` resampled points spread evenly from `a` to `b` (all
+    /// of them when there are fewer): a leg's path at a scale of about an eighth of the leg. Jitter then adds little
+    /// to it, where the walk's own path length (resampled points × spacing) grows with every wiggle of the finger:
+    /// with noise of 1% of the stroke's size, that length made straight legs look curled and cost 55% of the
+    /// checks (`stroke-tool robustness`, Benchmarks.md).
+    static func pathLength(_ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, from a: Int, to b: Int)
+        -> Double
+    {
+        let span = b - a
+        let count = min(span, curlSegments)
+        guard count > 0 else { return 0 }
+        var total = 0.0
+        var previous = SIMD2(xs[a], ys[a])
+        for step in 1...count {
+            let index = a + span * step / count
+            let next = SIMD2(xs[index], ys[index])
+            let delta = next - previous
+            total += (delta * delta).sum().squareRoot()
+            previous = next
+        }
+        return total
     }
 }

@@ -14,6 +14,8 @@ extension CheckmarkDetector {
         /// Number of points fed so far.
         private var pointsSeen = 0
         private let settings: Settings
+        /// The time of the stroke's first point, for `minimumDuration`.
+        private var startTime = 0.0
         /// The detection, once it has happened; it is never reported twice for a stroke.
         public private(set) var detection: Detection?
 
@@ -72,6 +74,13 @@ extension CheckmarkDetector {
             let first = pointsSeen
             pointsSeen += batch
             guard !walk.fired else { return nil }
+            if first == 0 && batch > 0 { startTime = time(0) }
+            // Whether firing at a point is held back: too soon after the first point. Read only for a point that
+            // passed every other test; a stroke whose times do not advance is never held back.
+            func held(_ offset: Int) -> Bool {
+                let elapsed = time(offset) - startTime
+                return elapsed > 0 && elapsed < settings.minimumDuration
+            }
             var walk = self.walk
             let settings = self.settings
             let xs = buffer
@@ -79,8 +88,13 @@ extension CheckmarkDetector {
             var fired: Int?
             if batch < 4 {
                 // Too few points to compute lengths ahead (one point per message, typically): straight to the walk.
-                fired = Self.advance(
-                    0..<batch, lengths: nil, position: position, walk: &walk, xs: xs, ys: ys, settings: settings)
+                var from = 0
+                repeat {
+                    fired = Self.advance(
+                        from..<batch, lengths: nil, position: position, walk: &walk, xs: xs, ys: ys, settings: settings)
+                    guard let offset = fired, held(offset) else { break }
+                    (from, fired) = (offset + 1, nil)
+                } while true
             } else {
                 // In chunks whose segment lengths are computed first, four square roots at a time: the walk then
                 // waits for none.
@@ -94,9 +108,14 @@ extension CheckmarkDetector {
                                 from: SIMD2(walk.lastX, walk.lastY), count: end - chunk,
                                 position: { position(chunk + $0) }, into: lengths.baseAddress!
                             ).finite
-                        fired = Self.advance(
-                            chunk..<end, lengths: known ? UnsafePointer(lengths.baseAddress!) : nil,
-                            position: position, walk: &walk, xs: xs, ys: ys, settings: settings)
+                        var from = chunk
+                        repeat {
+                            fired = Self.advance(
+                                from..<end, lengths: known ? UnsafePointer(lengths.baseAddress! + (from - chunk)) : nil,
+                                position: position, walk: &walk, xs: xs, ys: ys, settings: settings)
+                            guard let offset = fired, held(offset) else { break }
+                            (from, fired) = (offset + 1, nil)
+                        } while true
                         chunk = end
                     }
                 }
@@ -109,12 +128,13 @@ extension CheckmarkDetector {
         }
 
         /// Feeds the points `range` of a batch to the walk, and each resampled point to the decision; returns the
-        /// offset of the point that fired, if one did. `lengths`, when given, holds the segment lengths from the
+        /// offset of the first point that passed it, if one did (the caller then checks `minimumDuration`). `lengths`, when given, holds the segment lengths from the
         /// previous point, starting with `range.lowerBound`'s.
         @inline(__always)
         private static func advance(
             _ range: Range<Int>, lengths: UnsafePointer<Double>?, position: (Int) -> SIMD2<Double>,
-            walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, settings: Settings
+            walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>,
+            settings: Settings
         ) -> Int? {
             let capacity = settings.capacity
             let legPoints = settings.minimumLegPoints
@@ -129,7 +149,7 @@ extension CheckmarkDetector {
                 return CheckmarkDetector.mightFire(count: count, last: last, xs: xs, ys: ys, legPoints: legPoints)
                     && CheckmarkDetector.fires(
                         UnsafeBufferPointer(start: xs, count: count), UnsafeBufferPointer(start: ys, count: count),
-                        spacing: walk.spacing, settings: settings)
+                        settings: settings)
             }
             // Two loops, so that neither tests per point which kind of batch it is in.
             if let lengths {
@@ -227,6 +247,7 @@ extension CheckmarkDetector {
         /// Copied out of the tuning: read for every batch.
         let capacity: Int
         let minimumLegPoints: Int
+        let minimumDuration: Double
         /// Room for `capacity + 1` points: decimation runs when a point passes the capacity.
         let room: Int
         /// Whether every allowed second-leg direction is below 0° (upward on screen): a second leg with a positive
@@ -245,6 +266,7 @@ extension CheckmarkDetector {
             self.minimumLegPoints = min(max(configuration.minimumLegPoints, 1), 1024)
             self.capacity = min(max(configuration.capacity, 2 * minimumLegPoints + 1), 1 << 24)
             self.room = capacity + 1
+            self.minimumDuration = configuration.minimumDuration
             self.secondLegMustRise = configuration.secondLegDirection.upperBound < 0
             self.firstLegMustFall = configuration.firstLegDirection.lowerBound >= 0
         }

@@ -27,13 +27,15 @@ struct CheckmarkConfigurationTests {
 
     @Test("fields left out keep their defaults; a full file round-trips")
     func partialAndRoundTrip() throws {
-        let path = try Self.file(#"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5}"#)
+        let path = try Self.file(
+            #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40}"#)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let read = try CheckmarkConfiguration(contentsOf: path)
         var expected = CheckmarkConfiguration.default
         expected.fireRatio = 1.3
         expected.turn = 60...150
         expected.initialSpacing = 2.5
+        expected.minimumDuration = 40
         #expect(read == expected)
         #expect(try CheckmarkConfiguration(contentsOf: Self.file("{}")) == .default)
         for configuration in [CheckmarkConfiguration.default, expected] {
@@ -47,6 +49,7 @@ struct CheckmarkConfigurationTests {
         "out-of-range values, unknown fields and broken files are clear errors",
         arguments: [
             (#"{"minimumLegPoints": 0}"#, "minimumLegPoints 0"),
+            (#"{"minimumDuration": -1}"#, "minimumDuration -1"),
             (#"{"minimumLegPoints": -40}"#, "minimumLegPoints -40"),
             (#"{"capacity": 6}"#, "capacity 6 is outside 7..."),
             (#"{"initialSpacing": -1}"#, "initialSpacing -1.0"),

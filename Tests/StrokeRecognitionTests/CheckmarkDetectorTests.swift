@@ -88,6 +88,51 @@ struct CheckmarkDetectorTests {
         #expect(detector.add(contentsOf: points) != nil)
     }
 
+    @Test("recorded checks fire through jitter of 1.5% of their size, which lengthens their path")
+    func recordedChecksThroughJitter() {
+        var perturbation = StrokePerturbation()
+        // Measured through nine points of each leg, not along the walk: with the walk's own length a third of
+        // these fired.
+        perturbation.jitter = 0.015
+        let checks = Fixtures.logs.filter { $0.gesture == "check" }
+        #expect(checks.count == 5)
+        func pathLength(_ points: [StrokePoint]) -> Double {
+            zip(points, points.dropFirst()).reduce(0) { $0 + StrokeGeometry.distance($1.0.position, $1.1.position) }
+        }
+        for (index, log) in checks.enumerated() {
+            for seed in 0..<10 {
+                var generator = SeededGenerator(seed: UInt64(10 * index + seed))
+                let points = perturbation.apply(to: log.points, using: &generator)
+                #expect(pathLength(points) > 1.05 * pathLength(log.points))
+                var detector = CheckmarkDetector()
+                #expect(detector.add(contentsOf: points) != nil, "\(log.subject) \(log.speed) check, seed \(seed)")
+            }
+        }
+    }
+
+    @Test("a check drawn within minimumDuration does not fire; slower, without times, or with 0 it does")
+    func minimumDuration() {
+        // 78 points in 77 ms: a hook where a finger lands is this quick.
+        let quick = Fixtures.check(size: 100, step: 2, hertz: 1000)
+        #expect(quick.last!.time < CheckmarkConfiguration.default.minimumDuration)
+        var detector = CheckmarkDetector()
+        #expect(detector.add(contentsOf: quick) == nil)
+        // The same path at 120 Hz (640 ms) fires, after the first 100 ms.
+        detector = CheckmarkDetector()
+        let fired = detector.add(contentsOf: Fixtures.check(size: 100, step: 2, hertz: 120))
+        #expect((fired?.time ?? 0) >= 100)
+        // Times that never advance hold nothing back.
+        detector = CheckmarkDetector()
+        #expect(detector.add(contentsOf: quick.map { StrokePoint(x: $0.x, y: $0.y, time: 7) }) != nil)
+        var configuration = CheckmarkConfiguration.default
+        configuration.minimumDuration = 0
+        detector = CheckmarkDetector(configuration: configuration)
+        #expect(detector.add(contentsOf: quick) != nil)
+        // Point by point, the same.
+        detector = CheckmarkDetector()
+        #expect(quick.allSatisfy { detector.add($0) == nil })
+    }
+
     @Test("recorded checks fire and recorded v's and pigtails do not")
     func recorded() {
         for log in Fixtures.logs where ["check", "v", "pigtail", "caret"].contains(log.gesture) {
@@ -188,7 +233,7 @@ struct CheckmarkDetectorTests {
             xs.withUnsafeBufferPointer { xs in
                 ys.withUnsafeBufferPointer { ys in
                     CheckmarkDetector.fires(
-                        xs, ys, spacing: 1, settings: CheckmarkDetector.Settings(configuration))
+                        xs, ys, settings: CheckmarkDetector.Settings(configuration))
                 }
             }
         }

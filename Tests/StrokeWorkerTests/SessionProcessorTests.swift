@@ -221,9 +221,10 @@ struct SessionProcessorTests {
     func checkmarkThenOverflow() {
         var processor = Self.processor { $0.maxPointsPerStroke = 30 }
         let topic = Array(ShardKey.topic(for: "c").utf8)
-        // Down-right for 10 points, then up-right: the detector fires on the second leg, before point 31.
-        let down = (0...10).map { "[\($0 * 10),\($0 * 10),\($0)]" }
-        let up = (1...40).map { "[\(100 + $0 * 10),\(100 - $0 * 12),\(10 + $0)]" }
+        // Down-right for 10 points, then up-right, at 100 Hz: the detector fires on the second leg, before point
+        // 31 (and after the first 100 ms, `CheckmarkConfiguration.minimumDuration`).
+        let down = (0...10).map { "[\($0 * 10),\($0 * 10),\($0 * 10)]" }
+        let up = (1...40).map { "[\(100 + $0 * 10),\(100 - $0 * 12),\(100 + $0 * 10)]" }
         let points = (down + up).joined(separator: ",")
         Self.feed(&processor, [topic, Array(#"{"type":"begin","seq":1,"stroke":1,"points":[\#(points)]}"#.utf8)])
         let events = Self.events(processor)
@@ -238,9 +239,9 @@ struct SessionProcessorTests {
         arguments: [true, false])
     func checkmarkByDefault(on: Bool) {
         var processor = Self.processor { $0.checkmarkByDefault = on }
-        // Down-right, then up-right: a check, which the detector fires on while it is drawn.
-        let down = (0...10).map { "[\($0 * 10),\($0 * 10),\($0)]" }
-        let up = (1...15).map { "[\(100 + $0 * 10),\(100 - $0 * 12),\(10 + $0)]" }
+        // Down-right, then up-right, at 100 Hz: a check, which the detector fires on while it is drawn.
+        let down = (0...10).map { "[\($0 * 10),\($0 * 10),\($0 * 10)]" }
+        let up = (1...15).map { "[\(100 + $0 * 10),\(100 - $0 * 12),\(100 + $0 * 10)]" }
         let points = (down + up).joined(separator: ",")
         let plain = Array(ShardKey.topic(for: "plain").utf8)
         let asked = Array(ShardKey.topic(for: "asked").utf8)
