@@ -10,6 +10,7 @@ enum StrokeTool {
         USAGE
           stroke-tool eval --dataset DIR [options]        accuracy, checkmark rates and speed on $1-format logs
           stroke-tool robustness --dataset DIR [options]  the same under tilted, shaky, resampled strokes
+          stroke-tool recognize --strokes FILE [options]  a worker's answers for strokes of your own
           stroke-tool library build --dataset DIR -o FILE  make a library from $1-format logs
           stroke-tool library add FILE (--dataset DIR | --json STROKES) [--gesture NAME]
           stroke-tool library remove FILE --gesture NAME [--index I]
@@ -30,6 +31,7 @@ enum StrokeTool {
             switch command {
             case "eval": return try EvalCommand.run(rest)
             case "robustness": return try RobustnessCommand.run(rest)
+            case "recognize": return try RecognizeCommand.run(rest)
             case "library": return try LibraryCommand.run(rest)
             case "keygen": return try KeygenCommand.run(rest)
             case "--help", "-h", "help":

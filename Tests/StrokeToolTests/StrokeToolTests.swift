@@ -81,6 +81,40 @@ struct StrokeToolTests {
         #expect(try Self.run(["robustness"]).status == 2)
     }
 
+    @Test("recognize: a match, candidates and the checkmark per stroke; a stroke it cannot take is named, not fatal")
+    func recognize() throws {
+        let path = NSTemporaryDirectory() + "strokes-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // A check: 15 points down-right, then 45 up-right, at 120 Hz.
+        var check = [String]()
+        for k in 0..<60 {
+            let step = Double(k)
+            let (x, y) = k < 15 ? (2 * step, 20 + 2 * step) : (30 + 1.55 * (step - 15), 50 - 2 * (step - 15))
+            check.append("[\(x),\(y),\(step * 1000 / 120)]")
+        }
+        try """
+        [{"name": "check", "points": [\(check.joined(separator: ","))]},
+         {"points": [[0, 0], [50, 100], [100, 0]]},
+         {"name": "circle", "points": [[0, 0]]}]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try Self.run(["recognize", "--strokes", path, "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(lines.count == 3)
+        #expect(lines[0]?["match"] as? String == "check" && lines[0]?["checkmarkPointIndex"] is Int)
+        #expect((lines[0]?["candidates"] as? [[String: Any]])?.first?["score"] is Double)
+        #expect(lines[1]?["match"] as? String == "v" && lines[1]?["checkmarkPointIndex"] == nil)
+        #expect((lines[2]?["error"] as? String)?.contains("degenerate_stroke") == true)
+        let text = try Self.run(["recognize", "--dataset", Self.fixtures, "--subjects", "s02"])
+        #expect(text.status == 0 && text.output.contains("named strokes matched their name"))
+        try "[{\"points\": [[1, 2, 3, 4]]}]".write(toFile: path, atomically: true, encoding: .utf8)
+        let bad = try Self.run(["recognize", "--strokes", path])
+        #expect(bad.status == 2 && bad.error.contains("point 0 has 4 numbers"))
+        #expect(try Self.run(["recognize"]).status == 2)
+    }
+
     @Test("STROKE_KERNELS picks the portable kernels; an unknown build is named, ignored, and changes no result")
     func kernelChoice() throws {
         let portable = try Self.run(
@@ -124,7 +158,9 @@ struct StrokeToolTests {
         #expect(result.status == 1)
         result = try Self.run(["frobnicate"])
         #expect(result.status == 2)
-        for command in [["--help"], ["eval", "--help"], ["library", "--help"], ["robustness", "--help"]] {
+        for command in [
+            ["--help"], ["eval", "--help"], ["library", "--help"], ["robustness", "--help"], ["recognize", "--help"],
+        ] {
             #expect(try Self.run(command).status == 0)
         }
     }

@@ -1,0 +1,149 @@
+import Foundation
+import StrokeRecognition
+import StrokeWorker
+
+/// `stroke-tool recognize`: what a worker would answer for strokes of one's own, without a worker.
+enum RecognizeCommand {
+    static let usage = """
+        USAGE: stroke-tool recognize (--strokes STROKES.json | --dataset DIR) [options]
+
+        Recognizes each stroke as a worker would at its end, and replays it point by point through the checkmark
+        detector as a worker would while it is drawn: to try a library or a detector tuning on strokes of your
+        own before a worker runs them.
+          STROKES.json: [{"name": "check", "points": [[x, y, t], …]}, …]; "name" (the gesture meant) is optional,
+          and so is t (milliseconds), without which the detector has no timing (`minimumDuration` is then moot)
+
+        OPTIONS
+          --strokes FILE           the strokes to recognize, as above
+          --dataset DIR            or $1-format logs (`stroke-tool eval --help`), with --subjects s02,…
+          --subjects LIST          with --dataset: only these subjects' strokes
+          --library FILE|default   the template library (default: the built-in one)
+          --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
+          --json                   one JSON object per stroke, a line each
+        """
+
+    /// A stroke of the file: the gesture meant, if given, and its points.
+    struct Stroke: Decodable {
+        var name: String?
+        var points: [StrokePoint]
+
+        private enum CodingKeys: String, CodingKey { case name, points }
+
+        init(name: String?, points: [StrokePoint]) {
+            self.name = name
+            self.points = points
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            points = try container.decode([[Double]].self, forKey: .points).enumerated().map { index, numbers in
+                guard numbers.count == 2 || numbers.count == 3 else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .points, in: container,
+                        debugDescription: "point \(index) has \(numbers.count) numbers; expected [x, y] or [x, y, t]")
+                }
+                return StrokePoint(x: numbers[0], y: numbers[1], time: numbers.count == 3 ? numbers[2] : 0)
+            }
+        }
+    }
+
+    /// One stroke's answer.
+    struct Answer: Encodable {
+        /// A gesture considered, as the worker's `match` event lists it.
+        struct Candidate: Encodable {
+            var name: String
+            var score: Double
+        }
+
+        var index: Int
+        var expected: String?
+        var match: String?
+        var score: Double?
+        var candidates: [Candidate]
+        var checkmarkPointIndex: Int?
+        var error: String?
+    }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try StrokeTool.parse(
+            arguments, flags: ["json"], known: ["strokes", "dataset", "subjects", "library", "checkmark-config"])
+        if args.flag("help") {
+            print(usage)
+            return 0
+        }
+        let strokes: [Stroke]
+        if let path = args.value("strokes") {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw RecognitionError(.io, "cannot read \(path): \(error.localizedDescription)")
+            }
+            do {
+                strokes = try JSONDecoder().decode([Stroke].self, from: data)
+            } catch {
+                throw CommandLineArguments.Failure(description: "--strokes \(path): not a list of strokes: \(error)")
+            }
+        } else if let dataset = args.value("dataset") {
+            let subjects = Set(args.values("subjects"))
+            strokes = try DollarLog.loadDataset(dataset).filter { subjects.isEmpty || subjects.contains($0.subject) }
+                .map { Stroke(name: $0.gesture, points: $0.points) }
+        } else {
+            throw CommandLineArguments.Failure(description: "--strokes FILE or --dataset DIR is required\n\n\(usage)")
+        }
+        let recognizer = try Recognizer(library: try LibraryCommand.load(args.value("library") ?? "default"))
+        var checkmark = CheckmarkConfiguration.default
+        if let path = args.value("checkmark-config") { checkmark = try CheckmarkConfiguration(contentsOf: path) }
+        var detector = CheckmarkDetector(configuration: checkmark)
+        var correct = 0
+        var named = 0
+        for (index, stroke) in strokes.enumerated() {
+            detector.reset()
+            var answer = Answer(index: index, expected: stroke.name, candidates: [])
+            answer.checkmarkPointIndex = detector.add(contentsOf: stroke.points)?.pointIndex
+            do {
+                let result = try recognizer.recognize(stroke.points)
+                answer.match = result.match?.name
+                answer.score = result.match?.score
+                answer.candidates = result.candidates.map { Answer.Candidate(name: $0.name, score: $0.score) }
+            } catch {
+                answer.error = "\(error)"
+            }
+            if let name = stroke.name {
+                named += 1
+                if name == answer.match { correct += 1 }
+            }
+            if args.flag("json") {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(answer), as: UTF8.self))
+            } else {
+                printLine(answer)
+            }
+        }
+        if !args.flag("json") && named > 0 {
+            print(
+                String(
+                    format: "%d of %d named strokes matched their name (%.2f%%)", correct, named,
+                    Double(correct) * 100 / Double(named)))
+        }
+        return 0
+    }
+
+    static func printLine(_ answer: Answer) {
+        var line = "\(answer.index)"
+        if let expected = answer.expected { line += " (\(expected))" }
+        if let error = answer.error {
+            line += ": \(error)"
+        } else {
+            line += ": " + (answer.match.map { "\($0) \(String(format: "%.3f", answer.score ?? 0))" } ?? "no match")
+            let others = answer.candidates.dropFirst(answer.match == nil ? 0 : 1)
+                .map { "\($0.name) \(String(format: "%.3f", $0.score))" }
+            if !others.isEmpty { line += "; then " + others.joined(separator: ", ") }
+        }
+        if let point = answer.checkmarkPointIndex { line += "; checkmark at point \(point)" }
+        if let expected = answer.expected, answer.error == nil, expected != answer.match { line += "  ✗" }
+        print(line)
+    }
+}
