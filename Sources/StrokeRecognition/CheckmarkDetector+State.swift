@@ -128,8 +128,9 @@ extension CheckmarkDetector {
         }
 
         /// Feeds the points `range` of a batch to the walk, and each resampled point to the decision; returns the
-        /// offset of the first point that passed it, if one did (the caller then checks `minimumDuration`). `lengths`, when given, holds the segment lengths from the
-        /// previous point, starting with `range.lowerBound`'s.
+        /// offset of the first point that passed it, if one did (the caller then checks `minimumDuration`).
+        /// `lengths`, when given, holds the segment lengths from the previous point, starting with
+        /// `range.lowerBound`'s.
         @inline(__always)
         private static func advance(
             _ range: Range<Int>, lengths: UnsafePointer<Double>?, position: (Int) -> SIMD2<Double>,

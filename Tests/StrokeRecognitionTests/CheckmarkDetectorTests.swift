@@ -133,6 +133,35 @@ struct CheckmarkDetectorTests {
         #expect(quick.allSatisfy { detector.add($0) == nil })
     }
 
+    @Test("held back by minimumDuration, a check fires at its first point after it, whatever the batches")
+    func heldThenFired() {
+        // A check drawn in 118 ms (4 kHz): its shape passes every test before 100 ms, and keeps passing after. A
+        // little noise makes every segment's length differ, so that a restart reading the wrong one would show.
+        var generator = SeededGenerator(seed: 4)
+        var noise = StrokePerturbation()
+        noise.jitter = 0.001
+        let points = noise.apply(to: Fixtures.check(size: 300, step: 1, hertz: 4000), using: &generator)
+        var unheld = CheckmarkConfiguration.default
+        unheld.minimumDuration = 0
+        var early = CheckmarkDetector(configuration: unheld)
+        let first = early.add(contentsOf: points)
+        #expect((first?.time ?? 1000) < 100)
+        var single = CheckmarkDetector()
+        var one: CheckmarkDetector.Detection?
+        for point in points where one == nil { one = single.add(point) }
+        #expect(one.map { $0.time >= 100 && $0.time < 105 } == true, "\(String(describing: one))")
+        for batch in [2, 5, 32, 64, 100, points.count] {
+            var batched = CheckmarkDetector()
+            var fired: CheckmarkDetector.Detection?
+            var index = 0
+            while index < points.count, fired == nil {
+                fired = batched.add(contentsOf: points[index..<min(index + batch, points.count)])
+                index += batch
+            }
+            #expect(fired == one, "batches of \(batch)")
+        }
+    }
+
     @Test("recorded checks fire and recorded v's and pigtails do not")
     func recorded() {
         for log in Fixtures.logs where ["check", "v", "pigtail", "caret"].contains(log.gesture) {
