@@ -89,9 +89,7 @@ enum EvalCommand {
             throw CommandLineArguments.Failure(description: "--protocol \(other): user-dependent or user-independent")
         }
         if args.flag("json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try StrokeTool.printJSON(report)
         } else {
             printText(report, samples: samples.count)
         }

@@ -115,9 +115,7 @@ enum RecognizeCommand {
                 if name == answer.match { correct += 1 }
             }
             if args.flag("json") {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                print(String(decoding: try encoder.encode(answer), as: UTF8.self))
+                try StrokeTool.printJSON(answer)
             } else {
                 printLine(answer)
             }

@@ -83,9 +83,7 @@ enum RobustnessCommand {
                     checkmark: all.checkmarkFigures()))
         }
         if args.flag("json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(["rows": rows]), as: UTF8.self))
+            try StrokeTool.printJSON(["rows": rows])
         } else {
             printTable(rows, samples: samples.count, subjects: subjects.count)
         }

@@ -50,6 +50,13 @@ enum StrokeTool {
         }
     }
 
+    /// Prints `value` as one line of JSON with sorted keys (every command's `--json`).
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
