@@ -12,8 +12,8 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
     /// Speed profile: the fraction `u` of the duration becomes `u^ease` (above 1: a slow start and a fast end;
     /// below 1: the opposite). Default: `1`.
     public var ease = 1.0
-    /// Resamples the stroke in time at this rate (Hz), interpolating positions linearly; `nil` keeps the samples.
-    /// Default: `nil`.
+    /// Resamples the stroke in time at this rate (Hz, at most 10,000), interpolating positions linearly; `nil`
+    /// keeps the samples. Default: `nil`.
     public var rateHertz: Double?
     /// Rotation in degrees, clockwise on screen (y grows downward). Default: `0`.
     public var rotateDegrees = 0.0
@@ -45,7 +45,7 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
             case "shear": shear = value
             case "aspect" where value > 0: aspect = value
             case "jitter" where value >= 0: jitter = value
-            case "rate" where value > 0: rateHertz = value
+            case "rate" where value > 0 && value <= 10_000: rateHertz = value
             case "ease" where value > 0: ease = value
             case "quantize" where value >= 0: quantize = value
             case "aspect", "jitter", "rate", "ease", "quantize":
@@ -129,9 +129,13 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Positions at every `interval` milliseconds from the first sample to the last (which is kept), interpolated
-    /// linearly in time; samples with equal times keep the later position.
+    /// linearly in time; samples with equal times keep the later position. A stroke that would need a million
+    /// samples or more is returned as it is.
     static func resample(_ points: [StrokePoint], every interval: Double) -> [StrokePoint] {
-        guard let first = points.first, let last = points.last, last.time > first.time else { return points }
+        // A stroke that would take a million samples or more (times far from milliseconds) keeps its own.
+        guard let first = points.first, let last = points.last, last.time > first.time,
+            (last.time - first.time) / interval < 1_000_000
+        else { return points }
         var result = [StrokePoint]()
         result.reserveCapacity(Int((last.time - first.time) / interval) + 2)
         var segment = 1

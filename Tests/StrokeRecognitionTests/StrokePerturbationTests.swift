@@ -58,6 +58,8 @@ struct StrokePerturbationTests {
         #expect(zip(eased.map(\.time), expected).allSatisfy { abs($0 - $1) < 1e-9 })
         let still = [StrokePoint(x: 0, y: 0, time: 5), StrokePoint(x: 1, y: 1, time: 5)]
         #expect(try Self.apply("rate=100,ease=3", to: still) == still)
+        let endless = [StrokePoint(x: 0, y: 0, time: 0), StrokePoint(x: 1, y: 1, time: 1e12)]
+        #expect(try Self.apply("rate=1000", to: endless) == endless)
     }
 
     @Test("parsing: names and ranges, errors that name the pair, and a description that parses back")
@@ -69,6 +71,7 @@ struct StrokePerturbationTests {
         #expect(StrokePerturbation().description == "none")
         for (bad, message) in [
             ("spin=3", "unknown"), ("rotate", "expected NAME=NUMBER"), ("rate=0", "out of range"),
+            ("rate=1e9", "out of range"),
             ("aspect=-1", "out of range"), ("jitter=nan", "expected NAME=NUMBER"), ("ease=abc", "expected"),
         ] {
             #expect(throws: RecognitionError.self, "\(bad)") { try StrokePerturbation(parsing: bad) }
