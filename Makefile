@@ -28,6 +28,7 @@ SOAK_SECONDS     ?= 60
 
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
         demo replay eval bench bench-quick profile clean deps-deploy deploy-check cluster-test cluster-start \
+        accuracy-check \
         cluster-stop fuzz soak
 
 all: build
@@ -70,7 +71,7 @@ run: deps release
 
 # MARK: - Test
 
-test: deps lint swift-test client-test c-client-test deploy-check cluster-test
+test: deps lint swift-test client-test c-client-test deploy-check cluster-test accuracy-check
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests
@@ -124,6 +125,12 @@ cluster-stop:
 	Deploy/local-cluster.sh stop
 
 # MARK: - Evaluation and benchmarks (need ../shared)
+
+# The recognition targets on the $1 logs, as regression guards (deterministic): user-dependent accuracy, the
+# built-in recipe on subjects left out, the checkmark rates and lead, and the detector at 60-240 Hz and with a
+# finger's noise (scripts/accuracy-check.py). Passes with a note when $(DATASET) is absent.
+accuracy-check: deps release
+	$(PYTHON) scripts/accuracy-check.py --tool $(RELEASE_BIN)/stroke-tool --dataset $(DATASET)
 
 eval: release
 	$(RELEASE_BIN)/stroke-tool eval --dataset $(DATASET) --templates-per-gesture 1
