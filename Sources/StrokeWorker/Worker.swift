@@ -106,6 +106,7 @@ public final class Worker: Sendable {
                                     control.endpoints.withLock {
                                         $0.append(contentsOf: external.map { "\(name):\($0)" })
                                     }
+                                    control.readyForwarders.add(1, ordering: .releasing)
                                 }
                             }
                         }
@@ -120,7 +121,7 @@ public final class Worker: Sendable {
                     }
                 }
                 group.addTask {
-                    try await self.announceWhenReady(lanes: lanes.count)
+                    try await self.announceWhenReady(lanes: lanes.count, forwarders: forwarders ? 2 : 0)
                     if let systemd = self.configuration.systemd { try await self.superviseWithSystemd(systemd) }
                 }
             }
@@ -151,8 +152,12 @@ public final class Worker: Sendable {
         }
     }
 
-    private func announceWhenReady(lanes: Int) async throws {
-        while control.readyLanes.load(ordering: .acquiring) < lanes {
+    /// Marks the worker ready once every lane receives and every forwarder has recorded its endpoints (lanes
+    /// connect to the forwarders over inproc, which may come first), and logs it.
+    private func announceWhenReady(lanes: Int, forwarders: Int) async throws {
+        while control.readyLanes.load(ordering: .acquiring) < lanes
+            || control.readyForwarders.load(ordering: .acquiring) < forwarders
+        {
             if control.isStopping || control.finishedLanes.load(ordering: .acquiring) > 0 { return }
             try await Task.sleep(for: .milliseconds(5))
         }

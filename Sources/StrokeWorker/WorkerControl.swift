@@ -6,6 +6,9 @@ final class WorkerControl: Sendable {
     let stopping = Atomic<Bool>(false)
     /// Lanes that have bound or connected their sockets.
     let readyLanes = Atomic<Int>(0)
+    /// Forwarders (with several lanes, one for the input and one for the output) that have bound or connected
+    /// their external endpoints and recorded them in `endpoints`.
+    let readyForwarders = Atomic<Int>(0)
     /// Lanes that have exited.
     let finishedLanes = Atomic<Int>(0)
     /// Set once the lanes have finished (or failed): the ZAP handler and the metrics endpoint may close.
