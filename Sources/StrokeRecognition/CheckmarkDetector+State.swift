@@ -18,6 +18,9 @@ extension CheckmarkDetector {
         private var startTime = 0.0
         /// The detection, once it has happened; it is never reported twice for a stroke.
         public private(set) var detection: Detection?
+        /// Whether a point that passed every test was held back under a millisecond after the first point (last,
+        /// so that it takes the padding after `detection` and the state stays 88 bytes).
+        private var heldWithinAMillisecond = false
 
         /// Creates the state of a detector for one stroke. Copies of a fresh state share its tuning object: a
         /// caller with many strokes keeps one and copies it, so that the tuning read for every batch stays in the
@@ -39,9 +42,14 @@ extension CheckmarkDetector {
         /// Resampled points in the buffer: the next one is written at this index of the x and the y halves.
         public var resampledCount: Int { Int(walk.count) }
 
+        /// Whether the stroke looked like a check under a millisecond after its first point, and was held back by
+        /// `minimumDuration`: its times advance as if they were seconds, not milliseconds, and it will not fire.
+        public var timesLookLikeSeconds: Bool { heldWithinAMillisecond && detection == nil }
+
         /// Forgets the stroke, to start the next one (the buffer needs no clearing).
         public mutating func reset() {
             detection = nil
+            heldWithinAMillisecond = false
             walk = Walk(spacing: configuration.initialSpacing ?? 0)
             pointsSeen = 0
         }
@@ -79,7 +87,9 @@ extension CheckmarkDetector {
             // passed every other test; a stroke whose times do not advance is never held back.
             func held(_ offset: Int) -> Bool {
                 let elapsed = time(offset) - startTime
-                return elapsed > 0 && elapsed < settings.minimumDuration
+                guard elapsed > 0 && elapsed < settings.minimumDuration else { return false }
+                if elapsed < 1 { heldWithinAMillisecond = true }
+                return true
             }
             var walk = self.walk
             let settings = self.settings

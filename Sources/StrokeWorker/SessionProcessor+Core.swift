@@ -197,6 +197,9 @@ extension SessionProcessor {
 
         private mutating func recognize(_ stroke: OpenStroke, session: inout Session, id: UnsafeRawBufferPointer) {
             metrics.strokesRecognized.add(1, ordering: .relaxed)
+            if stroke.detecting && stroke.storage.timesLookLikeSeconds {
+                metrics.timesInSeconds.add(1, ordering: .relaxed)
+            }
             let entry = registry.entries[Int(session.library)]
             session.eventSequence += 1
             let eventContext = context(session, id: id, stroke: stroke)

@@ -112,6 +112,12 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
         }
     }
 
+    /// Whether the detector held the stroke back as a check drawn under a millisecond after its first point: its
+    /// times look like seconds (`CheckmarkDetector.State.timesLookLikeSeconds`).
+    var timesLookLikeSeconds: Bool {
+        withUnsafeMutablePointerToHeader { $0.pointee.detector.timesLookLikeSeconds }
+    }
+
     // MARK: - Prefetching
 
     /// Asks for the header (the detector's state and the point count) of the object at `start` to be fetched.

@@ -30,6 +30,10 @@ extension WorkerMetrics {
         Family(
             name: "stroke_worker_checkmarks_total", help: "Checkmarks detected.", type: "counter", key: "checkmarks"),
         Family(
+            name: "stroke_worker_times_in_seconds_total",
+            help: "Check-shaped strokes held back because their times advanced under 1 ms: seconds, not milliseconds?",
+            type: "counter", key: "timesInSeconds"),
+        Family(
             name: "stroke_worker_input_gaps_total", help: "Input messages lost, by the producers' sequence numbers.",
             type: "counter", key: "inputGaps"),
         Family(

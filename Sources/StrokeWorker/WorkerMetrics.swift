@@ -16,6 +16,9 @@ public final class WorkerMetrics: Sendable {
     public let strokesOffloaded = Atomic<Int>(0)
     /// Checkmarks detected.
     public let checkmarks = Atomic<Int>(0)
+    /// Strokes that looked like a check under a millisecond after their first point, and did not fire: their
+    /// producer sends point times in seconds, it seems, where the protocol asks for milliseconds.
+    public let timesInSeconds = Atomic<Int>(0)
     /// Input messages lost according to the producers' sequence numbers.
     public let inputGaps = Atomic<Int>(0)
     /// Sessions currently held.
@@ -45,6 +48,7 @@ public final class WorkerMetrics: Sendable {
             "strokesRecognized": strokesRecognized.load(ordering: .relaxed),
             "strokesOffloaded": strokesOffloaded.load(ordering: .relaxed),
             "checkmarks": checkmarks.load(ordering: .relaxed),
+            "timesInSeconds": timesInSeconds.load(ordering: .relaxed),
             "inputGaps": inputGaps.load(ordering: .relaxed),
             "sessions": sessions.load(ordering: .relaxed),
             "handshakesRefused": handshakesRefused.load(ordering: .relaxed),

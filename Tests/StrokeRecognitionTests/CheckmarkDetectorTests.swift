@@ -133,6 +133,27 @@ struct CheckmarkDetectorTests {
         #expect(quick.allSatisfy { detector.add($0) == nil })
     }
 
+    @Test("a check whose times advance like seconds is held back, and says so; one in milliseconds does not")
+    func timesInSeconds() {
+        let milliseconds = Fixtures.check(size: 100, step: 2, hertz: 120)
+        let seconds = milliseconds.map { StrokePoint(x: $0.x, y: $0.y, time: $0.time / 1000) }
+        var state = CheckmarkDetector.State()
+        var buffer = [Double](repeating: 0, count: state.bufferCount)
+        func feed(_ points: [StrokePoint]) -> CheckmarkDetector.Detection? {
+            state.reset()
+            return points.withUnsafeBufferPointer { points in
+                buffer.withUnsafeMutableBufferPointer { state.add(contentsOf: points, buffer: $0.baseAddress!) }
+            }
+        }
+        #expect(feed(seconds) == nil)
+        #expect(state.timesLookLikeSeconds)
+        #expect(feed(milliseconds) != nil)
+        #expect(!state.timesLookLikeSeconds)
+        // A quick hook in milliseconds is held back too, but not for its units.
+        #expect(feed(Fixtures.check(size: 100, step: 2, hertz: 1000)) == nil)
+        #expect(!state.timesLookLikeSeconds)
+    }
+
     @Test("held back by minimumDuration, a check fires at its first point after it, whatever the batches")
     func heldThenFired() {
         // A check drawn in 118 ms (4 kHz): its shape passes every test before 100 ms, and keeps passing after. A

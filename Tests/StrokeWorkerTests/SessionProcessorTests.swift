@@ -234,6 +234,26 @@ struct SessionProcessorTests {
         #expect((events.first?.payload["pointIndex"] as? Int ?? 99) < 30)
     }
 
+    @Test("a check whose times are in seconds fires no checkmark, and is counted as such")
+    func timesInSeconds() {
+        var processor = Self.processor { _ in }
+        for (name, scale) in [("ms", 10.0), ("s", 0.01)] {
+            let topic = Array(ShardKey.topic(for: name).utf8)
+            let down = (0...10).map { "[\($0 * 10),\($0 * 10),\(Double($0) * scale)]" }
+            let up = (1...15).map { "[\(100 + $0 * 10),\(100 - $0 * 12),\(Double(10 + $0) * scale)]" }
+            let points = (down + up).joined(separator: ",")
+            Self.feed(&processor, [topic, Array(#"{"type":"begin","seq":1,"stroke":1,"points":[\#(points)]}"#.utf8)])
+            Self.feed(&processor, [topic, Array(#"{"type":"end","seq":2,"stroke":1}"#.utf8)])
+        }
+        let events = Self.events(processor)
+        func kinds(_ session: String) -> [String] {
+            events.filter { $0.topic == session }.map { $0.payload["event"] as! String }
+        }
+        #expect(kinds("ms").first == "checkmark")
+        #expect(!kinds("s").contains("checkmark") && kinds("s").count == 1)
+        #expect(processor.metrics.timesInSeconds.load(ordering: .relaxed) == 1)
+    }
+
     @Test(
         "with --checkmark off sessions start without the detector, and their own options turn it on",
         arguments: [true, false])
