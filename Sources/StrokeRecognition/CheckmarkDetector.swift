@@ -42,6 +42,10 @@ public struct CheckmarkDetector: Sendable {
     /// Number of points fed so far.
     public var pointCount: Int { state.pointCount }
 
+    /// Whether the stroke looked like a check under a millisecond after its first point and was held back: its
+    /// times advance as if they were seconds, not milliseconds (`State.timesLookLikeSeconds`).
+    public var timesLookLikeSeconds: Bool { state.timesLookLikeSeconds }
+
     /// Forgets the stroke, keeping the buffer, to start the next one.
     public mutating func reset() {
         state.reset()

@@ -62,6 +62,8 @@ enum RecognizeCommand {
         var score: Double?
         var candidates: [Candidate]
         var checkmarkPointIndex: Int?
+        /// Set (true) when the detector held a check-shaped stroke back under a millisecond: times in seconds?
+        var timesLookLikeSeconds: Bool?
         var error: String?
     }
 
@@ -102,6 +104,7 @@ enum RecognizeCommand {
             detector.reset()
             var answer = Answer(index: index, expected: stroke.name, candidates: [])
             answer.checkmarkPointIndex = detector.add(contentsOf: stroke.points)?.pointIndex
+            if detector.timesLookLikeSeconds { answer.timesLookLikeSeconds = true }
             do {
                 let result = try recognizer.recognize(stroke.points)
                 answer.match = result.match?.name
@@ -141,6 +144,9 @@ enum RecognizeCommand {
             if !others.isEmpty { line += "; then " + others.joined(separator: ", ") }
         }
         if let point = answer.checkmarkPointIndex { line += "; checkmark at point \(point)" }
+        if answer.timesLookLikeSeconds == true {
+            line += "; no checkmark: its times advance as if in seconds (t must be milliseconds)"
+        }
         if let expected = answer.expected, answer.error == nil, expected != answer.match { line += "  ✗" }
         print(line)
     }

@@ -107,6 +107,16 @@ struct StrokeToolTests {
         #expect((lines[0]?["candidates"] as? [[String: Any]])?.first?["score"] is Double)
         #expect(lines[1]?["match"] as? String == "v" && lines[1]?["checkmarkPointIndex"] == nil)
         #expect((lines[2]?["error"] as? String)?.contains("degenerate_stroke") == true)
+        // The same check with its times in seconds.
+        let inSeconds = (0..<60).map { k in
+            let step = Double(k)
+            let (x, y) = k < 15 ? (2 * step, 20 + 2 * step) : (30 + 1.55 * (step - 15), 50 - 2 * (step - 15))
+            return "[\(x),\(y),\(step / 120)]"
+        }
+        try "[{\"name\": \"check\", \"points\": [\(inSeconds.joined(separator: ","))]}]"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let seconds = try Self.run(["recognize", "--strokes", path])
+        #expect(seconds.status == 0 && seconds.output.contains("as if in seconds"), "\(seconds.output)")
         let text = try Self.run(["recognize", "--dataset", Self.fixtures, "--subjects", "s02"])
         #expect(text.status == 0 && text.output.contains("named strokes matched their name"))
         try "[{\"points\": [[1, 2, 3, 4]]}]".write(toFile: path, atomically: true, encoding: .utf8)
