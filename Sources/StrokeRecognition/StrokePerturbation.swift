@@ -87,8 +87,7 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
             }
         }
         if let rateHertz { result = Self.resample(result, every: 1000 / rateHertz) }
-        let count = Double(result.count)
-        let centre = SIMD2(result.reduce(0) { $0 + $1.x } / count, result.reduce(0) { $0 + $1.y } / count)
+        let centre = StrokeGeometry.centroid(result.map(\.position))
         let angle = rotateDegrees * .pi / 180
         let (sine, cosine) = (sin(angle), cos(angle))
         let stretch = aspect.squareRoot()
@@ -132,7 +131,6 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
     /// linearly in time; samples with equal times keep the later position. A stroke that would need a million
     /// samples or more is returned as it is.
     static func resample(_ points: [StrokePoint], every interval: Double) -> [StrokePoint] {
-        // A stroke that would take a million samples or more (times far from milliseconds) keeps its own.
         guard let first = points.first, let last = points.last, last.time > first.time,
             (last.time - first.time) / interval < 1_000_000
         else { return points }

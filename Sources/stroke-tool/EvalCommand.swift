@@ -60,8 +60,7 @@ enum EvalCommand {
         configuration.band = try args.parsed("band", default: configuration.band)
         configuration.shortlistDivisor = try args.parsed("shortlist-divisor", default: configuration.shortlistDivisor)
         configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
-        var checkmark = CheckmarkConfiguration.default
-        if let path = args.value("checkmark-config") { checkmark = try CheckmarkConfiguration(contentsOf: path) }
+        let checkmark = try StrokeTool.checkmarkConfiguration(args)
         var libraryTemplate = TemplateLibrary(name: "evaluation")
         if let orientation = args.value("orientation") {
             guard let parsed = TemplateLibrary.Orientation(rawValue: orientation) else {

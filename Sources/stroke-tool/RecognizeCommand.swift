@@ -95,8 +95,7 @@ enum RecognizeCommand {
             throw CommandLineArguments.Failure(description: "--strokes FILE or --dataset DIR is required\n\n\(usage)")
         }
         let recognizer = try Recognizer(library: try LibraryCommand.load(args.value("library") ?? "default"))
-        var checkmark = CheckmarkConfiguration.default
-        if let path = args.value("checkmark-config") { checkmark = try CheckmarkConfiguration(contentsOf: path) }
+        let checkmark = try StrokeTool.checkmarkConfiguration(args)
         var detector = CheckmarkDetector(configuration: checkmark)
         var correct = 0
         var named = 0

@@ -52,8 +52,7 @@ enum RobustnessCommand {
                 try StrokePerturbation(parsing: text.trimmingCharacters(in: .whitespaces) == "none" ? "" : text)
             }
         let samples = try DollarLog.loadDataset(dataset)
-        var checkmark = CheckmarkConfiguration.default
-        if let path = args.value("checkmark-config") { checkmark = try CheckmarkConfiguration(contentsOf: path) }
+        let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let seed: UInt64 = try args.parsed("seed", default: 1)
         // Each subject's evaluator, with its library built once from the other subjects.
         let subjects = Set(samples.map(\.subject)).sorted()

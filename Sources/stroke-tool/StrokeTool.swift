@@ -57,6 +57,11 @@ enum StrokeTool {
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
+    /// The checkmark detector's tuning of `--checkmark-config FILE`, or the built-in one.
+    static func checkmarkConfiguration(_ args: CommandLineArguments) throws -> CheckmarkConfiguration {
+        try args.value("checkmark-config").map { try CheckmarkConfiguration(contentsOf: $0) } ?? .default
+    }
+
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

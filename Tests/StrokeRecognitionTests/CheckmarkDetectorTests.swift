@@ -96,9 +96,7 @@ struct CheckmarkDetectorTests {
         perturbation.jitter = 0.015
         let checks = Fixtures.logs.filter { $0.gesture == "check" }
         #expect(checks.count == 5)
-        func pathLength(_ points: [StrokePoint]) -> Double {
-            zip(points, points.dropFirst()).reduce(0) { $0 + StrokeGeometry.distance($1.0.position, $1.1.position) }
-        }
+        func pathLength(_ points: [StrokePoint]) -> Double { StrokeGeometry.pathLength(points.map(\.position)) }
         for (index, log) in checks.enumerated() {
             for seed in 0..<10 {
                 var generator = SeededGenerator(seed: UInt64(10 * index + seed))
