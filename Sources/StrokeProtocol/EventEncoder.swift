@@ -39,11 +39,14 @@ public enum EventEncoder {
         public var name: String
         /// Its score in `(0, 1]`.
         public var score: Double
+        /// Whether the score is that of a template the session learned (`"learned": true` on the wire).
+        public var learned: Bool
 
         /// Creates a candidate.
-        public init(name: String, score: Double) {
+        public init(name: String, score: Double, learned: Bool = false) {
             self.name = name
             self.score = score
+            self.learned = learned
         }
     }
 
@@ -66,13 +69,17 @@ public enum EventEncoder {
         reason: String? = nil, into writer: inout JSONWriter
     ) {
         var bound = 256 + string(name) + string(reason) + string(library)
-        for candidate in candidates { bound += 80 + string(candidate.name) }
+        for candidate in candidates { bound += 96 + string(candidate.name) }
         event(name == nil ? "nomatch" : "match", context, bound: bound, into: &writer) { out in
             if let name, let score {
                 out.key("name")
                 out.string(name)
                 out.key("score")
                 out.number(score, decimals: 4)
+                if candidates.first?.learned == true && candidates.first?.name == name {
+                    out.key("learned")
+                    out.bool(true)
+                }
             }
             if let reason {
                 out.key("reason")
@@ -86,6 +93,10 @@ public enum EventEncoder {
                 out.string(candidate.name)
                 out.key("score")
                 out.number(candidate.score, decimals: 4)
+                if candidate.learned {
+                    out.key("learned")
+                    out.bool(true)
+                }
                 out.endObject()
             }
             out.endArray()
@@ -103,6 +114,21 @@ public enum EventEncoder {
             out.string(code)
             out.key("message")
             out.string(message)
+        }
+    }
+
+    /// `learned`: the session learned the ended stroke as a template of the gesture `name`; it now holds
+    /// `templates` learned templates in all.
+    public static func learned(
+        _ context: Context, name: String, templates: Int, points: Int, into writer: inout JSONWriter
+    ) {
+        event("learned", context, bound: 96 + string(name), into: &writer) { out in
+            out.key("name")
+            out.string(name)
+            out.key("templates")
+            out.integer(templates)
+            out.key("points")
+            out.integer(points)
         }
     }
 

@@ -26,12 +26,30 @@ public struct SessionOptions: Sendable, Hashable {
     public var orientation: String?
     /// Whether the checkmark detector runs; `nil` keeps the current setting.
     public var checkmark: Bool?
+    /// A gesture the session learned to forget (every template of that name), or `"*"` for all of them.
+    public var forget: String?
 
     /// Creates options.
-    public init(library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil) {
+    public init(library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil, forget: String? = nil) {
         self.library = library
         self.orientation = orientation
         self.checkmark = checkmark
+        self.forget = forget
+    }
+}
+
+/// The rules for the names of gestures a session learns (`end` with `learn`, `options` with `forget`).
+public enum LearnedName {
+    /// Longest name, in UTF-8 bytes.
+    public static let maximumBytes = 64
+    /// The `forget` value that names every learned gesture (so no gesture may be called that).
+    public static let all = "*"
+
+    /// Whether `name` may name a learned gesture: 1 to `maximumBytes` bytes, no control characters, not `all`.
+    public static func isValid(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return !bytes.isEmpty && bytes.count <= maximumBytes && name != all
+            && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }
 
@@ -80,6 +98,9 @@ public struct InputMessage: Sendable, Hashable {
     public var points: [WirePoint] = []
     /// Options, for `.options` messages.
     public var options: SessionOptions?
+    /// For `.end` messages: the name under which the session learns the stroke as a template of its own, instead
+    /// of matching it.
+    public var learn: String?
 
     /// Creates an empty message.
     public init() {}
@@ -87,7 +108,7 @@ public struct InputMessage: Sendable, Hashable {
     /// Creates a message.
     public init(
         kind: Kind, sequence: UInt32, stroke: UInt32 = 0, pointer: UInt16 = 0, points: [WirePoint] = [],
-        options: SessionOptions? = nil
+        options: SessionOptions? = nil, learn: String? = nil
     ) {
         self.kind = kind
         self.sequence = sequence
@@ -95,6 +116,7 @@ public struct InputMessage: Sendable, Hashable {
         self.pointer = pointer
         self.points = points
         self.options = options
+        self.learn = learn
     }
 
     /// Clears the message for reuse, keeping the points' capacity.
@@ -112,5 +134,6 @@ public struct InputMessage: Sendable, Hashable {
             points.removeAll(keepingCapacity: true)
         }
         options = nil
+        learn = nil
     }
 }

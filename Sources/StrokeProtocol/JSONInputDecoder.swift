@@ -51,6 +51,19 @@ enum JSONInputDecoder {
                     }
                     options.checkmark = try scanner.bool()
                     sawOptions = true
+                } else if scanner.equals(key, "forget") {
+                    guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "forget", "a string") }
+                    let name = try scanner.string()
+                    guard name == LearnedName.all || LearnedName.isValid(name) else {
+                        throw invalid("forget", Self.nameRule + " or \"*\"")
+                    }
+                    options.forget = name
+                    sawOptions = true
+                } else if scanner.equals(key, "learn") {
+                    guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "learn", "a string") }
+                    let name = try scanner.string()
+                    guard LearnedName.isValid(name) else { throw invalid("learn", Self.nameRule) }
+                    message.learn = name
                 } else {
                     try scanner.skipValue(depth: 1)  // unknown fields are ignored, for forward compatibility
                 }
@@ -69,12 +82,20 @@ enum JSONInputDecoder {
             }
         case .options:
             guard sawOptions else {
-                throw ProtocolError(.invalidField, "options needs \"library\", \"orientation\" or \"checkmark\"")
+                throw ProtocolError(
+                    .invalidField, "options needs \"library\", \"orientation\", \"checkmark\" or \"forget\"")
             }
             message.options = options
         case .close: break
         }
+        if message.learn != nil && kind != .end {
+            throw ProtocolError(.invalidField, "\"learn\" is a field of end messages, not of \(kind.name)")
+        }
     }
+
+    /// What a learned gesture's name must be, for error messages.
+    private static let nameRule =
+        "a name of 1 to \(LearnedName.maximumBytes) UTF-8 bytes without control characters, other than \"*\""
 
     private static func invalid(_ field: String, _ expected: String) -> ProtocolError {
         ProtocolError(.invalidField, "field \"\(field)\" must be \(expected)")

@@ -44,6 +44,14 @@ public enum JSONInputEncoder {
                 writer.key("checkmark")
                 writer.bool(checkmark)
             }
+            if let forget = options.forget {
+                writer.key("forget")
+                writer.string(forget)
+            }
+        }
+        if let learn = message.learn {
+            writer.key("learn")
+            writer.string(learn)
         }
         writer.endObject()
     }

@@ -19,13 +19,18 @@ extension EventPipe.Batch {
         let topicEnd = bytes.count
         let first = points.count
         points.append(contentsOf: request.points)
+        var learnedIndex: Int32 = -1
+        if let templates = request.learned {
+            learnedIndex = Int32(learned.count)
+            learned.append(templates)
+        }
         entries.append(
             .init(
                 start: start, topicEnd: topicEnd, end: topicEnd,
                 request: .init(
                     points: first..<points.count, eventSequence: request.context.eventSequence,
                     sequence: request.context.sequence, stroke: request.context.stroke,
-                    pointer: request.context.pointer, slot: request.slot)))
+                    pointer: request.context.pointer, slot: request.slot, learned: learnedIndex)))
     }
 
     // MARK: - Reading
@@ -49,7 +54,8 @@ extension EventPipe.Batch {
                             session: topic, eventSequence: request.eventSequence, sequence: request.sequence,
                             stroke: request.stroke, pointer: request.pointer),
                         recognizer: registry.recognizer(request.slot), library: registry.name(request.slot),
-                        slot: request.slot, points: UnsafeBufferPointer(rebasing: points[request.points])
+                        slot: request.slot, points: UnsafeBufferPointer(rebasing: points[request.points]),
+                        learned: request.learned >= 0 ? learned[Int(request.learned)] : nil
                     ).encode(into: &writer)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }
                 }

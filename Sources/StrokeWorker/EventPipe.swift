@@ -20,6 +20,8 @@ final class EventPipe: Sendable {
         var stroke: UInt32?
         var pointer: UInt16
         var slot: LibraryRegistry.Slot
+        /// The session's learned templates: their index in the batch's `learned`, or -1 (most sessions).
+        var learned: Int32 = -1
     }
 
     /// One event (`request == nil`: `bytes[start..<topicEnd]` is the topic, `bytes[topicEnd..<end]` the payload)
@@ -36,11 +38,14 @@ final class EventPipe: Sendable {
         var bytes: [UInt8] = []
         var points: [SIMD2<Double>] = []
         var entries: [Entry] = []
+        /// The learned templates of the requests that have them (the only references a batch holds).
+        var learned: [LearnedTemplates] = []
 
         mutating func removeAll() {
             bytes.removeAll(keepingCapacity: true)
             points.removeAll(keepingCapacity: true)
             entries.removeAll(keepingCapacity: true)
+            if !learned.isEmpty { learned.removeAll(keepingCapacity: true) }
         }
     }
 

@@ -18,16 +18,52 @@ public struct RecognitionRequest {
     public var slot: LibraryRegistry.Slot
     /// The stroke's points.
     public var points: UnsafeBufferPointer<SIMD2<Double>>
+    /// The templates the session learned, matched with the library's.
+    var learned: LearnedTemplates?
+
+    /// Creates a request.
+    public init(
+        context: EventEncoder.Context, recognizer: Recognizer, library: String, slot: LibraryRegistry.Slot,
+        points: UnsafeBufferPointer<SIMD2<Double>>
+    ) {
+        self.init(
+            context: context, recognizer: recognizer, library: library, slot: slot, points: points, learned: nil)
+    }
+
+    init(
+        context: EventEncoder.Context, recognizer: Recognizer, library: String, slot: LibraryRegistry.Slot,
+        points: UnsafeBufferPointer<SIMD2<Double>>, learned: LearnedTemplates?
+    ) {
+        self.context = context
+        self.recognizer = recognizer
+        self.library = library
+        self.slot = slot
+        self.points = points
+        self.learned = learned
+    }
 
     /// Recognizes the stroke and writes the event into `writer`.
     public func encode(into writer: inout JSONWriter) {
         do {
-            let result = try recognizer.recognize(points: points)
+            let candidates: [EventEncoder.Candidate]
+            let match: EventEncoder.Candidate?
+            if let learned {
+                // One preprocessing for both matchers (they share the configuration).
+                let configuration = recognizer.configuration
+                let features = try ShapeFeatures(
+                    points: points, pointCount: configuration.pointCount, tangentWeight: configuration.tangentWeight)
+                candidates = LearnedTemplates.merged(
+                    library: recognizer.recognize(features).candidates,
+                    learned: learned.recognizer.recognize(features).candidates, limit: configuration.topK)
+                match = candidates.first.flatMap { $0.score >= recognizer.library.minimumScore ? $0 : nil }
+            } else {
+                let result = try recognizer.recognize(points: points)
+                candidates = result.candidates.map { .init(name: $0.name, score: $0.score) }
+                match = result.match.map { .init(name: $0.name, score: $0.score) }
+            }
             EventEncoder.result(
-                context, name: result.match?.name, score: result.match?.score,
-                candidates: result.candidates.map { .init(name: $0.name, score: $0.score) },
-                points: points.count, library: library,
-                reason: result.match == nil ? "below_threshold" : nil, into: &writer)
+                context, name: match?.name, score: match?.score, candidates: candidates, points: points.count,
+                library: library, reason: match == nil ? "below_threshold" : nil, into: &writer)
         } catch {
             EventEncoder.result(
                 context, name: nil, score: nil, candidates: [], points: points.count, library: library,

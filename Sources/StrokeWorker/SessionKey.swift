@@ -49,3 +49,17 @@ struct SessionKey {
         return try Swift.withUnsafeBytes(of: head) { try body(UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)])) }
     }
 }
+
+// MARK: - Hashable
+
+extension SessionKey: Hashable {
+    /// Whether two keys hold the same id.
+    static func == (a: SessionKey, b: SessionKey) -> Bool {
+        b.withUnsafeBytes { a.equals($0, head: SessionKey.head(of: $0)) }
+    }
+
+    /// Hashes the id's bytes.
+    func hash(into hasher: inout Hasher) {
+        withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}

@@ -19,6 +19,9 @@ extension SessionProcessor {
         let detector: CheckmarkDetector.State
         var pendingMessages = 0
         var pendingPoints = 0
+        /// The templates sessions learned, by session: beside the table, so that a session's state stays 112
+        /// bytes. Looked up when a stroke ends and the lane holds any.
+        var learned: [SessionKey: LearnedTemplates] = [:]
 
         init(sink: Sink, configuration: WorkerConfiguration, registry: LibraryRegistry, metrics: WorkerMetrics) {
             self.sink = sink
@@ -92,12 +95,17 @@ extension SessionProcessor {
                 addPoints(&session, stroke: stroke, id: id)
                 if message.kind == .end {
                     let ended = session.strokes.remove(at: stroke)
-                    recognize(ended, session: &session, id: id)
+                    if let name = message.learn {
+                        learn(ended, as: name, session: &session, id: id)
+                    } else {
+                        recognize(ended, session: &session, id: id)
+                    }
                     recycle(ended)
                 }
             case .options:
                 applyOptions(&session, id: id)
             case .close:
+                forgetAll(session)
                 session.eventSequence += 1
                 EventEncoder.closed(context(session, id: id), reason: "closed", into: &writer)
                 publish(id)
@@ -114,10 +122,13 @@ extension SessionProcessor {
             session.library = 0
             session.invariant = nil
             session.checkmark = configuration.checkmarkByDefault
+            let forgotten = templates(of: session)?.count ?? 0
+            forgetAll(session)
             emitError(
                 &session, id: id, code: "session_restart",
                 "seq 1 after seq \(last): the producer started over; \(dropped) open stroke(s) dropped, "
-                    + "options back to their defaults")
+                    + "options back to their defaults"
+                    + (forgotten > 0 ? ", \(forgotten) learned template(s) forgotten" : ""))
         }
 
         /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.
@@ -201,6 +212,7 @@ extension SessionProcessor {
                 metrics.timesInSeconds.add(1, ordering: .relaxed)
             }
             let entry = registry.entries[Int(session.library)]
+            let templates = templates(of: session)
             session.eventSequence += 1
             let eventContext = context(session, id: id, stroke: stroke)
             if stroke.overflowed {
@@ -215,7 +227,7 @@ extension SessionProcessor {
                             context: eventContext, recognizer: entry.recognizer(invariant: session.invariant),
                             library: entry.name,
                             slot: LibraryRegistry.Slot(library: session.library, invariant: session.invariant),
-                            points: points),
+                            points: points, learned: templates),
                         writer: &writer)
                 }
             }
@@ -234,11 +246,12 @@ extension SessionProcessor {
             }
             if let orientation = options.orientation { session.invariant = orientation == "invariant" }
             if let checkmark = options.checkmark { session.checkmark = checkmark }
+            applyLearningOptions(&session, id: id)
         }
 
         // MARK: - Events
 
-        private func context(_ session: Session, id: UnsafeRawBufferPointer, stroke: OpenStroke? = nil)
+        func context(_ session: Session, id: UnsafeRawBufferPointer, stroke: OpenStroke? = nil)
             -> EventEncoder.Context
         {
             EventEncoder.Context(
@@ -246,7 +259,7 @@ extension SessionProcessor {
                 pointer: stroke?.pointer ?? 0)
         }
 
-        private mutating func emitError(
+        mutating func emitError(
             _ session: inout Session, id: UnsafeRawBufferPointer, code: String, _ text: String
         ) {
             metrics.countError(code)
@@ -272,12 +285,13 @@ extension SessionProcessor {
         }
 
         @inline(__always)
-        private mutating func publish(_ id: UnsafeRawBufferPointer) {
+        mutating func publish(_ id: UnsafeRawBufferPointer) {
             sink.publish(topic: id, payload: writer.bytes)
         }
 
         /// Publishes the `closed` event of an idle session about to be dropped.
         mutating func closeIdle(_ session: inout Session) {
+            forgetAll(session)
             session.eventSequence += 1
             let sequence = session.eventSequence
             session.key.withUnsafeBytes { id in

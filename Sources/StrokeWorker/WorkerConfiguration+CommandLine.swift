@@ -73,6 +73,13 @@ extension WorkerConfiguration {
             flag: "max-open-strokes", env: "STROKE_WORKER_MAX_OPEN_STROKES", value: "N",
             help: "strokes open at once per session. Default: 16"),
         Option(
+            flag: "max-session-templates", env: "STROKE_WORKER_MAX_SESSION_TEMPLATES", value: "N",
+            help: "templates one session may learn (an end message with \"learn\"); 0 turns learning off. "
+                + "Default: 32"),
+        Option(
+            flag: "max-learned-templates", env: "STROKE_WORKER_MAX_LEARNED_TEMPLATES", value: "N",
+            help: "learned templates held over all sessions, about 3 KB each. Default: 100000"),
+        Option(
             flag: "max-sessions", env: "STROKE_WORKER_MAX_SESSIONS", value: "N",
             help: "sessions held by the worker. Default: 1000000"),
         Option(

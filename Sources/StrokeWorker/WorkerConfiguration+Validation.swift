@@ -34,6 +34,8 @@ extension WorkerConfiguration {
         Limit("max-points-per-stroke", 2...10_000_000, \.maxPointsPerStroke),
         Limit("max-points-per-message", 1...65_535, \.maxPointsPerMessage),
         Limit("max-open-strokes", 1...1024, \.maxOpenStrokes),
+        Limit("max-session-templates", 0...1024, \.maxSessionTemplates),
+        Limit("max-learned-templates", 0...100_000_000, \.maxLearnedTemplates),
         Limit("max-sessions", 1...100_000_000, \.maxSessions),
         Limit("max-message-bytes", 64...(1 << 28), \.maxMessageBytes),
         Limit("idle-timeout", 1...(86_400 * 7), \.idleTimeoutSeconds),

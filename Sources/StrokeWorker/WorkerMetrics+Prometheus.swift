@@ -34,6 +34,13 @@ extension WorkerMetrics {
             help: "Check-shaped strokes held back because their times advanced under 1 ms: seconds, not milliseconds?",
             type: "counter", key: "timesInSeconds"),
         Family(
+            name: "stroke_worker_templates_learned_total",
+            help: "Strokes that sessions learned as templates of their own.", type: "counter",
+            key: "templatesLearned"),
+        Family(
+            name: "stroke_worker_learned_templates", help: "Learned templates held, over all sessions.",
+            type: "gauge", key: "learnedTemplates"),
+        Family(
             name: "stroke_worker_input_gaps_total", help: "Input messages lost, by the producers' sequence numbers.",
             type: "counter", key: "inputGaps"),
         Family(

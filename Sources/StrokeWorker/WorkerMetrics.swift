@@ -19,6 +19,10 @@ public final class WorkerMetrics: Sendable {
     /// Strokes that looked like a check under a millisecond after their first point, and did not fire: their
     /// producer sends point times in seconds, it seems, where the protocol asks for milliseconds.
     public let timesInSeconds = Atomic<Int>(0)
+    /// Strokes that sessions learned as templates of their own (`end` with `learn`).
+    public let templatesLearned = Atomic<Int>(0)
+    /// Learned templates held now, over all sessions (`--max-learned-templates` bounds it).
+    public let learnedTemplates = Atomic<Int>(0)
     /// Input messages lost according to the producers' sequence numbers.
     public let inputGaps = Atomic<Int>(0)
     /// Sessions currently held.
@@ -49,6 +53,8 @@ public final class WorkerMetrics: Sendable {
             "strokesOffloaded": strokesOffloaded.load(ordering: .relaxed),
             "checkmarks": checkmarks.load(ordering: .relaxed),
             "timesInSeconds": timesInSeconds.load(ordering: .relaxed),
+            "templatesLearned": templatesLearned.load(ordering: .relaxed),
+            "learnedTemplates": learnedTemplates.load(ordering: .relaxed),
             "inputGaps": inputGaps.load(ordering: .relaxed),
             "sessions": sessions.load(ordering: .relaxed),
             "handshakesRefused": handshakesRefused.load(ordering: .relaxed),

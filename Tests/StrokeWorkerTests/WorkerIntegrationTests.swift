@@ -176,6 +176,32 @@ struct WorkerIntegrationTests {
         }
     }
 
+    @Test(
+        "a session learns a gesture and matches it (tcp), wherever strokes are recognized",
+        arguments: Recognition.allCases)
+    func learnedGesture(recognition: Recognition) async throws {
+        func stroke(_ k: Int, learn: String? = nil) throws -> [String] {
+            let points = LearnedTemplatesTests.bolt(k)
+            let begin = try JSONSerialization.data(withJSONObject: [
+                "type": "begin", "seq": 2 * k + 1, "stroke": k + 1, "points": points,
+            ])
+            var end: [String: Any] = ["type": "end", "seq": 2 * k + 2, "stroke": k + 1]
+            if let learn { end["learn"] = learn }
+            return [begin, try JSONSerialization.data(withJSONObject: end)].map { String(decoding: $0, as: UTF8.self) }
+        }
+        let messages = try stroke(0, learn: "bolt") + stroke(1) + stroke(2)
+        try await withWorker({ recognition.apply(to: &$0) }) { input, output, worker in
+            let events = try await withClient(input: input, output: output) { client in
+                for message in messages { try client.send(session: "learner", message) }
+                return try client.events(3).map { event in
+                    ["event", "name", "learned"].map { "\(event.event[$0] ?? "-")" }.joined(separator: " ")
+                }
+            }
+            #expect(events == ["learned bolt -", "match bolt 1", "match bolt 1"])
+            #expect(worker.metrics.learnedTemplates.load(ordering: .relaxed) == 1)
+        }
+    }
+
     @Test("shutdown drains and run() returns; a second shutdown is harmless", arguments: Recognition.allCases)
     func shutdown(recognition: Recognition) async throws {
         var configuration = WorkerConfiguration()

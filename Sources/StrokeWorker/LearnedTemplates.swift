@@ -1,0 +1,105 @@
+import StrokeProtocol
+import StrokeRecognition
+import Synchronization
+
+/// The gestures one session learned (`end` with `learn`): its templates, compiled for the session's library and
+/// orientation, matched together with that library.
+///
+/// Immutable: learning or forgetting makes a new value, so a finished stroke handed to another thread keeps the
+/// templates it was ended with. Each value counts its templates in the worker's `learnedTemplates` gauge while
+/// it lives, so the gauge is right however a session ends (closed, idle, restarted).
+final class LearnedTemplates: Sendable {
+    /// The templates, each resampled to `storedPoints` points (a stroke of 10,000 points keeps 1 KB, not 160 KB).
+    let templates: [GestureTemplate]
+    /// The templates compiled as the session's library is (`Recognizer`), in the session's orientation.
+    let recognizer: Recognizer
+    /// The library and orientation they were compiled for.
+    let slot: LibraryRegistry.Slot
+    private let gauge: WorkerMetrics
+
+    /// Points kept per learned template: twice the matcher's default resampling.
+    static let storedPoints = 64
+
+    private init(
+        templates: [GestureTemplate], entry: LibraryRegistry.Entry, slot: LibraryRegistry.Slot,
+        metrics: WorkerMetrics
+    ) throws(RecognitionError) {
+        let model = entry.recognizer(invariant: slot.invariant)
+        var library = model.library
+        library = TemplateLibrary(
+            name: library.name, orientation: library.orientation, maxRotationDegrees: library.maxRotationDegrees,
+            minimumScore: library.minimumScore, templates: templates)
+        self.recognizer = try Recognizer(library: library, configuration: model.configuration)
+        self.templates = templates
+        self.slot = slot
+        self.gauge = metrics
+        metrics.learnedTemplates.add(templates.count, ordering: .relaxed)
+    }
+
+    deinit { gauge.learnedTemplates.subtract(templates.count, ordering: .relaxed) }
+
+    /// Number of templates.
+    var count: Int { templates.count }
+
+    // MARK: - Learning and forgetting
+
+    /// These templates (if any) and the stroke `points` as a template of `name`.
+    ///
+    /// - Throws: `RecognitionError` when the stroke has fewer than 2 points or no extent: it could match nothing.
+    static func learning(
+        _ name: String, points: UnsafeBufferPointer<SIMD2<Double>>, to existing: LearnedTemplates?,
+        entry: LibraryRegistry.Entry, slot: LibraryRegistry.Slot, metrics: WorkerMetrics
+    ) throws(RecognitionError) -> LearnedTemplates {
+        // Compiling checks the new template as it checks a library's: a stroke with no extent is refused.
+        let template = GestureTemplate(
+            name: name, points: StrokeGeometry.resample(Array(points), count: storedPoints))
+        return try LearnedTemplates(
+            templates: (existing?.templates ?? []) + [template], entry: entry, slot: slot, metrics: metrics)
+    }
+
+    /// These templates without those of `name` (all of them for `LearnedName.all`): nil when none is left, the
+    /// same value when none was removed.
+    func forgetting(_ name: String, entry: LibraryRegistry.Entry, metrics: WorkerMetrics) -> LearnedTemplates? {
+        let kept = name == LearnedName.all ? [] : templates.filter { $0.name != name }
+        guard kept.count != templates.count else { return self }
+        guard !kept.isEmpty else { return nil }
+        // The templates compiled before, so they compile again.
+        return try? LearnedTemplates(templates: kept, entry: entry, slot: slot, metrics: metrics)
+    }
+
+    /// The same templates compiled for another library or orientation (the session's options changed), or this
+    /// value when they already are.
+    func compiled(for slot: LibraryRegistry.Slot, entry: LibraryRegistry.Entry, metrics: WorkerMetrics)
+        -> LearnedTemplates
+    {
+        guard slot != self.slot else { return self }
+        return (try? LearnedTemplates(templates: templates, entry: entry, slot: slot, metrics: metrics)) ?? self
+    }
+
+    /// Whether a template of `name` was learned.
+    func contains(_ name: String) -> Bool { templates.contains { $0.name == name } }
+
+    // MARK: - Matching
+
+    /// The candidates of the library and of the learned templates together: the best `limit` gestures, one entry
+    /// each (a name in both keeps its better score), best first; the library's first on a tie.
+    static func merged(
+        library: [RecognitionResult.Candidate], learned: [RecognitionResult.Candidate], limit: Int
+    ) -> [EventEncoder.Candidate] {
+        var all = library.map { EventEncoder.Candidate(name: $0.name, score: $0.score) }
+        for candidate in learned {
+            if let index = all.firstIndex(where: { $0.name == candidate.name }) {
+                if candidate.score > all[index].score {
+                    all[index] = EventEncoder.Candidate(name: candidate.name, score: candidate.score, learned: true)
+                }
+            } else {
+                all.append(EventEncoder.Candidate(name: candidate.name, score: candidate.score, learned: true))
+            }
+        }
+        // A stable sort: the library's entries come first among equal scores.
+        let ordered = all.enumerated().sorted { a, b in
+            a.element.score != b.element.score ? a.element.score > b.element.score : a.offset < b.offset
+        }
+        return ordered.prefix(limit).map(\.element)
+    }
+}

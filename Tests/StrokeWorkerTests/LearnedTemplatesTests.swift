@@ -1,0 +1,303 @@
+import Foundation
+import StrokeProtocol
+import StrokeRecognition
+import Testing
+
+@testable import StrokeWorker
+
+@Suite("Gestures a session learns")
+struct LearnedTemplatesTests {
+    typealias Processor = SessionProcessor<CollectingSink>
+
+    /// A "Z" (not one of the built-in gestures), a little different for each `k`: right, down-left, right.
+    static func bolt(_ k: Int) -> [[Double]] {
+        let corners: [SIMD2<Double>] = [
+            SIMD2(0, 0), SIMD2(60 + Double(k % 3) * 4, 2), SIMD2(4, 58 - Double(k % 2) * 3), SIMD2(62, 60),
+        ]
+        var points = [[Double]]()
+        for segment in 0..<3 {
+            for step in 0..<12 {
+                let u = Double(step) / 12
+                let p = corners[segment] + (corners[segment + 1] - corners[segment]) * u
+                points.append([100 + p.x + Double(k), 100 + p.y, Double(1000 + 16 * points.count)])
+            }
+        }
+        points.append([100 + corners[3].x + Double(k), 100 + corners[3].y, Double(1000 + 16 * points.count)])
+        return points
+    }
+
+    /// A session's producer: numbers its messages and strokes.
+    struct Producer {
+        let session: String
+        var sequence: UInt32 = 0
+        var stroke: UInt32 = 0
+
+        init(_ session: String) { self.session = session }
+
+        mutating func send(_ processor: inout Processor, _ fields: [String: Any]) {
+            sequence += 1
+            var object = fields
+            object["seq"] = sequence
+            let payload = try! JSONSerialization.data(withJSONObject: object)
+            SessionProcessorTests.feed(&processor, [Array(ShardKey.topic(for: session).utf8), Array(payload)])
+        }
+
+        /// Sends a whole stroke: begin with its points, then end (with `learn`, when given).
+        mutating func draw(_ processor: inout Processor, _ points: [[Double]], learn: String? = nil) {
+            stroke += 1
+            send(&processor, ["type": "begin", "stroke": stroke, "points": points])
+            var end: [String: Any] = ["type": "end", "stroke": stroke]
+            if let learn { end["learn"] = learn }
+            send(&processor, end)
+        }
+    }
+
+    static func lastEvent(_ processor: Processor) -> [String: Any] {
+        SessionProcessorTests.events(processor).last!.payload
+    }
+
+    static func learnedCount(_ processor: Processor) -> Int {
+        processor.metrics.learnedTemplates.load(ordering: .relaxed)
+    }
+
+    // MARK: - Learning and matching
+
+    @Test("a learned stroke gets a learned event, and a later one like it matches it, in that session only")
+    func learnThenMatch() {
+        var processor = SessionProcessorTests.processor()
+        var alice = Producer("alice")
+        var bob = Producer("bob")
+        // Before: the built-in library knows no Z.
+        bob.draw(&processor, Self.bolt(1))
+        let before = Self.lastEvent(processor)
+        #expect(before["name"] as? String != "bolt")
+
+        alice.draw(&processor, Self.bolt(0), learn: "bolt")
+        let learned = Self.lastEvent(processor)
+        #expect(learned["event"] as? String == "learned")
+        #expect(learned["name"] as? String == "bolt")
+        #expect(learned["templates"] as? Int == 1)
+        #expect(learned["points"] as? Int == Self.bolt(0).count)
+        #expect(learned["stroke"] as? Int == 1 && learned["eventSeq"] as? Int == 1 && learned["seq"] as? Int == 2)
+        #expect(Self.learnedCount(processor) == 1)
+        #expect(processor.metrics.templatesLearned.load(ordering: .relaxed) == 1)
+
+        alice.draw(&processor, Self.bolt(1))
+        let match = Self.lastEvent(processor)
+        #expect(match["event"] as? String == "match")
+        #expect(match["name"] as? String == "bolt")
+        #expect(match["learned"] as? Bool == true)
+        #expect((match["score"] as? Double ?? 0) > 0.8)
+        #expect(match["library"] as? String == "default")
+        let candidates = match["candidates"] as! [[String: Any]]
+        #expect(candidates.count == 3)
+        #expect(candidates[0]["learned"] as? Bool == true)
+        #expect(candidates.dropFirst().allSatisfy { $0["learned"] == nil }, "library candidates carry no flag")
+
+        // Another session never sees alice's gesture.
+        bob.draw(&processor, Self.bolt(1))
+        let other = Self.lastEvent(processor)
+        #expect(other["name"] as? String != "bolt")
+        #expect((other["candidates"] as! [[String: Any]]).allSatisfy { $0["name"] as? String != "bolt" })
+    }
+
+    @Test("the library's gestures still match in a session that learned some, with no learned flag")
+    func libraryStillMatches() throws {
+        var processor = SessionProcessorTests.processor()
+        var producer = Producer("carol")
+        producer.draw(&processor, Self.bolt(0), learn: "bolt")
+        // The recorded check of the scenario vectors, sent as that session's next stroke.
+        let scenario = try ScenarioReplayer.scenarios()[0]
+        for message in scenario["messages"] as! [[String: Any]] {
+            var json = message["json"] as! [String: Any]
+            json["stroke"] = 7
+            json.removeValue(forKey: "seq")
+            producer.send(&processor, json)
+        }
+        let match = Self.lastEvent(processor)
+        #expect(match["event"] as? String == "match" && match["name"] as? String == "check")
+        #expect(match["learned"] == nil)
+    }
+
+    @Test("options follow: a session that turns rotation-invariant matches its gesture drawn upside down")
+    func orientationFollows() {
+        var processor = SessionProcessorTests.processor()
+        var producer = Producer("dave")
+        producer.draw(&processor, Self.bolt(0), learn: "bolt")
+        let upsideDown = Self.bolt(1).map { [400 - $0[0], 400 - $0[1], $0[2]] }
+        producer.draw(&processor, upsideDown)
+        #expect(Self.lastEvent(processor)["name"] as? String != "bolt", "the default library is orientation-sensitive")
+        producer.send(&processor, ["type": "options", "orientation": "invariant"])
+        producer.draw(&processor, upsideDown)
+        let match = Self.lastEvent(processor)
+        #expect(match["name"] as? String == "bolt" && match["learned"] as? Bool == true)
+    }
+
+    // MARK: - Forgetting
+
+    @Test("forget drops a gesture's templates, \"*\" all of them; an unknown name is an error")
+    func forget() {
+        var processor = SessionProcessorTests.processor()
+        var producer = Producer("erin")
+        producer.draw(&processor, Self.bolt(0), learn: "bolt")
+        producer.draw(&processor, Self.bolt(2), learn: "bolt")
+        producer.draw(&processor, [[0, 0, 0], [50, 50, 16], [100, 0, 32], [150, 50, 48]], learn: "zig")
+        #expect(Self.lastEvent(processor)["templates"] as? Int == 3)
+        #expect(Self.learnedCount(processor) == 3)
+
+        producer.send(&processor, ["type": "options", "forget": "bolt"])
+        #expect(Self.learnedCount(processor) == 1)
+        producer.draw(&processor, Self.bolt(1))
+        #expect(Self.lastEvent(processor)["name"] as? String != "bolt")
+
+        producer.send(&processor, ["type": "options", "forget": "nothing-like-it"])
+        let error = Self.lastEvent(processor)
+        #expect(error["event"] as? String == "error" && error["code"] as? String == "unknown_template")
+        #expect(Self.learnedCount(processor) == 1)
+
+        producer.send(&processor, ["type": "options", "forget": "*"])
+        #expect(Self.learnedCount(processor) == 0)
+        producer.send(&processor, ["type": "options", "forget": "zig"])
+        #expect(Self.lastEvent(processor)["code"] as? String == "unknown_template")
+    }
+
+    @Test("a session's templates go when it closes, is evicted or starts over")
+    func sessionEnds() {
+        var processor = SessionProcessorTests.processor()
+        var closing = Producer("frank")
+        closing.draw(&processor, Self.bolt(0), learn: "bolt")
+        closing.send(&processor, ["type": "close"])
+        #expect(Self.learnedCount(processor) == 0)
+        #expect(processor.core.learned.isEmpty)
+
+        var restarting = Producer("gina")
+        restarting.draw(&processor, Self.bolt(0), learn: "bolt")
+        restarting.sequence = 0  // the producer starts over at 1
+        restarting.draw(&processor, Self.bolt(1))
+        let events = SessionProcessorTests.events(processor).suffix(2).map(\.payload)
+        #expect(events[0]["code"] as? String == "session_restart")
+        #expect((events[0]["message"] as? String ?? "").contains("1 learned template(s) forgotten"))
+        #expect(events[1]["name"] as? String != "bolt")
+        #expect(Self.learnedCount(processor) == 0)
+
+        var idle = Producer("hank")
+        idle.draw(&processor, Self.bolt(0), learn: "bolt")
+        #expect(Self.learnedCount(processor) == 1)
+        processor.now = UInt32(processor.configuration.idleTimeoutSeconds + 1)
+        processor.evictIdle()
+        #expect(Self.learnedCount(processor) == 0)
+        #expect(processor.core.learned.isEmpty)
+        // A new session of the same id starts with nothing learned.
+        var again = Producer("hank")
+        again.draw(&processor, Self.bolt(1))
+        #expect(Self.lastEvent(processor)["name"] as? String != "bolt")
+    }
+
+    // MARK: - Limits and bad strokes
+
+    @Test("the per-session and per-worker limits refuse more templates with too_many_templates")
+    func limits() {
+        var processor = SessionProcessorTests.processor {
+            $0.maxSessionTemplates = 2
+            $0.maxLearnedTemplates = 3
+        }
+        var ivan = Producer("ivan")
+        var jane = Producer("jane")
+        ivan.draw(&processor, Self.bolt(0), learn: "a")
+        ivan.draw(&processor, Self.bolt(1), learn: "b")
+        ivan.draw(&processor, Self.bolt(2), learn: "c")
+        let refused = Self.lastEvent(processor)
+        #expect(refused["code"] as? String == "too_many_templates")
+        #expect((refused["message"] as? String ?? "").contains("at most 2"))
+        jane.draw(&processor, Self.bolt(0), learn: "a")
+        #expect(Self.lastEvent(processor)["event"] as? String == "learned")
+        jane.draw(&processor, Self.bolt(1), learn: "b")
+        let full = Self.lastEvent(processor)
+        #expect(full["code"] as? String == "too_many_templates")
+        #expect((full["message"] as? String ?? "").contains("the worker holds 3"))
+        #expect(Self.learnedCount(processor) == 3)
+
+        var off = SessionProcessorTests.processor { $0.maxSessionTemplates = 0 }
+        var kate = Producer("kate")
+        kate.draw(&off, Self.bolt(0), learn: "a")
+        #expect(Self.lastEvent(off)["code"] as? String == "too_many_templates")
+    }
+
+    @Test("a tap or a truncated stroke is not learned, with an error, and the session goes on")
+    func badStrokes() {
+        var processor = SessionProcessorTests.processor { $0.maxPointsPerStroke = 20 }
+        var producer = Producer("liam")
+        producer.draw(&processor, [[5, 5, 0], [5, 5, 16]], learn: "tap")
+        let tap = Self.lastEvent(processor)
+        #expect(tap["code"] as? String == "degenerate_stroke")
+        #expect(tap["stroke"] as? Int == 1)
+        producer.draw(&processor, Self.bolt(0), learn: "long")
+        #expect(Self.lastEvent(processor)["code"] as? String == "too_many_points")
+        #expect(Self.learnedCount(processor) == 0)
+        producer.draw(&processor, Array(Self.bolt(0).prefix(20)), learn: "short")
+        #expect(Self.lastEvent(processor)["event"] as? String == "learned")
+    }
+
+    @Test("learn and forget must be valid names, and learn belongs to end messages")
+    func badNames() {
+        var processor = SessionProcessorTests.processor()
+        var producer = Producer("mia")
+        producer.send(&processor, ["type": "begin", "stroke": 1, "points": Self.bolt(0)])
+        for name: Any in ["", "*", String(repeating: "x", count: 65), "tab\there", 7] {
+            producer.send(&processor, ["type": "end", "stroke": 1, "learn": name])
+            let error = Self.lastEvent(processor)
+            #expect(error["code"] as? String == "invalid_field", "learn: \(name)")
+        }
+        producer.send(&processor, ["type": "points", "stroke": 1, "points": [[1, 2, 3]], "learn": "bolt"])
+        #expect((Self.lastEvent(processor)["message"] as? String ?? "").contains("end messages"))
+        producer.send(&processor, ["type": "options", "forget": ""])
+        #expect(Self.lastEvent(processor)["code"] as? String == "invalid_field")
+        // The stroke is still open: a valid end learns it.
+        producer.send(&processor, ["type": "end", "stroke": 1, "learn": String(repeating: "é", count: 32)])
+        #expect(Self.lastEvent(processor)["event"] as? String == "learned")
+    }
+
+    // MARK: - Pieces
+
+    @Test("merged candidates: one per name with the better score, best first, the library's first on a tie")
+    func merged() {
+        let library = [
+            RecognitionResult.Candidate(name: "a", score: 0.9, distance: 0),
+            RecognitionResult.Candidate(name: "b", score: 0.7, distance: 0),
+            RecognitionResult.Candidate(name: "c", score: 0.6, distance: 0),
+        ]
+        let learned = [
+            RecognitionResult.Candidate(name: "b", score: 0.95, distance: 0),
+            RecognitionResult.Candidate(name: "a", score: 0.5, distance: 0),
+            RecognitionResult.Candidate(name: "d", score: 0.6, distance: 0),
+        ]
+        let merged = LearnedTemplates.merged(library: library, learned: learned, limit: 4)
+        #expect(merged.map(\.name) == ["b", "a", "c", "d"])
+        #expect(merged.map(\.learned) == [true, false, false, true])
+        #expect(merged.map(\.score) == [0.95, 0.9, 0.6, 0.6])
+        #expect(LearnedTemplates.merged(library: library, learned: [], limit: 2).map(\.name) == ["a", "b"])
+    }
+
+    @Test("the JSON encoder writes learn and forget, and the decoder reads them back")
+    func codec() throws {
+        let decoder = InputDecoder(maximumPointsPerMessage: 100)
+        for message in [
+            InputMessage(kind: .end, sequence: 3, stroke: 2, learn: "fire ball"),
+            InputMessage(kind: .options, sequence: 4, options: SessionOptions(forget: "*")),
+        ] {
+            let bytes = JSONInputEncoder.encode(message)
+            var decoded = InputMessage()
+            try bytes.withUnsafeBytes { try decoder.decode($0, into: &decoded) }
+            #expect(decoded == message)
+        }
+        // A message decoded after one with `learn` does not keep it.
+        var decoded = InputMessage()
+        try JSONInputEncoder.encode(InputMessage(kind: .end, sequence: 1, stroke: 1, learn: "x")).withUnsafeBytes {
+            try decoder.decode($0, into: &decoded)
+        }
+        try JSONInputEncoder.encode(InputMessage(kind: .end, sequence: 2, stroke: 1)).withUnsafeBytes {
+            try decoder.decode($0, into: &decoded)
+        }
+        #expect(decoded.learn == nil)
+    }
+}
