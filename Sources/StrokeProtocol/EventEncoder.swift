@@ -76,7 +76,7 @@ public enum EventEncoder {
                 out.string(name)
                 out.key("score")
                 out.number(score, decimals: 4)
-                if candidates.first?.learned == true && candidates.first?.name == name {
+                if !candidates.isEmpty && candidates[0].learned && candidates[0].name == name {
                     out.key("learned")
                     out.bool(true)
                 }

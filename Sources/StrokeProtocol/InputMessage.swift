@@ -134,6 +134,7 @@ public struct InputMessage: Sendable, Hashable {
             points.removeAll(keepingCapacity: true)
         }
         options = nil
-        learn = nil
+        // Tested first: storing nil over nil still calls the release of the old value (11 instructions a message).
+        if learn != nil { learn = nil }
     }
 }

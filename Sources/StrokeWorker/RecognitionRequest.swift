@@ -19,28 +19,7 @@ public struct RecognitionRequest {
     /// The stroke's points.
     public var points: UnsafeBufferPointer<SIMD2<Double>>
     /// The templates the session learned, matched with the library's.
-    var learned: LearnedTemplates?
-
-    /// Creates a request.
-    public init(
-        context: EventEncoder.Context, recognizer: Recognizer, library: String, slot: LibraryRegistry.Slot,
-        points: UnsafeBufferPointer<SIMD2<Double>>
-    ) {
-        self.init(
-            context: context, recognizer: recognizer, library: library, slot: slot, points: points, learned: nil)
-    }
-
-    init(
-        context: EventEncoder.Context, recognizer: Recognizer, library: String, slot: LibraryRegistry.Slot,
-        points: UnsafeBufferPointer<SIMD2<Double>>, learned: LearnedTemplates?
-    ) {
-        self.context = context
-        self.recognizer = recognizer
-        self.library = library
-        self.slot = slot
-        self.points = points
-        self.learned = learned
-    }
+    var learned: LearnedTemplates? = nil
 
     /// Recognizes the stroke and writes the event into `writer`.
     public func encode(into writer: inout JSONWriter) {
