@@ -129,7 +129,7 @@ class Producer:
         """Send one message; returns its sequence number."""
         seq = self.next_seq(session) if seq is None else seq
         use_binary = self.binary if binary is None else binary
-        if use_binary and kind != "options":
+        if use_binary and kind != "options" and options.get("learn") is None:
             payload = encode_binary(kind, seq, stroke or 0, pointer, points)
         else:
             payload = encode_json(kind, seq, stroke, pointer, points, **options)
@@ -143,10 +143,11 @@ class Producer:
         return value
 
     def send_stroke(self, session: str, points: Sequence[Point], batch: int = 1, pointer: int = 0,
-                    stroke: Optional[int] = None, pace: bool = False) -> int:
+                    stroke: Optional[int] = None, pace: bool = False, learn: Optional[str] = None) -> int:
         """Send a whole stroke: ``begin`` with the first point, ``points`` messages of ``batch`` points, and
-        ``end``. With ``pace``, sleep between messages to follow the points' timestamps (milliseconds).
-        Returns the stroke id."""
+        ``end``. With ``pace``, sleep between messages to follow the points' timestamps (milliseconds). With
+        ``learn``, the session learns the stroke as a gesture of that name (a ``learned`` event) instead of
+        matching it; its later strokes are matched against it too. Returns the stroke id."""
         if not points:
             raise ValueError("a stroke needs at least one point")
         stroke = self.new_stroke_id(session) if stroke is None else stroke
@@ -161,14 +162,15 @@ class Producer:
                 if wait > 0:
                     time.sleep(wait)
             self.send(session, "points", stroke, pointer, chunk)
-        self.send(session, "end", stroke, pointer)
+        self.send(session, "end", stroke, pointer, learn=learn)
         return stroke
 
     def set_options(self, session: str, library: Optional[str] = None, orientation: Optional[str] = None,
-                    checkmark: Optional[bool] = None) -> int:
-        """Send an ``options`` message (JSON)."""
+                    checkmark: Optional[bool] = None, forget: Optional[str] = None) -> int:
+        """Send an ``options`` message (JSON). ``forget`` drops the session's learned gesture of that name
+        (``"*"``: all of them)."""
         return self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
-                         binary=False)
+                         forget=forget, binary=False)
 
     def forget(self, session: str) -> None:
         """Start ``session``'s numbering over, as a restarted producer does: its next message is seq 1, and the

@@ -33,7 +33,9 @@ def encode_json(
 ) -> bytes:
     """Encode an input message in the JSON form.
 
-    ``options`` are the fields of an ``options`` message: ``library``, ``orientation``, ``checkmark``.
+    ``options`` are the fields of an ``options`` message: ``library``, ``orientation``, ``checkmark``,
+    ``forget`` (a learned gesture's name, or ``"*"`` for all); and ``learn`` for an ``end`` message (the name
+    under which the session learns the stroke instead of matching it).
     """
     if kind not in _TYPES and kind != "options":
         raise ValueError("unknown message type %r" % kind)
@@ -47,9 +49,16 @@ def encode_json(
     encoded_points = [_check_point(p) for p in points]
     if encoded_points:
         message["points"] = encoded_points
-    for key in ("library", "orientation", "checkmark"):
+    for key in ("library", "orientation", "checkmark", "forget"):
         if key in options and options[key] is not None:
             message[key] = options[key]
+    if options.get("learn") is not None:
+        if kind != "end":
+            raise ValueError("learn is a field of end messages")
+        name = options["learn"]
+        if not isinstance(name, str) or not 0 < len(name.encode("utf-8")) <= 64 or name == "*":
+            raise ValueError("a learned gesture's name is 1 to 64 UTF-8 bytes, other than '*'")
+        message["learn"] = name
     return json.dumps(message, separators=(",", ":")).encode("utf-8")
 
 

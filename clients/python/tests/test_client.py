@@ -68,6 +68,8 @@ def test_json_messages_follow_the_schema(protocol_dir):
         encode_json("cancel", 4, 7),
         encode_json("options", 5, library="default", orientation="invariant", checkmark=False),
         encode_json("close", 6),
+        encode_json("end", 7, 7, learn="fire ball"),
+        encode_json("options", 8, forget="*"),
     ]
     for message in messages:
         validator.validate(json.loads(message))
@@ -79,6 +81,16 @@ def test_json_messages_follow_the_schema(protocol_dir):
         validator.validate({"type": "points", "seq": 1, "stroke": 1, "points": []})
     with pytest.raises(ValueError):
         encode_json("points", 1, 1, points=[(float("nan"), 0, 0)])
+    for name in ("", "*", "x" * 65):
+        with pytest.raises(ValueError):
+            encode_json("end", 1, 1, learn=name)
+    with pytest.raises(ValueError):
+        encode_json("points", 1, 1, points=[(1, 2, 3)], learn="bolt")
+    for bad in ({"type": "end", "seq": 1, "stroke": 1, "learn": "*"},
+                {"type": "begin", "seq": 1, "stroke": 1, "learn": "bolt"},
+                {"type": "options", "seq": 1, "forget": ""}):
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate(bad)
 
 
 def test_template_library_schema(protocol_dir, tmp_path):
@@ -134,6 +146,45 @@ def test_a_check_stroke_is_recognized(worker, protocol_dir, fixtures_dir, binary
     assert events[1].get("name") == "check" and events[1].get("stroke") == stroke
     assert events[0].get("pointer") == 3 and 0 < events[0].get("pointIndex") < len(points) - 1
     assert [e.get("eventSeq") for e in events] == [1, 2] and all(e.gap == 0 for e in events)
+
+
+def bolt(k: int):
+    """A "Z" (not a gesture of the built-in library), a little different for each ``k``."""
+    corners = [(0, 0), (60 + (k % 3) * 4, 2), (4, 58 - (k % 2) * 3), (62, 60)]
+    points = []
+    for segment in range(3):
+        (x0, y0), (x1, y1) = corners[segment], corners[segment + 1]
+        for step in range(12):
+            u = step / 12
+            points.append((100 + x0 + (x1 - x0) * u + k, 100 + y0 + (y1 - y0) * u, 1000 + 16 * len(points)))
+    points.append((100 + corners[3][0] + k, 100 + corners[3][1], 1000 + 16 * len(points)))
+    return points
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_a_session_learns_a_gesture_of_its_own(worker, protocol_dir, binary):
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    session = "wizard-%d" % binary
+    with Consumer(worker.output, prefixes=[session]) as consumer, \
+            Producer(worker.input, binary=binary) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+
+        def result(points, **fields):
+            producer.send_stroke(session, points, batch=8, **fields)
+            event = consumer.receive(timeout=5)
+            assert event is not None
+            validator.validate(event.fields)
+            return event
+
+        learned = result(bolt(0), learn="bolt")
+        assert learned.kind == "learned" and learned.get("name") == "bolt" and learned.get("templates") == 1
+        matched = result(bolt(1))
+        assert matched.kind == "match" and matched.get("name") == "bolt" and matched.get("learned") is True
+        assert matched.get("candidates")[0] == {"name": "bolt", "score": matched.get("score"), "learned": True}
+        producer.set_options(session, forget="bolt")
+        after = result(bolt(1))
+        assert after.get("name") != "bolt" and "learned" not in after.fields
 
 
 def test_first_messages_are_not_lost(worker, fixtures_dir):
