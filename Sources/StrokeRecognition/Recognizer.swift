@@ -139,6 +139,25 @@ public struct Recognizer: Sendable {
             recognize(vector:elastic:))
     }
 
+    /// Recognizes a stroke with this recognizer and with `other`, preprocessing it once: for a library matched
+    /// together with a few templates of its own (a session's learned gestures, in the worker).
+    ///
+    /// - Precondition: `other` resamples as this one does (the same `pointCount` and `tangentWeight`).
+    /// - Throws: as `recognize(points:)`.
+    public func recognize(
+        points: UnsafeBufferPointer<SIMD2<Double>>, alongWith other: Recognizer
+    ) throws(RecognitionError) -> (RecognitionResult, RecognitionResult) {
+        precondition(
+            other.configuration.pointCount == configuration.pointCount
+                && other.configuration.tangentWeight == configuration.tangentWeight,
+            "the two recognizers preprocess strokes differently")
+        return try ShapeFeatures.withFeatures(
+            of: points, pointCount: configuration.pointCount, tangentWeight: configuration.tangentWeight
+        ) { vector, elastic in
+            (recognize(vector: vector, elastic: elastic), other.recognize(vector: vector, elastic: elastic))
+        }
+    }
+
     /// Recognizes a preprocessed stroke.
     public func recognize(_ features: ShapeFeatures) -> RecognitionResult {
         precondition(features.pointCount == configuration.pointCount, "features were made for another pointCount")

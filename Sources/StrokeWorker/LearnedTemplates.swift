@@ -9,16 +9,14 @@ import Synchronization
 /// templates it was ended with. Each value counts its templates in the worker's `learnedTemplates` gauge while
 /// it lives, so the gauge is right however a session ends (closed, idle, restarted).
 final class LearnedTemplates: Sendable {
-    /// The templates, each resampled to `storedPoints` points (a stroke of 10,000 points keeps 1 KB, not 160 KB).
+    /// The templates, each resampled to the matcher's point count (`RecognizerConfiguration.pointCount`, 32 by
+    /// default), which is all the matcher keeps of a stroke: a stroke of 10,000 points keeps 512 bytes, not 160 KB.
     let templates: [GestureTemplate]
     /// The templates compiled as the session's library is (`Recognizer`), in the session's orientation.
     let recognizer: Recognizer
     /// The library and orientation they were compiled for.
     let slot: LibraryRegistry.Slot
     private let gauge: WorkerMetrics
-
-    /// Points kept per learned template: twice the matcher's default resampling.
-    static let storedPoints = 64
 
     private init(
         templates: [GestureTemplate], entry: LibraryRegistry.Entry, slot: LibraryRegistry.Slot,
@@ -52,7 +50,9 @@ final class LearnedTemplates: Sendable {
     ) throws(RecognitionError) -> LearnedTemplates {
         // Compiling checks the new template as it checks a library's: a stroke with no extent is refused.
         let template = GestureTemplate(
-            name: name, points: StrokeGeometry.resample(Array(points), count: storedPoints))
+            name: name,
+            points: StrokeGeometry.resample(
+                Array(points), count: entry.recognizer(invariant: slot.invariant).configuration.pointCount))
         return try LearnedTemplates(
             templates: (existing?.templates ?? []) + [template], entry: entry, slot: slot, metrics: metrics)
     }

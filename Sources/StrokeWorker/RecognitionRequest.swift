@@ -27,13 +27,10 @@ public struct RecognitionRequest {
             let candidates: [EventEncoder.Candidate]
             let match: EventEncoder.Candidate?
             if let learned {
-                // One preprocessing for both matchers (they share the configuration).
-                let configuration = recognizer.configuration
-                let features = try ShapeFeatures(
-                    points: points, pointCount: configuration.pointCount, tangentWeight: configuration.tangentWeight)
+                let (fromLibrary, fromLearned) = try recognizer.recognize(points: points, alongWith: learned.recognizer)
                 candidates = LearnedTemplates.merged(
-                    library: recognizer.recognize(features).candidates,
-                    learned: learned.recognizer.recognize(features).candidates, limit: configuration.topK)
+                    library: fromLibrary.candidates, learned: fromLearned.candidates,
+                    limit: recognizer.configuration.topK)
                 match = candidates.first.flatMap { $0.score >= recognizer.library.minimumScore ? $0 : nil }
             } else {
                 let result = try recognizer.recognize(points: points)

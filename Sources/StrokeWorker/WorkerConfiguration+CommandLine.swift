@@ -78,7 +78,8 @@ extension WorkerConfiguration {
                 + "Default: 32"),
         Option(
             flag: "max-learned-templates", env: "STROKE_WORKER_MAX_LEARNED_TEMPLATES", value: "N",
-            help: "learned templates held over all sessions, about 3 KB each. Default: 100000"),
+            help: "learned templates held over all sessions: about 2 KB each, 6 KB for a session's first. "
+                + "Default: 50000"),
         Option(
             flag: "max-sessions", env: "STROKE_WORKER_MAX_SESSIONS", value: "N",
             help: "sessions held by the worker. Default: 1000000"),

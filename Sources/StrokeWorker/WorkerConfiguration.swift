@@ -74,9 +74,10 @@ public struct WorkerConfiguration: Sendable {
     public var maxOpenStrokes: Int = 16
     /// Most templates one session may learn (`end` with `learn`); 0 turns learning off. Default: `32`.
     public var maxSessionTemplates: Int = 32
-    /// Most learned templates the worker holds over all its sessions, about 3 KB each (lanes check it apart, so
-    /// each may pass it by one). Default: `100000`.
-    public var maxLearnedTemplates: Int = 100_000
+    /// Most learned templates the worker holds over all its sessions (lanes check it apart, so each may pass it
+    /// by one). Measured (`scripts/learned-memory.py`): about 2 KB a template, 6 KB for a session's first, so the
+    /// default bounds them to 100–300 MB. Default: `50000`.
+    public var maxLearnedTemplates: Int = 50_000
     /// Most sessions held by this worker. Default: `1000000`.
     public var maxSessions: Int = 1_000_000
     /// Largest message accepted, in bytes; larger ones get an error. Default: `1048576`.

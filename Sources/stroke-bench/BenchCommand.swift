@@ -36,6 +36,8 @@ enum BenchCommand {
                            400000; longer runs are steadier)
           --templates LIST recognizer library sizes (default builtin,16,48,1000,10000; `builtin` is the shipped
                            library)
+          --learned LIST   the recognizer section also times the built-in library matched along with this
+                           many templates a session learned, as the worker does (default 1,32; 0: not measured)
           --capacity N     the worker capacity (messages/s) whose half is the latency load, when throughput is
                            not measured in the same run
           --checkmark on|off
@@ -72,6 +74,8 @@ enum BenchCommand {
         var recognizer: [RecognizerBenchmark.Row]
         /// The same libraries with cold caches (`--cold-sweep`), when asked for.
         var recognizerCold: [RecognizerBenchmark.Row]?
+        /// The built-in library along with templates a session learned (`--learned`).
+        var recognizerLearned: [RecognizerBenchmark.Row]?
         /// Checkmark detector, nanoseconds per point (fed point by point).
         var detectorNanosecondsPerPoint: Double?
         var processor: [ProcessorBenchmark.Row]
@@ -236,6 +240,25 @@ enum BenchCommand {
                 )
             }
             report.recognizer = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.microseconds) }
+            let learnedCounts = try (args.values("learned").isEmpty ? ["1", "32"] : args.values("learned")).map {
+                guard let count = Int($0), count >= 0 else { throw BenchError("--learned: not a count: \($0)") }
+                return count
+            }.filter { $0 > 0 }
+            if !learnedCounts.isEmpty {
+                let learned = try (0..<runs).map { _ in
+                    try RecognizerBenchmark.run(
+                        learned: learnedCounts, dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
+                }
+                report.recognizerLearned = (0..<learned[0].count).map { index in
+                    median(learned.map { $0[index] }, by: \.microseconds)
+                }
+                for row in report.recognizerLearned! {
+                    log(
+                        String(
+                            format: "recognizer: built-in along with %d learned: %.2f µs", row.learned ?? 0,
+                            row.microseconds))
+                }
+            }
             if coldSweep > 0 {
                 let cold = try (0..<runs).map { _ in
                     try RecognizerBenchmark.run(
@@ -358,6 +381,12 @@ enum BenchCommand {
         for row in report.recognizer {
             print(
                 String(format: "recognizer: %5d templates: %8.2f µs per recognition", row.templates, row.microseconds))
+        }
+        for row in report.recognizerLearned ?? [] {
+            print(
+                String(
+                    format: "recognizer: %5d templates along with %d learned: %8.2f µs per recognition",
+                    row.templates, row.learned ?? 0, row.microseconds))
         }
         for row in report.recognizerCold ?? [] {
             print(

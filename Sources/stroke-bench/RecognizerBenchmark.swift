@@ -9,6 +9,9 @@ enum RecognizerBenchmark {
         /// Set for a cold row (`--cold-sweep`): the megabytes written before each recognition, and `microseconds`
         /// is then the median of single recognitions, not a mean over many in a row.
         var sweepMegabytes: Int? = nil
+        /// Set for a learned row (`run(learned:)`): the templates a session learned, matched along with the
+        /// library of `templates`.
+        var learned: Int? = nil
     }
 
     /// Strokes to test with: the data set's, or synthetic ones when it is absent.
@@ -57,6 +60,41 @@ enum RecognizerBenchmark {
             rows.append(try measure(try Recognizer(library: library)))
         }
         return rows
+    }
+
+    /// One row per count: the built-in library matched along with `count` templates a session learned, as the
+    /// worker matches a session that learned gestures (`Recognizer.recognize(points:alongWith:)`, one
+    /// preprocessing for both). The learned templates are samples of the data set resampled as the worker keeps
+    /// them.
+    static func run(learned counts: [Int], dataset: String?, minimumSeconds: Double) throws -> [Row] {
+        let samples = strokes(dataset: dataset)
+        let library = try Recognizer(library: try TemplateLibrary.builtIn())
+        let queries = samples.map { $0.points.map(\.position) }
+        return try counts.map { count in
+            var own = TemplateLibrary(name: "learned")
+            for k in 0..<count {
+                // Every 7th sample: other gestures and subjects than the first queries.
+                let sample = samples[(k * 7 + 1) % samples.count]
+                own.add(
+                    GestureTemplate(
+                        name: "learned-\(sample.gesture)",
+                        points: StrokeGeometry.resample(
+                            sample.points.map(\.position), count: library.configuration.pointCount)))
+            }
+            let learned = try Recognizer(library: own)
+            var sink = 0.0
+            let (seconds, done) = try repeatFor(seconds: minimumSeconds) {
+                for query in queries.prefix(400) {
+                    let (a, b) = try query.withUnsafeBufferPointer {
+                        try library.recognize(points: $0, alongWith: learned)
+                    }
+                    sink += (a.candidates.first?.score ?? 0) + (b.candidates.first?.score ?? 0)
+                }
+                return min(400, queries.count)
+            }
+            if sink.isNaN { print("") }
+            return Row(templates: library.templateCount, microseconds: seconds * 1e6 / Double(done), learned: count)
+        }
     }
 
     /// Mean time per recognition of the samples, over at least `minimumSeconds`.

@@ -15,4 +15,11 @@ struct RecognizerBenchmarkTests {
         #expect(warm.allSatisfy { $0.sweepMegabytes == nil && $0.microseconds > 0 })
         #expect(cold.allSatisfy { $0.sweepMegabytes == 1 && $0.microseconds > 0 && $0.microseconds.isFinite })
     }
+
+    @Test("learned rows: the built-in library along with each count of learned templates, in order")
+    func learnedRows() throws {
+        let rows = try RecognizerBenchmark.run(learned: [1, 32], dataset: nil, minimumSeconds: 0)
+        #expect(rows.map(\.learned) == [1, 32])
+        #expect(rows.allSatisfy { $0.templates == 128 && $0.microseconds > 0 && $0.microseconds.isFinite })
+    }
 }

@@ -51,6 +51,25 @@ struct RecognizerTests {
         #expect(Double(correct) / Double(tests.count) >= 0.9)
     }
 
+    @Test("recognizing along with a second library gives exactly each one's own results")
+    func alongWith() throws {
+        let recognizer = try Recognizer(library: Self.library)
+        var small = TemplateLibrary(name: "small", orientation: .invariant)
+        for log in Fixtures.logs.prefix(5) {
+            small.add(GestureTemplate(name: "own-" + log.gesture, strokePoints: log.points))
+        }
+        let other = try Recognizer(library: small)
+        for log in Fixtures.logs {
+            let points = log.points.map(\.position)
+            let both = try points.withUnsafeBufferPointer { try recognizer.recognize(points: $0, alongWith: other) }
+            #expect(both.0 == (try recognizer.recognize(points: points)))
+            #expect(both.1 == (try other.recognize(points: points)))
+        }
+        #expect(throws: RecognitionError.self) {
+            try [SIMD2<Double>(1, 1)].withUnsafeBufferPointer { try recognizer.recognize(points: $0, alongWith: other) }
+        }
+    }
+
     @Test("an independent copy gives exactly the original's results, in both orientation modes")
     func independentCopy() throws {
         var invariant = Self.library
