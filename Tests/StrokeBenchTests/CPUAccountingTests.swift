@@ -28,7 +28,10 @@ struct CPUAccountingTests {
         #expect(cpu.before == 0 && cpu.after > 0)
         // Over TCP every message passed through the I/O thread, on the producer's side and on the sink's.
         let ioAfter = Self.ioThreads()
-        #expect(ioAfter.contains { id, seconds in ioBefore[id].map { seconds > $0 } ?? false })
+        // A thread missing before is one that had not named itself yet: libzmq starts its I/O thread with the
+        // context's first socket, and on a loaded machine it may not have run by the first snapshot (it then
+        // failed the test once, in a full `swift test`). All of its time came after that snapshot.
+        #expect(ioAfter.contains { id, seconds in seconds > ioBefore[id, default: 0] })
         #expect(ChildProcess.ownIOSeconds() > 0)
     }
 
