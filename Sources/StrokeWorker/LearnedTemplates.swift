@@ -76,6 +76,12 @@ final class LearnedTemplates: Sendable {
         return (try? LearnedTemplates(templates: templates, entry: entry, slot: slot, metrics: metrics)) ?? self
     }
 
+    /// The same templates compiled again for `entry`, the reloaded library of `slot` (this value if that fails,
+    /// which a library reload that keeps its settings valid cannot make it do).
+    func recompiled(entry: LibraryRegistry.Entry, metrics: WorkerMetrics) -> LearnedTemplates {
+        (try? LearnedTemplates(templates: templates, entry: entry, slot: slot, metrics: metrics)) ?? self
+    }
+
     /// Whether a template of `name` was learned.
     func contains(_ name: String) -> Bool { templates.contains { $0.name == name } }
 

@@ -36,6 +36,10 @@ public struct SessionProcessor<Sink: EventSink> {
     mutating func replaceRegistry(_ registry: LibraryRegistry) where Sink: LaneSink {
         core.registry = registry
         core.sink.replaceRegistry(registry)
+        // Learned templates follow their library's orientation and rotation bound, which the reload may change.
+        core.learned = core.learned.mapValues {
+            $0.recompiled(entry: registry.entries[Int($0.slot.library)], metrics: metrics)
+        }
     }
 
     var configuration: WorkerConfiguration { core.configuration }

@@ -89,4 +89,51 @@ struct LibraryReloadTests {
             #expect(after == ["match", "tick"])
         }
     }
+
+    @Test("learned gestures follow a reload that changes their library's orientation")
+    func learnedFollowReload() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("mine.json").path
+        let library = TemplateLibrary(name: "mine", templates: [GestureTemplate(name: "circle", points: Self.circle)])
+        try library.save(to: path)
+        let loaded = try TemplateLibrary(contentsOf: path)
+        var turned = library
+        turned.orientation = .invariant
+        let invariant = turned
+        @Sendable func stroke(_ points: [[Double]], seq: Int, stroke: Int, learn: String? = nil) throws -> [String] {
+            var end: [String: Any] = ["type": "end", "seq": seq + 1, "stroke": stroke]
+            if let learn { end["learn"] = learn }
+            return try [["type": "begin", "seq": seq, "stroke": stroke, "points": points] as [String: Any], end].map {
+                String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self)
+            }
+        }
+        let upsideDown = LearnedTemplatesTests.bolt(1).map { [400 - $0[0], 400 - $0[1], $0[2]] }
+        try await withWorker({
+            $0.libraryFiles = [path]
+            $0.libraries = [loaded]
+            $0.logLevel = .error
+        }) { input, output, worker in
+            let sent =
+                try [#"{"type": "options", "seq": 1, "library": "mine"}"#]
+                + stroke(LearnedTemplatesTests.bolt(0), seq: 2, stroke: 1, learn: "bolt")
+                + stroke(upsideDown, seq: 4, stroke: 2)
+            let before = try await withClient(input: input, output: output) { client in
+                for message in sent { try client.send(session: "learner", message) }
+                return try client.events(2).map { "\($0.event["event"]!) \($0.event["name"] ?? "-")" }
+            }
+            #expect(before[0] == "learned bolt")
+            #expect(before[1] != "match bolt", "orientation-sensitive: a Z upside down is not the Z")
+            try invariant.save(to: path)
+            #expect(worker.reloadLibraries())
+            let after = try await withClient(input: input, output: output) { client in
+                for message in try stroke(upsideDown, seq: 6, stroke: 3) {
+                    try client.send(session: "learner", message)
+                }
+                return try client.events(1).map { "\($0.event["event"]!) \($0.event["name"] ?? "-")" }
+            }
+            #expect(after == ["match bolt"])
+        }
+    }
 }
