@@ -53,7 +53,7 @@ struct LearnedTemplatesTests {
     }
 
     static func lastEvent(_ processor: Processor) -> [String: Any] {
-        SessionProcessorTests.events(processor).last!.payload
+        try! JSONSerialization.jsonObject(with: Data(processor.sink.events.last!.payload.utf8)) as! [String: Any]
     }
 
     static func learnedCount(_ processor: Processor) -> Int {
@@ -255,6 +255,67 @@ struct LearnedTemplatesTests {
         // The stroke is still open: a valid end learns it.
         producer.send(&processor, ["type": "end", "stroke": 1, "learn": String(repeating: "é", count: 32)])
         #expect(Self.lastEvent(processor)["event"] as? String == "learned")
+    }
+
+    @Test(
+        "random learning, matching, forgetting, closing and restarting over 8 sessions keep the count exact (1,500 steps)"
+    )
+    func randomOperations() {
+        var processor = SessionProcessorTests.processor {
+            $0.maxSessionTemplates = 4
+            $0.maxLearnedTemplates = 12
+        }
+        var generator = SeededGenerator(seed: 2026)
+        var producers = (0..<8).map { Producer("random-\($0)") }
+        // The model: each session's learned names, one entry per template.
+        var model = [[String]](repeating: [], count: 8)
+        let names = ["a", "b", "c"]
+        for step in 0..<1_500 {
+            let s = Int.random(in: 0..<8, using: &generator)
+            let total = model.map(\.count).reduce(0, +)
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<4:
+                let name = names.randomElement(using: &generator)!
+                let tap = Int.random(in: 0..<8, using: &generator) == 0
+                producers[s].draw(
+                    &processor, tap ? [[1, 1, 0], [1, 1, 16]] : Self.bolt(Int.random(in: 0..<9, using: &generator)),
+                    learn: name)
+                let event = Self.lastEvent(processor)
+                // The limits are checked first, then the stroke.
+                if model[s].count >= 4 || total >= 12 {
+                    #expect(event["code"] as? String == "too_many_templates", "step \(step)")
+                } else if tap {
+                    #expect(event["code"] as? String == "degenerate_stroke", "step \(step)")
+                } else {
+                    model[s].append(name)
+                    #expect(event["event"] as? String == "learned" && event["templates"] as? Int == model[s].count)
+                }
+            case 4..<7:
+                producers[s].draw(&processor, Self.bolt(Int.random(in: 0..<9, using: &generator)))
+                let event = Self.lastEvent(processor)
+                if event["learned"] as? Bool == true {
+                    #expect(model[s].contains(event["name"] as! String), "step \(step): another session's gesture")
+                } else if !model[s].isEmpty {
+                    #expect(event["event"] as? String == "match", "step \(step): a Z like the learned ones")
+                }
+            case 7:
+                let name = Bool.random(using: &generator) ? "*" : names.randomElement(using: &generator)!
+                producers[s].send(&processor, ["type": "options", "forget": name])
+                model[s].removeAll { name == "*" || $0 == name }
+            case 8:
+                producers[s].send(&processor, ["type": "close"])
+                producers[s] = Producer("random-\(s)")
+                model[s] = []
+            default:
+                producers[s].sequence = 0  // the producer starts over
+                producers[s].draw(&processor, [[0, 0, 0], [40, 40, 16]])
+                model[s] = []
+            }
+            #expect(
+                Self.learnedCount(processor) == model.map(\.count).reduce(0, +), "step \(step): the gauge drifted")
+            if step % 500 == 499 { processor.sink.removeAll() }
+        }
+        #expect(processor.metrics.templatesLearned.load(ordering: .relaxed) > 50)
     }
 
     // MARK: - Pieces

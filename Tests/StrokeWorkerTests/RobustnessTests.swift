@@ -13,10 +13,12 @@ struct RobustnessTests {
     /// The random generators' seed: `STROKE_FUZZ_SEED` (`make fuzz FUZZ_SEED=…`), or each test's own.
     static let seed = ProcessInfo.processInfo.environment["STROKE_FUZZ_SEED"].flatMap { UInt64($0) }
 
-    /// Valid payloads to mutate: the first two scenarios' (JSON and binary).
+    /// Valid payloads to mutate: the first two scenarios' (JSON and binary), and the learning one's (`learn` and
+    /// `forget`, mutated; `LearnedTemplatesTests.randomOperations` drives learning itself).
     static func samples() throws -> [[UInt8]] {
         let scenarios = try ScenarioReplayer.scenarios()
-        return try scenarios[0...1].flatMap { scenario in
+        let learning = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session learns") })
+        return try (Array(scenarios[0...1]) + [learning]).flatMap { scenario in
             try (scenario["messages"] as! [[String: Any]]).map { try ScenarioReplayer.frames($0)[1] }
         }
     }
