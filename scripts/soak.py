@@ -2,9 +2,10 @@
 """Soak: a real stroke-worker under random strokes over many sessions, mixed with bad input of every kind.
 
 Starts the worker on free loopback ports (idle timeout 2 s), sends random strokes (JSON or binary, in batches of
-1 to 16 points) to SESSIONS sessions for SECONDS seconds, a share of them replaced by bad messages (bytes that
-are no message, bad topics, wrong frame counts, sequence numbers far ahead, a producer starting over from 1,
-oversized payloads), and reads every event. Every 10 s it prints the worker's resident memory and the events by
+1 to 16 points; a share of them learned as the session's own gestures, and now and then forgotten) to SESSIONS
+sessions for SECONDS seconds, a share of them replaced by bad messages (bytes that are no message, bad topics,
+wrong frame counts, sequence numbers far ahead, a producer starting over from 1, oversized payloads), and reads
+every event. Every 10 s it prints the worker's resident memory and the events by
 kind; at the end it waits for the idle sessions to be evicted, stops the worker with SIGTERM and checks:
 - the worker ran throughout and exited 0;
 - no event was lost (each session's `eventSeq` has no gap);
@@ -12,7 +13,8 @@ kind; at the end it waits for the idle sessions to be evicted, stops the worker 
 - the resident memory after the sweep is within `--memory-margin` MB of its level after the first 10 s.
 Exits 1 if a check fails.
 
-Usage: scripts/soak.py [--seconds S] [--sessions N] [--bad-share F] [--worker PATH] [--memory-margin MB]
+Usage: scripts/soak.py [--seconds S] [--sessions N] [--bad-share F] [--learn-share F] [--worker PATH]
+                      [--memory-margin MB]
 """
 
 import argparse
@@ -99,10 +101,12 @@ def main() -> int:
     parser.add_argument("--worker", default=os.path.join(ROOT, ".build", "release", "stroke-worker"))
     parser.add_argument("--memory-margin", type=float, default=32.0,
                         help="MB the memory after the sweep may exceed its level after 10 s (default 32)")
+    parser.add_argument("--learn-share", type=float, default=0.05,
+                        help="share of strokes the session learns as a gesture of its own (default 0.05)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    if args.seconds <= 0 or args.sessions < 1 or not 0 <= args.bad_share <= 1:
-        parser.error("--seconds must be positive, --sessions at least 1, --bad-share in 0...1")
+    if args.seconds <= 0 or args.sessions < 1 or not 0 <= args.bad_share <= 1 or not 0 <= args.learn_share <= 1:
+        parser.error("--seconds must be positive, --sessions at least 1, --bad-share and --learn-share in 0...1")
     rng = random.Random(args.seed)
     worker, (input_endpoint, output_endpoint) = start_worker(args.worker)
     events, codes, last_event, gaps, held = {}, {}, {}, 0, set()
@@ -142,8 +146,13 @@ def main() -> int:
                 points = random_stroke(rng)
                 producer.binary = rng.random() < 0.5
                 batch = rng.randrange(1, 17)
-                producer.send_stroke(session, points, batch=batch)
+                # Now and then the session learns the stroke, or forgets what it learned.
+                learn = "g%d" % rng.randrange(4) if rng.random() < args.learn_share else None
+                producer.send_stroke(session, points, batch=batch, learn=learn)
                 sent += 2 + (len(points) - 2) // batch + 1
+                if rng.random() < args.learn_share / 4:
+                    producer.set_options(session, forget=rng.choice(["*", "g0", "g1"]))
+                    sent += 1
             while (event := consumer.receive(timeout=0)) is not None:
                 take(event)
             now = time.monotonic()
