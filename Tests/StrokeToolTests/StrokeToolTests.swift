@@ -81,6 +81,27 @@ struct StrokeToolTests {
         #expect(try Self.run(["robustness"]).status == 2)
     }
 
+    @Test("learned: each gesture learned from one stroke and left out of the library, then matched with it")
+    func learned() throws {
+        let result = try Self.run(["learned", "--dataset", Self.fixtures, "--templates-per-gesture", "1,3", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as! [String: Any]
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["templatesPerGesture"] as? Int } == [1, 3])
+        // s02 drew 3 of each gesture at medium speed, s03 2 fast: one learned, the others tested.
+        #expect(rows[0]["learnedTested"] as? Int == 16 * 2 + 16 * 1)
+        #expect(rows[0]["othersTested"] as? Int == 16 * 15 * 2)
+        #expect((rows[0]["learnedRecognized"] as? Double ?? 0) > 0.9)
+        #expect((rows[0]["othersRecognized"] as? Double ?? 0) > 0.9)
+        #expect((rows[0]["othersTakenForLearned"] as? Double ?? 1) < 0.05)
+        #expect((rows[0]["byGesture"] as? [String: Double])?.count == 16)
+        #expect(rows[1]["learnedTested"] as? Int == 0, "no speed has more than 3 strokes of a gesture to test")
+        let text = try Self.run(["learned", "--dataset", Self.fixtures, "--templates-per-gesture", "1"])
+        #expect(text.status == 0 && text.output.contains("E=1: learned gesture recognized"))
+        #expect(try Self.run(["learned", "--dataset", Self.fixtures, "--templates-per-gesture", "0"]).status == 2)
+        #expect(try Self.run(["learned"]).status == 2)
+    }
+
     @Test("recognize: a match, candidates and the checkmark per stroke; a stroke it cannot take is named, not fatal")
     func recognize() throws {
         let path = NSTemporaryDirectory() + "strokes-\(UUID().uuidString).json"
