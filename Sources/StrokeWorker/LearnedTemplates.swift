@@ -22,11 +22,12 @@ final class LearnedTemplates: Sendable {
         templates: [GestureTemplate], entry: LibraryRegistry.Entry, slot: LibraryRegistry.Slot,
         metrics: WorkerMetrics
     ) throws(RecognitionError) {
+        // Compiled as the session's library is, in the session's orientation: the recognizer of its slot.
         let model = entry.recognizer(invariant: slot.invariant)
-        var library = model.library
-        library = TemplateLibrary(
-            name: library.name, orientation: library.orientation, maxRotationDegrees: library.maxRotationDegrees,
-            minimumScore: library.minimumScore, templates: templates)
+        let settings = model.library
+        let library = TemplateLibrary(
+            name: settings.name, orientation: settings.orientation, maxRotationDegrees: settings.maxRotationDegrees,
+            minimumScore: settings.minimumScore, templates: templates)
         self.recognizer = try Recognizer(library: library, configuration: model.configuration)
         self.templates = templates
         self.slot = slot
