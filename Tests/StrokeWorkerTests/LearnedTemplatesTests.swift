@@ -101,6 +101,21 @@ struct LearnedTemplatesTests {
         #expect((other["candidates"] as! [[String: Any]]).allSatisfy { $0["name"] as? String != "bolt" })
     }
 
+    @Test("sessions with ids past 32 bytes (kept on the heap) learn apart from each other, too")
+    func longSessionIDs() {
+        var processor = SessionProcessorTests.processor()
+        let long = String(repeating: "room-1234567890/", count: 6)  // 96 bytes
+        var first = Producer(long + "a")
+        var second = Producer(long + "b")
+        first.draw(&processor, Self.bolt(0), learn: "bolt")
+        second.draw(&processor, Self.bolt(1))
+        #expect(Self.lastEvent(processor)["name"] as? String != "bolt")
+        first.draw(&processor, Self.bolt(1))
+        #expect(Self.lastEvent(processor)["name"] as? String == "bolt")
+        first.send(&processor, ["type": "close"])
+        #expect(processor.core.learned.isEmpty && Self.learnedCount(processor) == 0)
+    }
+
     @Test("the library's gestures still match in a session that learned some, with no learned flag")
     func libraryStillMatches() throws {
         var processor = SessionProcessorTests.processor()

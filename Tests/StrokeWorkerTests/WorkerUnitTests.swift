@@ -246,6 +246,7 @@ struct WorkerUnitTests {
                 "STROKE_WORKER_RECOGNITION_OFFLOAD": "always",
                 "STROKE_WORKER_INPUT_HWM": "250",
                 "STROKE_WORKER_CHECKMARK": "off",
+                "STROKE_WORKER_MAX_SESSION_TEMPLATES": "4",
             ])
         #expect(configuration.inputs == [.init(bind: false, address: "tcp://127.0.0.1:7000")])
         #expect(configuration.outputs.count == 2)
@@ -261,13 +262,19 @@ struct WorkerUnitTests {
         #expect(try WorkerConfiguration(arguments: ["--checkmark", "on"], environment: [:]).checkmarkByDefault)
         let flags = try WorkerConfiguration(arguments: ["--input-hwm", "0", "--hwm", "7"], environment: [:])
         #expect(flags.inputHighWaterMark == 0 && flags.highWaterMark == 7)
+        #expect(configuration.maxSessionTemplates == 4 && WorkerConfiguration().maxSessionTemplates == 32)
+        let learning = try WorkerConfiguration(
+            arguments: ["--max-learned-templates", "9", "--max-session-templates", "0"], environment: [:])
+        #expect(learning.maxLearnedTemplates == 9 && learning.maxSessionTemplates == 0)
+        #expect(WorkerConfiguration().maxLearnedTemplates == 50_000)
         let ordinal = try WorkerConfiguration(
             arguments: ["--shard", "ordinal/3"], environment: ["HOSTNAME": "stroke-worker-2"])
         #expect(ordinal.shard == (2, 3))
         for bad in [
             ["--shard", "3/3"], ["--lanes", "0"], ["--bogus", "1"], ["--log-level", "loud"], ["stray"], ["--hwm"],
             ["--recognition-offload", "sometimes"], ["--input-hwm", "-1"], ["--input-hwm", "many"],
-            ["--checkmark", "maybe"], ["--recognition-thread", "yes"],
+            ["--checkmark", "maybe"], ["--recognition-thread", "yes"], ["--max-session-templates", "-1"],
+            ["--max-learned-templates", "many"],
         ] {
             #expect(throws: CommandLineArguments.Failure.self) {
                 try WorkerConfiguration(arguments: bad, environment: [:])
