@@ -134,6 +134,23 @@ struct LearnedTemplatesTests {
         #expect(match["learned"] == nil)
     }
 
+    @Test("a session on a library with no templates matches its own gestures only")
+    func ownGesturesOnly() throws {
+        let registry = try LibraryRegistry([try TemplateLibrary.builtIn(), TemplateLibrary(name: "none")])
+        var processor = SessionProcessor(
+            sink: CollectingSink(), configuration: WorkerConfiguration(), registry: registry, metrics: WorkerMetrics())
+        var producer = Producer("nadia")
+        producer.send(&processor, ["type": "options", "library": "none"])
+        producer.draw(&processor, Self.bolt(1))
+        let before = Self.lastEvent(processor)
+        #expect(before["event"] as? String == "nomatch" && (before["candidates"] as? [Any])?.isEmpty == true)
+        producer.draw(&processor, Self.bolt(0), learn: "bolt")
+        producer.draw(&processor, Self.bolt(2))
+        let match = Self.lastEvent(processor)
+        #expect(match["name"] as? String == "bolt" && match["library"] as? String == "none")
+        #expect((match["candidates"] as? [[String: Any]])?.count == 1)
+    }
+
     @Test("options follow: a session that turns rotation-invariant matches its gesture drawn upside down")
     func orientationFollows() {
         var processor = SessionProcessorTests.processor()
