@@ -5,6 +5,7 @@ import os
 import signal
 import socket as socketlib
 import subprocess
+import sys
 import time
 
 import jsonschema
@@ -185,6 +186,15 @@ def test_a_session_learns_a_gesture_of_its_own(worker, protocol_dir, binary):
         producer.set_options(session, forget="bolt")
         after = result(bolt(1))
         assert after.get("name") != "bolt" and "learned" not in after.fields
+
+
+def test_the_learn_gesture_example_runs(worker):
+    """clients/python/examples/learn_gesture.py (part of `make demo`) teaches, matches and forgets a gesture."""
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "learn_gesture.py")
+    result = subprocess.run([sys.executable, example, "--input", worker.input, "--output", worker.output],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("lightning (learned)") == 2 and "caret" in result.stdout
 
 
 def test_first_messages_are_not_lost(worker, fixtures_dir):
