@@ -14,8 +14,9 @@ else
     echo "(../shared is absent: replaying the strokes shipped under Tests/)"
     dataset=Tests/StrokeRecognitionTests/Fixtures/dollar1-mini
 fi
-scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- sh -c '
-    PYTHONPATH=clients/python python3 -m stroke_client.replay --dataset "$0" --sessions 16 --speed recorded \
-        --verbose &&
-    echo && echo "A gesture of the player'"'"'s own (Protocol/README.md, section 4.1):" &&
-    python3 clients/python/examples/learn_gesture.py' "$dataset"
+scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- \
+    env PYTHONPATH=clients/python python3 -m stroke_client.replay --dataset "$dataset" --sessions 16 \
+    --speed recorded --verbose
+echo
+echo "A gesture of the player's own (Protocol/README.md, section 4.1):"
+scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients/python/examples/learn_gesture.py
