@@ -1,7 +1,7 @@
 """Producer and consumer sockets for stroke-worker (Protocol/README.md, sections 1, 5, 6 and 8)."""
 
 import time
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import zmq
 
@@ -60,6 +60,8 @@ class Producer:
         self.binary = binary
         self._sequences: Dict[str, int] = {}
         self._strokes: Dict[str, int] = {}
+        # The strokes each session was sent to learn, by name, for reteach().
+        self._taught: Dict[str, List[Tuple[str, List[Point]]]] = {}
         self.subscriptions: List[bytes] = []
 
     def __enter__(self) -> "Producer":
@@ -163,12 +165,26 @@ class Producer:
                     time.sleep(wait)
             self.send(session, "points", stroke, pointer, chunk)
         self.send(session, "end", stroke, pointer, learn=learn)
+        if learn is not None:
+            self._taught.setdefault(session, []).append((learn, list(points)))
         return stroke
+
+    def reteach(self, session: str, batch: int = 32) -> int:
+        """Send ``session`` again every stroke it was sent to learn (and has not been told to forget), as after a
+        ``closed``, ``session_restart`` or ``session_reset`` event: the worker keeps learned gestures only as long
+        as the session's state (Protocol/README.md, section 4.1). Returns how many strokes were sent."""
+        taught = self._taught.pop(session, [])
+        for name, points in taught:
+            self.send_stroke(session, points, batch=batch, learn=name)
+        return len(taught)
 
     def set_options(self, session: str, library: Optional[str] = None, orientation: Optional[str] = None,
                     checkmark: Optional[bool] = None, forget: Optional[str] = None) -> int:
         """Send an ``options`` message (JSON). ``forget`` drops the session's learned gesture of that name
         (``"*"``: all of them)."""
+        if forget is not None and session in self._taught:
+            self._taught[session] = [(name, points) for name, points in self._taught[session]
+                                     if forget != "*" and name != forget]
         return self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
                          forget=forget, binary=False)
 
@@ -184,6 +200,7 @@ class Producer:
         that a later message to it begins a new session (without a ``session_reset`` error)."""
         seq = self.send(session, "close")
         self.forget(session)
+        self._taught.pop(session, None)
         return seq
 
 

@@ -186,6 +186,16 @@ def test_a_session_learns_a_gesture_of_its_own(worker, protocol_dir, binary):
         producer.set_options(session, forget="bolt")
         after = result(bolt(1))
         assert after.get("name") != "bolt" and "learned" not in after.fields
+        # Taught again, then the producer starts over (session_restart: the worker forgets), and reteaches.
+        assert result(bolt(0), learn="bolt").kind == "learned"
+        producer.forget(session)
+        producer.send(session, "begin", producer.new_stroke_id(session), points=[(1, 2, 3)])
+        restart = consumer.receive(timeout=5)
+        assert restart is not None and restart.get("code") == "session_restart"
+        assert "1 learned template(s) forgotten" in restart.get("message")
+        assert producer.reteach(session) == 1
+        assert consumer.receive(timeout=5).kind == "learned"
+        assert result(bolt(2)).get("learned") is True
 
 
 def test_the_learn_gesture_example_runs(worker):
