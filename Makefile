@@ -113,7 +113,8 @@ deploy-check: deps deps-deploy release
 	shellcheck Deploy/local-cluster.sh scripts/*.sh .ci/run
 	docker-compose -f Deploy/docker-compose.yml config -q
 	scripts/verify-systemd.sh $(RELEASE_BIN)/stroke-worker
-	@echo "deploy-check: 5 passed, 0 failed"
+	$(PYTHON) scripts/verify-compose-health.py $(RELEASE_BIN)/stroke-worker
+	@echo "deploy-check: 6 passed, 0 failed"
 
 cluster-test: deps release
 	$(PYTHON) Deploy/cluster_test.py
