@@ -24,8 +24,9 @@ extension Evaluator {
     /// library of `libraryPerGesture` medoids per gesture built from the other subjects, without X (X is new to
     /// the library); then for each speed, `templatesPerGesture` random strokes of X by the subject are learned,
     /// and the subject's other strokes of X at that speed are tested, with one random stroke of each other
-    /// gesture. A stroke is matched as the worker matches it: the library and the learned templates together,
-    /// a learned one winning only with a higher score, and no match under the library's `minimumScore`.
+    /// gesture. A stroke is matched as the worker matches it (`RecognitionResult.merged`): the library and the
+    /// learned templates together, a learned one winning only with a higher score, and no match under the
+    /// library's `minimumScore`.
     public static func learnedGestures(
         samples: [DollarLog], templatesPerGesture: Int, libraryPerGesture: Int = 8, seed: UInt64 = 1,
         configuration: RecognizerConfiguration = .default
@@ -68,17 +69,21 @@ extension Evaluator {
                     }
                     examples.removeFirst(templatesPerGesture)
                     let session = try Recognizer(library: learned, configuration: configuration)
-                    /// The learned gesture (nil), a library gesture's name, or "" for no match.
+                    /// The learned gesture (nil), a library gesture's name, or "" for no match: the first of the
+                    /// merged candidates, when it reaches the library's minimum score (as the worker answers).
                     func answer(_ log: DollarLog) throws(RecognitionError) -> String? {
                         let (fromLibrary, fromLearned) = try log.points.map(\.position).withUnsafeBufferPointer {
                             (points) throws(RecognitionError) in
                             try recognizer.recognize(points: points, alongWith: session)
                         }
-                        let libraryBest = fromLibrary.candidates.first
-                        guard let learnedBest = fromLearned.candidates.first,
-                            learnedBest.score > libraryBest?.score ?? 0
-                        else { return fromLibrary.match?.name ?? "" }
-                        return learnedBest.score >= library.minimumScore ? nil : ""
+                        guard
+                            let best = RecognitionResult.merged(
+                                library: fromLibrary.candidates, learned: fromLearned.candidates, limit: 1
+                            )
+                            .first,
+                            best.candidate.score >= library.minimumScore
+                        else { return "" }
+                        return best.learned ? nil : best.candidate.name
                     }
                     for example in examples {
                         let hit = try answer(example) == nil

@@ -64,8 +64,7 @@ final class LearnedTemplates: Sendable {
         let kept = name == LearnedName.all ? [] : templates.filter { $0.name != name }
         guard kept.count != templates.count else { return self }
         guard !kept.isEmpty else { return nil }
-        // The templates compiled before, so they compile again.
-        return try? LearnedTemplates(templates: kept, entry: entry, slot: slot, metrics: metrics)
+        return rebuilt(kept, entry: entry, slot: slot, metrics: metrics)
     }
 
     /// The same templates compiled for another library or orientation (the session's options changed), or this
@@ -74,12 +73,21 @@ final class LearnedTemplates: Sendable {
         -> LearnedTemplates
     {
         guard slot != self.slot else { return self }
-        return (try? LearnedTemplates(templates: templates, entry: entry, slot: slot, metrics: metrics)) ?? self
+        return rebuilt(templates, entry: entry, slot: slot, metrics: metrics)
     }
 
     /// The same templates compiled again for `entry`, the reloaded library of `slot` (this value if that fails,
     /// which a library reload that keeps its settings valid cannot make it do).
     func recompiled(entry: LibraryRegistry.Entry, metrics: WorkerMetrics) -> LearnedTemplates {
+        rebuilt(templates, entry: entry, slot: slot, metrics: metrics)
+    }
+
+    /// `templates` compiled for `entry` and `slot`; this value if they do not compile, which templates that
+    /// compiled before cannot make happen.
+    private func rebuilt(
+        _ templates: [GestureTemplate], entry: LibraryRegistry.Entry, slot: LibraryRegistry.Slot,
+        metrics: WorkerMetrics
+    ) -> LearnedTemplates {
         (try? LearnedTemplates(templates: templates, entry: entry, slot: slot, metrics: metrics)) ?? self
     }
 
@@ -88,25 +96,13 @@ final class LearnedTemplates: Sendable {
 
     // MARK: - Matching
 
-    /// The candidates of the library and of the learned templates together: the best `limit` gestures, one entry
-    /// each (a name in both keeps its better score), best first; the library's first on a tie.
+    /// The candidates of the library and of the learned templates together (`RecognitionResult.merged`), as
+    /// the event writes them.
     static func merged(
         library: [RecognitionResult.Candidate], learned: [RecognitionResult.Candidate], limit: Int
     ) -> [EventEncoder.Candidate] {
-        var all = library.map { EventEncoder.Candidate(name: $0.name, score: $0.score) }
-        for candidate in learned {
-            if let index = all.firstIndex(where: { $0.name == candidate.name }) {
-                if candidate.score > all[index].score {
-                    all[index] = EventEncoder.Candidate(name: candidate.name, score: candidate.score, learned: true)
-                }
-            } else {
-                all.append(EventEncoder.Candidate(name: candidate.name, score: candidate.score, learned: true))
-            }
+        RecognitionResult.merged(library: library, learned: learned, limit: limit).map {
+            EventEncoder.Candidate(name: $0.candidate.name, score: $0.candidate.score, learned: $0.learned)
         }
-        // A stable sort: the library's entries come first among equal scores.
-        let ordered = all.enumerated().sorted { a, b in
-            a.element.score != b.element.score ? a.element.score > b.element.score : a.offset < b.offset
-        }
-        return ordered.prefix(limit).map(\.element)
     }
 }
