@@ -72,32 +72,34 @@ public struct Recognizer: Sendable {
     public init(library: TemplateLibrary, configuration: RecognizerConfiguration = .default) throws(RecognitionError) {
         try configuration.validate()
         try library.validate(source: library.name)
+        // A template of several strokes is matched as every unistroke it could be drawn as.
+        let paths = library.templates.flatMap(\.unistrokes)
         var vectors = [Float]()
         var elastic = [Float]()
-        vectors.reserveCapacity(library.templates.count * configuration.pointCount * 2)
-        elastic.reserveCapacity(library.templates.count * configuration.pointCount * ElasticMatcher.stride)
-        for template in library.templates {
+        vectors.reserveCapacity(paths.count * configuration.pointCount * 2)
+        elastic.reserveCapacity(paths.count * configuration.pointCount * ElasticMatcher.stride)
+        for path in paths {
             let features = try ShapeFeatures(
-                points: template.points, pointCount: configuration.pointCount,
-                tangentWeight: configuration.tangentWeight)
+                points: path.points, strokeStarts: path.strokeStarts, configuration: configuration)
             vectors.append(contentsOf: features.vector)
             elastic.append(contentsOf: features.elastic)
         }
         var ids = [String: Int32]()
         var gestureNames = [String]()
-        let gestureIDs = library.templates.map { template in
-            if let id = ids[template.name] { return id }
+        let gestureIDs = paths.map { path in
+            let name = path.name
+            if let id = ids[name] { return id }
             let id = Int32(gestureNames.count)
-            ids[template.name] = id
-            gestureNames.append(template.name)
+            ids[name] = id
+            gestureNames.append(name)
             return id
         }
         let n2 = configuration.pointCount * 2
         let lanes = ElasticMatcher.Lanes.scalarCount
-        let groups = (library.templates.count + lanes - 1) / lanes
+        let groups = (paths.count + lanes - 1) / lanes
         var protractorLanes = [ElasticMatcher.Lanes](
             repeating: .zero, count: ElasticMatcher.protractorLayoutCount(groups: groups, length: n2))
-        for template in 0..<library.templates.count {
+        for template in 0..<paths.count {
             let group = template / lanes
             for k in 0..<n2 {
                 protractorLanes[(group / 2) * 2 * n2 + 2 * k + group % 2][template % lanes] =
@@ -111,7 +113,8 @@ public struct Recognizer: Sendable {
                 ? .infinity : Float(library.maxRotationDegrees * .pi / 180))
     }
 
-    /// Number of templates.
+    /// Number of templates compiled: a template of several strokes counts once for each unistroke it could be
+    /// drawn as (`GestureTemplate.unistrokes`).
     public var templateCount: Int { gestureIDs.count }
 
     // MARK: - Recognition
@@ -129,14 +132,29 @@ public struct Recognizer: Sendable {
         try points.withUnsafeBufferPointer { (points) throws(RecognitionError) in try recognize(points: points) }
     }
 
-    /// Recognizes a stroke given as a buffer of points.
+    /// Recognizes a gesture of several strokes, joined end to start in the order drawn: `strokeStarts` says
+    /// where each stroke after the first begins in `points` (empty for one stroke).
     ///
     /// - Throws: as `recognize(points:)`.
-    public func recognize(points: UnsafeBufferPointer<SIMD2<Double>>) throws(RecognitionError) -> RecognitionResult {
+    public func recognize(points: [SIMD2<Double>], strokeStarts: [Int]) throws(RecognitionError)
+        -> RecognitionResult
+    {
+        try points.withUnsafeBufferPointer { (points) throws(RecognitionError) in
+            try strokeStarts.withUnsafeBufferPointer { (starts) throws(RecognitionError) in
+                try recognize(points: points, strokeStarts: starts)
+            }
+        }
+    }
+
+    /// Recognizes a stroke, or a gesture of several strokes joined end to start, given as a buffer of points.
+    ///
+    /// - Throws: as `recognize(points:)`.
+    public func recognize(
+        points: UnsafeBufferPointer<SIMD2<Double>>, strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0)
+    ) throws(RecognitionError) -> RecognitionResult {
         // The features live in temporary memory for the call: no arrays but the result's.
         try ShapeFeatures.withFeatures(
-            of: points, pointCount: configuration.pointCount, tangentWeight: configuration.tangentWeight,
-            recognize(vector:elastic:))
+            of: points, strokeStarts: strokeStarts, configuration: configuration, recognize(vector:elastic:))
     }
 
     /// Recognizes a stroke with this recognizer and with `other`, preprocessing it once: for a library matched
@@ -145,15 +163,17 @@ public struct Recognizer: Sendable {
     /// - Precondition: `other` resamples as this one does (the same `pointCount` and `tangentWeight`).
     /// - Throws: as `recognize(points:)`.
     public func recognize(
-        points: UnsafeBufferPointer<SIMD2<Double>>, alongWith other: Recognizer
+        points: UnsafeBufferPointer<SIMD2<Double>>,
+        strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0),
+        alongWith other: Recognizer
     ) throws(RecognitionError) -> (RecognitionResult, RecognitionResult) {
         precondition(
             other.configuration.pointCount == configuration.pointCount
-                && other.configuration.tangentWeight == configuration.tangentWeight,
+                && other.configuration.tangentWeight == configuration.tangentWeight
+                && other.configuration.jumpTangentFactor == configuration.jumpTangentFactor,
             "the two recognizers preprocess strokes differently")
-        return try ShapeFeatures.withFeatures(
-            of: points, pointCount: configuration.pointCount, tangentWeight: configuration.tangentWeight
-        ) { vector, elastic in
+        return try ShapeFeatures.withFeatures(of: points, strokeStarts: strokeStarts, configuration: configuration) {
+            vector, elastic in
             (recognize(vector: vector, elastic: elastic), other.recognize(vector: vector, elastic: elastic))
         }
     }

@@ -19,6 +19,14 @@ public struct RecognizerConfiguration: Sendable, Hashable {
     public var shortlistLimit: Int = 256
     /// How many candidates (distinct gestures) a result lists. Default: `3`.
     public var topK: Int
+    /// In gestures of several strokes, the length of the tangent where the path jumps from one stroke's end to
+    /// the next one's start, in the air, as a share of `tangentWeight`. At 0 a point in the air differs from one
+    /// drawn by the whole tangent weight whatever their directions, and two jumps match whatever theirs: a
+    /// two-stroke caret, whose jump closes it, is then no triangle, and a template of several strokes matches
+    /// strokes drawn in its order as well as the same shape as one stroke. 1 makes no difference. Measured with
+    /// `stroke-tool multistroke` (Benchmarks.md, "Gestures of several strokes"): 0 against 0.25, 0.5, 1, 2, 3.
+    /// Default: `0`.
+    public var jumpTangentFactor: Double = 0
 
     /// Creates a configuration.
     public init(pointCount: Int = 32, tangentWeight: Double = 1.0, band: Int = 4, shortlist: Int = 8, topK: Int = 3) {
@@ -48,5 +56,8 @@ public struct RecognizerConfiguration: Sendable, Hashable {
             throw RecognitionError(.invalidConfiguration, "shortlistDivisor \(shortlistDivisor) must be ≥ 1")
         }
         guard topK >= 1 else { throw RecognitionError(.invalidConfiguration, "topK \(topK) must be ≥ 1") }
+        guard jumpTangentFactor.isFinite, jumpTangentFactor >= 0 else {
+            throw RecognitionError(.invalidConfiguration, "jumpTangentFactor \(jumpTangentFactor) must be ≥ 0")
+        }
     }
 }

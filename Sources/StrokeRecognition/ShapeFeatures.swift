@@ -35,6 +35,36 @@ public struct ShapeFeatures: Sendable, Hashable {
         self.pointCount = n
     }
 
+    /// Preprocesses a gesture of one stroke or several, joined end to start: `strokeStarts` says where each
+    /// stroke after the first begins in `points`. Where the path jumps between strokes the tangent is
+    /// scaled by `configuration.jumpTangentFactor` (by default 0: points in the air have none).
+    ///
+    /// - Throws: as `init(points:pointCount:tangentWeight:)`.
+    public init(points: [SIMD2<Double>], strokeStarts: [Int], configuration: RecognizerConfiguration)
+        throws(RecognitionError)
+    {
+        (vector, elastic) = try points.withUnsafeBufferPointer { (points) throws(RecognitionError) in
+            try strokeStarts.withUnsafeBufferPointer { (starts) throws(RecognitionError) in
+                try Self.withFeatures(of: points, strokeStarts: starts, configuration: configuration) {
+                    (Array($0), Array($1))
+                }
+            }
+        }
+        self.pointCount = configuration.pointCount
+    }
+
+    /// Preprocesses a gesture as `init(points:strokeStarts:configuration:)` does, into temporary memory, and
+    /// calls `body` with its features.
+    static func withFeatures<Result>(
+        of points: UnsafeBufferPointer<SIMD2<Double>>, strokeStarts: UnsafeBufferPointer<Int>,
+        configuration: RecognizerConfiguration,
+        _ body: (_ vector: UnsafeBufferPointer<Float>, _ elastic: UnsafeBufferPointer<Float>) -> Result
+    ) throws(RecognitionError) -> Result {
+        try withFeatures(
+            of: points, pointCount: configuration.pointCount, tangentWeight: configuration.tangentWeight,
+            strokeStarts: strokeStarts, jumpTangentFactor: configuration.jumpTangentFactor, body)
+    }
+
     /// Preprocesses `points` into temporary memory and calls `body` with the Protractor vector and the elastic
     /// features, laid out as `vector` and `elastic`: the matcher's path, which builds no arrays (at the default
     /// 32 points, all of it fits in the 1,024 bytes `withUnsafeTemporaryAllocation` keeps on the stack).
@@ -42,6 +72,7 @@ public struct ShapeFeatures: Sendable, Hashable {
     /// - Throws: as `init(points:pointCount:tangentWeight:)`.
     static func withFeatures<Result>(
         of points: UnsafeBufferPointer<SIMD2<Double>>, pointCount n: Int, tangentWeight: Double,
+        strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0), jumpTangentFactor: Double = 1,
         _ body: (_ vector: UnsafeBufferPointer<Float>, _ elastic: UnsafeBufferPointer<Float>) -> Result
     ) throws(RecognitionError) -> Result {
         guard n >= 4 else {
@@ -84,6 +115,13 @@ public struct ShapeFeatures: Sendable, Hashable {
                     elastic[4 * k + 1] = Float(shape[k].y * toUnitRadius)
                     elastic[4 * k + 2] = Float(tangent.x)
                     elastic[4 * k + 3] = Float(tangent.y)
+                }
+                if !strokeStarts.isEmpty {
+                    let inAir = StrokeGeometry.jumps(points, strokeStarts: strokeStarts, count: n)
+                    for k in 0..<n where inAir[k] {
+                        elastic[4 * k + 2] *= Float(jumpTangentFactor)
+                        elastic[4 * k + 3] *= Float(jumpTangentFactor)
+                    }
                 }
                 return body(UnsafeBufferPointer(vector), UnsafeBufferPointer(elastic))
             }

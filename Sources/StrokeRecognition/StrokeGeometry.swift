@@ -75,6 +75,39 @@ public enum StrokeGeometry {
         }
     }
 
+    /// Which of the `count` points that `resample` spaces evenly along `points` lie on a jump: a segment from one
+    /// stroke's last point to the next one's first (`strokeStarts`, ascending), drawn in the air. A point where a
+    /// stroke ends or begins is on the stroke.
+    static func jumps(_ points: UnsafeBufferPointer<SIMD2<Double>>, strokeStarts: UnsafeBufferPointer<Int>, count: Int)
+        -> [Bool]
+    {
+        var inAir = [Bool](repeating: false, count: count)
+        guard count >= 2, points.count >= 2 else { return inAir }
+        // The distance along the path to each jump's ends.
+        var spans = [(from: Double, to: Double)]()
+        var travelled = 0.0
+        var next = 0
+        for index in 1..<points.count {
+            let length = distance(points[index - 1], points[index])
+            while next < strokeStarts.count && strokeStarts[next] < index { next += 1 }
+            if next < strokeStarts.count && strokeStarts[next] == index {
+                spans.append((travelled, travelled + length))
+            }
+            travelled += length
+        }
+        guard travelled > 0 else { return inAir }
+        let interval = travelled / Double(count - 1)
+        for span in spans where span.to > span.from {
+            let first = max(1, Int((span.from / interval).rounded(.down)))
+            for k in first..<(count - 1) {
+                let target = Double(k) * interval
+                if target >= span.to { break }
+                if target > span.from { inAir[k] = true }
+            }
+        }
+        return inAir
+    }
+
     /// Writes the lengths of the segments `start → position(0)` and `position(k - 1) → position(k)` for
     /// `k < count` to `lengths`; returns whether all are finite (false for a NaN or infinite point, or an
     /// overflow) and their sum, added in order.

@@ -11,8 +11,14 @@ extension TemplateLibrary {
 
     /// The value of the `format` field of every template library file.
     public static let formatIdentifier = "stroke-worker/template-library"
-    /// The format version this build writes, and the newest it reads.
-    public static let formatVersion = 1
+    /// The newest format version this build reads and writes: 2 added templates of several strokes.
+    public static let formatVersion = 2
+    /// The format versions this build reads.
+    public static let readableVersions = 1...2
+
+    /// The version a save writes: 1 while every template is a single stroke, so that older readers still
+    /// read the file; 2 once one has several.
+    public var fileVersion: Int { templates.contains { $0.strokeCount > 1 } ? 2 : 1 }
 
     private struct FileContents: Codable {
         var format: String
@@ -43,10 +49,15 @@ extension TemplateLibrary {
                 .malformedLibrary,
                 "\(source): format is \"\(contents.format)\"; expected \"\(Self.formatIdentifier)\"")
         }
-        guard contents.version == Self.formatVersion else {
+        guard Self.readableVersions.contains(contents.version) else {
             throw RecognitionError(
                 .unsupportedVersion,
-                "\(source): version \(contents.version) is not supported (this build reads \(Self.formatVersion))")
+                "\(source): version \(contents.version) is not supported (this build reads "
+                    + "\(Self.readableVersions.lowerBound)–\(Self.readableVersions.upperBound))")
+        }
+        if contents.version < 2, let index = contents.templates.firstIndex(where: { $0.strokeCount > 1 }) {
+            throw RecognitionError(
+                .malformedLibrary, "\(source): templates[\(index)] has several strokes, which need version 2")
         }
         guard let orientation = Orientation(rawValue: contents.orientation) else {
             throw RecognitionError(
@@ -81,6 +92,7 @@ extension TemplateLibrary {
             guard template.points.count >= 2 else {
                 throw fail("templates[\(index)] (\(template.name)) has \(template.points.count) point(s); needs 2")
             }
+            if let problem = template.strokeProblem { throw fail("templates[\(index)] (\(template.name)) \(problem)") }
             if let bad = template.points.firstIndex(where: { !$0.x.isFinite || !$0.y.isFinite }) {
                 throw fail("templates[\(index)].points[\(bad)] is not finite")
             }
@@ -115,7 +127,7 @@ extension TemplateLibrary {
     /// The library in the JSON file format (sorted keys, so that saves are reproducible).
     public func jsonData() throws(RecognitionError) -> Data {
         let contents = FileContents(
-            format: Self.formatIdentifier, version: Self.formatVersion, name: name,
+            format: Self.formatIdentifier, version: fileVersion, name: name,
             orientation: orientation.rawValue, maxRotationDegrees: maxRotationDegrees, minimumScore: minimumScore,
             templates: templates)
         let encoder = JSONEncoder()

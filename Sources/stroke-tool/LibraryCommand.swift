@@ -12,7 +12,8 @@ enum LibraryCommand {
               every sample; else a condensed library (each training sample recognized by the others).
           stroke-tool library add FILE --dataset DIR [--subjects …] [--gesture NAME]
           stroke-tool library add FILE --strokes STROKES.json
-              STROKES.json: [{"name": "check", "points": [[x, y], …]}, …]
+              STROKES.json: [{"name": "check", "points": [[x, y], …]}, …]; a gesture of several strokes
+              (saved as version 2): {"name": "plus", "strokes": [[[x, y], …], [[x, y], …]]}
           stroke-tool library remove FILE --gesture NAME [--index I]
           stroke-tool library list FILE|default
           stroke-tool library export-default -o FILE

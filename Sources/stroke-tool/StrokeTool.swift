@@ -12,6 +12,7 @@ enum StrokeTool {
           stroke-tool robustness --dataset DIR [options]  the same under tilted, shaky, resampled strokes
           stroke-tool recognize --strokes FILE [options]  a worker's answers for strokes of your own
           stroke-tool learned --dataset DIR [options]     what a gesture a session learns achieves
+          stroke-tool multistroke --dataset DIR [options] what templates of several strokes achieve
           stroke-tool library build --dataset DIR -o FILE  make a library from $1-format logs
           stroke-tool library add FILE (--dataset DIR | --json STROKES) [--gesture NAME]
           stroke-tool library remove FILE --gesture NAME [--index I]
@@ -34,6 +35,7 @@ enum StrokeTool {
             case "robustness": return try RobustnessCommand.run(rest)
             case "recognize": return try RecognizeCommand.run(rest)
             case "learned": return try LearnedCommand.run(rest)
+            case "multistroke": return try MultistrokeCommand.run(rest)
             case "library": return try LibraryCommand.run(rest)
             case "keygen": return try KeygenCommand.run(rest)
             case "--help", "-h", "help":

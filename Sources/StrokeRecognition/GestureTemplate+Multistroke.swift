@@ -1,0 +1,60 @@
+// MARK: - Multistroke templates
+
+extension GestureTemplate {
+    /// The most strokes a template may have: 4! orders × 2⁴ directions make 384 unistrokes to match.
+    public static let maximumStrokes = 4
+
+    /// The template as every unistroke a person could draw it as: its strokes in every order, each either way,
+    /// joined end to start, so that the jump from one stroke to the next is part of the path (the method of $N,
+    /// Anthony and Wobbrock, Graphics Interface 2010); each keeps where its strokes start, so that the matcher
+    /// tells the jumps from the strokes. The order and directions drawn come first.
+    ///
+    /// A template of one stroke gives just itself: a single stroke's direction is part of its shape.
+    public var unistrokes: [GestureTemplate] {
+        guard strokeCount > 1 else { return [self] }
+        let strokes = self.strokes
+        var variants = [GestureTemplate]()
+        for order in Self.orders(of: strokes.count) {
+            for reversals in 0..<(1 << strokes.count) {
+                var variant = GestureTemplate(name: name, points: [])
+                variant.points.reserveCapacity(points.count)
+                for (position, stroke) in order.enumerated() {
+                    if position > 0 { variant.strokeStarts.append(variant.points.count) }
+                    if reversals & (1 << position) == 0 {
+                        variant.points.append(contentsOf: strokes[stroke])
+                    } else {
+                        variant.points.append(contentsOf: strokes[stroke].reversed())
+                    }
+                }
+                variants.append(variant)
+            }
+        }
+        return variants
+    }
+
+    /// Every order of `count` strokes, starting with `0, 1, …, count − 1` (lexicographic).
+    static func orders(of count: Int) -> [[Int]] {
+        guard count > 1 else { return [Array(0..<count)] }
+        var result = [[Int]]()
+        for first in 0..<count {
+            let rest = (0..<count).filter { $0 != first }
+            for tail in orders(of: count - 1) {
+                result.append([first] + tail.map { rest[$0] })
+            }
+        }
+        return result
+    }
+
+    /// Checks the template's strokes; `problem` names what is wrong, or is nil.
+    var strokeProblem: String? {
+        guard strokeCount <= Self.maximumStrokes else {
+            return "has \(strokeCount) strokes; at most \(Self.maximumStrokes)"
+        }
+        var previous = 0
+        for start in strokeStarts {
+            guard start > previous, start < points.count else { return "has an empty stroke" }
+            previous = start
+        }
+        return nil
+    }
+}

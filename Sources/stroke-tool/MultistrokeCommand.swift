@@ -1,0 +1,62 @@
+import Foundation
+import StrokeRecognition
+import StrokeWorker
+
+/// `stroke-tool multistroke`: what templates of several strokes achieve.
+enum MultistrokeCommand {
+    static let usage = """
+        USAGE: stroke-tool multistroke --dataset DIR [options]
+
+        What templates of several strokes (Protocol/template-library.md, version 2) achieve on $1-format logs,
+        whose strokes were each drawn in one piece: every stroke is cut at its K − 1 sharpest corners, as if the
+        pen had been lifted there. For each subject, a library of 8 medoids per gesture built from the other
+        subjects and cut the same way; the subject's strokes are matched with their pieces joined end to start
+        (as the worker joins a session's strokes, Protocol/README.md §4.2):
+          drawn      in the order and directions drawn
+          any        in a random order, each piece either way
+          unexpanded the same, against the templates kept whole (one order, one direction)
+
+        OPTIONS
+          --dataset DIR   the logs (required)
+          --strokes LIST  pieces per stroke, K, 2 to 4 (default 2,3)
+          --seed S        random seed (default 1)
+          --json          print exactly one JSON object
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try StrokeTool.parse(arguments, flags: ["json"], known: ["dataset", "strokes", "seed"])
+        if args.flag("help") {
+            print(usage)
+            return 0
+        }
+        guard let dataset = args.value("dataset") else {
+            throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
+        }
+        let counts = try (args.values("strokes").isEmpty ? ["2", "3"] : args.values("strokes")).map { text in
+            guard let count = Int(text), (2...GestureTemplate.maximumStrokes).contains(count) else {
+                throw CommandLineArguments.Failure(
+                    description: "--strokes: not a count from 2 to \(GestureTemplate.maximumStrokes): \(text)")
+            }
+            return count
+        }
+        let samples = try DollarLog.loadDataset(dataset)
+        let seed: UInt64 = try args.parsed("seed", default: 1)
+        let reports = try counts.map { count throws(RecognitionError) in
+            try Evaluator.multistroke(samples: samples, strokesPerGesture: count, seed: seed)
+        }
+        if args.flag("json") {
+            try StrokeTool.printJSON(["rows": reports])
+            return 0
+        }
+        func percent(_ value: Double) -> String { String(format: "%.2f%%", value * 100) }
+        for report in reports {
+            print(
+                "K=\(report.strokesPerGesture): drawn order \(percent(report.drawnOrder)), any order "
+                    + "\(percent(report.anyOrder)), any order without expansion "
+                    + "\(percent(report.anyOrderWithoutExpansion)) of \(report.tested) strokes; "
+                    + "\(report.compiledTemplates) templates compiled, "
+                    + String(format: "%.1f µs per recognition", report.microsecondsPerRecognition))
+        }
+        return 0
+    }
+}
