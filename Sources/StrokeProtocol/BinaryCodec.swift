@@ -5,7 +5,7 @@
 ///      0    1  magic 0xB1
 ///      1    1  version (1)
 ///      2    1  type: 1 begin, 2 points, 3 end, 4 cancel, 5 close
-///      3    1  flags: bit 0 = each point carries a pressure
+///      3    1  flags: bit 0 = each point carries a pressure; bit 1 (end only) = the gesture's last stroke
 ///      4    4  seq (u32)
 ///      8    4  stroke (u32)
 ///     12    2  pointer (u16)
@@ -35,8 +35,12 @@ public enum BinaryCodec {
             throw ProtocolError(.unknownType, "unknown binary message type \(bytes[2])")
         }
         let flags = bytes[3]
-        guard flags & ~1 == 0 else {
-            throw ProtocolError(.malformedBinary, "unknown flags 0x\(String(flags, radix: 16))")
+        guard flags & ~3 == 0, flags & 2 == 0 || kind == .end else {
+            throw ProtocolError(
+                .malformedBinary,
+                flags & ~3 == 0
+                    ? "flag 0x2 (last stroke) on a \(kind.name) message; it belongs to end"
+                    : "unknown flags 0x\(String(flags, radix: 16))")
         }
         let hasPressure = flags & 1 != 0
         let count = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 14, as: UInt16.self)))
@@ -55,6 +59,7 @@ public enum BinaryCodec {
         message.sequence = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         message.stroke = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         message.pointer = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
+        if flags & 2 != 0 { message.last = true }
         try decodePoints(bytes, count: count, hasPressure: hasPressure, into: &message.points)
     }
 
@@ -182,7 +187,7 @@ public enum BinaryCodec {
         buffer.append(magic)
         buffer.append(version)
         buffer.append(message.kind.rawValue)
-        buffer.append(hasPressure ? 1 : 0)
+        buffer.append((hasPressure ? 1 : 0) | (message.last && message.kind == .end ? 2 : 0))
         append(message.sequence, to: &buffer)
         append(message.stroke, to: &buffer)
         append(message.pointer, to: &buffer)

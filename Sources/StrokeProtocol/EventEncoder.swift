@@ -66,9 +66,9 @@ public enum EventEncoder {
     /// stroke was degenerate: `reason`).
     public static func result(
         _ context: Context, name: String?, score: Double?, candidates: [Candidate], points: Int, library: String,
-        reason: String? = nil, into writer: inout JSONWriter
+        reason: String? = nil, strokes: [UInt32]? = nil, into writer: inout JSONWriter
     ) {
-        var bound = 256 + string(name) + string(reason) + string(library)
+        var bound = 256 + string(name) + string(reason) + string(library) + 11 * (strokes?.count ?? 0)
         for candidate in candidates { bound += 96 + string(candidate.name) }
         event(name == nil ? "nomatch" : "match", context, bound: bound, into: &writer) { out in
             if let name, let score {
@@ -104,6 +104,12 @@ public enum EventEncoder {
             out.integer(points)
             out.key("library")
             out.string(library)
+            if let strokes {
+                out.key("strokes")
+                out.beginArray()
+                for stroke in strokes { out.integer(stroke) }
+                out.endArray()
+            }
         }
     }
 
@@ -120,15 +126,22 @@ public enum EventEncoder {
     /// `learned`: the session learned the ended stroke as a template of the gesture `name`; it now holds
     /// `templates` learned templates in all.
     public static func learned(
-        _ context: Context, name: String, templates: Int, points: Int, into writer: inout JSONWriter
+        _ context: Context, name: String, templates: Int, points: Int, strokes: [UInt32]? = nil,
+        into writer: inout JSONWriter
     ) {
-        event("learned", context, bound: 96 + string(name), into: &writer) { out in
+        event("learned", context, bound: 96 + string(name) + 11 * (strokes?.count ?? 0), into: &writer) { out in
             out.key("name")
             out.string(name)
             out.key("templates")
             out.integer(templates)
             out.key("points")
             out.integer(points)
+            if let strokes {
+                out.key("strokes")
+                out.beginArray()
+                for stroke in strokes { out.integer(stroke) }
+                out.endArray()
+            }
         }
     }
 

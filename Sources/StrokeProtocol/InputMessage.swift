@@ -28,13 +28,23 @@ public struct SessionOptions: Sendable, Hashable {
     public var checkmark: Bool?
     /// A gesture the session learned to forget (every template of that name), or `"*"` for all of them.
     public var forget: String?
+    /// Milliseconds a gesture of several strokes waits for its next stroke (`0...maximumMultistrokeGap`); 0 makes
+    /// every stroke a gesture of its own. `nil` keeps the current setting.
+    public var multistroke: Int?
+
+    /// The longest wait for a gesture's next stroke, in milliseconds.
+    public static let maximumMultistrokeGap = 10_000
 
     /// Creates options.
-    public init(library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil, forget: String? = nil) {
+    public init(
+        library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil, forget: String? = nil,
+        multistroke: Int? = nil
+    ) {
         self.library = library
         self.orientation = orientation
         self.checkmark = checkmark
         self.forget = forget
+        self.multistroke = multistroke
     }
 }
 
@@ -101,6 +111,9 @@ public struct InputMessage: Sendable, Hashable {
     /// For `.end` messages: the name under which the session learns the stroke as a template of its own, instead
     /// of matching it.
     public var learn: String?
+    /// For `.end` messages: the stroke is the last of its gesture, which is matched at once (in a session that
+    /// groups strokes into gestures; see `SessionOptions.multistroke`).
+    public var last = false
 
     /// Creates an empty message.
     public init() {}
@@ -108,7 +121,7 @@ public struct InputMessage: Sendable, Hashable {
     /// Creates a message.
     public init(
         kind: Kind, sequence: UInt32, stroke: UInt32 = 0, pointer: UInt16 = 0, points: [WirePoint] = [],
-        options: SessionOptions? = nil, learn: String? = nil
+        options: SessionOptions? = nil, learn: String? = nil, last: Bool = false
     ) {
         self.kind = kind
         self.sequence = sequence
@@ -117,6 +130,7 @@ public struct InputMessage: Sendable, Hashable {
         self.points = points
         self.options = options
         self.learn = learn
+        self.last = last
     }
 
     /// Clears the message for reuse, keeping the points' capacity.
@@ -136,5 +150,6 @@ public struct InputMessage: Sendable, Hashable {
         options = nil
         // Tested first: storing nil over nil still calls the release of the old value (11 instructions a message).
         if learn != nil { learn = nil }
+        last = false
     }
 }

@@ -10,6 +10,7 @@ enum JSONInputDecoder {
         var sawStroke = false
         var options = SessionOptions()
         var sawOptions = false
+        var sawLast = false
         if !scanner.consume(UInt8(ascii: "}")) {
             repeat {
                 let (key, _) = try scanner.stringRange()
@@ -59,6 +60,17 @@ enum JSONInputDecoder {
                     }
                     options.forget = name
                     sawOptions = true
+                } else if scanner.equals(key, "multistroke") {
+                    options.multistroke = Int(
+                        try integer(
+                            &scanner, field: "multistroke", maximum: Double(SessionOptions.maximumMultistrokeGap)))
+                    sawOptions = true
+                } else if scanner.equals(key, "last") {
+                    guard let next = scanner.peek(), next == UInt8(ascii: "t") || next == UInt8(ascii: "f") else {
+                        throw mismatch(&scanner, "last", "true or false")
+                    }
+                    message.last = try scanner.bool()
+                    sawLast = true
                 } else if scanner.equals(key, "learn") {
                     guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "learn", "a string") }
                     let name = try scanner.string()
@@ -83,13 +95,17 @@ enum JSONInputDecoder {
         case .options:
             guard sawOptions else {
                 throw ProtocolError(
-                    .invalidField, "options needs \"library\", \"orientation\", \"checkmark\" or \"forget\"")
+                    .invalidField,
+                    "options needs \"library\", \"orientation\", \"checkmark\", \"forget\" or \"multistroke\"")
             }
             message.options = options
         case .close: break
         }
         if message.learn != nil && kind != .end {
             throw ProtocolError(.invalidField, "\"learn\" is a field of end messages, not of \(kind.name)")
+        }
+        if sawLast && kind != .end {
+            throw ProtocolError(.invalidField, "\"last\" is a field of end messages, not of \(kind.name)")
         }
     }
 

@@ -48,10 +48,18 @@ public enum JSONInputEncoder {
                 writer.key("forget")
                 writer.string(forget)
             }
+            if let multistroke = options.multistroke {
+                writer.key("multistroke")
+                writer.integer(multistroke)
+            }
         }
         if let learn = message.learn {
             writer.key("learn")
             writer.string(learn)
+        }
+        if message.last {
+            writer.key("last")
+            writer.bool(true)
         }
         writer.endObject()
     }

@@ -45,10 +45,10 @@ extension GestureTemplate {
         return result
     }
 
-    /// Checks the template's strokes; `problem` names what is wrong, or is nil.
-    var strokeProblem: String? {
-        guard strokeCount <= Self.maximumStrokes else {
-            return "has \(strokeCount) strokes; at most \(Self.maximumStrokes)"
+    /// What is wrong with the template's strokes (more than `maximum`, if given, or an empty one), or nil.
+    func strokeProblem(maximum: Int?) -> String? {
+        if let maximum, strokeCount > maximum {
+            return "has \(strokeCount) strokes; at most \(maximum) (in a library that matches any stroke order)"
         }
         var previous = 0
         for start in strokeStarts {

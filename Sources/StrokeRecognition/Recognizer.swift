@@ -73,7 +73,7 @@ public struct Recognizer: Sendable {
         try configuration.validate()
         try library.validate(source: library.name)
         // A template of several strokes is matched as every unistroke it could be drawn as.
-        let paths = library.templates.flatMap(\.unistrokes)
+        let paths = library.strokeOrder == .any ? library.templates.flatMap(\.unistrokes) : library.templates
         var vectors = [Float]()
         var elastic = [Float]()
         vectors.reserveCapacity(paths.count * configuration.pointCount * 2)

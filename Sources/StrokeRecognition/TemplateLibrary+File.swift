@@ -18,7 +18,7 @@ extension TemplateLibrary {
 
     /// The version a save writes: 1 while every template is a single stroke, so that older readers still
     /// read the file; 2 once one has several.
-    public var fileVersion: Int { templates.contains { $0.strokeCount > 1 } ? 2 : 1 }
+    public var fileVersion: Int { strokeOrder != .any || templates.contains { $0.strokeCount > 1 } ? 2 : 1 }
 
     private struct FileContents: Codable {
         var format: String
@@ -27,6 +27,7 @@ extension TemplateLibrary {
         var orientation: String
         var maxRotationDegrees: Double?
         var minimumScore: Double?
+        var strokeOrder: StrokeOrder?
         var templates: [GestureTemplate]
     }
 
@@ -70,6 +71,10 @@ extension TemplateLibrary {
             maxRotationDegrees: contents.maxRotationDegrees ?? 30,
             minimumScore: contents.minimumScore ?? 0.5,
             templates: contents.templates)
+        if contents.version < 2, contents.strokeOrder != nil {
+            throw RecognitionError(.malformedLibrary, "\(source): strokeOrder needs version 2")
+        }
+        strokeOrder = contents.strokeOrder ?? .any
         try validate(source: source)
     }
 
@@ -92,7 +97,10 @@ extension TemplateLibrary {
             guard template.points.count >= 2 else {
                 throw fail("templates[\(index)] (\(template.name)) has \(template.points.count) point(s); needs 2")
             }
-            if let problem = template.strokeProblem { throw fail("templates[\(index)] (\(template.name)) \(problem)") }
+            if let problem = template.strokeProblem(maximum: strokeOrder == .any ? GestureTemplate.maximumStrokes : nil)
+            {
+                throw fail("templates[\(index)] (\(template.name)) \(problem)")
+            }
             if let bad = template.points.firstIndex(where: { !$0.x.isFinite || !$0.y.isFinite }) {
                 throw fail("templates[\(index)].points[\(bad)] is not finite")
             }
@@ -129,7 +137,7 @@ extension TemplateLibrary {
         let contents = FileContents(
             format: Self.formatIdentifier, version: fileVersion, name: name,
             orientation: orientation.rawValue, maxRotationDegrees: maxRotationDegrees, minimumScore: minimumScore,
-            templates: templates)
+            strokeOrder: strokeOrder == .any ? nil : strokeOrder, templates: templates)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {

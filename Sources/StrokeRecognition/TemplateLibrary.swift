@@ -12,6 +12,16 @@ public struct TemplateLibrary: Sendable, Hashable {
         case sensitive
     }
 
+    /// How a library matches gestures of several strokes.
+    public enum StrokeOrder: String, Sendable, Hashable, Codable, CaseIterable {
+        /// In every order of their strokes, each either way (`GestureTemplate.unistrokes`): people draw an x or
+        /// a plus in any order. A template has at most `GestureTemplate.maximumStrokes` strokes.
+        case any
+        /// Only in the order and directions the template was drawn in (a player's own gesture, or a game that
+        /// teaches stroke order): one path per template, however many strokes.
+        case drawn
+    }
+
     /// The library's name, by which sessions select it.
     public var name: String
     /// Whether matching is rotation-invariant or orientation-sensitive. Default: `.sensitive`.
@@ -21,6 +31,8 @@ public struct TemplateLibrary: Sendable, Hashable {
     /// The lowest score (see `RecognitionResult.Candidate.score`) accepted as a match; below it the result is
     /// "no match". Default: `0.5`.
     public var minimumScore: Double
+    /// How templates of several strokes are matched. Default: `.any`.
+    public var strokeOrder: StrokeOrder = .any
     /// The templates, in insertion order.
     public private(set) var templates: [GestureTemplate]
 

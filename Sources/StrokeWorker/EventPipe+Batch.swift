@@ -24,13 +24,19 @@ extension EventPipe.Batch {
             learnedIndex = Int32(learned.count)
             learned.append(templates)
         }
+        var gestureIndex: Int32 = -1
+        if let gesture = request.gesture {
+            gestureIndex = Int32(gestures.count)
+            gestures.append(gesture)
+        }
         entries.append(
             .init(
                 start: start, topicEnd: topicEnd, end: topicEnd,
                 request: .init(
                     points: first..<points.count, eventSequence: request.context.eventSequence,
                     sequence: request.context.sequence, stroke: request.context.stroke,
-                    pointer: request.context.pointer, slot: request.slot, learned: learnedIndex)))
+                    pointer: request.context.pointer, slot: request.slot, learned: learnedIndex,
+                    gesture: gestureIndex)))
     }
 
     // MARK: - Reading
@@ -55,7 +61,8 @@ extension EventPipe.Batch {
                             stroke: request.stroke, pointer: request.pointer),
                         recognizer: registry.recognizer(request.slot), library: registry.name(request.slot),
                         slot: request.slot, points: UnsafeBufferPointer(rebasing: points[request.points]),
-                        learned: request.learned >= 0 ? learned[Int(request.learned)] : nil
+                        learned: request.learned >= 0 ? learned[Int(request.learned)] : nil,
+                        gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil
                     ).encode(into: &writer)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }
                 }

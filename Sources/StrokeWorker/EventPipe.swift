@@ -22,6 +22,8 @@ final class EventPipe: Sendable {
         var slot: LibraryRegistry.Slot
         /// The session's learned templates: their index in the batch's `learned`, or -1 (most sessions).
         var learned: Int32 = -1
+        /// For a gesture of several strokes: its strokes, at this index in the batch's `gestures`, or -1.
+        var gesture: Int32 = -1
     }
 
     /// One event (`request == nil`: `bytes[start..<topicEnd]` is the topic, `bytes[topicEnd..<end]` the payload)
@@ -40,12 +42,15 @@ final class EventPipe: Sendable {
         var entries: [Entry] = []
         /// The learned templates of the requests that have them (the only references a batch holds).
         var learned: [LearnedTemplates] = []
+        /// The strokes of the requests for gestures of several strokes.
+        var gestures: [GestureStrokes] = []
 
         mutating func removeAll() {
             bytes.removeAll(keepingCapacity: true)
             points.removeAll(keepingCapacity: true)
             entries.removeAll(keepingCapacity: true)
             if !learned.isEmpty { learned.removeAll(keepingCapacity: true) }
+            if !gestures.isEmpty { gestures.removeAll(keepingCapacity: true) }
         }
     }
 

@@ -99,13 +99,27 @@ struct Lane: Sendable {
         var lastStats: UInt32 = 0
         var load = LaneLoad(now: started)
         processor.sink.saturated = configuration.recognitionOffload == .always
+        /// Milliseconds from the lane's start to `instant`, by which gestures of several strokes wait.
+        func milliseconds(_ instant: ContinuousClock.Instant = clock.now) -> UInt64 {
+            let (seconds, attoseconds) = (instant - started).components
+            return UInt64(max(0, seconds)) * 1000 + UInt64(max(0, attoseconds) / 1_000_000_000_000_000)
+        }
         while !control.isStopping {
             let polling = clock.now
-            let ready = try poller.poll(timeoutMilliseconds: Self.pollMilliseconds)
+            // A gesture due before the usual timeout shortens the poll.
+            var timeout = Self.pollMilliseconds
+            if processor.nextGestureDeadline != .max {
+                let now = milliseconds()
+                let due = processor.nextGestureDeadline
+                timeout = due <= now ? 0 : Int(min(UInt64(timeout), due - now))
+            }
+            let ready = try poller.poll(timeoutMilliseconds: timeout)
+            let polled = clock.now
+            processor.milliseconds = milliseconds(polled)
             // Reloaded libraries (SIGHUP) apply from the messages read after it, one atomic load per poll.
             if let fresh = libraries.refresh(&generation) { processor.replaceRegistry(fresh) }
             if configuration.recognitionOffload == .whenBusy {
-                load.waited(from: polling, to: clock.now)
+                load.waited(from: polling, to: polled)
                 processor.sink.saturated = load.saturated
             }
             if ready > 0 {
@@ -114,6 +128,10 @@ struct Lane: Sendable {
                 }
                 if let output, poller.isReadable(1) { try Publisher.drainSubscriptions(output, logger: logger) }
                 if signal != nil, poller.isReadable(sockets.count) { processor.sink.signalled() }
+            }
+            if processor.nextGestureDeadline != .max {
+                processor.milliseconds = milliseconds()
+                processor.matchDueGestures()
             }
             processor.flushMetrics()
             processor.sink.idle()
@@ -139,6 +157,8 @@ struct Lane: Sendable {
         while clock.now - drainStarted < .seconds(2),
             try receiveBatch(input, batch, &processor, limit: Self.batchLimit) > 0
         {}
+        // Gestures still waiting for a stroke are matched with the strokes they have.
+        processor.matchAllGestures()
         processor.flushMetrics()
         processor.sink.flush()
         try? input.setLinger(milliseconds: 0)

@@ -25,9 +25,11 @@ final class LearnedTemplates: Sendable {
         // Compiled as the session's library is, in the session's orientation: the recognizer of its slot.
         let model = entry.recognizer(invariant: slot.invariant)
         let settings = model.library
-        let library = TemplateLibrary(
+        var library = TemplateLibrary(
             name: settings.name, orientation: settings.orientation, maxRotationDegrees: settings.maxRotationDegrees,
             minimumScore: settings.minimumScore, templates: templates)
+        // A gesture of several strokes that a session learned is matched as that player drew it: one path.
+        library.strokeOrder = .drawn
         self.recognizer = try Recognizer(library: library, configuration: model.configuration)
         self.templates = templates
         self.slot = slot
@@ -42,19 +44,16 @@ final class LearnedTemplates: Sendable {
 
     // MARK: - Learning and forgetting
 
-    /// These templates (if any) and the stroke `points` as a template of `name`.
+    /// These templates (if any) and `template`.
     ///
-    /// - Throws: `RecognitionError` when the stroke has fewer than 2 points or no extent: it could match nothing.
+    /// - Throws: `RecognitionError` when the template has fewer than 2 points or no extent: it could match
+    ///   nothing.
     static func learning(
-        _ name: String, points: UnsafeBufferPointer<SIMD2<Double>>, to existing: LearnedTemplates?,
-        entry: LibraryRegistry.Entry, slot: LibraryRegistry.Slot, metrics: WorkerMetrics
+        _ template: GestureTemplate, to existing: LearnedTemplates?, entry: LibraryRegistry.Entry,
+        slot: LibraryRegistry.Slot, metrics: WorkerMetrics
     ) throws(RecognitionError) -> LearnedTemplates {
         // Compiling checks the new template as it checks a library's: a stroke with no extent is refused.
-        let template = GestureTemplate(
-            name: name,
-            points: StrokeGeometry.resample(
-                Array(points), count: entry.recognizer(invariant: slot.invariant).configuration.pointCount))
-        return try LearnedTemplates(
+        try LearnedTemplates(
             templates: (existing?.templates ?? []) + [template], entry: entry, slot: slot, metrics: metrics)
     }
 

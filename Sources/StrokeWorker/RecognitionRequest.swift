@@ -20,30 +20,47 @@ public struct RecognitionRequest {
     public var points: UnsafeBufferPointer<SIMD2<Double>>
     /// The templates the session learned, matched with the library's.
     var learned: LearnedTemplates? = nil
+    /// For a gesture of several strokes: where they start in `points`, and their ids.
+    var gesture: GestureStrokes? = nil
 
     /// Recognizes the stroke and writes the event into `writer`.
     public func encode(into writer: inout JSONWriter) {
         do {
             let candidates: [EventEncoder.Candidate]
             let match: EventEncoder.Candidate?
-            if let learned {
-                let (fromLibrary, fromLearned) = try recognizer.recognize(points: points, alongWith: learned.recognizer)
-                candidates = LearnedTemplates.merged(
-                    library: fromLibrary.candidates, learned: fromLearned.candidates,
-                    limit: recognizer.configuration.topK)
-                match = candidates.first.flatMap { $0.score >= recognizer.library.minimumScore ? $0 : nil }
+            if let gesture {
+                (candidates, match) = try gesture.starts.withUnsafeBufferPointer { starts throws(RecognitionError) in
+                    try recognize(strokeStarts: starts)
+                }
             } else {
-                let result = try recognizer.recognize(points: points)
-                candidates = result.candidates.map { .init(name: $0.name, score: $0.score) }
-                match = result.match.map { .init(name: $0.name, score: $0.score) }
+                (candidates, match) = try recognize(strokeStarts: .init(start: nil, count: 0))
             }
             EventEncoder.result(
                 context, name: match?.name, score: match?.score, candidates: candidates, points: points.count,
-                library: library, reason: match == nil ? "below_threshold" : nil, into: &writer)
+                library: library, reason: match == nil ? "below_threshold" : nil, strokes: gesture?.ids,
+                into: &writer)
         } catch {
             EventEncoder.result(
                 context, name: nil, score: nil, candidates: [], points: points.count, library: library,
-                reason: error.code.rawValue, into: &writer)
+                reason: error.code.rawValue, strokes: gesture?.ids, into: &writer)
         }
+    }
+
+    /// The candidates and the match, from the library and the session's learned templates together.
+    private func recognize(strokeStarts: UnsafeBufferPointer<Int>) throws(RecognitionError)
+        -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?)
+    {
+        guard let learned else {
+            let result = try recognizer.recognize(points: points, strokeStarts: strokeStarts)
+            return (
+                result.candidates.map { .init(name: $0.name, score: $0.score) },
+                result.match.map { .init(name: $0.name, score: $0.score) }
+            )
+        }
+        let (fromLibrary, fromLearned) = try recognizer.recognize(
+            points: points, strokeStarts: strokeStarts, alongWith: learned.recognizer)
+        let candidates = LearnedTemplates.merged(
+            library: fromLibrary.candidates, learned: fromLearned.candidates, limit: recognizer.configuration.topK)
+        return (candidates, candidates.first.flatMap { $0.score >= recognizer.library.minimumScore ? $0 : nil })
     }
 }

@@ -120,8 +120,11 @@ struct Session {
     var eventSequence: UInt64 = 0
     /// Lane clock (seconds) of the last message.
     var lastActive: UInt32
-    /// Index of the session's library in the registry.
-    var library: Int32 = 0
+    /// Index of the session's library in the registry, in 16 bits (a worker loads at most
+    /// `WorkerConfiguration.maximumLibraries`), beside `multistroke`: the state stays 112 bytes.
+    private var libraryIndex: UInt16 = 0
+    /// Milliseconds its gesture waits for a next stroke; 0: every stroke is a gesture of its own.
+    var multistroke: UInt16
     /// The first four bytes of the topic the session began under (`<shard key>/`), which `ShardKey.check` passed:
     /// a later topic that starts with them and names this session needs no other check.
     var shardKey: UInt32
@@ -133,11 +136,18 @@ struct Session {
     /// Open strokes; usually zero or one.
     var strokes = OpenStrokes()
 
-    init(key: SessionKey, hash: UInt64, shardKey: UInt32, now: UInt32, checkmark: Bool) {
+    init(key: SessionKey, hash: UInt64, shardKey: UInt32, now: UInt32, checkmark: Bool, multistroke: UInt16 = 0) {
         self.key = key
         self.hash = hash
         self.shardKey = shardKey
         self.lastActive = now
         self.checkmark = checkmark
+        self.multistroke = multistroke
+    }
+
+    /// Index of the session's library in the registry.
+    var library: Int32 {
+        get { Int32(libraryIndex) }
+        set { libraryIndex = UInt16(newValue) }
     }
 }

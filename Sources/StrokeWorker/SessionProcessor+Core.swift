@@ -22,6 +22,12 @@ extension SessionProcessor {
         /// The templates sessions learned, by session: beside the table, so that a session's state stays 112
         /// bytes. Looked up when a stroke ends and the lane holds any.
         var learned: [SessionKey: LearnedTemplates] = [:]
+        /// The gestures of several strokes waiting for a stroke, by session (beside the table, as `learned`).
+        var gestures: [SessionKey: PendingGesture] = [:]
+        /// The lane's clock in milliseconds, by which gestures wait (`SessionProcessor.milliseconds`).
+        var milliseconds: UInt64 = 0
+        /// The earliest deadline of `gestures`, or later (never earlier); `UInt64.max` when none waits.
+        var nextGestureDeadline = UInt64.max
 
         init(sink: Sink, configuration: WorkerConfiguration, registry: LibraryRegistry, metrics: WorkerMetrics) {
             self.sink = sink
@@ -80,6 +86,7 @@ extension SessionProcessor {
                 }
                 session.strokes.append(
                     newStroke(id: message.stroke, pointer: message.pointer, checkmark: session.checkmark))
+                if session.multistroke != 0 { strokesChanged(session) }
                 addPoints(&session, stroke: session.strokes.count - 1, id: id)
             case .points, .end, .cancel:
                 guard let stroke = session.strokes.index(of: message.stroke) else {
@@ -90,12 +97,15 @@ extension SessionProcessor {
                 }
                 if message.kind == .cancel {
                     recycle(session.strokes.remove(at: stroke))
+                    if session.multistroke != 0 { strokesChanged(session) }
                     return true
                 }
                 addPoints(&session, stroke: stroke, id: id)
                 if message.kind == .end {
                     let ended = session.strokes.remove(at: stroke)
-                    if let name = message.learn {
+                    if session.multistroke != 0 {
+                        collect(ended, session: &session, id: id)
+                    } else if let name = message.learn {
                         learn(ended, as: name, session: &session, id: id)
                     } else {
                         recognize(ended, session: &session, id: id)
@@ -105,6 +115,7 @@ extension SessionProcessor {
             case .options:
                 applyOptions(&session, id: id)
             case .close:
+                matchGesture(&session, id: id)
                 forgetAll(session)
                 session.eventSequence += 1
                 EventEncoder.closed(context(session, id: id), reason: "closed", into: &writer)
@@ -122,12 +133,15 @@ extension SessionProcessor {
             session.library = 0
             session.invariant = nil
             session.checkmark = configuration.checkmarkByDefault
+            session.multistroke = UInt16(configuration.multistrokeMilliseconds)
             let forgotten = templates(of: session)?.count ?? 0
             forgetAll(session)
+            let ungrouped = dropGesture(session)
             emitError(
                 &session, id: id, code: "session_restart",
                 "seq 1 after seq \(last): the producer started over; \(dropped) open stroke(s) dropped, "
                     + "options back to their defaults"
+                    + (ungrouped > 0 ? ", a gesture of \(ungrouped) ended stroke(s) dropped unmatched" : "")
                     + (forgotten > 0 ? ", \(forgotten) learned template(s) forgotten" : ""))
         }
 
@@ -247,6 +261,11 @@ extension SessionProcessor {
             if let orientation = options.orientation { session.invariant = orientation == "invariant" }
             if let checkmark = options.checkmark { session.checkmark = checkmark }
             applyLearningOptions(&session, id: id)
+            if let multistroke = options.multistroke {
+                session.multistroke = UInt16(multistroke)
+                // A session that stops grouping strokes has its gesture so far matched now.
+                if multistroke == 0 { matchGesture(&session, id: id) }
+            }
         }
 
         // MARK: - Events
@@ -291,10 +310,12 @@ extension SessionProcessor {
 
         /// Publishes the `closed` event of an idle session about to be dropped.
         mutating func closeIdle(_ session: inout Session) {
+            let key = session.key
+            key.withUnsafeBytes { id in matchGesture(&session, id: id) }
             forgetAll(session)
             session.eventSequence += 1
             let sequence = session.eventSequence
-            session.key.withUnsafeBytes { id in
+            key.withUnsafeBytes { id in
                 EventEncoder.closed(
                     .init(session: id, eventSequence: sequence, sequence: message.sequence), reason: "idle",
                     into: &writer)

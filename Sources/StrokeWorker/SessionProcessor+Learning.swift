@@ -39,12 +39,34 @@ extension SessionProcessor.Core {
     mutating func learn(
         _ stroke: OpenStroke, as name: String, session: inout Session, id: UnsafeRawBufferPointer
     ) {
+        let pointCount = registry.entries[Int(session.library)].recognizer(invariant: session.invariant)
+            .configuration.pointCount
+        // All the matcher keeps of a stroke: one of 10,000 points keeps 512 bytes, not 160 KB.
+        let points = stroke.storage.withPoints { Array($0) }
+        let template = GestureTemplate(
+            name: name, points: points.count >= 2 ? StrokeGeometry.resample(points, count: pointCount) : points)
+        learn(
+            template, received: stroke.pointCount, overflowed: stroke.overflowed, strokes: nil, session: &session,
+            id: id)
+    }
+
+    /// Learns `template`, the session's last stroke or gesture (`strokes`: its strokes' ids, for a gesture of
+    /// several; `received`: the points they came with), with a `learned` event; or says with an error event why it
+    /// was not learned.
+    mutating func learn(
+        _ template: GestureTemplate, received: Int, overflowed: Bool, strokes: [UInt32]?, session: inout Session,
+        id: UnsafeRawBufferPointer
+    ) {
+        let name = template.name
         let existing = templates(of: session)
         let held = existing?.count ?? 0
-        guard !stroke.overflowed else {
+        let what =
+            strokes.map { "the gesture of strokes \($0.map(String.init).joined(separator: ", "))" }
+            ?? "stroke \(message.stroke)"
+        guard !overflowed else {
             emitError(
                 &session, id: id, code: "too_many_points",
-                "stroke \(stroke.id) passed \(configuration.maxPointsPerStroke) points; \"\(name)\" not learned")
+                "\(what) passed \(configuration.maxPointsPerStroke) points per stroke; \"\(name)\" not learned")
             return
         }
         guard held < configuration.maxSessionTemplates else {
@@ -64,24 +86,24 @@ extension SessionProcessor.Core {
         let entry = registry.entries[Int(session.library)]
         let templates: LearnedTemplates
         do {
-            templates = try stroke.storage.withPoints { points in
-                try LearnedTemplates.learning(
-                    name, points: points, to: existing?.compiled(for: slot, entry: entry, metrics: metrics),
-                    entry: entry, slot: slot, metrics: metrics)
-            }
+            templates = try LearnedTemplates.learning(
+                template, to: existing?.compiled(for: slot, entry: entry, metrics: metrics), entry: entry, slot: slot,
+                metrics: metrics)
         } catch {
             emitError(
                 &session, id: id, code: "degenerate_stroke",
-                "stroke \(stroke.id) has \(stroke.pointCount) point(s) and no extent to learn; \"\(name)\" not "
-                    + "learned")
+                "\(what) has \(received) point(s) and no extent to learn; \"\(name)\" not learned")
             return
         }
         learned[session.key] = templates
         metrics.templatesLearned.add(1, ordering: .relaxed)
         session.eventSequence += 1
+        var eventContext = context(session, id: id)
+        eventContext.stroke = message.stroke
+        eventContext.pointer = message.pointer
         EventEncoder.learned(
-            context(session, id: id, stroke: stroke), name: name, templates: templates.count,
-            points: stroke.pointCount, into: &writer)
+            eventContext, name: name, templates: templates.count, points: received, strokes: strokes,
+            into: &writer)
         publish(id)
     }
 

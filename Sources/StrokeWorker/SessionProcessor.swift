@@ -104,7 +104,8 @@ public struct SessionProcessor<Sink: EventSink> {
             index = table.insert(
                 Session(
                     key: SessionKey(id), hash: hash, shardKey: shardKey, now: now,
-                    checkmark: configuration.checkmarkByDefault))
+                    checkmark: configuration.checkmarkByDefault,
+                    multistroke: UInt16(configuration.multistrokeMilliseconds)))
             metrics.sessions.add(1, ordering: .relaxed)
         }
         if core.process(&table[index!], id: id) {

@@ -67,6 +67,11 @@ extension WorkerConfiguration {
             flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",
             help: "points kept per stroke; beyond, it ends without a match. Default: 10000"),
         Option(
+            flag: "multistroke", env: "STROKE_WORKER_MULTISTROKE", value: "MS",
+            help: "how long a new session's gesture waits for its next stroke, until its own options message says "
+                + "otherwise: 0 matches every stroke alone; above, strokes drawn one after another are matched "
+                + "together as one gesture of several strokes (at most 10000). Default: 0"),
+        Option(
             flag: "max-points-per-message", env: "STROKE_WORKER_MAX_POINTS_PER_MESSAGE", value: "N",
             help: "points per message. Default: 4096"),
         Option(

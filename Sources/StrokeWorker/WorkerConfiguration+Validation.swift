@@ -35,6 +35,7 @@ extension WorkerConfiguration {
         Limit("max-points-per-message", 1...65_535, \.maxPointsPerMessage),
         Limit("max-open-strokes", 1...1024, \.maxOpenStrokes),
         Limit("max-session-templates", 0...1024, \.maxSessionTemplates),
+        Limit("multistroke", 0...SessionOptions.maximumMultistrokeGap, \.multistrokeMilliseconds),
         Limit("max-learned-templates", 0...100_000_000, \.maxLearnedTemplates),
         Limit("max-sessions", 1...100_000_000, \.maxSessions),
         Limit("max-message-bytes", 64...(1 << 28), \.maxMessageBytes),
@@ -62,7 +63,16 @@ extension WorkerConfiguration {
             throw RecognitionError(
                 .invalidConfiguration, "--shard \(shard.index)/\(shard.count) is not I/N with 0 ≤ I < N ≤ 4096")
         }
+        guard libraries.count < Self.maximumLibraries else {
+            throw RecognitionError(
+                .invalidConfiguration,
+                "\(libraries.count) --library files; a worker loads at most \(Self.maximumLibraries - 1) beside default"
+            )
+        }
         try checkmark.validate()
         try recognizer.validate()
     }
+
+    /// The most template libraries a worker holds, the built-in one included.
+    public static let maximumLibraries = Int(UInt16.max)
 }

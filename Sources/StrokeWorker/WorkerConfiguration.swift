@@ -124,6 +124,11 @@ public struct WorkerConfiguration: Sendable {
     /// The detector is about a third of the work per message, so a worker whose games never use checks saves it
     /// by starting sessions without it. Default: `true`.
     public var checkmarkByDefault = true
+    /// How long a new session's gesture waits for its next stroke, in milliseconds (0 to 10,000), until an
+    /// `options` message of its own says otherwise: with 0 every stroke is a gesture of its own; above, the
+    /// strokes a session draws one after another are matched together, as one gesture of several strokes
+    /// (Protocol/README.md §4.2). Default: `0`.
+    public var multistrokeMilliseconds = 0
     /// Template matcher tuning. Default: `RecognizerConfiguration.default`.
     public var recognizer = RecognizerConfiguration.default
     /// CURVE encryption (and client authentication) on the input and output endpoints; `nil` sends in the clear

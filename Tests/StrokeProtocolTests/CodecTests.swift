@@ -75,6 +75,11 @@ struct CodecTests {
             ("{\"type\":\"points\",\"seq\":1,\"stroke\":1,\"points\":[{\"x\":1,\"y\":2}]}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"orientation\":\"sideways\"}", "invalid_field"),
             ("{\"seq\":1}", "invalid_field"), ("{\"type\":7,\"seq\":1}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"multistroke\":10001}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"multistroke\":-1}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"multistroke\":\"500\"}", "invalid_field"),
+            ("{\"type\":\"begin\",\"seq\":1,\"stroke\":1,\"last\":true}", "invalid_field"),
+            ("{\"type\":\"end\",\"seq\":1,\"stroke\":1,\"last\":1}", "invalid_field"),
             (String(repeating: "[", count: 100), "malformed_json"),
             ("{\"type\":\"close\",\"seq\":1,\"x\":" + String(repeating: "[", count: 100) + "}", "malformed_json"),
         ])
@@ -209,10 +214,33 @@ struct CodecTests {
                 kind: .options, sequence: 2,
                 options: SessionOptions(library: "a\"b", orientation: "sensitive", checkmark: true)),
             InputMessage(kind: .close, sequence: 3),
+            InputMessage(kind: .options, sequence: 4, options: SessionOptions(multistroke: 600)),
+            InputMessage(kind: .end, sequence: 5, stroke: 2, last: true),
         ]
         for message in messages {
             #expect(try decode(JSONInputEncoder.encode(message)) == message)
         }
+    }
+
+    @Test("the last stroke of a gesture, in either form; the binary flag belongs to end messages")
+    func lastStroke() throws {
+        let end = InputMessage(kind: .end, sequence: 9, stroke: 4, points: [WirePoint(x: 1, y: 2, t: 3)], last: true)
+        let binary = BinaryCodec.encode(end)
+        #expect(binary[3] == 2)
+        #expect(try decode(binary) == end)
+        #expect(try decode(Array(#"{"type":"end","seq":9,"stroke":4,"last":false}"#.utf8)).last == false)
+        var begin = binary
+        begin[2] = InputMessage.Kind.begin.rawValue
+        do {
+            _ = try decode(begin)
+            Issue.record("a begin with the last-stroke flag was accepted")
+        } catch {
+            #expect(error.code == .malformedBinary)
+            #expect(error.message.contains("belongs to end"))
+        }
+        var unknown = binary
+        unknown[3] = 4
+        #expect(throws: ProtocolError.self) { try decode(unknown) }
     }
 
     @Test("numbers are written compactly and exactly")

@@ -113,6 +113,24 @@ struct MultistrokeTests {
         }
     }
 
+    @Test("a library that matches strokes only as drawn compiles one path each, takes more strokes, saves its order")
+    func drawnOrder() throws {
+        var library = Self.library
+        library.strokeOrder = .drawn
+        let five = GestureTemplate(name: "comb", strokes: (0..<5).map { Self.line([Double($0), 0], [Double($0), 5]) })
+        library.add(five)
+        #expect(try Recognizer(library: library).templateCount == library.templates.count)
+        let loaded = try TemplateLibrary(json: try library.jsonData())
+        #expect(loaded.strokeOrder == .drawn)
+        #expect(loaded.templates.last == five)
+        var any = library
+        any.strokeOrder = .any
+        #expect(throws: RecognitionError.self) { try any.validate() }
+        let version1 =
+            #"{"format":"stroke-worker/template-library","version":1,"name":"x","orientation":"sensitive","strokeOrder":"drawn","templates":[]}"#
+        #expect(throws: RecognitionError.self) { try TemplateLibrary(json: Data(version1.utf8)) }
+    }
+
     // MARK: - Matching
 
     @Test("a template of several strokes matches them in any order and direction")
