@@ -63,6 +63,9 @@ enum ScenarioReplayer {
         if b is NSNull { return a == nil || a is NSNull }
         if let a = a as? NSNumber, let b = b as? NSNumber { return a.doubleValue == b.doubleValue }
         if let a = a as? String, let b = b as? String { return a == b }
+        if let a = a as? [Any], let b = b as? [Any] {
+            return a.count == b.count && zip(a, b).allSatisfy { same($0, $1) }
+        }
         return false
     }
 }

@@ -61,7 +61,9 @@ class Producer:
         self._sequences: Dict[str, int] = {}
         self._strokes: Dict[str, int] = {}
         # The strokes each session was sent to learn, by name, for reteach().
-        self._taught: Dict[str, List[Tuple[str, List[Point]]]] = {}
+        # What each session was sent to learn: (name, strokes), for reteach; and its multistroke wait.
+        self._taught: Dict[str, List[Tuple[str, List[List[Point]]]]] = {}
+        self._multistroke: Dict[str, int] = {}
         self.subscriptions: List[bytes] = []
 
     def __enter__(self) -> "Producer":
@@ -132,7 +134,7 @@ class Producer:
         seq = self.next_seq(session) if seq is None else seq
         use_binary = self.binary if binary is None else binary
         if use_binary and kind != "options" and options.get("learn") is None:
-            payload = encode_binary(kind, seq, stroke or 0, pointer, points)
+            payload = encode_binary(kind, seq, stroke or 0, pointer, points, last=bool(options.get("last")))
         else:
             payload = encode_json(kind, seq, stroke, pointer, points, **options)
         self.socket.send_multipart([topic(session), payload])
@@ -145,11 +147,37 @@ class Producer:
         return value
 
     def send_stroke(self, session: str, points: Sequence[Point], batch: int = 1, pointer: int = 0,
-                    stroke: Optional[int] = None, pace: bool = False, learn: Optional[str] = None) -> int:
+                    stroke: Optional[int] = None, pace: bool = False, learn: Optional[str] = None,
+                    last: bool = False) -> int:
         """Send a whole stroke: ``begin`` with the first point, ``points`` messages of ``batch`` points, and
         ``end``. With ``pace``, sleep between messages to follow the points' timestamps (milliseconds). With
         ``learn``, the session learns the stroke as a gesture of that name (a ``learned`` event) instead of
-        matching it; its later strokes are matched against it too. Returns the stroke id."""
+        matching it; its later strokes are matched against it too. In a session that groups strokes into
+        gestures (``set_options(multistroke=...)``), ``last`` ends the gesture with this stroke. Returns the
+        stroke id."""
+        stroke = self._send_stroke(session, points, batch, pointer, stroke, pace, learn=learn, last=last)
+        if learn is not None:
+            self._taught.setdefault(session, []).append((learn, [list(points)]))
+        return stroke
+
+    def send_gesture(self, session: str, strokes: Sequence[Sequence[Point]], batch: int = 32,
+                     learn: Optional[str] = None) -> List[int]:
+        """Send a gesture of several strokes, one after another, the last ``end`` with ``last`` so that the worker
+        matches them together at once, without waiting for more; or with ``learn``, so that the session learns
+        the whole gesture (Protocol/README.md, section 4.2). The session must group strokes:
+        ``set_options(session, multistroke=MS)``, or a worker started with ``--multistroke MS``. Returns the
+        strokes' ids."""
+        if not strokes:
+            raise ValueError("a gesture needs at least one stroke")
+        ids = [self._send_stroke(session, points, batch) for points in strokes[:-1]]
+        ids.append(self._send_stroke(session, strokes[-1], batch, learn=learn, last=learn is None))
+        if learn is not None:
+            self._taught.setdefault(session, []).append((learn, [list(points) for points in strokes]))
+        return ids
+
+    def _send_stroke(self, session: str, points: Sequence[Point], batch: int, pointer: int = 0,
+                     stroke: Optional[int] = None, pace: bool = False, learn: Optional[str] = None,
+                     last: bool = False) -> int:
         if not points:
             raise ValueError("a stroke needs at least one point")
         stroke = self.new_stroke_id(session) if stroke is None else stroke
@@ -164,29 +192,38 @@ class Producer:
                 if wait > 0:
                     time.sleep(wait)
             self.send(session, "points", stroke, pointer, chunk)
-        self.send(session, "end", stroke, pointer, learn=learn)
-        if learn is not None:
-            self._taught.setdefault(session, []).append((learn, list(points)))
+        self.send(session, "end", stroke, pointer, learn=learn, last=last)
         return stroke
 
     def reteach(self, session: str, batch: int = 32) -> int:
-        """Send ``session`` again every stroke it was sent to learn (and has not been told to forget), as after a
-        ``closed``, ``session_restart`` or ``session_reset`` event: the worker keeps learned gestures only as long
-        as the session's state (Protocol/README.md, section 4.1). Returns how many strokes were sent."""
+        """Send ``session`` again every stroke or gesture it was sent to learn (and has not been told to
+        forget), as after a ``closed``, ``session_restart`` or ``session_reset`` event: the worker keeps learned
+        gestures only as long as the session's state (Protocol/README.md, section 4.1). A gesture of several
+        strokes is sent with the session's grouping set again (``multistroke``; 1000 ms if it was never set
+        here). Returns how many gestures were sent."""
         taught = self._taught.pop(session, [])
-        for name, points in taught:
-            self.send_stroke(session, points, batch=batch, learn=name)
+        if any(len(strokes) > 1 for _, strokes in taught):
+            self.set_options(session, multistroke=self._multistroke.get(session) or 1000)
+        for name, strokes in taught:
+            if len(strokes) == 1:
+                self.send_stroke(session, strokes[0], batch=batch, learn=name)
+            else:
+                self.send_gesture(session, strokes, batch=batch, learn=name)
         return len(taught)
 
     def set_options(self, session: str, library: Optional[str] = None, orientation: Optional[str] = None,
-                    checkmark: Optional[bool] = None, forget: Optional[str] = None) -> int:
+                    checkmark: Optional[bool] = None, forget: Optional[str] = None,
+                    multistroke: Optional[int] = None) -> int:
         """Send an ``options`` message (JSON). ``forget`` drops the session's learned gesture of that name
-        (``"*"``: all of them)."""
+        (``"*"``: all of them). ``multistroke`` (milliseconds, 0 to 10000) groups the session's strokes into
+        gestures of several strokes that wait that long for their next stroke; 0 matches every stroke alone."""
         if forget is not None and session in self._taught:
-            self._taught[session] = [(name, points) for name, points in self._taught[session]
+            self._taught[session] = [(name, strokes) for name, strokes in self._taught[session]
                                      if forget != "*" and name != forget]
+        if multistroke is not None:
+            self._multistroke[session] = multistroke
         return self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
-                         forget=forget, binary=False)
+                         forget=forget, multistroke=multistroke, binary=False)
 
     def forget(self, session: str) -> None:
         """Start ``session``'s numbering over, as a restarted producer does: its next message is seq 1, and the
@@ -201,6 +238,7 @@ class Producer:
         seq = self.send(session, "close")
         self.forget(session)
         self._taught.pop(session, None)
+        self._multistroke.pop(session, None)
         return seq
 
 

@@ -34,8 +34,9 @@ def encode_json(
     """Encode an input message in the JSON form.
 
     ``options`` are the fields of an ``options`` message: ``library``, ``orientation``, ``checkmark``,
-    ``forget`` (a learned gesture's name, or ``"*"`` for all); and ``learn`` for an ``end`` message (the name
-    under which the session learns the stroke instead of matching it).
+    ``forget`` (a learned gesture's name, or ``"*"`` for all), ``multistroke`` (milliseconds a gesture waits for
+    its next stroke, 0 to 10000); and for an ``end`` message ``learn`` (the name under which the session learns
+    the stroke instead of matching it) and ``last`` (``True``: the stroke ends its session's gesture).
     """
     if kind not in _TYPES and kind != "options":
         raise ValueError("unknown message type %r" % kind)
@@ -52,6 +53,15 @@ def encode_json(
     for key in ("library", "orientation", "checkmark", "forget"):
         if key in options and options[key] is not None:
             message[key] = options[key]
+    if options.get("multistroke") is not None:
+        gap = options["multistroke"]
+        if isinstance(gap, bool) or not isinstance(gap, int) or not 0 <= gap <= 10000:
+            raise ValueError("multistroke is a whole number of milliseconds from 0 to 10000")
+        message["multistroke"] = gap
+    if options.get("last"):
+        if kind != "end":
+            raise ValueError("last is a field of end messages")
+        message["last"] = True
     if options.get("learn") is not None:
         if kind != "end":
             raise ValueError("learn is a field of end messages")
@@ -62,15 +72,19 @@ def encode_json(
     return json.dumps(message, separators=(",", ":")).encode("utf-8")
 
 
-def encode_binary(kind: str, seq: int, stroke: int = 0, pointer: int = 0, points: Iterable[Point] = ()) -> bytes:
-    """Encode an input message in the compact little-endian binary form (not for ``options``)."""
+def encode_binary(kind: str, seq: int, stroke: int = 0, pointer: int = 0, points: Iterable[Point] = (),
+                  last: bool = False) -> bytes:
+    """Encode an input message in the compact little-endian binary form (not for ``options``). ``last`` (flag
+    bit 1, ``end`` only): the stroke ends its session's gesture."""
     if kind not in _TYPES:
         raise ValueError("binary messages are begin, points, end, cancel or close")
+    if last and kind != "end":
+        raise ValueError("last is a field of end messages")
     encoded_points = [_check_point(p) for p in points]
     if len(encoded_points) > 65535:
         raise ValueError("at most 65535 points per binary message")
     pressure = any(len(p) == 4 for p in encoded_points)
-    parts = [_HEADER.pack(BINARY_MAGIC, BINARY_VERSION, _TYPES[kind], 1 if pressure else 0, seq, stroke, pointer,
+    parts = [_HEADER.pack(BINARY_MAGIC, BINARY_VERSION, _TYPES[kind], (1 if pressure else 0) | (2 if last else 0), seq, stroke, pointer,
                           len(encoded_points))]
     for p in encoded_points:
         parts.append(struct.pack("<ffd", p[0], p[1], p[2]))
@@ -88,8 +102,10 @@ def decode_binary(payload: bytes) -> Dict[str, Any]:
         raise ValueError("unsupported_version: %d" % version)
     if kind not in _NAMES:
         raise ValueError("unknown_type: %d" % kind)
-    if flags & ~1:
+    if flags & ~3:
         raise ValueError("malformed_binary: unknown flags 0x%02x" % flags)
+    if flags & 2 and _NAMES.get(kind) != "end":
+        raise ValueError("malformed_binary: the last-stroke flag belongs to end messages")
     if kind == 2 and count == 0:
         raise ValueError("invalid_field: a points message needs points")
     stride = 20 if flags & 1 else 16
@@ -106,7 +122,10 @@ def decode_binary(payload: bytes) -> Dict[str, Any]:
             raise ValueError("non_finite: point values must be finite")
         points.append(point)
         offset += stride
-    return {"type": _NAMES[kind], "seq": seq, "stroke": stroke, "pointer": pointer, "points": points}
+    message = {"type": _NAMES[kind], "seq": seq, "stroke": stroke, "pointer": pointer, "points": points}
+    if flags & 2:
+        message["last"] = True
+    return message
 
 
 def decode_event(payload: bytes) -> Dict[str, Any]:

@@ -198,6 +198,83 @@ def test_a_session_learns_a_gesture_of_its_own(worker, protocol_dir, binary):
         assert result(bolt(2)).get("learned") is True
 
 
+def line(a, b, t0):
+    """A straight stroke from ``a`` to ``b``: 11 points 16 ms apart."""
+    return [(a[0] + (b[0] - a[0]) * k / 10, a[1] + (b[1] - a[1]) * k / 10, t0 + 16 * k) for k in range(11)]
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_gestures_of_several_strokes(protocol_dir, tmp_path, binary):
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    library = {"format": "stroke-worker/template-library", "version": 2, "name": "symbols",
+               "orientation": "sensitive",
+               "templates": [{"name": "x", "strokes": [[[0, 0], [90, 90]], [[90, 0], [0, 90]]]},
+                             {"name": "plus", "strokes": [[[0, 45], [90, 45]], [[45, 0], [45, 90]]]}]}
+    jsonschema.validate(library, schema(protocol_dir, "template-library.schema.json"))
+    path = tmp_path / "symbols.json"
+    path.write_text(json.dumps(library))
+    running = RunningWorker("--library", str(path))
+    session = "scribe-%d" % binary
+    try:
+        with Consumer(running.output, prefixes=[session]) as consumer, \
+                Producer(running.input, binary=binary) as producer:
+            producer.wait_for_worker()
+            consumer.wait_until_subscribed(producer)
+
+            def next_event():
+                event = consumer.receive(timeout=5)
+                assert event is not None
+                validator.validate(event.fields)
+                return event
+
+            producer.set_options(session, library="symbols", multistroke=300)
+            # Ended by "last": the x's second stroke first, drawn the other way.
+            ids = producer.send_gesture(session, [line((0, 90), (90, 0), 1000), line((90, 90), (0, 0), 1300)])
+            x = next_event()
+            assert x.kind == "match" and x.get("name") == "x" and x.get("strokes") == ids
+            # Ended by the wait: two strokes, no "last"; the result comes once 300 ms pass.
+            first = producer.send_stroke(session, line((45, 0), (45, 90), 2000), batch=4)
+            second = producer.send_stroke(session, line((0, 45), (90, 45), 2300), batch=4)
+            plus = next_event()
+            assert plus.kind == "match" and plus.get("name") == "plus" and plus.get("strokes") == [first, second]
+            # A T the session learns, then draws again.
+            tee = [line((0, 0), (90, 0), 3000), line((45, 0), (45, 90), 3300)]
+            learned = producer.send_gesture(session, tee, learn="tee")
+            event = next_event()
+            assert event.kind == "learned" and event.get("strokes") == learned and event.get("templates") == 1
+            producer.send_gesture(session, [line((2, 3), (92, 1), 4000), line((46, 2), (44, 88), 4300)])
+            again = next_event()
+            assert again.get("name") == "tee" and again.get("learned") is True
+            # After a restart the worker forgot it; reteach sends the gesture again, grouping included.
+            producer.forget(session)
+            producer.send(session, "options", library="symbols", binary=False)
+            restart = next_event()
+            assert restart.get("code") == "session_restart" and "learned template(s) forgotten" in restart.get("message")
+            assert producer.reteach(session) == 1
+            assert next_event().kind == "learned"
+            producer.send_gesture(session, [line((1, 1), (91, 2), 5000), line((45, 1), (46, 90), 5300)])
+            assert next_event().get("name") == "tee"
+    finally:
+        assert running.stop() == 0
+
+
+def test_multistroke_encoding():
+    assert json.loads(encode_json("options", 1, multistroke=0)) == {"type": "options", "seq": 1, "multistroke": 0}
+    assert json.loads(encode_json("end", 2, 3, last=True))["last"] is True
+    for bad in (-1, 10001, 1.5, True, "500"):
+        with pytest.raises(ValueError):
+            encode_json("options", 1, multistroke=bad)
+    with pytest.raises(ValueError):
+        encode_json("begin", 1, 1, last=True)
+    payload = encode_binary("end", 4, 5, last=True)
+    assert payload[3] == 2 and decode_binary(payload) == {"type": "end", "seq": 4, "stroke": 5, "pointer": 0,
+                                                           "points": [], "last": True}
+    with pytest.raises(ValueError):
+        encode_binary("points", 1, 1, [(1, 2, 3)], last=True)
+    with pytest.raises(ValueError):
+        decode_binary(bytes([payload[0], payload[1], 1, 2]) + payload[4:])
+
+
 def test_the_learn_gesture_example_runs(worker):
     """clients/python/examples/learn_gesture.py (part of `make demo`) teaches, matches and forgets a gesture."""
     example = os.path.join(os.path.dirname(__file__), "..", "examples", "learn_gesture.py")
