@@ -11,7 +11,9 @@ enum RecognizeCommand {
         detector as a worker would while it is drawn: to try a library or a detector tuning on strokes of your
         own before a worker runs them.
           STROKES.json: [{"name": "check", "points": [[x, y, t], …]}, …]; "name" (the gesture meant) is optional,
-          and so is t (milliseconds), without which the detector has no timing (`minimumDuration` is then moot)
+          and so is t (milliseconds), without which the detector has no timing (`minimumDuration` is then moot).
+          A gesture of several strokes has "strokes": [[[x, y, t], …], …] instead of "points", matched as a
+          session that groups strokes matches it (Protocol/README.md §4.2); the detector runs in each stroke.
 
         OPTIONS
           --strokes FILE           the strokes to recognize, as above
@@ -22,12 +24,15 @@ enum RecognizeCommand {
           --json                   one JSON object per stroke, a line each
         """
 
-    /// A stroke of the file: the gesture meant, if given, and its points.
+    /// A stroke of the file, or a gesture of several: the gesture meant, if given, and its points.
     struct Stroke: Decodable {
         var name: String?
+        /// All the points, stroke after stroke.
         var points: [StrokePoint]
+        /// Where each stroke after the first begins in `points`; empty for one stroke.
+        var strokeStarts: [Int] = []
 
-        private enum CodingKeys: String, CodingKey { case name, points }
+        private enum CodingKeys: String, CodingKey { case name, points, strokes }
 
         init(name: String?, points: [StrokePoint]) {
             self.name = name
@@ -37,14 +42,32 @@ enum RecognizeCommand {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             name = try container.decodeIfPresent(String.self, forKey: .name)
-            points = try container.decode([[Double]].self, forKey: .points).enumerated().map { index, numbers in
-                guard numbers.count == 2 || numbers.count == 3 else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .points, in: container,
-                        debugDescription: "point \(index) has \(numbers.count) numbers; expected [x, y] or [x, y, t]")
+            func points(_ numbers: [[Double]], key: CodingKeys) throws -> [StrokePoint] {
+                try numbers.enumerated().map { index, numbers in
+                    guard numbers.count == 2 || numbers.count == 3 else {
+                        throw DecodingError.dataCorruptedError(
+                            forKey: key, in: container,
+                            debugDescription:
+                                "point \(index) has \(numbers.count) numbers; expected [x, y] or [x, y, t]")
+                    }
+                    return StrokePoint(x: numbers[0], y: numbers[1], time: numbers.count == 3 ? numbers[2] : 0)
                 }
-                return StrokePoint(x: numbers[0], y: numbers[1], time: numbers.count == 3 ? numbers[2] : 0)
             }
+            if container.contains(.strokes) {
+                self.points = []
+                for stroke in try container.decode([[[Double]]].self, forKey: .strokes) {
+                    if !self.points.isEmpty { strokeStarts.append(self.points.count) }
+                    self.points += try points(stroke, key: .strokes)
+                }
+            } else {
+                self.points = try points(try container.decode([[Double]].self, forKey: .points), key: .points)
+            }
+        }
+
+        /// Each stroke's points.
+        var strokes: [ArraySlice<StrokePoint>] {
+            let bounds = [0] + strokeStarts + [points.count]
+            return (0..<(strokeStarts.count + 1)).map { points[bounds[$0]..<bounds[$0 + 1]] }
         }
     }
 
@@ -100,12 +123,19 @@ enum RecognizeCommand {
         var correct = 0
         var named = 0
         for (index, stroke) in strokes.enumerated() {
-            detector.reset()
             var answer = Answer(index: index, expected: stroke.name, candidates: [])
-            answer.checkmarkPointIndex = detector.add(contentsOf: stroke.points)?.pointIndex
-            if detector.timesLookLikeSeconds { answer.timesLookLikeSeconds = true }
+            var offset = 0
+            for part in stroke.strokes {
+                detector.reset()
+                if answer.checkmarkPointIndex == nil, let fired = detector.add(contentsOf: Array(part)) {
+                    answer.checkmarkPointIndex = offset + fired.pointIndex
+                }
+                if detector.timesLookLikeSeconds { answer.timesLookLikeSeconds = true }
+                offset += part.count
+            }
             do {
-                let result = try recognizer.recognize(stroke.points)
+                let result = try recognizer.recognize(
+                    points: stroke.points.map(\.position), strokeStarts: stroke.strokeStarts)
                 answer.match = result.match?.name
                 answer.score = result.match?.score
                 answer.candidates = result.candidates.map { Answer.Candidate(name: $0.name, score: $0.score) }

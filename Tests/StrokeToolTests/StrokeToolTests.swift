@@ -146,6 +146,47 @@ struct StrokeToolTests {
         #expect(try Self.run(["recognize"]).status == 2)
     }
 
+    @Test("multistroke on the fixtures; a library of several-stroke templates built with library add, then used")
+    func multistroke() throws {
+        let result = try Self.run(["multistroke", "--dataset", Self.fixtures, "--strokes", "2", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as! [String: Any]
+        let row = try #require((object["rows"] as? [[String: Any]])?.first)
+        #expect(row["strokesPerGesture"] as? Int == 2)
+        #expect(row["tested"] as? Int == 80)
+        #expect((row["drawnOrder"] as? Double ?? 0) > 0.9)
+        #expect((row["anyOrder"] as? Double ?? 0) > (row["anyOrderWithoutExpansion"] as? Double ?? 1))
+        #expect(try Self.run(["multistroke", "--dataset", Self.fixtures, "--strokes", "5"]).status == 2)
+
+        let directory = NSTemporaryDirectory() + "multistroke-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let library = directory + "/symbols.json"
+        let templates = directory + "/templates.json"
+        try """
+        [{"name": "x", "strokes": [[[0, 0], [90, 90]], [[90, 0], [0, 90]]]},
+         {"name": "plus", "strokes": [[[0, 45], [90, 45]], [[45, 0], [45, 90]]]}]
+        """.write(toFile: templates, atomically: true, encoding: .utf8)
+        #expect(
+            try Self.run(["library", "build", "--dataset", Self.fixtures, "--per-gesture", "1", "-o", library]).status
+                == 0)
+        #expect(try Self.run(["library", "add", library, "--strokes", templates]).status == 0)
+        let saved =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: library))) as! [String: Any]
+        #expect(saved["version"] as? Int == 2)
+        let strokes = directory + "/strokes.json"
+        try """
+        [{"name": "x", "strokes": [[[90, 90, 0], [0, 0, 100]], [[0, 90, 400], [90, 0, 500]]]},
+         {"name": "plus", "strokes": [[[45, 90, 0], [45, 0, 100]], [[90, 45, 400], [0, 45, 500]]]}]
+        """.write(toFile: strokes, atomically: true, encoding: .utf8)
+        let answers = try Self.run(["recognize", "--strokes", strokes, "--library", library, "--json"])
+        #expect(answers.status == 0, "\(answers.error)")
+        let matches = answers.output.split(separator: "\n").map {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["match"] as? String
+        }
+        #expect(matches == ["x", "plus"])
+    }
+
     @Test("STROKE_KERNELS picks the portable kernels; an unknown build is named, ignored, and changes no result")
     func kernelChoice() throws {
         let portable = try Self.run(
@@ -191,6 +232,7 @@ struct StrokeToolTests {
         #expect(result.status == 2)
         for command in [
             ["--help"], ["eval", "--help"], ["library", "--help"], ["robustness", "--help"], ["recognize", "--help"],
+            ["multistroke", "--help"],
         ] {
             #expect(try Self.run(command).status == 0)
         }
