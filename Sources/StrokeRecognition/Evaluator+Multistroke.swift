@@ -14,6 +14,8 @@ public struct MultistrokeReport: Sendable, Codable, Hashable {
     /// The same strokes against the same templates kept as the single strokes they were drawn as (no
     /// expansion): what the expansion is for.
     public var anyOrderWithoutExpansion: Double
+    /// `anyOrder` by gesture.
+    public var anyOrderByGesture: [String: Double]
     /// Strokes tested (each in both orders).
     public var tested: Int
     /// Templates compiled per library, on average (each of several strokes counts for every unistroke it could
@@ -45,6 +47,7 @@ extension Evaluator {
         }
         var hits = (drawn: 0, any: 0, unexpanded: 0)
         var tested = 0
+        var byGesture = [String: (hits: Int, tested: Int)]()
         var compiled = 0
         var elapsed = 0.0
         for subject in subjects {
@@ -76,6 +79,8 @@ extension Evaluator {
                 let result = try expanded.recognize(points: shuffled.points, strokeStarts: shuffled.strokeStarts)
                 elapsed += Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000
                 hits.any += result.match?.name == sample.gesture ? 1 : 0
+                byGesture[sample.gesture, default: (0, 0)].hits += result.match?.name == sample.gesture ? 1 : 0
+                byGesture[sample.gesture, default: (0, 0)].tested += 1
                 let whole = try unexpanded.recognize(points: shuffled.points, strokeStarts: shuffled.strokeStarts)
                 hits.unexpanded += whole.match?.name == sample.gesture ? 1 : 0
                 tested += 1
@@ -84,7 +89,8 @@ extension Evaluator {
         func share(_ part: Int) -> Double { tested == 0 ? 0 : Double(part) / Double(tested) }
         return MultistrokeReport(
             strokesPerGesture: strokesPerGesture, drawnOrder: share(hits.drawn), anyOrder: share(hits.any),
-            anyOrderWithoutExpansion: share(hits.unexpanded), tested: tested,
+            anyOrderWithoutExpansion: share(hits.unexpanded),
+            anyOrderByGesture: byGesture.mapValues { Double($0.hits) / Double($0.tested) }, tested: tested,
             compiledTemplates: compiled / subjects.count,
             microsecondsPerRecognition: tested == 0 ? 0 : elapsed / Double(tested))
     }

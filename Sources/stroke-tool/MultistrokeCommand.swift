@@ -56,6 +56,8 @@ enum MultistrokeCommand {
                     + "\(percent(report.anyOrderWithoutExpansion)) of \(report.tested) strokes; "
                     + "\(report.compiledTemplates) templates compiled, "
                     + String(format: "%.1f µs per recognition", report.microsecondsPerRecognition))
+            let weakest = report.anyOrderByGesture.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.prefix(4)
+            print("  weakest in any order: " + weakest.map { "\($0.key) \(percent($0.value))" }.joined(separator: ", "))
         }
         return 0
     }
