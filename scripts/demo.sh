@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make demo: a worker of its own on ports 5575/5576, sample strokes replayed into it, events printed; then a
-# player teaches it a gesture of their own and draws it again.
+# player teaches it a gesture of their own and draws it again, and symbols of several strokes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dataset=../shared/datasets/dollar1
@@ -20,3 +20,6 @@ scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- \
 echo
 echo "A gesture of the player's own (Protocol/README.md, section 4.1):"
 scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients/python/examples/learn_gesture.py
+echo
+echo "Symbols of several strokes (Protocol/README.md, section 4.2):"
+scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients/python/examples/symbols.py

@@ -284,6 +284,15 @@ def test_the_learn_gesture_example_runs(worker):
     assert result.stdout.count("lightning (learned)") == 2 and "caret" in result.stdout
 
 
+def test_the_symbols_example_runs(worker):
+    """clients/python/examples/symbols.py (part of `make demo`) teaches and draws gestures of several strokes."""
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "symbols.py")
+    result = subprocess.run([sys.executable, example, "--input", worker.input, "--output", worker.output],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("learned") == 4 and "caret" in result.stdout
+
+
 def test_first_messages_are_not_lost(worker, fixtures_dir):
     """wait_for_worker() (XPUB) means the very first messages of a new producer arrive."""
     points = read_stroke(fixtures_dir, "circle")
