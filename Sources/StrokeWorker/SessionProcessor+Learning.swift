@@ -69,6 +69,13 @@ extension SessionProcessor.Core {
                 "\(what) passed \(configuration.maxPointsPerStroke) points per stroke; \"\(name)\" not learned")
             return
         }
+        // A tap could match nothing, whatever the limits: said before them.
+        guard template.points.count >= 2, StrokeGeometry.pathLength(template.points) > 0 else {
+            emitError(
+                &session, id: id, code: "degenerate_stroke",
+                "\(what) has \(received) point(s) and no extent to learn; \"\(name)\" not learned")
+            return
+        }
         guard held < configuration.maxSessionTemplates else {
             emitError(
                 &session, id: id, code: "too_many_templates",

@@ -241,6 +241,9 @@ struct LearnedTemplatesTests {
         let refused = Self.lastEvent(processor)
         #expect(refused["code"] as? String == "too_many_templates")
         #expect((refused["message"] as? String ?? "").contains("at most 2"))
+        // A tap at the limit is told it is a tap: no limit would let it be learned.
+        ivan.draw(&processor, [[5, 5, 1000]], learn: "d")
+        #expect(Self.lastEvent(processor)["code"] as? String == "degenerate_stroke")
         jane.draw(&processor, Self.bolt(0), learn: "a")
         #expect(Self.lastEvent(processor)["event"] as? String == "learned")
         jane.draw(&processor, Self.bolt(1), learn: "b")
@@ -313,11 +316,11 @@ struct LearnedTemplatesTests {
                     &processor, tap ? [[1, 1, 0], [1, 1, 16]] : Self.bolt(Int.random(in: 0..<9, using: &generator)),
                     learn: name)
                 let event = Self.lastEvent(processor)
-                // The limits are checked first, then the stroke.
-                if model[s].count >= 4 || total >= 12 {
-                    #expect(event["code"] as? String == "too_many_templates", "step \(step)")
-                } else if tap {
+                // A tap is told so first, whatever the limits; then the limits.
+                if tap {
                     #expect(event["code"] as? String == "degenerate_stroke", "step \(step)")
+                } else if model[s].count >= 4 || total >= 12 {
+                    #expect(event["code"] as? String == "too_many_templates", "step \(step)")
                 } else {
                     model[s].append(name)
                     #expect(event["event"] as? String == "learned" && event["templates"] as? Int == model[s].count)
