@@ -18,7 +18,8 @@ struct RobustnessTests {
     static func samples() throws -> [[UInt8]] {
         let scenarios = try ScenarioReplayer.scenarios()
         let learning = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session learns") })
-        return try (Array(scenarios[0...1]) + [learning]).flatMap { scenario in
+        let grouping = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session groups") })
+        return try (Array(scenarios[0...1]) + [learning, grouping]).flatMap { scenario in
             try (scenario["messages"] as! [[String: Any]]).map { try ScenarioReplayer.frames($0)[1] }
         }
     }
@@ -72,7 +73,13 @@ struct RobustnessTests {
             SessionProcessorTests.feed(
                 &processor, Self.fuzzed(round: round, sessions: 37, samples: samples, using: &generator))
             if round % 10_000 == 9_999 { processor.sink.removeAll() }
+            // Gestures of several strokes that fuzzed sessions started wait, and are matched, on the clock.
+            if round % 500 == 499 {
+                processor.milliseconds += 200
+                processor.matchDueGestures()
+            }
         }
+        processor.matchAllGestures()
         processor.sink.removeAll()
         let scenario = try ScenarioReplayer.scenarios()[0]
         for message in scenario["messages"] as! [[String: Any]] {
