@@ -28,6 +28,8 @@ extension SessionProcessor {
         var milliseconds: UInt64 = 0
         /// The earliest deadline of `gestures`, or later (never earlier); `UInt64.max` when none waits.
         var nextGestureDeadline = UInt64.max
+        /// `gestures.count` as last added to the shared `gesturesWaiting` gauge.
+        var reportedGestures = 0
 
         init(sink: Sink, configuration: WorkerConfiguration, registry: LibraryRegistry, metrics: WorkerMetrics) {
             self.sink = sink
@@ -329,6 +331,10 @@ extension SessionProcessor {
             if pendingPoints > 0 { metrics.pointsReceived.add(pendingPoints, ordering: .relaxed) }
             pendingMessages = 0
             pendingPoints = 0
+            if gestures.count != reportedGestures {
+                metrics.gesturesWaiting.add(gestures.count - reportedGestures, ordering: .relaxed)
+                reportedGestures = gestures.count
+            }
         }
 
         /// An error event for a session, numbered `eventSequence` (0 when it has no state).

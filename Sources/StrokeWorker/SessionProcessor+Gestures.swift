@@ -62,6 +62,7 @@ extension SessionProcessor.Core {
     /// Publishes the gesture's `match` or `nomatch`, which lists its strokes.
     mutating func match(_ gesture: PendingGesture, session: inout Session, id: UnsafeRawBufferPointer) {
         metrics.strokesRecognized.add(1, ordering: .relaxed)
+        metrics.gesturesGrouped.add(1, ordering: .relaxed)
         let entry = registry.entries[Int(session.library)]
         session.eventSequence += 1
         let eventContext = EventEncoder.Context(

@@ -41,6 +41,13 @@ extension WorkerMetrics {
             name: "stroke_worker_learned_templates", help: "Learned templates held, over all sessions.",
             type: "gauge", key: "learnedTemplates"),
         Family(
+            name: "stroke_worker_gestures_grouped_total",
+            help: "Gestures matched in sessions that group strokes (multistroke).", type: "counter",
+            key: "gesturesGrouped"),
+        Family(
+            name: "stroke_worker_gestures_waiting", help: "Gestures waiting for their next stroke.", type: "gauge",
+            key: "gesturesWaiting"),
+        Family(
             name: "stroke_worker_input_gaps_total", help: "Input messages lost, by the producers' sequence numbers.",
             type: "counter", key: "inputGaps"),
         Family(

@@ -23,6 +23,11 @@ public final class WorkerMetrics: Sendable {
     public let templatesLearned = Atomic<Int>(0)
     /// Learned templates held now, over all sessions (`--max-learned-templates` bounds it).
     public let learnedTemplates = Atomic<Int>(0)
+    /// Gestures matched in sessions that group their strokes (`options.multistroke`), of one stroke or several
+    /// (included in `strokesRecognized`, once each).
+    public let gesturesGrouped = Atomic<Int>(0)
+    /// Gestures waiting for their next stroke now, over all sessions.
+    public let gesturesWaiting = Atomic<Int>(0)
     /// Input messages lost according to the producers' sequence numbers.
     public let inputGaps = Atomic<Int>(0)
     /// Sessions currently held.
@@ -55,6 +60,8 @@ public final class WorkerMetrics: Sendable {
             "timesInSeconds": timesInSeconds.load(ordering: .relaxed),
             "templatesLearned": templatesLearned.load(ordering: .relaxed),
             "learnedTemplates": learnedTemplates.load(ordering: .relaxed),
+            "gesturesGrouped": gesturesGrouped.load(ordering: .relaxed),
+            "gesturesWaiting": gesturesWaiting.load(ordering: .relaxed),
             "inputGaps": inputGaps.load(ordering: .relaxed),
             "sessions": sessions.load(ordering: .relaxed),
             "handshakesRefused": handshakesRefused.load(ordering: .relaxed),

@@ -92,6 +92,7 @@ struct MultistrokeGestureTests {
         #expect(events.first?["points"] as? Int == 22)
         #expect(processor.pendingGestureCount == 0)
         #expect(processor.nextGestureDeadline == .max)
+        #expect(processor.metrics.gesturesGrouped.load(ordering: .relaxed) == 1)
     }
 
     @Test("a stroke that begins within the gap joins the gesture; an open stroke holds it")
@@ -264,6 +265,13 @@ struct MultistrokeGestureTests {
         Self.draw(&olga, &processor, Self.line([0, 0], [90, 90]))
         #expect(processor.nextGestureDeadline == 250)
         #expect(processor.pendingGestureCount == 1)
+        processor.flushMetrics()
+        #expect(processor.metrics.gesturesWaiting.load(ordering: .relaxed) == 1)
+        processor.milliseconds = 250
+        processor.matchDueGestures()
+        processor.flushMetrics()
+        #expect(processor.metrics.gesturesWaiting.load(ordering: .relaxed) == 0)
+        #expect(processor.metrics.gesturesGrouped.load(ordering: .relaxed) == 1)
     }
 
     @Test("a gesture handed to another thread keeps its strokes: the batch carries them to its event")
