@@ -202,6 +202,36 @@ struct WorkerIntegrationTests {
         }
     }
 
+    @Test(
+        "a grouping session's strokes are matched together once the wait passes (tcp), wherever strokes are recognized",
+        arguments: Recognition.allCases)
+    func multistrokeGesture(recognition: Recognition) async throws {
+        let strokes = [
+            MultistrokeGestureTests.line([0, 0], [90, 90]), MultistrokeGestureTests.line([90, 0], [0, 90], t: 1400),
+        ]
+        let messages = try strokes.enumerated().flatMap { index, points in
+            try [
+                ["type": "begin", "seq": 2 * index + 1, "stroke": index + 1, "points": points] as [String: Any],
+                ["type": "end", "seq": 2 * index + 2, "stroke": index + 1],
+            ].map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+        }
+        try await withWorker({
+            recognition.apply(to: &$0)
+            $0.multistrokeMilliseconds = 50
+        }) { input, output, worker in
+            let events = try await withClient(input: input, output: output) { client in
+                for message in messages { try client.send(session: "scribe", message) }
+                return try client.events(1).map { event in
+                    (event.event["event"] as? String, event.event["strokes"] as? [Int], event.event["seq"] as? Int)
+                }
+            }
+            #expect(["match", "nomatch"].contains(events.first?.0))
+            #expect(events.first?.1 == [1, 2])
+            #expect(events.first?.2 == 4)
+            #expect(worker.metrics.gesturesGrouped.load(ordering: .relaxed) == 1)
+        }
+    }
+
     @Test("shutdown drains and run() returns; a second shutdown is harmless", arguments: Recognition.allCases)
     func shutdown(recognition: Recognition) async throws {
         var configuration = WorkerConfiguration()
