@@ -2,7 +2,9 @@
 """Soak: a real stroke-worker under random strokes over many sessions, mixed with bad input of every kind.
 
 Starts the worker on free loopback ports (idle timeout 2 s), sends random strokes (JSON or binary, in batches of
-1 to 16 points; a share of them learned as the session's own gestures, and now and then forgotten) to SESSIONS
+1 to 16 points; a share of them learned as the session's own gestures, and now and then forgotten; now and then
+a session starts or stops grouping its strokes into gestures of several strokes, and a tenth of the strokes end
+with `last`) to SESSIONS
 sessions for SECONDS seconds, a share of them replaced by bad messages (bytes that are no message, bad topics,
 wrong frame counts, sequence numbers far ahead, a producer starting over from 1, oversized payloads), and reads
 every event. Every 10 s it prints the worker's resident memory and the events by
@@ -13,8 +15,8 @@ kind; at the end it waits for the idle sessions to be evicted, stops the worker 
 - the resident memory after the sweep is within `--memory-margin` MB of its level after the first 10 s.
 Exits 1 if a check fails.
 
-Usage: scripts/soak.py [--seconds S] [--sessions N] [--bad-share F] [--learn-share F] [--worker PATH]
-                      [--memory-margin MB]
+Usage: scripts/soak.py [--seconds S] [--sessions N] [--bad-share F] [--learn-share F] [--group-share F]
+                      [--worker PATH] [--memory-margin MB]
 """
 
 import argparse
@@ -103,18 +105,25 @@ def main() -> int:
                         help="MB the memory after the sweep may exceed its level after 10 s (default 32)")
     parser.add_argument("--learn-share", type=float, default=0.05,
                         help="share of strokes the session learns as a gesture of its own (default 0.05)")
+    parser.add_argument("--group-share", type=float, default=0.05,
+                        help="share of strokes before which the session sets its multistroke wait to 0, 50 or "
+                             "200 ms (default 0.05)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    if args.seconds <= 0 or args.sessions < 1 or not 0 <= args.bad_share <= 1 or not 0 <= args.learn_share <= 1:
-        parser.error("--seconds must be positive, --sessions at least 1, --bad-share and --learn-share in 0...1")
+    if (args.seconds <= 0 or args.sessions < 1 or not 0 <= args.bad_share <= 1 or not 0 <= args.learn_share <= 1
+            or not 0 <= args.group_share <= 1):
+        parser.error("--seconds must be positive, --sessions at least 1, the shares in 0...1")
     rng = random.Random(args.seed)
     worker, (input_endpoint, output_endpoint) = start_worker(args.worker)
     events, codes, last_event, gaps, held = {}, {}, {}, 0, set()
+    grouped = 0
     failures = []
 
     def take(event) -> None:
-        nonlocal gaps
+        nonlocal gaps, grouped
         events[event.kind] = events.get(event.kind, 0) + 1
+        if event.get("strokes") and event.kind in ("match", "nomatch"):
+            grouped += 1
         if event.kind == "error":
             codes[event.get("code")] = codes.get(event.get("code"), 0) + 1
         session = event.topic.decode()
@@ -148,7 +157,10 @@ def main() -> int:
                 batch = rng.randrange(1, 17)
                 # Now and then the session learns the stroke, or forgets what it learned.
                 learn = "g%d" % rng.randrange(4) if rng.random() < args.learn_share else None
-                producer.send_stroke(session, points, batch=batch, learn=learn)
+                if rng.random() < args.group_share:
+                    producer.set_options(session, multistroke=rng.choice([0, 50, 200]))
+                    sent += 1
+                producer.send_stroke(session, points, batch=batch, learn=learn, last=rng.random() < 0.1)
                 sent += 2 + (len(points) - 2) // batch + 1
                 if rng.random() < args.learn_share / 4:
                     producer.set_options(session, forget=rng.choice(["*", "g0", "g1"]))
@@ -174,6 +186,7 @@ def main() -> int:
     memory = resident_mb(worker.pid) if worker.poll() is None else 0.0
     print(f"soak: after the idle sweep {memory:.1f} MB; events {dict(sorted(events.items()))}", flush=True)
     print(f"soak: errors by code {dict(sorted(codes.items(), key=lambda item: -item[1]))}", flush=True)
+    print(f"soak: {grouped} results of sessions that grouped their strokes", flush=True)
     if worker.poll() is None:
         worker.send_signal(signal.SIGTERM)
         try:
