@@ -227,26 +227,39 @@ extension SessionProcessor {
             if stroke.detecting && stroke.storage.timesLookLikeSeconds {
                 metrics.timesInSeconds.add(1, ordering: .relaxed)
             }
-            let entry = registry.entries[Int(session.library)]
-            let templates = templates(of: session)
+            let learned = templates(of: session)
             session.eventSequence += 1
             let eventContext = context(session, id: id, stroke: stroke)
             if stroke.overflowed {
                 EventEncoder.result(
                     eventContext, name: nil, score: nil, candidates: [], points: configuration.maxPointsPerStroke,
-                    library: entry.name, reason: "too_many_points", into: &writer)
+                    library: registry.entries[Int(session.library)].name, reason: "too_many_points", into: &writer)
                 publish(id)
             } else {
+                let (library, invariant) = (session.library, session.invariant)
                 stroke.storage.withPoints { points in
-                    sink.publishRecognition(
-                        RecognitionRequest(
-                            context: eventContext, recognizer: entry.recognizer(invariant: session.invariant),
-                            library: entry.name,
-                            slot: LibraryRegistry.Slot(library: session.library, invariant: session.invariant),
-                            points: points, learned: templates),
-                        writer: &writer)
+                    publishRecognition(
+                        of: points, library: library, invariant: invariant, learned: learned, context: eventContext)
                 }
             }
+        }
+
+        /// Hands a finished stroke or gesture (`gesture`: its strokes) to the sink, to be matched against a
+        /// session's library (`library`, in the orientation `invariant` overrides) and the templates it `learned`.
+        /// It takes the session's fields, not the session: a closure that captured the session copied it (34
+        /// instructions a batched message, `make profile`).
+        @inline(__always)
+        mutating func publishRecognition(
+            of points: UnsafeBufferPointer<SIMD2<Double>>, library: Int32, invariant: Bool?,
+            learned: LearnedTemplates?, context: EventEncoder.Context, gesture: GestureStrokes? = nil
+        ) {
+            let entry = registry.entries[Int(library)]
+            sink.publishRecognition(
+                RecognitionRequest(
+                    context: context, recognizer: entry.recognizer(invariant: invariant), library: entry.name,
+                    slot: LibraryRegistry.Slot(library: library, invariant: invariant), points: points,
+                    learned: learned, gesture: gesture),
+                writer: &writer)
         }
 
         private mutating func applyOptions(_ session: inout Session, id: UnsafeRawBufferPointer) {

@@ -63,7 +63,6 @@ extension SessionProcessor.Core {
     mutating func match(_ gesture: PendingGesture, session: inout Session, id: UnsafeRawBufferPointer) {
         metrics.strokesRecognized.add(1, ordering: .relaxed)
         metrics.gesturesGrouped.add(1, ordering: .relaxed)
-        let entry = registry.entries[Int(session.library)]
         session.eventSequence += 1
         let eventContext = EventEncoder.Context(
             session: id, eventSequence: session.eventSequence, sequence: gesture.sequence,
@@ -71,20 +70,16 @@ extension SessionProcessor.Core {
         if gesture.overflowed {
             EventEncoder.result(
                 eventContext, name: nil, score: nil, candidates: [], points: gesture.points.count,
-                library: entry.name, reason: "too_many_points", strokes: gesture.strokes, into: &writer)
+                library: registry.entries[Int(session.library)].name, reason: "too_many_points",
+                strokes: gesture.strokes, into: &writer)
             publish(id)
             return
         }
-        let templates = templates(of: session)
+        let learned = templates(of: session)
         gesture.points.withUnsafeBufferPointer { points in
-            sink.publishRecognition(
-                RecognitionRequest(
-                    context: eventContext, recognizer: entry.recognizer(invariant: session.invariant),
-                    library: entry.name,
-                    slot: LibraryRegistry.Slot(library: session.library, invariant: session.invariant),
-                    points: points, learned: templates,
-                    gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes)),
-                writer: &writer)
+            publishRecognition(
+                of: points, library: session.library, invariant: session.invariant, learned: learned,
+                context: eventContext, gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes))
         }
     }
 
