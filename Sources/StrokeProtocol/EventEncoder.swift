@@ -68,7 +68,7 @@ public enum EventEncoder {
         _ context: Context, name: String?, score: Double?, candidates: [Candidate], points: Int, library: String,
         reason: String? = nil, strokes: [UInt32]? = nil, into writer: inout JSONWriter
     ) {
-        var bound = 256 + string(name) + string(reason) + string(library) + 11 * (strokes?.count ?? 0)
+        var bound = 256 + string(name) + string(reason) + string(library) + strokesBound(strokes)
         for candidate in candidates { bound += 96 + string(candidate.name) }
         event(name == nil ? "nomatch" : "match", context, bound: bound, into: &writer) { out in
             if let name, let score {
@@ -104,12 +104,7 @@ public enum EventEncoder {
             out.integer(points)
             out.key("library")
             out.string(library)
-            if let strokes {
-                out.key("strokes")
-                out.beginArray()
-                for stroke in strokes { out.integer(stroke) }
-                out.endArray()
-            }
+            if let strokes { write(strokes: strokes, into: &out) }
         }
     }
 
@@ -129,19 +124,14 @@ public enum EventEncoder {
         _ context: Context, name: String, templates: Int, points: Int, strokes: [UInt32]? = nil,
         into writer: inout JSONWriter
     ) {
-        event("learned", context, bound: 96 + string(name) + 11 * (strokes?.count ?? 0), into: &writer) { out in
+        event("learned", context, bound: 96 + string(name) + strokesBound(strokes), into: &writer) { out in
             out.key("name")
             out.string(name)
             out.key("templates")
             out.integer(templates)
             out.key("points")
             out.integer(points)
-            if let strokes {
-                out.key("strokes")
-                out.beginArray()
-                for stroke in strokes { out.integer(stroke) }
-                out.endArray()
-            }
+            if let strokes { write(strokes: strokes, into: &out) }
         }
     }
 
@@ -157,6 +147,19 @@ public enum EventEncoder {
 
     /// Replaces the writer's contents with one event, written in one piece: the header, what `body` writes
     /// (at most `bound` bytes) and the closing brace.
+    /// `"strokes": [id, …]`, a gesture's stroke ids (Protocol/README.md §4.2).
+    private static func write(strokes: [UInt32], into out: inout JSONCursor) {
+        out.key("strokes")
+        out.beginArray()
+        for stroke in strokes { out.integer(stroke) }
+        out.endArray()
+    }
+
+    /// The most bytes `write(strokes:into:)` takes: a key, and up to 10 digits and a comma per id.
+    private static func strokesBound(_ strokes: [UInt32]?) -> Int {
+        strokes.map { 16 + 11 * $0.count } ?? 0
+    }
+
     private static func event(
         _ event: StaticString, _ context: Context, bound: Int, into writer: inout JSONWriter,
         _ body: (inout JSONCursor) -> Void
