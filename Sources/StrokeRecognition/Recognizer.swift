@@ -63,7 +63,7 @@ public struct Recognizer: Sendable {
     var gestureIDs: [Int32] { storage.gestureIDs }
     private var gestureNames: [String] { storage.gestureNames }
     var protractorLanes: [ElasticMatcher.Lanes] { storage.protractorLanes }
-    private var elastic: [Float] { storage.elastic }
+    var elastic: [Float] { storage.elastic }
     var maxRotation: Float { storage.maxRotation }
 
     /// Compiles `library`.
@@ -240,116 +240,5 @@ public struct Recognizer: Sendable {
         }
         let match = candidates.first.flatMap { $0.score >= library.minimumScore ? $0 : nil }
         return RecognitionResult(match: match, candidates: candidates)
-    }
-
-    // MARK: - Cascade stages
-
-    /// A template's gesture and its distance from the stroke.
-    typealias Scored = (gesture: Int32, distance: Float)
-
-    /// Elastic distances of the shortlisted templates, sixteen at a time in SIMD lanes (a group of eight when
-    /// no more are left). In rotation-invariant libraries the stroke is first rotated by each template's
-    /// Protractor angle; in orientation-sensitive ones it is compared as drawn (measured: rotating it there costs
-    /// accuracy), so no angle is computed at all.
-    private func rerank(
-        _ shortlist: UnsafeBufferPointer<Shortlisted>, elastic feature: UnsafeBufferPointer<Float>,
-        into results: UnsafeMutableBufferPointer<Scored>
-    ) {
-        typealias Lanes = ElasticMatcher.Lanes
-        typealias LanePair = ElasticMatcher.LanePair
-        let n = configuration.pointCount
-        let length = n * ElasticMatcher.stride
-        let laneCount = Lanes.scalarCount
-        let zeroVectors = (length + laneCount - 1) / laneCount
-        // Room for a pair of groups: the candidates and templates of two, and two rows of pairs.
-        let lanesNeeded = 4 * length + 4 * n + zeroVectors
-        Workspace.with(byteCount: lanesNeeded * MemoryLayout<Lanes>.stride) { workspace in
-            let candidates = workspace.bindMemory(to: Lanes.self, capacity: lanesNeeded)
-            let templates = candidates + 2 * length
-            let rows = templates + 2 * length
-            let zeros = rows + 4 * n
-            zeros.initialize(repeating: .zero, count: zeroVectors)
-            let invariant = library.orientation == .invariant
-            // The layout (1: groups alone, 2: in pairs) the stroke's features were last broadcast in; 0: none.
-            var broadcastStep = 0
-            elastic.withUnsafeBufferPointer { all in
-                withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: laneCount) { sources in
-                    let zeroFloats = UnsafeRawPointer(zeros).assumingMemoryBound(to: Float.self)
-                    /// Lays out a group's templates and the stroke for it in every `step`-th lane vector from
-                    /// `offset`: a group alone (1, 0), or the first (2, 0) or second (2, 1) of a pair.
-                    func load(_ group: Slice<UnsafeBufferPointer<Shortlisted>>, step: Int, offset: Int) {
-                        for lane in 0..<laneCount {
-                            sources[lane] =
-                                lane < group.count
-                                ? all.baseAddress! + group[group.startIndex + lane].index * length : zeroFloats
-                        }
-                        ElasticMatcher.gather(
-                            UnsafePointer(sources.baseAddress!), count: length, into: templates + offset, step: step)
-                        if invariant {
-                            rotate(feature, by: group, into: candidates + offset, count: length, step: step)
-                        } else if broadcastStep != step {
-                            for k in 0..<length {
-                                let value = Lanes(repeating: feature[k])
-                                candidates[k * step] = value
-                                if step == 2 { candidates[k * 2 + 1] = value }
-                            }
-                            broadcastStep = step
-                        }
-                    }
-                    var start = 0
-                    while start < shortlist.count {
-                        let end = min(start + 2 * laneCount, shortlist.count)
-                        if end - start > laneCount {
-                            load(shortlist[start..<(start + laneCount)], step: 2, offset: 0)
-                            load(shortlist[(start + laneCount)..<end], step: 2, offset: 1)
-                            let distances = candidates.withMemoryRebound(to: LanePair.self, capacity: length) {
-                                candidates in
-                                templates.withMemoryRebound(to: LanePair.self, capacity: length) { templates in
-                                    rows.withMemoryRebound(to: LanePair.self, capacity: 2 * n) { rows in
-                                        ElasticMatcher.distances(
-                                            candidates: candidates, templates: templates, count: n,
-                                            band: configuration.band, rows: rows)
-                                    }
-                                }
-                            }
-                            for k in start..<end {
-                                results[k] = (gestureIDs[shortlist[k].index], distances[k - start])
-                            }
-                        } else {
-                            load(shortlist[start..<end], step: 1, offset: 0)
-                            let distances = ElasticMatcher.distances(
-                                candidates: candidates, templates: templates, count: n, band: configuration.band,
-                                rows: rows)
-                            for k in start..<end { results[k] = (gestureIDs[shortlist[k].index], distances[k - start]) }
-                        }
-                        start = end
-                    }
-                }
-            }
-        }
-    }
-
-    /// Writes the stroke's elastic features rotated by each shortlisted template's Protractor angle, one template
-    /// per lane (positions and tangents alike: both are pairs), into every `step`-th lane vector.
-    private func rotate(
-        _ feature: UnsafeBufferPointer<Float>, by group: Slice<UnsafeBufferPointer<Shortlisted>>,
-        into candidates: UnsafeMutablePointer<ElasticMatcher.Lanes>, count: Int, step: Int
-    ) {
-        typealias Lanes = ElasticMatcher.Lanes
-        var cosine = Lanes(repeating: 1)
-        var sine = Lanes.zero
-        for (lane, entry) in group.enumerated() {
-            let angle = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation).angle
-            cosine[lane] = cos(angle)
-            sine[lane] = sin(angle)
-        }
-        var k = 0
-        while k + 1 < count {
-            let x = Lanes(repeating: feature[k])
-            let y = Lanes(repeating: feature[k + 1])
-            candidates[k * step] = x * cosine - y * sine
-            candidates[(k + 1) * step] = x * sine + y * cosine
-            k += 2
-        }
     }
 }
