@@ -7,7 +7,7 @@ it) and the checkmark detector (true positives, false positives, median lead), t
 as a phone delivers them (`stroke-tool robustness`: 60-240 Hz, a finger's noise, whole pixels), and a gesture a
 session learns from one stroke (`stroke-tool learned`; bounds just under what session 24 measured: 99.44%,
 99.33%, 0.03%), and gestures cut into two strokes (`stroke-tool multistroke`; session 25 measured 99.46% in the
-order drawn, 98.21% in any order and direction).
+order drawn, 98.21% in any order and direction, 99.33% and 99.33% in a library of both kinds).
 
 Usage: scripts/accuracy-check.py [--tool PATH] [--dataset DIR]   (skips, and passes, when DIR is absent)
 """
@@ -64,6 +64,8 @@ def main():
     pieces = run(options.tool, "multistroke", "--dataset", options.dataset, "--strokes", "2")[0]["rows"][0]
     check("gestures cut in two strokes, in the order drawn", pieces["drawnOrder"], 0.99)
     check("gestures cut in two strokes, in any order and direction", pieces["anyOrder"], 0.97)
+    check("a library of both kinds: x, arrow, rectangle, triangle in two strokes", pieces["mixedCut"], 0.98)
+    check("a library of both kinds: the other gestures, whole", pieces["mixedWhole"], 0.99)
     failed = checks.count(False)
     print("accuracy-check: %d passed, %d failed" % (len(checks) - failed, failed))
     return 1 if failed else 0

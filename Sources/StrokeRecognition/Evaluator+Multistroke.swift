@@ -14,6 +14,13 @@ public struct MultistrokeReport: Sendable, Codable, Hashable {
     /// The same strokes against the same templates kept as the single strokes they were drawn as (no
     /// expansion): what the expansion is for.
     public var anyOrderWithoutExpansion: Double
+    /// In a library of both kinds, where only the gestures people would draw in pieces (`mixedGestures`) are cut:
+    /// their strokes, in a random order and directions, recognized.
+    public var mixedCut: Double
+    /// The same library: the other gestures' strokes, drawn whole, recognized.
+    public var mixedWhole: Double
+    /// Those strokes against the library with no template cut: what `mixedWhole` would be without the cut ones.
+    public var mixedWholeUncut: Double
     /// `anyOrder` by gesture.
     public var anyOrderByGesture: [String: Double]
     /// Strokes tested (each in both orders).
@@ -26,12 +33,17 @@ public struct MultistrokeReport: Sendable, Codable, Hashable {
 }
 
 extension Evaluator {
+    /// The gestures of the $1 logs that people draw in pieces as often as not (two crossing lines, a shaft and a
+    /// head, sides): the ones `multistroke` cuts in its library of both kinds.
+    public static let mixedGestures: Set<String> = ["x", "arrow", "rectangle", "triangle"]
+
     /// Templates of several strokes on these logs, whose strokes were each drawn in one piece: every stroke is cut
     /// at its `strokesPerGesture − 1` sharpest corners (`pieces(of:count:)`), as if the pen had been lifted
     /// there. For each subject, a library of `libraryPerGesture` medoids per gesture is built from the other
     /// subjects, its templates cut the same way; the subject's strokes are then matched with their pieces in the
     /// order drawn, and in a random order with each piece reversed at random, joined end to start as the worker
-    /// joins a session's strokes.
+    /// joins a session's strokes. A third library holds both kinds: `mixedGestures` cut, the others whole, and
+    /// strokes are matched as they would be drawn for it.
     public static func multistroke(
         samples: [DollarLog], strokesPerGesture: Int, libraryPerGesture: Int = 8, seed: UInt64 = 1,
         configuration: RecognizerConfiguration = .default
@@ -45,7 +57,8 @@ extension Evaluator {
         guard subjects.count >= 2 else {
             throw RecognitionError(.invalidConfiguration, "multistroke evaluation needs logs of two or more subjects")
         }
-        var hits = (drawn: 0, any: 0, unexpanded: 0)
+        var hits = (drawn: 0, any: 0, unexpanded: 0, mixedCut: 0, mixedWhole: 0, mixedWholeUncut: 0)
+        var mixedTested = (cut: 0, whole: 0)
         var tested = 0
         var byGesture = [String: (hits: Int, tested: Int)]()
         var compiled = 0
@@ -62,6 +75,12 @@ extension Evaluator {
                     GestureTemplate(name: template.name, strokes: pieces(of: template.points, count: strokesPerGesture))
                 )
             }
+            let mixedLibrary = TemplateLibrary(
+                name: whole.name, orientation: whole.orientation, maxRotationDegrees: whole.maxRotationDegrees,
+                minimumScore: whole.minimumScore,
+                templates: cut.templates.filter { mixedGestures.contains($0.name) }
+                    + whole.templates.filter { !mixedGestures.contains($0.name) })
+            let mixed = try Recognizer(library: mixedLibrary, configuration: configuration)
             let expanded = try Recognizer(library: cut, configuration: configuration)
             let unexpanded = try Recognizer(library: whole, configuration: configuration)
             compiled += expanded.templateCount
@@ -83,13 +102,28 @@ extension Evaluator {
                 byGesture[sample.gesture, default: (0, 0)].tested += 1
                 let whole = try unexpanded.recognize(points: shuffled.points, strokeStarts: shuffled.strokeStarts)
                 hits.unexpanded += whole.match?.name == sample.gesture ? 1 : 0
+                if mixedGestures.contains(sample.gesture) {
+                    let answer = try mixed.recognize(points: shuffled.points, strokeStarts: shuffled.strokeStarts)
+                    hits.mixedCut += answer.match?.name == sample.gesture ? 1 : 0
+                    mixedTested.cut += 1
+                } else {
+                    hits.mixedWhole += try mixed.recognize(points: drawn.points).match?.name == sample.gesture ? 1 : 0
+                    let uncut = try unexpanded.recognize(points: drawn.points)
+                    hits.mixedWholeUncut += uncut.match?.name == sample.gesture ? 1 : 0
+                    mixedTested.whole += 1
+                }
                 tested += 1
             }
         }
-        func share(_ part: Int) -> Double { tested == 0 ? 0 : Double(part) / Double(tested) }
+        func share(_ part: Int, of whole: Int? = nil) -> Double {
+            let whole = whole ?? tested
+            return whole == 0 ? 0 : Double(part) / Double(whole)
+        }
         return MultistrokeReport(
             strokesPerGesture: strokesPerGesture, drawnOrder: share(hits.drawn), anyOrder: share(hits.any),
-            anyOrderWithoutExpansion: share(hits.unexpanded),
+            anyOrderWithoutExpansion: share(hits.unexpanded), mixedCut: share(hits.mixedCut, of: mixedTested.cut),
+            mixedWhole: share(hits.mixedWhole, of: mixedTested.whole),
+            mixedWholeUncut: share(hits.mixedWholeUncut, of: mixedTested.whole),
             anyOrderByGesture: byGesture.mapValues { Double($0.hits) / Double($0.tested) }, tested: tested,
             compiledTemplates: compiled / subjects.count,
             microsecondsPerRecognition: tested == 0 ? 0 : elapsed / Double(tested))

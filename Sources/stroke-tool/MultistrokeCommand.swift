@@ -15,6 +15,8 @@ enum MultistrokeCommand {
           drawn      in the order and directions drawn
           any        in a random order, each piece either way
           unexpanded the same, against the templates kept whole (one order, one direction)
+          mixed      a library of both kinds: x, arrow, rectangle and triangle cut (their strokes in any order),
+                     the other gestures whole (drawn whole)
 
         OPTIONS
           --dataset DIR   the logs (required)
@@ -56,6 +58,9 @@ enum MultistrokeCommand {
                     + "\(percent(report.anyOrderWithoutExpansion)) of \(report.tested) strokes; "
                     + "\(report.compiledTemplates) templates compiled, "
                     + String(format: "%.1f µs per recognition", report.microsecondsPerRecognition))
+            print(
+                "  library of both kinds: cut gestures \(percent(report.mixedCut)), whole gestures "
+                    + "\(percent(report.mixedWhole)) (\(percent(report.mixedWholeUncut)) with nothing cut)")
             let weakest = report.anyOrderByGesture.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.prefix(4)
             print("  weakest in any order: " + weakest.map { "\($0.key) \(percent($0.value))" }.joined(separator: ", "))
         }

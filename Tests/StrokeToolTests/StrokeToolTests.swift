@@ -156,6 +156,8 @@ struct StrokeToolTests {
         #expect(row["tested"] as? Int == 80)
         #expect((row["drawnOrder"] as? Double ?? 0) > 0.9)
         #expect((row["anyOrder"] as? Double ?? 0) > (row["anyOrderWithoutExpansion"] as? Double ?? 1))
+        #expect((row["mixedCut"] as? Double ?? 0) > 0.8 && (row["mixedWhole"] as? Double ?? 0) > 0.9)
+        #expect(row["mixedWholeUncut"] is Double)
         #expect(try Self.run(["multistroke", "--dataset", Self.fixtures, "--strokes", "5"]).status == 2)
 
         let directory = NSTemporaryDirectory() + "multistroke-\(UUID().uuidString)"
