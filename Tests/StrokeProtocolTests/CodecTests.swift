@@ -29,6 +29,7 @@ struct CodecTests {
             #expect(Int(message.sequence) == expected["seq"] as! Int)
             #expect(Int(message.stroke) == expected["stroke"] as! Int)
             #expect(Int(message.pointer) == expected["pointer"] as! Int)
+            #expect(message.last == (expected["last"] as? Bool ?? false), "\(vector["description"]!)")
             let points = expected["points"] as! [[Double]]
             #expect(message.points.count == points.count)
             for (actual, wanted) in zip(message.points, points) {

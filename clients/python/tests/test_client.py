@@ -57,7 +57,7 @@ def test_binary_vectors(protocol_dir):
         expected = vector["decoded"]
         assert decoded == expected
         assert encode_binary(expected["type"], expected["seq"], expected["stroke"], expected["pointer"],
-                             expected["points"]) == payload
+                             expected["points"], last=expected.get("last", False)) == payload
 
 
 def test_json_messages_follow_the_schema(protocol_dir):
