@@ -4,9 +4,11 @@
 For each K in --per-session, starts a worker on free loopback ports, opens SESSIONS sessions (each ends one
 stroke, so each is held), notes the resident memory, then has every session learn K templates (`end` with
 `learn`, Protocol/README.md §4.1), waits for every `learned` event and notes the memory again. Prints the growth
-per template and per session, and checks that every stroke was learned.
+per template and per session, and checks that every stroke was learned. With `--strokes 2`, each template is a
+gesture of two strokes (the Z cut at its first corner; the sessions group their strokes, §4.2), which the worker
+matches in either order and direction.
 
-Usage: scripts/learned-memory.py [--worker PATH] [--sessions N] [--per-session K,K,...]
+Usage: scripts/learned-memory.py [--worker PATH] [--sessions N] [--per-session K,K,...] [--strokes 1|2]
 """
 
 import argparse
@@ -47,20 +49,26 @@ def drain(consumer: Consumer, count: int, kind: str) -> int:
     return seen
 
 
-def measure(worker: str, sessions: int, per_session: int) -> dict:
+def measure(worker: str, sessions: int, per_session: int, strokes: int = 1) -> dict:
     process, (input_endpoint, output_endpoint) = start_worker(worker)
     try:
         with Consumer(output_endpoint, prefixes=["m-"]) as consumer, Producer(input_endpoint, binary=True) as producer:
             producer.wait_for_worker()
             consumer.wait_until_subscribed(producer)
             for s in range(sessions):
-                producer.send_stroke("m-%d" % s, stroke(s), batch=37)
+                if strokes > 1:
+                    producer.set_options("m-%d" % s, multistroke=1000)
+                producer.send_stroke("m-%d" % s, stroke(s), batch=37, last=strokes > 1)
             opened = drain(consumer, sessions, "match")
             time.sleep(0.5)
             before = resident_mb(process.pid)
             for k in range(per_session):
                 for s in range(sessions):
-                    producer.send_stroke("m-%d" % s, stroke(s + k), batch=37, learn="g%d" % k)
+                    if strokes > 1:
+                        points = stroke(s + k)
+                        producer.send_gesture("m-%d" % s, [points[:13], points[12:]], batch=37, learn="g%d" % k)
+                    else:
+                        producer.send_stroke("m-%d" % s, stroke(s + k), batch=37, learn="g%d" % k)
             learned = drain(consumer, sessions * per_session, "learned")
             time.sleep(0.5)
             after = resident_mb(process.pid)
@@ -68,9 +76,10 @@ def measure(worker: str, sessions: int, per_session: int) -> dict:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
     templates = sessions * per_session
+    # Per template learned: past --max-learned-templates (50,000 by default) the worker refuses the rest.
     return {"perSession": per_session, "sessions": opened, "learned": learned, "templates": templates,
             "beforeMB": before, "afterMB": after,
-            "bytesPerTemplate": (after - before) * 1024 * 1024 / max(1, templates),
+            "bytesPerTemplate": (after - before) * 1024 * 1024 / max(1, learned),
             "bytesPerSession": (after - before) * 1024 * 1024 / max(1, sessions)}
 
 
@@ -79,10 +88,11 @@ def main() -> int:
     parser.add_argument("--worker", default=os.path.join(ROOT, ".build", "release", "stroke-worker"))
     parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--per-session", default="1,8,32")
+    parser.add_argument("--strokes", type=int, choices=(1, 2), default=1)
     args = parser.parse_args()
     failed = False
     for per_session in (int(k) for k in args.per_session.split(",")):
-        row = measure(args.worker, args.sessions, per_session)
+        row = measure(args.worker, args.sessions, per_session, args.strokes)
         print("%(perSession)2d per session, %(sessions)d sessions: %(beforeMB).1f -> %(afterMB).1f MB, "
               "%(bytesPerTemplate).0f bytes per template, %(bytesPerSession).0f per session" % row, flush=True)
         if row["sessions"] != args.sessions or row["learned"] != row["templates"]:
