@@ -109,10 +109,20 @@ enum LibraryCommand {
             try library.save(to: path)
         case "list":
             let library = try load(try file())
+            let several = library.templates.filter { $0.strokeCount > 1 }
             print(
                 "\(library.name): \(library.orientation.rawValue), max rotation \(library.maxRotationDegrees)°, "
-                    + "minimum score \(library.minimumScore), \(library.templates.count) templates")
-            for (name, count) in library.gestureCounts { print("  \(name): \(count)") }
+                    + "minimum score \(library.minimumScore), \(library.templates.count) templates"
+                    + (several.isEmpty
+                        ? ""
+                        : " (\(several.count) of several strokes, matched "
+                            + (library.strokeOrder == .any ? "in any order" : "as drawn") + ")"))
+            for (name, count) in library.gestureCounts {
+                let strokes = Set(library.templates.filter { $0.name == name }.map(\.strokeCount)).sorted()
+                print(
+                    "  \(name): \(count)"
+                        + (strokes == [1] ? "" : " (strokes: \(strokes.map(String.init).joined(separator: ", ")))"))
+            }
         case "export-default":
             guard let output = args.value("output") else {
                 throw CommandLineArguments.Failure(description: "-o FILE is required")

@@ -176,6 +176,9 @@ struct StrokeToolTests {
         let saved =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: library))) as! [String: Any]
         #expect(saved["version"] as? Int == 2)
+        let listed = try Self.run(["library", "list", library])
+        #expect(listed.output.contains("(2 of several strokes, matched in any order)"), "\(listed.output)")
+        #expect(listed.output.contains("  x: 2 (strokes: 1, 2)"), "\(listed.output)")
         let strokes = directory + "/strokes.json"
         try """
         [{"name": "x", "strokes": [[[90, 90, 0], [0, 0, 100]], [[0, 90, 400], [90, 0, 500]]]},
