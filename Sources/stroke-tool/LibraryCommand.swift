@@ -11,9 +11,11 @@ enum LibraryCommand {
               With --per-gesture K, the K medoids of each gesture's samples (elastic distance); with --all,
               every sample; else a condensed library (each training sample recognized by the others).
           stroke-tool library add FILE --dataset DIR [--subjects …] [--gesture NAME]
-          stroke-tool library add FILE --strokes STROKES.json
+          stroke-tool library add FILE --strokes STROKES.json [--name N] [--orientation O] [--stroke-order S]
               STROKES.json: [{"name": "check", "points": [[x, y], …]}, …]; a gesture of several strokes
-              (saved as version 2): {"name": "plus", "strokes": [[[x, y], …], [[x, y], …]]}
+              (saved as version 2): {"name": "plus", "strokes": [[[x, y], …], [[x, y], …]]}. A FILE that does
+              not exist is created: a library named N (default: the file's name), sensitive unless --orientation
+              invariant. --stroke-order any|drawn: how templates of several strokes are matched (default any).
           stroke-tool library remove FILE --gesture NAME [--index I]
           stroke-tool library list FILE|default
           stroke-tool library export-default -o FILE
@@ -28,7 +30,7 @@ enum LibraryCommand {
             arguments, flags: ["all"],
             known: [
                 "per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes",
-                "index",
+                "index", "stroke-order",
             ])
         guard let action = args.positional.first, !args.flag("help") else {
             print(usage)
@@ -80,7 +82,23 @@ enum LibraryCommand {
             print("wrote \(output): \(library.templates.count) templates of \(library.gestureNames.count) gestures")
         case "add":
             let path = try file()
-            var library = try TemplateLibrary(contentsOf: path)
+            var library: TemplateLibrary
+            if FileManager.default.fileExists(atPath: path) {
+                library = try TemplateLibrary(contentsOf: path)
+            } else {
+                guard let orientation = TemplateLibrary.Orientation(rawValue: args.value("orientation") ?? "sensitive")
+                else {
+                    throw CommandLineArguments.Failure(description: "--orientation: sensitive or invariant")
+                }
+                let name = args.value("name") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+                library = TemplateLibrary(name: name, orientation: orientation)
+            }
+            if let order = args.value("stroke-order") {
+                guard let strokeOrder = TemplateLibrary.StrokeOrder(rawValue: order) else {
+                    throw CommandLineArguments.Failure(description: "--stroke-order: any or drawn")
+                }
+                library.strokeOrder = strokeOrder
+            }
             let before = library.templates.count
             if let strokes = args.value("strokes") {
                 let data = try Data(contentsOf: URL(fileURLWithPath: strokes))

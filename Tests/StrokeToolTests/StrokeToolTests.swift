@@ -176,6 +176,15 @@ struct StrokeToolTests {
         let saved =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: library))) as! [String: Any]
         #expect(saved["version"] as? Int == 2)
+        // A library of its own from strokes alone, created by add, matched as drawn.
+        let own = directory + "/spells.json"
+        #expect(try Self.run(["library", "add", own, "--strokes", templates, "--stroke-order", "drawn"]).status == 0)
+        let created =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: own))) as! [String: Any]
+        #expect(created["name"] as? String == "spells" && created["strokeOrder"] as? String == "drawn")
+        #expect((created["templates"] as? [Any])?.count == 2)
+        #expect(
+            try Self.run(["library", "add", own, "--strokes", templates, "--stroke-order", "sideways"]).status == 2)
         let listed = try Self.run(["library", "list", library])
         #expect(listed.output.contains("(2 of several strokes, matched in any order)"), "\(listed.output)")
         #expect(listed.output.contains("  x: 2 (strokes: 1, 2)"), "\(listed.output)")
