@@ -96,7 +96,7 @@ enum EvalCommand {
     }
 
     static func printText(_ report: EvaluationReport, samples: Int) {
-        func percent(_ value: Double) -> String { String(format: "%.2f%%", value * 100) }
+        let percent = StrokeTool.percent
         print("protocol: \(report.protocolName), \(samples) samples, \(report.tests) recognitions")
         print("accuracy: \(percent(report.accuracy))")
         print("per gesture:")

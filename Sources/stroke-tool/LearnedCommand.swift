@@ -29,34 +29,22 @@ enum LearnedCommand {
             print(usage)
             return 0
         }
-        guard let dataset = args.value("dataset") else {
-            throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
-        }
-        let counts = try
-            (args.values("templates-per-gesture").isEmpty ? ["1", "3"] : args.values("templates-per-gesture"))
-            .map { text in
-                guard let count = Int(text), count >= 1 else {
-                    throw CommandLineArguments.Failure(description: "--templates-per-gesture: not a count: \(text)")
-                }
-                return count
-            }
-        let samples = try DollarLog.loadDataset(dataset)
-        let seed: UInt64 = try args.parsed("seed", default: 1)
-        let reports = try counts.map { count throws(RecognitionError) in
+        let counts = try StrokeTool.counts(args, "templates-per-gesture", defaults: [1, 3], range: 1...Int.max)
+        let reports = try StrokeTool.reports(args, usage: usage, counts: counts) {
+            (samples, count, seed) throws(RecognitionError) in
             try Evaluator.learnedGestures(samples: samples, templatesPerGesture: count, seed: seed)
         }
         if args.flag("json") {
             try StrokeTool.printJSON(["rows": reports])
             return 0
         }
-        func percent(_ value: Double) -> String { String(format: "%.2f%%", value * 100) }
+        let percent = StrokeTool.percent
         for report in reports {
             print(
                 "E=\(report.templatesPerGesture): learned gesture recognized \(percent(report.learnedRecognized)) of "
                     + "\(report.learnedTested); the library's gestures \(percent(report.othersRecognized)) of "
                     + "\(report.othersTested), taken for the learned one \(percent(report.othersTakenForLearned))")
-            let weakest = report.byGesture.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.prefix(4)
-            print("  weakest learned: " + weakest.map { "\($0.key) \(percent($0.value))" }.joined(separator: ", "))
+            print("  weakest learned: " + StrokeTool.weakest(report.byGesture))
         }
         return 0
     }

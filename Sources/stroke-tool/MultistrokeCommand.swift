@@ -31,26 +31,17 @@ enum MultistrokeCommand {
             print(usage)
             return 0
         }
-        guard let dataset = args.value("dataset") else {
-            throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
-        }
-        let counts = try (args.values("strokes").isEmpty ? ["2", "3"] : args.values("strokes")).map { text in
-            guard let count = Int(text), (2...GestureTemplate.maximumStrokes).contains(count) else {
-                throw CommandLineArguments.Failure(
-                    description: "--strokes: not a count from 2 to \(GestureTemplate.maximumStrokes): \(text)")
-            }
-            return count
-        }
-        let samples = try DollarLog.loadDataset(dataset)
-        let seed: UInt64 = try args.parsed("seed", default: 1)
-        let reports = try counts.map { count throws(RecognitionError) in
+        let counts = try StrokeTool.counts(
+            args, "strokes", defaults: [2, 3], range: 2...GestureTemplate.maximumStrokes)
+        let reports = try StrokeTool.reports(args, usage: usage, counts: counts) {
+            (samples, count, seed) throws(RecognitionError) in
             try Evaluator.multistroke(samples: samples, strokesPerGesture: count, seed: seed)
         }
         if args.flag("json") {
             try StrokeTool.printJSON(["rows": reports])
             return 0
         }
-        func percent(_ value: Double) -> String { String(format: "%.2f%%", value * 100) }
+        let percent = StrokeTool.percent
         for report in reports {
             print(
                 "K=\(report.strokesPerGesture): drawn order \(percent(report.drawnOrder)), any order "
@@ -61,8 +52,7 @@ enum MultistrokeCommand {
             print(
                 "  library of both kinds: cut gestures \(percent(report.mixedCut)), whole gestures "
                     + "\(percent(report.mixedWhole)) (\(percent(report.mixedWholeUncut)) with nothing cut)")
-            let weakest = report.anyOrderByGesture.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.prefix(4)
-            print("  weakest in any order: " + weakest.map { "\($0.key) \(percent($0.value))" }.joined(separator: ", "))
+            print("  weakest in any order: " + StrokeTool.weakest(report.anyOrderByGesture))
         }
         return 0
     }
