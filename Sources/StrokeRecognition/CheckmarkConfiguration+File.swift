@@ -5,8 +5,8 @@ extension CheckmarkConfiguration {
 
     /// Checks the ranges in which the detector is defined: at least one resampled point per leg and room for
     /// both legs and their corner, a positive `initialSpacing` when one is set, curls of at least 1 (a path is
-    /// never shorter than its chord), positive fire ratios, finite angles and ratios, and a minimum duration of 0
-    /// or more.
+    /// never shorter than its chord), positive fire ratios, early-fire factor and speed, finite angles and
+    /// ratios, and a minimum duration of 0 or more.
     public func validate() throws(RecognitionError) {
         func fail(_ message: String) -> RecognitionError { RecognitionError(.invalidConfiguration, message) }
         guard (1...1024).contains(minimumLegPoints) else {
@@ -29,7 +29,10 @@ extension CheckmarkConfiguration {
         where !(value.isFinite && value >= 1) {
             throw fail("\(name) \(value) must be at least 1")
         }
-        for (name, value) in [("fireRatio", fireRatio), ("steepFireRatio", steepFireRatio)]
+        for (name, value) in [
+            ("fireRatio", fireRatio), ("steepFireRatio", steepFireRatio), ("earlyFireFactor", earlyFireFactor),
+            ("earlyFireSpeed", earlyFireSpeed),
+        ]
         where !(value.isFinite && value > 0) {
             throw fail("\(name) \(value) must be positive")
         }
@@ -72,7 +75,7 @@ extension CheckmarkConfiguration {
     private enum Field: String, CodingKey, CaseIterable {
         case initialSpacing, capacity, minimumLegPoints, firstLegDirection, secondLegDirection, turn
         case firstLegMaxCurl, secondLegMaxCurl, minimumSharpness, fireRatio, steepFireRatio, steepAngle
-        case steepFirstAngle, minimumDuration
+        case steepFirstAngle, earlyFireFactor, earlyFireSpeed, minimumDuration
     }
 
     /// Any key of a JSON object, to find the unknown ones.
@@ -111,6 +114,8 @@ extension CheckmarkConfiguration {
             fireRatio: try value(.fireRatio, d.fireRatio), steepFireRatio: try value(.steepFireRatio, d.steepFireRatio),
             steepAngle: try value(.steepAngle, d.steepAngle),
             steepFirstAngle: try value(.steepFirstAngle, d.steepFirstAngle),
+            earlyFireFactor: try value(.earlyFireFactor, d.earlyFireFactor),
+            earlyFireSpeed: try value(.earlyFireSpeed, d.earlyFireSpeed),
             minimumDuration: try value(.minimumDuration, d.minimumDuration))
     }
 }

@@ -35,6 +35,15 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     /// First-leg direction (degrees below the horizontal) from which `steepFireRatio` may apply; both legs must
     /// be steep, as in a v. Default: `40`.
     public var steepFirstAngle: Double
+    /// The fraction of `fireRatio` (or `steepFireRatio`) at which the detector fires while the second leg is
+    /// still at speed (`earlyFireSpeed`): a check's second leg goes on well past the first, where a v's slows down
+    /// to stop near its length. X
+    public var earlyFireFactor: Double
+    /// The second leg's speed over its last fifth (at least two resampled points) ÷ its mean speed from the corner,
+    /// from which `earlyFireFactor` applies. A hand that moves from one point to another speeds up and then slows
+    /// down; near the end of its movement it goes slower than its mean, in the middle faster. Needs times that
+    /// advance. Default: `1.2`.
+    public var earlyFireSpeed: Double
     /// Milliseconds from the stroke's first point before the detector may fire (absolute: time, not size). A
     /// small hook where the finger lands looks like a check to a detector that knows no size; a check takes longer
     /// (the fastest of the $1 logs fires 232 ms in). A stroke whose times do not advance is not held back, and a
@@ -56,6 +65,8 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         steepFireRatio: Double = 1.45,
         steepAngle: Double = 50,
         steepFirstAngle: Double = 40,
+        earlyFireFactor: Double = 0.87,
+        earlyFireSpeed: Double = 1.2,
         minimumDuration: Double = 100
     ) {
         self.initialSpacing = initialSpacing
@@ -71,6 +82,8 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         self.steepFireRatio = steepFireRatio
         self.steepAngle = steepAngle
         self.steepFirstAngle = steepFirstAngle
+        self.earlyFireFactor = earlyFireFactor
+        self.earlyFireSpeed = earlyFireSpeed
         self.minimumDuration = minimumDuration
     }
 

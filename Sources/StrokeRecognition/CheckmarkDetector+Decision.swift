@@ -19,11 +19,12 @@ extension CheckmarkDetector {
     }
 
     /// The full test, once `mightFire` passed: split the resampled points at the corner, check both legs and the
-    /// turn. It reads the tuning through the object that holds it: passed by value, the 136-byte
-    /// `CheckmarkConfiguration` was copied (a `memcpy` call) on every call.
+    /// turn. `times` holds the time of each resampled point. It reads the tuning through the object that holds it:
+    /// passed by value, the `CheckmarkConfiguration` was copied (a `memcpy` call) on every call.
     @inline(never)
     static func fires(
-        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, settings: Settings
+        _ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, times: UnsafePointer<Double>,
+        settings: Settings
     ) -> Bool {
         let c = settings.configuration
         let n = xs.count
@@ -42,7 +43,7 @@ extension CheckmarkDetector {
         let secondLength = (second * second).sum().squareRoot()
         guard firstLength > 0, secondLength > 0 else { return false }
         let ratio = secondLength / firstLength
-        guard ratio >= min(c.fireRatio, c.steepFireRatio) else { return false }
+        guard ratio >= settings.leastFireRatio else { return false }
         // Where the ranges exclude a sign, a leg of that sign fails them whatever its angle (atan2 is positive for
         // a positive y and negative for a negative one): most of the tests that get this far stop here, before
         // the two atan2 calls (59% in the processor benchmark's batched strokes).
@@ -50,7 +51,12 @@ extension CheckmarkDetector {
         let secondDirection = atan2(second.y, second.x) * 180 / .pi
         let firstDirection = atan2(first.y, first.x) * 180 / .pi
         let steep = -secondDirection > c.steepAngle && firstDirection > c.steepFirstAngle
-        guard ratio >= (steep ? c.steepFireRatio : c.fireRatio) else { return false }
+        let required = steep ? c.steepFireRatio : c.fireRatio
+        guard
+            ratio >= required
+                || ratio >= required * c.earlyFireFactor
+                    && Self.stillAtSpeed(times, corner: corner, count: n, threshold: c.earlyFireSpeed)
+        else { return false }
         let turn = firstDirection - secondDirection
         guard c.firstLegDirection.contains(firstDirection), c.secondLegDirection.contains(secondDirection),
             c.turn.contains(turn)
@@ -65,6 +71,22 @@ extension CheckmarkDetector {
         let outOf = point(min(n - 1, corner + k)) - point(corner)
         let localTurn = (atan2(into.y, into.x) - atan2(outOf.y, outOf.x)) * 180 / .pi
         return localTurn / turn >= c.minimumSharpness
+    }
+
+    /// Whether the second leg, from `corner` to the last of `count` resampled points, still moves at `threshold`
+    /// times its mean speed or more over its last fifth (at least two resampled points): the middle of a movement
+    /// from one point to another, not its end. The resampled points are evenly spaced, so the speeds are counts of
+    /// points over times. False when the times do not advance.
+    static func stillAtSpeed(_ times: UnsafePointer<Double>, corner: Int, count n: Int, threshold: Double) -> Bool {
+        let legPoints = n - 1 - corner
+        let recent = max(2, legPoints / 5)
+        guard recent < legPoints else { return false }
+        let end = times[n - 1]
+        let legTime = end - times[corner]
+        let recentTime = end - times[n - 1 - recent]
+        guard recentTime > 0, legTime > 0 else { return false }
+        // recent / recentTime ≥ threshold × legPoints / legTime, without the divisions.
+        return Double(recent) * legTime >= threshold * Double(legPoints) * recentTime
     }
 
     /// Segments through which a leg's path is measured for its curl.

@@ -33,8 +33,12 @@ extension CheckmarkDetector {
         /// The tuning in use.
         public var configuration: CheckmarkConfiguration { settings.configuration }
 
-        /// Doubles of buffer every `add` needs: x and y of `capacity + 1` resampled points.
-        public var bufferCount: Int { 2 * settings.room }
+        /// Doubles of buffer every `add` needs: x, y and time of `capacity + 1` resampled points.
+        public var bufferCount: Int { 3 * settings.room }
+
+        /// Doubles from the start of one area of the buffer (x, y, time) to the next: room for `capacity + 1`
+        /// resampled points.
+        public var bufferStride: Int { settings.room }
 
         /// Number of points fed so far.
         public var pointCount: Int { pointsSeen }
@@ -55,8 +59,9 @@ extension CheckmarkDetector {
         }
 
         /// Feeds a batch of points; returns the detection if one of them fired it. `buffer` holds `bufferCount`
-        /// doubles: the resampled points, x in `0..<room` and y in `room..<2·room` (apart, so that the corner
-        /// search runs over SIMD vectors), of which the first `count` are in use; pass the same memory, with what
+        /// doubles: the resampled points, x in `0..<room`, y in `room..<2·room` (apart, so that the corner search
+        /// runs over SIMD vectors) and the time of the input point that emitted each in `2·room..<3·room`
+        /// (`room` = `bufferStride`), of which the first `count` are in use; pass the same memory, with what
         /// earlier calls left in it, for the whole stroke.
         @discardableResult
         public mutating func add(
@@ -65,13 +70,13 @@ extension CheckmarkDetector {
             add(count: points.count, position: { points[$0].position }, time: { points[$0].time }, buffer: buffer)
         }
 
-        /// Feeds a batch of positions, for callers that keep points in a layout of their own; `time(k)` is read
-        /// only for the position `k` that fires, if one does. The same as `add(contentsOf:buffer:)` otherwise.
+        /// Feeds a batch of positions, for callers that keep points in a layout of their own, with their times
+        /// read where they are (`times[k]` for the position `k`). The same as `add(contentsOf:buffer:)` otherwise.
         @discardableResult
         public mutating func add(
-            positions: UnsafeBufferPointer<SIMD2<Double>>, time: (Int) -> Double, buffer: UnsafeMutablePointer<Double>
+            positions: UnsafeBufferPointer<SIMD2<Double>>, times: TimeColumn, buffer: UnsafeMutablePointer<Double>
         ) -> Detection? {
-            add(count: positions.count, position: { positions[$0] }, time: time, buffer: buffer)
+            add(count: positions.count, position: { positions[$0] }, time: { times[$0] }, buffer: buffer)
         }
 
         @inline(__always)
@@ -95,13 +100,15 @@ extension CheckmarkDetector {
             let settings = self.settings
             let xs = buffer
             let ys = buffer + settings.room
+            let ts = ys + settings.room
             var fired: Int?
             if batch < 4 {
                 // Too few points to compute lengths ahead (one point per message, typically): straight to the walk.
                 var from = 0
                 repeat {
                     fired = Self.advance(
-                        from..<batch, lengths: nil, position: position, walk: &walk, xs: xs, ys: ys, settings: settings)
+                        from..<batch, lengths: nil, position: position, time: time, walk: &walk, xs: xs, ys: ys, ts: ts,
+                        settings: settings)
                     guard let offset = fired, held(offset) else { break }
                     (from, fired) = (offset + 1, nil)
                 } while true
@@ -122,7 +129,7 @@ extension CheckmarkDetector {
                         repeat {
                             fired = Self.advance(
                                 from..<end, lengths: known ? UnsafePointer(lengths.baseAddress! + (from - chunk)) : nil,
-                                position: position, walk: &walk, xs: xs, ys: ys, settings: settings)
+                                position: position, time: time, walk: &walk, xs: xs, ys: ys, ts: ts, settings: settings)
                             guard let offset = fired, held(offset) else { break }
                             (from, fired) = (offset + 1, nil)
                         } while true
@@ -144,8 +151,8 @@ extension CheckmarkDetector {
         @inline(__always)
         private static func advance(
             _ range: Range<Int>, lengths: UnsafePointer<Double>?, position: (Int) -> SIMD2<Double>,
-            walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>,
-            settings: Settings
+            time: (Int) -> Double, walk: inout Walk, xs: UnsafeMutablePointer<Double>,
+            ys: UnsafeMutablePointer<Double>, ts: UnsafeMutablePointer<Double>, settings: Settings
         ) -> Int? {
             let capacity = settings.capacity
             let legPoints = settings.minimumLegPoints
@@ -153,14 +160,16 @@ extension CheckmarkDetector {
             @inline(__always) func feed(_ offset: Int, length: Double?) -> Bool {
                 let point = position(offset)
                 guard length != nil || (point.x.isFinite && point.y.isFinite),
-                    let last = append(point, length: length, to: &walk, xs: xs, ys: ys, capacity: capacity)
+                    let last = append(
+                        point, length: length, time: { time(offset) }, to: &walk, xs: xs, ys: ys, ts: ts,
+                        capacity: capacity)
                 else { return false }
                 let count = Int(walk.count)
                 assert(last == SIMD2(xs[count - 1], ys[count - 1]), "the early out reads the buffer's last point")
                 return CheckmarkDetector.mightFire(count: count, last: last, xs: xs, ys: ys, legPoints: legPoints)
                     && CheckmarkDetector.fires(
                         UnsafeBufferPointer(start: xs, count: count), UnsafeBufferPointer(start: ys, count: count),
-                        settings: settings)
+                        times: ts, settings: settings)
             }
             // Two loops, so that neither tests per point which kind of batch it is in.
             if let lengths {
@@ -180,16 +189,18 @@ extension CheckmarkDetector {
 
         /// Resamples online; returns the last resampled point if this point emitted one or more (the caller's
         /// early out reads it from here, not back from the buffer it was just stored to), else nil. `known` is the
-        /// length of the segment from the last point, when the caller has computed it.
+        /// length of the segment from the last point, when the caller has computed it; `time()` is the point's
+        /// time, read only when it emits, and stored with each point it emits.
         @inline(__always)
         private static func append(
-            _ point: SIMD2<Double>, length known: Double?, to walk: inout Walk, xs: UnsafeMutablePointer<Double>,
-            ys: UnsafeMutablePointer<Double>, capacity: Int
+            _ point: SIMD2<Double>, length known: Double?, time: () -> Double, to walk: inout Walk,
+            xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, ts: UnsafeMutablePointer<Double>,
+            capacity: Int
         ) -> SIMD2<Double>? {
             guard walk.hasLast else {
                 walk.hasLast = true
                 (walk.lastX, walk.lastY) = (point.x, point.y)
-                push(point, to: &walk, xs: xs, ys: ys)
+                push(point, time: time(), to: &walk, xs: xs, ys: ys, ts: ts)
                 return nil
             }
             let previous = SIMD2(walk.lastX, walk.lastY)
@@ -210,12 +221,12 @@ extension CheckmarkDetector {
             while walk.sinceLast + remaining >= walk.spacing, remaining > 0 {
                 travelled += walk.spacing - walk.sinceLast
                 let next = segmentStart + delta * (travelled / length)
-                push(next, to: &walk, xs: xs, ys: ys)
+                push(next, time: time(), to: &walk, xs: xs, ys: ys, ts: ts)
                 last = next
                 remaining = max(0, length - travelled)
                 walk.sinceLast = 0
                 if Int(walk.count) > capacity {
-                    decimate(&walk, xs: xs, ys: ys)
+                    decimate(&walk, xs: xs, ys: ys, ts: ts)
                     let end = Int(walk.count) - 1
                     last = SIMD2(xs[end], ys[end])
                 }
@@ -224,26 +235,30 @@ extension CheckmarkDetector {
             return last
         }
 
-        /// Appends a resampled point (there is room: `count <= capacity` before it).
+        /// Appends a resampled point and its time (there is room: `count <= capacity` before it).
         @inline(__always)
         private static func push(
-            _ point: SIMD2<Double>, to walk: inout Walk, xs: UnsafeMutablePointer<Double>,
-            ys: UnsafeMutablePointer<Double>
+            _ point: SIMD2<Double>, time: Double, to walk: inout Walk, xs: UnsafeMutablePointer<Double>,
+            ys: UnsafeMutablePointer<Double>, ts: UnsafeMutablePointer<Double>
         ) {
-            xs[Int(walk.count)] = point.x
-            ys[Int(walk.count)] = point.y
+            let index = Int(walk.count)
+            xs[index] = point.x
+            ys[index] = point.y
+            ts[index] = time
             walk.count += 1
         }
 
         /// Keeps every other resampled point and doubles the spacing.
         private static func decimate(
-            _ walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>
+            _ walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>,
+            ts: UnsafeMutablePointer<Double>
         ) {
             let droppedLast = walk.count % 2 == 0
             var write = 0
             for read in stride(from: 0, to: Int(walk.count), by: 2) {
                 xs[write] = xs[read]
                 ys[write] = ys[read]
+                ts[write] = ts[read]
                 write += 1
             }
             walk.count = Int32(write)
@@ -259,6 +274,8 @@ extension CheckmarkDetector {
         let capacity: Int
         let minimumLegPoints: Int
         let minimumDuration: Double
+        /// The smallest of the fire ratios: below it the full test stops before any angle.
+        let leastFireRatio: Double
         /// Room for `capacity + 1` points: decimation runs when a point passes the capacity.
         let room: Int
         /// Whether every allowed second-leg direction is below 0° (upward on screen): a second leg with a positive
@@ -278,6 +295,8 @@ extension CheckmarkDetector {
             self.capacity = min(max(configuration.capacity, 2 * minimumLegPoints + 1), 1 << 24)
             self.room = capacity + 1
             self.minimumDuration = configuration.minimumDuration
+            self.leastFireRatio =
+                min(configuration.fireRatio, configuration.steepFireRatio) * min(1, configuration.earlyFireFactor)
             self.secondLegMustRise = configuration.secondLegDirection.upperBound < 0
             self.firstLegMustFall = configuration.firstLegDirection.lowerBound >= 0
         }

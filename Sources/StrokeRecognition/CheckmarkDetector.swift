@@ -56,11 +56,9 @@ public struct CheckmarkDetector: Sendable {
     /// Feeds one point; returns the detection if this point fired it. Non-finite points are ignored.
     @discardableResult
     public mutating func add(_ point: StrokePoint) -> Detection? {
-        withUnsafePointer(to: point.position) { position in
+        withUnsafePointer(to: point) { point in
             coordinates.withUnsafeMutableBufferPointer { buffer in
-                state.add(
-                    positions: UnsafeBufferPointer(start: position, count: 1), time: { _ in point.time },
-                    buffer: buffer.baseAddress!)
+                state.add(contentsOf: UnsafeBufferPointer(start: point, count: 1), buffer: buffer.baseAddress!)
             }
         }
     }

@@ -212,7 +212,7 @@ extension SessionProcessor {
             }
             if stroke.detecting, accepted > 0 {
                 // The detector reads the positions just stored: no copy of the batch.
-                fired = stroke.storage.detectAppended(accepted) { points[$0].t }
+                fired = stroke.storage.detectAppended(accepted, times: .init(points, time: \.t))
             }
             if accepted < points.count {
                 stroke.overflowed = true

@@ -3,7 +3,7 @@ import StrokeProtocol
 import StrokeRecognition
 
 /// The memory of one open stroke, in one allocation: a header with the point count and the checkmark detector's
-/// state, then the detector's resampled points, then the stroke's points.
+/// state, then the detector's resampled points (x, y and time), then the stroke's points.
 ///
 /// A message for a stroke reads its header and writes near the ends of the two areas. Kept apart (the points in
 /// an array, the detector in another, the stroke in the session's array of strokes), the same message read three
@@ -98,16 +98,16 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
     // MARK: - Detector
 
     /// Feeds the detector the last `count` points appended (as
-    /// `CheckmarkDetector.State.add(positions:time:buffer:)`), read where they are stored; its buffer is this
-    /// storage's front. `time(k)` is read only for the point `k` of those that fires, if one does.
+    /// `CheckmarkDetector.State.add(positions:times:buffer:)`), read where they are stored, with their times
+    /// `times`; its buffer is this storage's front.
     @inline(__always)
-    func detectAppended(_ count: Int, time: (Int) -> Double) -> CheckmarkDetector.Detection? {
+    func detectAppended(_ count: Int, times: CheckmarkDetector.TimeColumn) -> CheckmarkDetector.Detection? {
         withUnsafeMutablePointers { header, elements in
             let doubles = 2 * header.pointee.detectorElements
             let appended = UnsafeBufferPointer(
                 start: elements + header.pointee.detectorElements + header.pointee.pointCount - count, count: count)
             return UnsafeMutableRawPointer(elements).withMemoryRebound(to: Double.self, capacity: doubles) {
-                header.pointee.detector.add(positions: appended, time: time, buffer: $0)
+                header.pointee.detector.add(positions: appended, times: times, buffer: $0)
             }
         }
     }
@@ -135,10 +135,14 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
             let detectorElements = header.pointee.detectorElements
             stroke_prefetch(elements + detectorElements + header.pointee.pointCount)
             let resampled = header.pointee.detector.resampledCount
+            // The detector's x, y and time areas, each `bufferStride` doubles, in `detectorElements` pairs of
+            // doubles (rounded up): the stride without reading the detector's shared settings.
+            let stride = 2 * detectorElements / 3
             let xs = UnsafeRawPointer(elements).assumingMemoryBound(to: Double.self)
-            let ys = xs + detectorElements
+            let ys = xs + stride
             stroke_prefetch(xs + resampled)
             stroke_prefetch(ys + resampled)
+            stroke_prefetch(ys + stride + resampled)
             // The detector's first test reads a few points back, often on the line before.
             let back = max(0, resampled - 4)
             stroke_prefetch(xs + back)

@@ -28,7 +28,8 @@ struct CheckmarkConfigurationTests {
     @Test("fields left out keep their defaults; a full file round-trips")
     func partialAndRoundTrip() throws {
         let path = try Self.file(
-            #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40}"#)
+            #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40, "earlyFireFactor": 0.9}"#
+        )
         defer { try? FileManager.default.removeItem(atPath: path) }
         let read = try CheckmarkConfiguration(contentsOf: path)
         var expected = CheckmarkConfiguration.default
@@ -36,6 +37,7 @@ struct CheckmarkConfigurationTests {
         expected.turn = 60...150
         expected.initialSpacing = 2.5
         expected.minimumDuration = 40
+        expected.earlyFireFactor = 0.9
         #expect(read == expected)
         #expect(try CheckmarkConfiguration(contentsOf: Self.file("{}")) == .default)
         for configuration in [CheckmarkConfiguration.default, expected] {
@@ -55,6 +57,8 @@ struct CheckmarkConfigurationTests {
             (#"{"initialSpacing": -1}"#, "initialSpacing -1.0"),
             (#"{"secondLegMaxCurl": 0.9}"#, "secondLegMaxCurl 0.9"),
             (#"{"steepFireRatio": 0}"#, "steepFireRatio 0.0"),
+            (#"{"earlyFireFactor": -0.5}"#, "earlyFireFactor -0.5"),
+            (#"{"earlyFireSpeed": 0}"#, "earlyFireSpeed 0.0"),
             (#"{"fireratio": 1.2}"#, "unknown field(s) fireratio"),
             (#"{"turn": [165, 58]}"#, "not a checkmark configuration"),
             (#"{"capacity": "64"}"#, "not a checkmark configuration"),

@@ -218,13 +218,29 @@ struct CheckmarkDetectorTests {
         "odd and even capacities (decimation that drops or keeps the newest point): the same detections one point at a time and in batches, where they were",
         arguments: [7, 9, 16, 33, 64])
     func capacities(capacity: Int) {
-        let configuration = CheckmarkConfiguration(capacity: capacity)
+        // On the legs' lengths alone (no early firing), as when the points below were recorded; and by default.
+        let lengthsOnly = CheckmarkConfiguration(capacity: capacity, earlyFireFactor: 1)
+        for configuration in [lengthsOnly, CheckmarkConfiguration(capacity: capacity)] {
+            Self.sameInBatches(configuration)
+        }
         // The recorded checks, in a fixed order, and the points that fired them with this build's predecessor
         // (c1f3af0), which read the early out's newest point back from the buffer.
         let checks = Fixtures.logs.filter { $0.gesture == "check" }.sorted {
             ($0.subject, $0.speed, $0.points.count) < ($1.subject, $1.speed, $1.points.count)
         }
         let recorded: [Int: [Int]] = [16: [28, 34, 34, 29, 32], 33: [28, 33, 34, 29, 32], 64: [28, 33, 33, 29, 31]]
+        let firedAt = checks.map { log in
+            var detector = CheckmarkDetector(configuration: lengthsOnly)
+            return detector.add(contentsOf: log.points)?.pointIndex
+        }
+        if let expected = recorded[capacity] {
+            #expect(firedAt == expected)
+        }
+    }
+
+    /// Every recorded stroke gives the same detection point by point and in batches of 32.
+    static func sameInBatches(_ configuration: CheckmarkConfiguration) {
+        let capacity = configuration.capacity
         for log in Fixtures.logs {
             // In debug builds the walk also asserts that the early out's point is the buffer's last one.
             var single = CheckmarkDetector(configuration: configuration)
@@ -240,13 +256,6 @@ struct CheckmarkDetectorTests {
                 index += 32
             }
             #expect(fired == one, "\(log.gesture) \(log.subject), capacity \(capacity)")
-        }
-        let firedAt = checks.map { log in
-            var detector = CheckmarkDetector(configuration: configuration)
-            return detector.add(contentsOf: log.points)?.pointIndex
-        }
-        if let expected = recorded[capacity] {
-            #expect(firedAt == expected)
         }
     }
 
@@ -277,11 +286,12 @@ struct CheckmarkDetectorTests {
         ])
     func signShortcuts(corner: SIMD2<Double>, end: SIMD2<Double>) {
         let (xs, ys) = Self.legs(.zero, corner, end, perLeg: 10)
+        let times = [Double](repeating: 0, count: xs.count)
         func fires(_ configuration: CheckmarkConfiguration) -> Bool {
             xs.withUnsafeBufferPointer { xs in
                 ys.withUnsafeBufferPointer { ys in
                     CheckmarkDetector.fires(
-                        xs, ys, settings: CheckmarkDetector.Settings(configuration))
+                        xs, ys, times: times, settings: CheckmarkDetector.Settings(configuration))
                 }
             }
         }

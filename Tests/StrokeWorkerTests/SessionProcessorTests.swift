@@ -346,7 +346,7 @@ struct SessionProcessorTests {
             ($0.payload["code"] as? String ?? $0.payload["event"] as! String, $0.payload["seq"] as? Int)
         }
         #expect(events.map(\.0) == ["match", "session_restart", "checkmark", "match"])
-        #expect(events.map(\.1) == [41, 1, 34, 40])
+        #expect(events.map(\.1) == [41, 1, 33, 40])
     }
 
     @Test("orientation override per session")

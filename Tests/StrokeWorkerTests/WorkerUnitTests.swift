@@ -56,16 +56,20 @@ struct WorkerUnitTests {
     }
 
     @Test("stroke storage keeps the points and the detector's state when it grows, and forgets them on reset")
-    func strokeStorage() {
-        // A check drawn in batches of 7 points: down-right for 60 points, then up-right for 120.
+    func strokeStorage() throws {
+        // A check drawn in batches of 7 points: down-right for 60 points, then up-right for 120, speeding up (its
+        // distance grows as the square of the time), so that it fires early on the times the storage keeps.
         let points = (0..<180).map { k -> WirePoint in
             let along = Double(k)
             if k < 60 { return WirePoint(x: along, y: along, t: along) }
-            return WirePoint(x: along, y: 60 - 1.5 * (along - 60), t: along)
+            return WirePoint(x: along, y: 60 - 1.5 * (along - 60), t: 60 + 120 * ((along - 60) / 120).squareRoot())
         }
+        let strokePoints = points.map { StrokePoint(x: $0.x, y: $0.y, time: $0.t) }
         var detector = CheckmarkDetector()
-        let expected = detector.add(contentsOf: points.map { StrokePoint(x: $0.x, y: $0.y, time: $0.t) })
+        let expected = detector.add(contentsOf: strokePoints)
         #expect(expected != nil)
+        var lengthsOnly = CheckmarkDetector(configuration: CheckmarkConfiguration(earlyFireFactor: 1))
+        #expect(try #require(expected).pointIndex < lengthsOnly.add(contentsOf: strokePoints)?.pointIndex ?? 0)
         var storage = StrokeStorage.make(pointCapacity: 4, detector: CheckmarkDetector.State())
         var fired: CheckmarkDetector.Detection?
         for start in stride(from: 0, to: points.count, by: 7) {
@@ -74,7 +78,9 @@ struct WorkerUnitTests {
                 storage = storage.grown(toHold: storage.header.pointCount + batch.count)
             }
             batch.withUnsafeBufferPointer { storage.append($0) }
-            let detection = storage.detectAppended(batch.count) { batch[$0].t }
+            let detection = batch.withUnsafeBufferPointer {
+                storage.detectAppended(batch.count, times: .init($0, time: \.t))
+            }
             fired = fired ?? detection
         }
         #expect(fired == expected)
