@@ -75,7 +75,7 @@ extension CheckmarkConfiguration {
     private enum Field: String, CodingKey, CaseIterable {
         case initialSpacing, capacity, minimumLegPoints, firstLegDirection, secondLegDirection, turn
         case firstLegMaxCurl, secondLegMaxCurl, minimumSharpness, fireRatio, steepFireRatio, steepAngle
-        case steepFirstAngle, earlyFireFactor, earlyFireSpeed, minimumDuration
+        case steepFirstAngle, compareHeights, earlyFireFactor, earlyFireSpeed, minimumDuration
     }
 
     /// Any key of a JSON object, to find the unknown ones.
@@ -114,6 +114,7 @@ extension CheckmarkConfiguration {
             fireRatio: try value(.fireRatio, d.fireRatio), steepFireRatio: try value(.steepFireRatio, d.steepFireRatio),
             steepAngle: try value(.steepAngle, d.steepAngle),
             steepFirstAngle: try value(.steepFirstAngle, d.steepFirstAngle),
+            compareHeights: try value(.compareHeights, d.compareHeights),
             earlyFireFactor: try value(.earlyFireFactor, d.earlyFireFactor),
             earlyFireSpeed: try value(.earlyFireSpeed, d.earlyFireSpeed),
             minimumDuration: try value(.minimumDuration, d.minimumDuration))

@@ -35,6 +35,10 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     /// First-leg direction (degrees below the horizontal) from which `steepFireRatio` may apply; both legs must
     /// be steep, as in a v. Default: `40`.
     public var steepFirstAngle: Double
+    /// Whether the second leg's rise ÷ the first leg's drop must reach the fire ratio as well as the ratio of
+    /// their lengths (when the first leg falls and the second rises, as the default directions require). A check's second leg rises far above where the first began; a v's ends near that height, and
+    /// a slant to the right (as handwriting leans) makes its second leg longer but not higher. Default: `true`.
+    public var compareHeights: Bool
     /// The fraction of `fireRatio` (or `steepFireRatio`) at which the detector fires while the second leg is
     /// still at speed (`earlyFireSpeed`): a check's second leg goes on well past the first, where a v's slows down
     /// to stop near its length. X
@@ -65,7 +69,8 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         steepFireRatio: Double = 1.45,
         steepAngle: Double = 50,
         steepFirstAngle: Double = 40,
-        earlyFireFactor: Double = 0.87,
+        compareHeights: Bool = true,
+        earlyFireFactor: Double = 0.85,
         earlyFireSpeed: Double = 1.2,
         minimumDuration: Double = 100
     ) {
@@ -82,6 +87,7 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         self.steepFireRatio = steepFireRatio
         self.steepAngle = steepAngle
         self.steepFirstAngle = steepFirstAngle
+        self.compareHeights = compareHeights
         self.earlyFireFactor = earlyFireFactor
         self.earlyFireSpeed = earlyFireSpeed
         self.minimumDuration = minimumDuration

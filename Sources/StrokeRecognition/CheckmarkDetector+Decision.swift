@@ -52,9 +52,14 @@ extension CheckmarkDetector {
         let firstDirection = atan2(first.y, first.x) * 180 / .pi
         let steep = -secondDirection > c.steepAngle && firstDirection > c.steepFirstAngle
         let required = steep ? c.steepFireRatio : c.fireRatio
+        // With `compareHeights`, the legs' heights must pass the ratio as well as their lengths, where the first
+        // leg falls and the second rises: a slant to the right lengthens a v's second leg and leaves both legs'
+        // heights alone.
+        let (drop, rise) = (first.y, -second.y)
+        let compared = c.compareHeights && drop > 0 && rise > 0 ? min(ratio, rise / drop) : ratio
         guard
-            ratio >= required
-                || ratio >= required * c.earlyFireFactor
+            compared >= required
+                || compared >= required * c.earlyFireFactor
                     && Self.stillAtSpeed(times, corner: corner, count: n, threshold: c.earlyFireSpeed)
         else { return false }
         let turn = firstDirection - secondDirection

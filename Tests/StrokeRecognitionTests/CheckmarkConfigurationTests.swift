@@ -28,7 +28,7 @@ struct CheckmarkConfigurationTests {
     @Test("fields left out keep their defaults; a full file round-trips")
     func partialAndRoundTrip() throws {
         let path = try Self.file(
-            #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40, "earlyFireFactor": 0.9}"#
+            #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40, "earlyFireFactor": 0.9, "compareHeights": false}"#
         )
         defer { try? FileManager.default.removeItem(atPath: path) }
         let read = try CheckmarkConfiguration(contentsOf: path)
@@ -38,6 +38,7 @@ struct CheckmarkConfigurationTests {
         expected.initialSpacing = 2.5
         expected.minimumDuration = 40
         expected.earlyFireFactor = 0.9
+        expected.compareHeights = false
         #expect(read == expected)
         #expect(try CheckmarkConfiguration(contentsOf: Self.file("{}")) == .default)
         for configuration in [CheckmarkConfiguration.default, expected] {

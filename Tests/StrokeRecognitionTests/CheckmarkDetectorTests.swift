@@ -219,7 +219,7 @@ struct CheckmarkDetectorTests {
         arguments: [7, 9, 16, 33, 64])
     func capacities(capacity: Int) {
         // On the legs' lengths alone (no early firing), as when the points below were recorded; and by default.
-        let lengthsOnly = CheckmarkConfiguration(capacity: capacity, earlyFireFactor: 1)
+        let lengthsOnly = CheckmarkConfiguration(capacity: capacity, compareHeights: false, earlyFireFactor: 1)
         for configuration in [lengthsOnly, CheckmarkConfiguration(capacity: capacity)] {
             Self.sameInBatches(configuration)
         }

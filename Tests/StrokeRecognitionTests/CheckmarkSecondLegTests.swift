@@ -3,10 +3,11 @@ import Testing
 
 @testable import StrokeRecognition
 
-/// The detector's early firing: a second leg still at speed fires at `earlyFireFactor` of the fire ratio, as a
-/// check's does in the middle of its flick; a leg that slows down, as a v's does near its end, waits for the ratio.
-@Suite("Checkmark detector: firing while the second leg is at speed")
-struct CheckmarkEarlyFireTests {
+/// What the detector reads from the second leg besides its length: its speed (a second leg still at speed fires at
+/// `earlyFireFactor` of the fire ratio, as a check's does in the middle of its flick; one that slows down, as a v's
+/// does near its end, waits for the ratio) and its height (`compareHeights`).
+@Suite("Checkmark detector: the second leg's speed and height")
+struct CheckmarkSecondLegTests {
     /// The fraction of a movement from one point to another done at the fraction `tau` of its time, for a hand that
     /// moves smoothly (minimum jerk): slow, then fast in the middle, then slow.
     static func smooth(_ tau: Double) -> Double { tau * tau * tau * (10 - 15 * tau + 6 * tau * tau) }
@@ -69,6 +70,38 @@ struct CheckmarkEarlyFireTests {
         #expect(Self.ratioAtFire(Self.stroke(ratio: ratio, pace: Self.smooth)) == nil)
         // The same legs with a second leg that speeds up to its end are not slowing down: they fire.
         #expect(Self.ratioAtFire(Self.stroke(ratio: ratio, pace: { $0 * $0 })) != nil)
+    }
+
+    @Test(
+        "a v whose second leg is longer than its first but no higher, as a slant makes it, fires only without compareHeights"
+    )
+    func slantedVNeedsHeights() {
+        // Down at 75° below the horizontal, then up to the same height 1.6 times as far: at 37° above it, not steep,
+        // so that `fireRatio` (1.15) applies to the lengths; the heights' ratio is 1. Drawn at an even pace.
+        let drop = 100.0
+        let first = SIMD2(drop / tan(75 * Double.pi / 180), drop)
+        let secondLength = 1.6 * (first * first).sum().squareRoot()
+        let second = SIMD2((secondLength * secondLength - drop * drop).squareRoot(), -drop)
+        var points = [StrokePoint]()
+        for k in 0...80 {
+            let along = Double(k) / 40
+            let at = k <= 40 ? first * along : first + second * (along - 1)
+            points.append(StrokePoint(x: at.x, y: at.y, time: Double(k) * 8))
+        }
+        var lengthsOnly = CheckmarkConfiguration.default
+        lengthsOnly.compareHeights = false
+        #expect(Self.ratioAtFire(points, lengthsOnly) != nil)
+        #expect(Self.ratioAtFire(points) == nil)
+        // A check of the same legs whose second leg rises 1.6 times as high fires either way.
+        let checkSecond = second * 1.6
+        let check = points.enumerated().map { k, point in
+            k <= 40
+                ? point
+                : StrokePoint(
+                    x: first.x + checkSecond.x * (Double(k) / 40 - 1),
+                    y: first.y + checkSecond.y * (Double(k) / 40 - 1), time: point.time)
+        }
+        #expect(Self.ratioAtFire(check) != nil)
     }
 
     @Test("stillAtSpeed compares the last fifth of the leg with its mean, and needs times that advance")
