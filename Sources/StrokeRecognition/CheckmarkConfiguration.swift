@@ -36,12 +36,13 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     /// be steep, as in a v. Default: `40`.
     public var steepFirstAngle: Double
     /// Whether the second leg's rise ÷ the first leg's drop must reach the fire ratio as well as the ratio of
-    /// their lengths (when the first leg falls and the second rises, as the default directions require). A check's second leg rises far above where the first began; a v's ends near that height, and
-    /// a slant to the right (as handwriting leans) makes its second leg longer but not higher. Default: `true`.
+    /// their lengths (when the first leg falls and the second rises, as the default directions require). A check's
+    /// second leg rises far above where the first began; a v's ends near that height, and a slant to the right (as
+    /// handwriting leans) makes its second leg longer but not higher. Default: `true`.
     public var compareHeights: Bool
     /// The fraction of `fireRatio` (or `steepFireRatio`) at which the detector fires while the second leg is
     /// still at speed (`earlyFireSpeed`): a check's second leg goes on well past the first, where a v's slows down
-    /// to stop near its length. X
+    /// to stop near its length. `1` fires on the legs' lengths alone. Default: `0.85`.
     public var earlyFireFactor: Double
     /// The second leg's speed over its last fifth (at least two resampled points) ÷ its mean speed from the corner,
     /// from which `earlyFireFactor` applies. A hand that moves from one point to another speeds up and then slows
