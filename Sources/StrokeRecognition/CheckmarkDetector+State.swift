@@ -36,10 +36,6 @@ extension CheckmarkDetector {
         /// Doubles of buffer every `add` needs: x, y and time of `capacity + 1` resampled points.
         public var bufferCount: Int { 3 * settings.room }
 
-        /// Doubles from the start of one area of the buffer (x, y, time) to the next: room for `capacity + 1`
-        /// resampled points.
-        public var bufferStride: Int { settings.room }
-
         /// Number of points fed so far.
         public var pointCount: Int { pointsSeen }
 
@@ -61,7 +57,7 @@ extension CheckmarkDetector {
         /// Feeds a batch of points; returns the detection if one of them fired it. `buffer` holds `bufferCount`
         /// doubles: the resampled points, x in `0..<room`, y in `room..<2·room` (apart, so that the corner search
         /// runs over SIMD vectors) and the time of the input point that emitted each in `2·room..<3·room`
-        /// (`room` = `bufferStride`), of which the first `count` are in use; pass the same memory, with what
+        /// (`room` = `bufferCount / 3`), of which the first `count` are in use; pass the same memory, with what
         /// earlier calls left in it, for the whole stroke.
         @discardableResult
         public mutating func add(

@@ -14,12 +14,14 @@ extension CheckmarkDetector {
             self.stride = stride
         }
 
-        /// The times of the points of `buffer`, whose time is the field `time` of `Point`.
+        /// The times of the points of `buffer`, whose time is the stored property `time` of `Point` (a computed
+        /// one has no place in memory: a precondition). An empty buffer gives a column that must not be read.
         public init<Point>(_ buffer: UnsafeBufferPointer<Point>, time: KeyPath<Point, Double>) {
-            let offset = MemoryLayout<Point>.offset(of: time) ?? 0
-            self.init(
-                base: UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 8)!) + offset,
-                stride: MemoryLayout<Point>.stride)
+            guard let offset = MemoryLayout<Point>.offset(of: time) else {
+                preconditionFailure("TimeColumn: \(time) is not a stored property")
+            }
+            let start = buffer.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(bitPattern: 8)!
+            self.init(base: start + offset, stride: MemoryLayout<Point>.stride)
         }
 
         /// The time of point `index`.

@@ -7,10 +7,13 @@ import Foundation
 /// per point is O(capacity) = O(1) and the decisions are independent of the stroke's size and sampling rate.
 /// After each point the stroke is split at its corner (the resampled point farthest from the chord start → end)
 /// into a first, downward leg and a second, upward leg. The detector fires when both legs point the right way,
-/// turn sharply enough, are straight, and the second leg has grown to `fireRatio` times the first (more for
-/// steep, v-like second legs), which is what tells a check from a v. A leg's straightness is its path through
-/// nine of its resampled points ÷ its chord, which a finger's jitter barely changes; and it never fires in the
-/// stroke's first `minimumDuration` (100 ms), where a hook of the landing finger would look like a small check.
+/// turn sharply enough, are straight, and the second leg has grown to `fireRatio` times the first, in height as
+/// well as in length (more for steep, v-like second legs), which is what tells a check from a v; or to
+/// `earlyFireFactor` of that while the second leg is still at speed, as a check's flick is and a v's, slowing to
+/// a stop near the first leg's length, is not (the resampled points keep their times for this). A leg's
+/// straightness is its path through nine of its resampled points ÷ its chord, which a finger's jitter barely
+/// changes; and it never fires in the stroke's first `minimumDuration` (100 ms), where a hook of the landing
+/// finger would look like a small check.
 ///
 /// A detector owns its buffer of resampled points. `State` is the same detector without the buffer, for callers
 /// that keep it in memory of their own.

@@ -135,8 +135,8 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
             let detectorElements = header.pointee.detectorElements
             stroke_prefetch(elements + detectorElements + header.pointee.pointCount)
             let resampled = header.pointee.detector.resampledCount
-            // The detector's x, y and time areas, each `bufferStride` doubles, in `detectorElements` pairs of
-            // doubles (rounded up): the stride without reading the detector's shared settings.
+            // The detector's x, y and time areas, each a third of its `bufferCount` doubles, held in
+            // `detectorElements` pairs of doubles (rounded up): the stride without reading the detector's settings.
             let stride = 2 * detectorElements / 3
             let xs = UnsafeRawPointer(elements).assumingMemoryBound(to: Double.self)
             let ys = xs + stride

@@ -28,8 +28,8 @@ struct CheckmarkConfigurationTests {
     @Test("fields left out keep their defaults; a full file round-trips")
     func partialAndRoundTrip() throws {
         let path = try Self.file(
-            #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40, "earlyFireFactor": 0.9, "compareHeights": false}"#
-        )
+            #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40, "#
+                + #""earlyFireFactor": 0.9, "compareHeights": false}"#)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let read = try CheckmarkConfiguration(contentsOf: path)
         var expected = CheckmarkConfiguration.default

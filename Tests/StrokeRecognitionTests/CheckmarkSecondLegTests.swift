@@ -72,9 +72,7 @@ struct CheckmarkSecondLegTests {
         #expect(Self.ratioAtFire(Self.stroke(ratio: ratio, pace: { $0 * $0 })) != nil)
     }
 
-    @Test(
-        "a v whose second leg is longer than its first but no higher, as a slant makes it, fires only without compareHeights"
-    )
+    @Test("a v whose second leg is longer but no higher, as a slant makes it, fires only without compareHeights")
     func slantedVNeedsHeights() {
         // Down at 75° below the horizontal, then up to the same height 1.6 times as far: at 37° above it, not steep,
         // so that `fireRatio` (1.15) applies to the lengths; the heights' ratio is 1. Drawn at an even pace.
