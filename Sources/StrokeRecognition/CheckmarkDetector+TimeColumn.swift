@@ -16,11 +16,13 @@ extension CheckmarkDetector {
 
         /// The times of the points of `buffer`, whose time is the stored property `time` of `Point` (a computed
         /// one has no place in memory: a precondition). An empty buffer gives a column that must not be read.
+        /// Inlinable, so that the caller's compiler finds the offset of its point type's field without a call.
+        @inlinable
         public init<Point>(_ buffer: UnsafeBufferPointer<Point>, time: KeyPath<Point, Double>) {
             guard let offset = MemoryLayout<Point>.offset(of: time) else {
-                preconditionFailure("TimeColumn: \(time) is not a stored property")
+                preconditionFailure("TimeColumn: the time must be a stored property of the point")
             }
-            let start = buffer.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(bitPattern: 8)!
+            let start = UnsafeRawPointer(buffer.baseAddress) ?? UnsafeRawPointer(bitPattern: 8)!
             self.init(base: start + offset, stride: MemoryLayout<Point>.stride)
         }
 
