@@ -6,8 +6,8 @@ import Foundation
 /// and the checkmark detector hold up under them, which tuning on a handful of subjects cannot show.
 ///
 /// They apply in the order of the properties below, as a stroke comes about: the hand's rhythm (`ease`), the
-/// device's sampling (`rate`), the shape's geometry (around the stroke's centroid), the sensor's noise (`jitter`)
-/// and its resolution (`quantize`).
+/// device's sampling (`rate`), the shape's geometry (around the stroke's centroid), the sensor's noise (`jitter`),
+/// its resolution (`quantize`) and the producer's timestamps (`stamp`).
 public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
     /// Speed profile: the fraction `u` of the duration becomes `u^ease` (above 1: a slow start and a fast end;
     /// below 1: the opposite). Default: `1`.
@@ -26,12 +26,15 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
     public var jitter = 0.0
     /// Rounds coordinates to multiples of this (1: whole pixels); `0` keeps them. Default: `0`.
     public var quantize = 0.0
+    /// Each run of this many samples (1–1,000) carries the time of its last one, as from a producer that stamps
+    /// the points of a message with the message's time instead of their own; `1` keeps the times. Default: `1`.
+    public var stamp = 1
 
     /// No change.
     public init() {}
 
     /// Parses `name=value` pairs separated by commas: `rotate`, `shear`, `aspect`, `jitter`, `rate`, `ease`,
-    /// `quantize` (an empty text is no change).
+    /// `quantize`, `stamp` (an empty text is no change).
     ///
     /// - Throws: `RecognitionError` `.invalidConfiguration` naming the pair that is not understood or out of range.
     public init(parsing text: String) throws(RecognitionError) {
@@ -48,12 +51,13 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
             case "rate" where value > 0 && value <= 10_000: rateHertz = value
             case "ease" where value > 0: ease = value
             case "quantize" where value >= 0: quantize = value
-            case "aspect", "jitter", "rate", "ease", "quantize":
+            case "stamp" where value >= 1 && value <= 1000 && value == value.rounded(): stamp = Int(value)
+            case "aspect", "jitter", "rate", "ease", "quantize", "stamp":
                 throw RecognitionError(.invalidConfiguration, "perturbation \"\(pair)\": out of range")
             default:
                 throw RecognitionError(
                     .invalidConfiguration,
-                    "perturbation \"\(pair)\": unknown; rotate, shear, aspect, jitter, rate, ease or quantize")
+                    "perturbation \"\(pair)\": unknown; rotate, shear, aspect, jitter, rate, ease, quantize or stamp")
             }
         }
     }
@@ -68,6 +72,7 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
         if aspect != 1 { parts.append("aspect=\(Self.format(aspect))") }
         if jitter != 0 { parts.append("jitter=\(Self.format(jitter))") }
         if quantize != 0 { parts.append("quantize=\(Self.format(quantize))") }
+        if stamp != 1 { parts.append("stamp=\(stamp)") }
         return parts.isEmpty ? "none" : parts.joined(separator: ",")
     }
 
@@ -115,6 +120,13 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
             for index in result.indices {
                 result[index].x = (result[index].x / quantize).rounded() * quantize
                 result[index].y = (result[index].y / quantize).rounded() * quantize
+            }
+        }
+        if stamp > 1 {
+            for start in stride(from: 0, to: result.count, by: stamp) {
+                let end = min(start + stamp, result.count)
+                let time = result[end - 1].time
+                for index in start..<end { result[index].time = time }
             }
         }
         return result

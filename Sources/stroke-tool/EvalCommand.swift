@@ -31,7 +31,9 @@ enum EvalCommand {
                                 rate=HZ (resampled in time), rotate=DEG (clockwise), shear=F (x +=
                                 F·y), aspect=F (width ÷ height), jitter=F (noise, a fraction of the
                                 stroke's diagonal, drawn from --seed), quantize=Q (coordinates
-                                rounded to Q); comma-separated. `stroke-tool robustness` runs a sweep
+                                rounded to Q), stamp=K (runs of K samples carry their last one's
+                                time, as a producer that stamps a message's points with one time
+                                sends them); comma-separated. `stroke-tool robustness` runs a sweep
           --json                        print exactly one JSON object
         """
 

@@ -23,11 +23,12 @@ enum RobustnessCommand {
           --json                   print exactly one JSON object
         """
 
-    /// The default sweep: each change alone at a moderate and a strong setting, then a phone's finger.
+    /// The default sweep: each change alone at a moderate and a strong setting, then a phone's finger, then a
+    /// producer that stamps the points of a message with one time.
     static let defaultSweep = [
         "none", "rotate=10", "rotate=-10", "shear=0.2", "shear=-0.2", "aspect=0.8", "aspect=1.25", "jitter=0.005",
         "jitter=0.01", "jitter=0.02", "rate=30", "rate=60", "rate=120", "rate=240", "ease=0.7", "ease=1.4",
-        "rate=120,jitter=0.005,quantize=1",
+        "rate=120,jitter=0.005,quantize=1", "stamp=4", "stamp=8",
     ]
 
     /// One perturbation's figures.

@@ -60,11 +60,15 @@ struct StrokePerturbationTests {
         #expect(try Self.apply("rate=100,ease=3", to: still) == still)
         let endless = [StrokePoint(x: 0, y: 0, time: 0), StrokePoint(x: 1, y: 1, time: 1e12)]
         #expect(try Self.apply("rate=1000", to: endless) == endless)
+        // Runs of 3 samples take their last one's time; the positions stay.
+        let stamped = try Self.apply("rate=200,stamp=3")
+        #expect(stamped.map(\.time) == [10, 10, 10, 25, 25, 25, 30])
+        #expect(Self.close(stamped, [(9, 19), (10, 19), (11, 19), (11, 20), (11, 21), (10, 21), (9, 21)]))
     }
 
     @Test("parsing: names and ranges, errors that name the pair, and a description that parses back")
     func parsing() throws {
-        let text = "ease=0.7,rate=240,rotate=-12.5,shear=0.2,aspect=1.25,jitter=0.01,quantize=1"
+        let text = "ease=0.7,rate=240,rotate=-12.5,shear=0.2,aspect=1.25,jitter=0.01,quantize=1,stamp=4"
         let perturbation = try StrokePerturbation(parsing: text)
         #expect(perturbation.description == text)
         #expect(try StrokePerturbation(parsing: perturbation.description) == perturbation)
@@ -73,6 +77,7 @@ struct StrokePerturbationTests {
             ("spin=3", "unknown"), ("rotate", "expected NAME=NUMBER"), ("rate=0", "out of range"),
             ("rate=1e9", "out of range"),
             ("aspect=-1", "out of range"), ("jitter=nan", "expected NAME=NUMBER"), ("ease=abc", "expected"),
+            ("stamp=0", "out of range"), ("stamp=2.5", "out of range"),
         ] {
             #expect(throws: RecognitionError.self, "\(bad)") { try StrokePerturbation(parsing: bad) }
             do {
