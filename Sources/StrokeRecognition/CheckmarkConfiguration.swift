@@ -13,7 +13,8 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     public var minimumLegPoints: Int
     /// Allowed directions of the first (downward) leg. Default: `0...120`.
     public var firstLegDirection: ClosedRange<Double>
-    /// Allowed directions of the second (upward) leg. Default: `-88 ... -30`.
+    /// Allowed directions of the second (upward) leg: up to a little past vertical, as the second leg of a hand
+    /// that slants to the left goes. Default: `-92 ... -30`.
     public var secondLegDirection: ClosedRange<Double>
     /// Allowed turn between the legs (first direction minus second). Default: `58...165`.
     public var turn: ClosedRange<Double>
@@ -61,7 +62,7 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         capacity: Int = 64,
         minimumLegPoints: Int = 3,
         firstLegDirection: ClosedRange<Double> = 0...120,
-        secondLegDirection: ClosedRange<Double> = -88 ... -30,
+        secondLegDirection: ClosedRange<Double> = -92 ... -30,
         turn: ClosedRange<Double> = 58...165,
         firstLegMaxCurl: Double = 1.5,
         secondLegMaxCurl: Double = 1.18,

@@ -17,7 +17,8 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
     public var rateHertz: Double?
     /// Rotation in degrees, clockwise on screen (y grows downward). Default: `0`.
     public var rotateDegrees = 0.0
-    /// Horizontal slant: `x += shear × y`, as in italic writing. Default: `0`.
+    /// Horizontal slant: `x += shear × y`. With y growing downward, a negative shear moves a stroke's top right of
+    /// its bottom, as italic handwriting leans; a positive one leans it back. Default: `0`.
     public var shear = 0.0
     /// Width ÷ height factor: `x` is multiplied by its square root and `y` divided by it. Default: `1`.
     public var aspect = 1.0

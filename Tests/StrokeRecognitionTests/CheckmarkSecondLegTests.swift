@@ -5,8 +5,8 @@ import Testing
 
 /// What the detector reads from the second leg besides its length: its speed (a second leg still at speed fires at
 /// `earlyFireFactor` of the fire ratio, as a check's does in the middle of its flick; one that slows down, as a v's
-/// does near its end, waits for the ratio) and its height (`compareHeights`).
-@Suite("Checkmark detector: the second leg's speed and height")
+/// does near its end, waits for the ratio), its height (`compareHeights`) and its direction.
+@Suite("Checkmark detector: the second leg's speed, height and direction")
 struct CheckmarkSecondLegTests {
     /// The fraction of a movement from one point to another done at the fraction `tau` of its time, for a hand that
     /// moves smoothly (minimum jerk): slow, then fast in the middle, then slow.
@@ -100,6 +100,25 @@ struct CheckmarkSecondLegTests {
                     y: first.y + checkSecond.y * (Double(k) / 40 - 1), time: point.time)
         }
         #expect(Self.ratioAtFire(check) != nil)
+    }
+
+    @Test("a check whose second leg goes up a little past vertical, as a hand slanting left draws it, fires")
+    func secondLegPastVertical() {
+        // Down at 45° below the horizontal for 60, then up at 91° above it (a degree to the left) for 150.
+        func direction(_ degrees: Double) -> SIMD2<Double> {
+            SIMD2(cos(degrees * .pi / 180), sin(degrees * .pi / 180))
+        }
+        let first = direction(45) * 60
+        let second = direction(-91) * 150
+        let points = (0...80).map { k -> StrokePoint in
+            let along = Double(k) / 40
+            let at = k <= 40 ? first * along : first + second * (along - 1)
+            return StrokePoint(x: at.x, y: at.y, time: Double(k) * 8)
+        }
+        #expect(Self.ratioAtFire(points) != nil)
+        var upToVertical = CheckmarkConfiguration.default
+        upToVertical.secondLegDirection = -88 ... -30
+        #expect(Self.ratioAtFire(points, upToVertical) == nil)
     }
 
     @Test("stillAtSpeed compares the last fifth of the leg with its mean, and needs times that advance")
