@@ -6,10 +6,10 @@ the recognizer (user-dependent E = 1, 3, 9 over 30 trials; the built-in library'
 it) and the checkmark detector (true positives, false positives, median lead), the detector's hold on strokes
 as a phone delivers them (`stroke-tool robustness`: 60-240 Hz, a finger's noise, whole pixels) and as
 handwriting that leans to the right draws them (`shear=-0.2`: 1.29% false positives before session 26 compared
-the legs' heights, 0.67% since), and a gesture a
-session learns from one stroke (`stroke-tool learned`; bounds just under what session 24 measured: 99.44%,
-99.33%, 0.03%), and gestures cut into two strokes (`stroke-tool multistroke`; session 25 measured 99.46% in the
-order drawn, 98.21% in any order and direction, 99.33% and 99.33% in a library of both kinds).
+the legs' heights, 0.67% since), and a gesture a session learns from one stroke (`stroke-tool learned`; bounds
+just under what session 24 measured: 99.44%, 99.33%, 0.03%), and gestures cut into two strokes (`stroke-tool
+multistroke`; session 25 measured 99.46% in the order drawn, 98.21% in any order and direction, 99.33% and
+99.33% in a library of both kinds).
 
 Usage: scripts/accuracy-check.py [--tool PATH] [--dataset DIR]   (skips, and passes, when DIR is absent)
 """

@@ -68,8 +68,8 @@ struct WorkerUnitTests {
         var detector = CheckmarkDetector()
         let expected = detector.add(contentsOf: strokePoints)
         #expect(expected != nil)
-        var lengthsOnly = CheckmarkDetector(configuration: CheckmarkConfiguration(earlyFireFactor: 1))
-        #expect(try #require(expected).pointIndex < lengthsOnly.add(contentsOf: strokePoints)?.pointIndex ?? 0)
+        var withoutSpeed = CheckmarkDetector(configuration: CheckmarkConfiguration(earlyFireFactor: 1))
+        #expect(try #require(expected).pointIndex < withoutSpeed.add(contentsOf: strokePoints)?.pointIndex ?? 0)
         var storage = StrokeStorage.make(pointCapacity: 4, detector: CheckmarkDetector.State())
         var fired: CheckmarkDetector.Detection?
         for start in stride(from: 0, to: points.count, by: 7) {
