@@ -37,7 +37,8 @@ extension CheckmarkConfiguration {
             throw fail("\(name) \(value) must be positive")
         }
         for (name, value) in [
-            ("minimumSharpness", minimumSharpness), ("steepAngle", steepAngle), ("steepFirstAngle", steepFirstAngle),
+            ("minimumSharpness", minimumSharpness), ("firstLegMaxTurn", firstLegMaxTurn),
+            ("secondLegMaxTurn", secondLegMaxTurn), ("steepAngle", steepAngle), ("steepFirstAngle", steepFirstAngle),
         ] where !value.isFinite {
             throw fail("\(name) \(value) must be finite")
         }
@@ -74,7 +75,8 @@ extension CheckmarkConfiguration {
     /// The fields, named as the properties.
     private enum Field: String, CodingKey, CaseIterable {
         case initialSpacing, capacity, minimumLegPoints, firstLegDirection, secondLegDirection, turn
-        case firstLegMaxCurl, secondLegMaxCurl, minimumSharpness, fireRatio, steepFireRatio, steepAngle
+        case firstLegMaxCurl, secondLegMaxCurl, minimumSharpness, firstLegMaxTurn, secondLegMaxTurn, fireRatio
+        case steepFireRatio, steepAngle
         case steepFirstAngle, compareHeights, earlyFireFactor, earlyFireSpeed, minimumDuration
     }
 
@@ -111,6 +113,8 @@ extension CheckmarkConfiguration {
             firstLegMaxCurl: try value(.firstLegMaxCurl, d.firstLegMaxCurl),
             secondLegMaxCurl: try value(.secondLegMaxCurl, d.secondLegMaxCurl),
             minimumSharpness: try value(.minimumSharpness, d.minimumSharpness),
+            firstLegMaxTurn: try value(.firstLegMaxTurn, d.firstLegMaxTurn),
+            secondLegMaxTurn: try value(.secondLegMaxTurn, d.secondLegMaxTurn),
             fireRatio: try value(.fireRatio, d.fireRatio), steepFireRatio: try value(.steepFireRatio, d.steepFireRatio),
             steepAngle: try value(.steepAngle, d.steepAngle),
             steepFirstAngle: try value(.steepFirstAngle, d.steepFirstAngle),

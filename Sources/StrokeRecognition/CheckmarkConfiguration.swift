@@ -27,6 +27,19 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     /// (`max(2, count / 12)`) divided by the turn between the whole legs. A check's corner is sharp (≥ 0.66 in
     /// the $1 logs); the rounded bottom of a pigtail's first loop is not (≤ 0.38). Default: `0.5`.
     public var minimumSharpness: Double
+    /// Largest share of the legs' turn by which the first leg already turns the same way: the direction of its
+    /// first half against that of its second half, as `secondLegMaxTurn` measures it. A check's first leg runs
+    /// straight into its corner (at most 0.24 where the $1 logs' checks fire, under every change of `stroke-tool
+    /// robustness`); a pigtail, whose round bottom noise can make look sharp, curves into it. `1000` turns the
+    /// limit off. Default: `0.5`.
+    public var firstLegMaxTurn: Double
+    /// Largest share of the legs' turn by which the second leg goes on turning the same way: the direction of its
+    /// second half against that of its first half (from the corner to its middle resampled point, and from there
+    /// to the last), over the turn between the whole legs. The turn of a check's corner is over when its second
+    /// leg starts, which then runs straight or bends back (at most 0.19 where the $1 logs' checks fire, under
+    /// every change of `stroke-tool robustness`); a pigtail's loop, whose round bottom noise can make look sharp,
+    /// keeps turning. `1000` turns the limit off. Default: `0.3`.
+    public var secondLegMaxTurn: Double
     /// Second leg ÷ first leg at which the detector fires. Default: `1.15`.
     public var fireRatio: Double
     /// The fire ratio for steep, v-like second legs (both legs steep, as in a v). Default: `1.45`.
@@ -67,6 +80,8 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         firstLegMaxCurl: Double = 1.5,
         secondLegMaxCurl: Double = 1.18,
         minimumSharpness: Double = 0.5,
+        firstLegMaxTurn: Double = 0.5,
+        secondLegMaxTurn: Double = 0.3,
         fireRatio: Double = 1.15,
         steepFireRatio: Double = 1.45,
         steepAngle: Double = 50,
@@ -85,6 +100,8 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         self.firstLegMaxCurl = firstLegMaxCurl
         self.secondLegMaxCurl = secondLegMaxCurl
         self.minimumSharpness = minimumSharpness
+        self.firstLegMaxTurn = firstLegMaxTurn
+        self.secondLegMaxTurn = secondLegMaxTurn
         self.fireRatio = fireRatio
         self.steepFireRatio = steepFireRatio
         self.steepAngle = steepAngle

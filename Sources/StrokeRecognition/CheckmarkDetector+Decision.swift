@@ -75,7 +75,24 @@ extension CheckmarkDetector {
         let into = point(corner) - point(max(0, corner - k))
         let outOf = point(min(n - 1, corner + k)) - point(corner)
         let localTurn = (atan2(into.y, into.x) - atan2(outOf.y, outOf.x)) * 180 / .pi
-        return localTurn / turn >= c.minimumSharpness
+        guard localTurn / turn >= c.minimumSharpness else { return false }
+        return Self.legTurn(xs, ys, from: 0, to: corner) <= c.firstLegMaxTurn * turn
+            && Self.legTurn(xs, ys, from: corner, to: n - 1) <= c.secondLegMaxTurn * turn
+    }
+
+    /// How many degrees a leg, from the resampled point `a` to `b`, turns the way a check's corner turns (its
+    /// direction falling: counterclockwise on the screen): the direction from `a` to the leg's middle point less
+    /// that from the middle to `b`, in -180...180; negative when it bends the other way, 0 when the leg has no
+    /// middle point. Chords of half a leg, so that noise smaller than that barely moves it.
+    static func legTurn(_ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, from a: Int, to b: Int)
+        -> Double
+    {
+        let middle = a + (b - a) / 2
+        guard middle > a, middle < b else { return 0 }
+        let firstHalf = SIMD2(xs[middle] - xs[a], ys[middle] - ys[a])
+        let secondHalf = SIMD2(xs[b] - xs[middle], ys[b] - ys[middle])
+        let degrees = (atan2(firstHalf.y, firstHalf.x) - atan2(secondHalf.y, secondHalf.x)) * 180 / .pi
+        return degrees > 180 ? degrees - 360 : degrees < -180 ? degrees + 360 : degrees
     }
 
     /// Whether the second leg, from `corner` to the last of `count` resampled points, still moves at `threshold`

@@ -29,7 +29,8 @@ struct CheckmarkConfigurationTests {
     func partialAndRoundTrip() throws {
         let path = try Self.file(
             #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40, "#
-                + #""earlyFireFactor": 0.9, "compareHeights": false}"#)
+                + #""earlyFireFactor": 0.9, "compareHeights": false, "firstLegMaxTurn": 0.7, "secondLegMaxTurn": 0.25}"#
+        )
         defer { try? FileManager.default.removeItem(atPath: path) }
         let read = try CheckmarkConfiguration(contentsOf: path)
         var expected = CheckmarkConfiguration.default
@@ -39,6 +40,8 @@ struct CheckmarkConfigurationTests {
         expected.minimumDuration = 40
         expected.earlyFireFactor = 0.9
         expected.compareHeights = false
+        expected.firstLegMaxTurn = 0.7
+        expected.secondLegMaxTurn = 0.25
         #expect(read == expected)
         #expect(try CheckmarkConfiguration(contentsOf: Self.file("{}")) == .default)
         for configuration in [CheckmarkConfiguration.default, expected] {
@@ -105,6 +108,12 @@ struct CheckmarkConfigurationTests {
         #expect(throws: RecognitionError.self) { try configuration.validate() }
         configuration = .default
         configuration.minimumSharpness = .nan
+        #expect(throws: RecognitionError.self) { try configuration.validate() }
+        configuration = .default
+        configuration.secondLegMaxTurn = .infinity
+        #expect(throws: RecognitionError.self) { try configuration.validate() }
+        configuration = .default
+        configuration.firstLegMaxTurn = -.nan
         #expect(throws: RecognitionError.self) { try configuration.validate() }
     }
 }
