@@ -45,6 +45,9 @@ extension CheckmarkConfiguration {
         guard minimumDuration.isFinite, minimumDuration >= 0 else {
             throw fail("minimumDuration \(minimumDuration) must be 0 or more milliseconds")
         }
+        guard minimumFirstLegDuration.isFinite, minimumFirstLegDuration >= 0 else {
+            throw fail("minimumFirstLegDuration \(minimumFirstLegDuration) must be 0 or more milliseconds")
+        }
     }
 
     // MARK: - Files
@@ -77,7 +80,7 @@ extension CheckmarkConfiguration {
         case initialSpacing, capacity, minimumLegPoints, firstLegDirection, secondLegDirection, turn
         case firstLegMaxCurl, secondLegMaxCurl, minimumSharpness, firstLegMaxTurn, secondLegMaxTurn, fireRatio
         case steepFireRatio, steepAngle
-        case steepFirstAngle, compareHeights, earlyFireFactor, earlyFireSpeed, minimumDuration
+        case steepFirstAngle, compareHeights, earlyFireFactor, earlyFireSpeed, minimumDuration, minimumFirstLegDuration
     }
 
     /// Any key of a JSON object, to find the unknown ones.
@@ -121,6 +124,7 @@ extension CheckmarkConfiguration {
             compareHeights: try value(.compareHeights, d.compareHeights),
             earlyFireFactor: try value(.earlyFireFactor, d.earlyFireFactor),
             earlyFireSpeed: try value(.earlyFireSpeed, d.earlyFireSpeed),
-            minimumDuration: try value(.minimumDuration, d.minimumDuration))
+            minimumDuration: try value(.minimumDuration, d.minimumDuration),
+            minimumFirstLegDuration: try value(.minimumFirstLegDuration, d.minimumFirstLegDuration))
     }
 }

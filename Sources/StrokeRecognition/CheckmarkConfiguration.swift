@@ -68,6 +68,11 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     /// (the fastest of the $1 logs fires 232 ms in). A stroke whose times do not advance is not held back, and a
     /// check drawn faster than this is still matched as a gesture when it ends. Default: `100`.
     public var minimumDuration: Double
+    /// Milliseconds from the stroke's first point to the corner, below which the legs are not a check (absolute:
+    /// time, not size). Where the finger lands it often draws a hook of a few pixels, in a few tens of
+    /// milliseconds, which dense samples (120-240 Hz) resolve into a small check; a check's first leg takes longer
+    /// (at least 101 ms in the $1 logs). Read only where the stroke's times advance. Default: `60`.
+    public var minimumFirstLegDuration: Double
 
     /// Creates a configuration; every argument defaults to its documented value.
     public init(
@@ -89,7 +94,8 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         compareHeights: Bool = true,
         earlyFireFactor: Double = 0.85,
         earlyFireSpeed: Double = 1.2,
-        minimumDuration: Double = 100
+        minimumDuration: Double = 100,
+        minimumFirstLegDuration: Double = 60
     ) {
         self.initialSpacing = initialSpacing
         self.capacity = capacity
@@ -110,6 +116,7 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
         self.earlyFireFactor = earlyFireFactor
         self.earlyFireSpeed = earlyFireSpeed
         self.minimumDuration = minimumDuration
+        self.minimumFirstLegDuration = minimumFirstLegDuration
     }
 
     /// The defaults.

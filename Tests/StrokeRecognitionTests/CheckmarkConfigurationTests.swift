@@ -29,8 +29,8 @@ struct CheckmarkConfigurationTests {
     func partialAndRoundTrip() throws {
         let path = try Self.file(
             #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40, "#
-                + #""earlyFireFactor": 0.9, "compareHeights": false, "firstLegMaxTurn": 0.7, "secondLegMaxTurn": 0.25}"#
-        )
+                + #""earlyFireFactor": 0.9, "compareHeights": false, "firstLegMaxTurn": 0.7, "secondLegMaxTurn": 0.25, "#
+                + #""minimumFirstLegDuration": 45}"#)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let read = try CheckmarkConfiguration(contentsOf: path)
         var expected = CheckmarkConfiguration.default
@@ -42,6 +42,7 @@ struct CheckmarkConfigurationTests {
         expected.compareHeights = false
         expected.firstLegMaxTurn = 0.7
         expected.secondLegMaxTurn = 0.25
+        expected.minimumFirstLegDuration = 45
         #expect(read == expected)
         #expect(try CheckmarkConfiguration(contentsOf: Self.file("{}")) == .default)
         for configuration in [CheckmarkConfiguration.default, expected] {
@@ -56,6 +57,7 @@ struct CheckmarkConfigurationTests {
         arguments: [
             (#"{"minimumLegPoints": 0}"#, "minimumLegPoints 0"),
             (#"{"minimumDuration": -1}"#, "minimumDuration -1"),
+            (#"{"minimumFirstLegDuration": -5}"#, "minimumFirstLegDuration -5"),
             (#"{"minimumLegPoints": -40}"#, "minimumLegPoints -40"),
             (#"{"capacity": 6}"#, "capacity 6 is outside 7..."),
             (#"{"initialSpacing": -1}"#, "initialSpacing -1.0"),

@@ -122,8 +122,10 @@ struct CheckmarkDetectorTests {
         // Times that never advance hold nothing back.
         detector = CheckmarkDetector()
         #expect(detector.add(contentsOf: quick.map { StrokePoint(x: $0.x, y: $0.y, time: 7) }) != nil)
+        // Its first leg takes 21 ms: `minimumFirstLegDuration` goes too.
         var configuration = CheckmarkConfiguration.default
         configuration.minimumDuration = 0
+        configuration.minimumFirstLegDuration = 0
         detector = CheckmarkDetector(configuration: configuration)
         #expect(detector.add(contentsOf: quick) != nil)
         // Point by point, the same.
@@ -160,17 +162,20 @@ struct CheckmarkDetectorTests {
         var noise = StrokePerturbation()
         noise.jitter = 0.001
         let points = noise.apply(to: Fixtures.check(size: 300, step: 1, hertz: 4000), using: &generator)
-        var unheld = CheckmarkConfiguration.default
+        // Its first leg takes 32 ms: `minimumFirstLegDuration` is off here, so that the shape passes.
+        var held = CheckmarkConfiguration.default
+        held.minimumFirstLegDuration = 0
+        var unheld = held
         unheld.minimumDuration = 0
         var early = CheckmarkDetector(configuration: unheld)
         let first = early.add(contentsOf: points)
         #expect((first?.time ?? 1000) < 100)
-        var single = CheckmarkDetector()
+        var single = CheckmarkDetector(configuration: held)
         var one: CheckmarkDetector.Detection?
         for point in points where one == nil { one = single.add(point) }
         #expect(one.map { $0.time >= 100 && $0.time < 105 } == true, "\(String(describing: one))")
         for batch in [2, 5, 32, 64, 100, points.count] {
-            var batched = CheckmarkDetector()
+            var batched = CheckmarkDetector(configuration: held)
             var fired: CheckmarkDetector.Detection?
             var index = 0
             while index < points.count, fired == nil {

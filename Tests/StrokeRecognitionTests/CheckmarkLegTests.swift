@@ -5,9 +5,10 @@ import Testing
 
 /// How much each leg turns the way the corner does (`firstLegMaxTurn`, `secondLegMaxTurn`): a check turns at its
 /// corner and runs straight on either side of it; a pigtail's loop curves into its bottom and on out of it, and noise
-/// can make that round bottom look like a sharp corner.
-@Suite("Checkmark detector: the turn within each leg")
-struct CheckmarkLegTurnTests {
+/// can make that round bottom look like a sharp corner. And how long the first leg takes
+/// (`minimumFirstLegDuration`): a hook where the finger lands is drawn in a few tens of milliseconds.
+@Suite("Checkmark detector: the turn within each leg, the first leg's time")
+struct CheckmarkLegTests {
     /// A leg of `count` + 1 resampled points along an arc that starts in the direction `start` (degrees, screen y
     /// down) and whose direction changes by `turn` degrees in all, spread evenly; `turn` > 0 turns the direction
     /// up (counterclockwise on the screen), as a check's corner does.
@@ -111,5 +112,43 @@ struct CheckmarkLegTurnTests {
                 #expect(detector.add(contentsOf: points) != nil, "check \(index), seed \(seed)")
             }
         }
+    }
+
+    /// A hook where the finger lands, 4 units down and right in `hookMilliseconds`, then a straight shaft 300 units
+    /// up and to the right, as an arrow's starts; sampled at 240 Hz.
+    static func landing(hookMilliseconds: Double) -> [StrokePoint] {
+        let interval = 1000.0 / 240
+        let hookSamples = max(2, Int((hookMilliseconds / interval).rounded()))
+        var points = (0...hookSamples).map { k in
+            let along = 4 * Double(k) / Double(hookSamples) / 2.squareRoot()
+            return StrokePoint(x: along, y: along, time: Double(k) * interval)
+        }
+        let corner = points[hookSamples]
+        for k in 1...150 {
+            let along = 2 * Double(k) / 2.squareRoot()
+            points.append(
+                StrokePoint(x: corner.x + along, y: corner.y - along, time: corner.time + Double(k) * interval))
+        }
+        return points
+    }
+
+    @Test("a hook where the finger lands, then a long stroke, fires only where the hook took minimumFirstLegDuration")
+    func landingHook() throws {
+        var off = CheckmarkConfiguration.default
+        off.minimumFirstLegDuration = 0
+        let quick = Self.landing(hookMilliseconds: 20)
+        // Without the limit the hook's shape fires as soon as `minimumDuration` lets it.
+        var without = CheckmarkDetector(configuration: off)
+        let detection = without.add(contentsOf: quick)
+        let fired = try #require(detection)
+        #expect(fired.time - quick[0].time < 105)
+        var with = CheckmarkDetector()
+        #expect(with.add(contentsOf: quick) == nil)
+        // The same shape with a first leg drawn in 80 ms is a small check, and fires.
+        var slow = CheckmarkDetector()
+        #expect(slow.add(contentsOf: Self.landing(hookMilliseconds: 80)) != nil)
+        // Times that do not advance are not held to it.
+        var untimed = CheckmarkDetector()
+        #expect(untimed.add(contentsOf: quick.map { StrokePoint(x: $0.x, y: $0.y, time: 0) }) != nil)
     }
 }
