@@ -37,12 +37,6 @@ extension CheckmarkDetector {
         let corner = Self.corner(xs, ys, count: n, start: start, chord: chord)
         let legPoints = settings.minimumLegPoints  // the tuning's, held at 1 or more
         guard corner >= legPoints, n - 1 - corner >= legPoints else { return false }
-        // A first leg drawn in less than `minimumFirstLegDuration` is a hook where the finger landed. A stroke that
-        // spans under a millisecond so far is not held to it: its times do not advance, or advance as seconds would,
-        // which `minimumDuration` holds back and reports.
-        guard times[n - 1] - times[0] < 1 || times[corner] - times[0] >= c.minimumFirstLegDuration else {
-            return false
-        }
         let first = point(corner) - start
         let second = end - point(corner)
         let firstLength = (first * first).sum().squareRoot()
@@ -72,6 +66,12 @@ extension CheckmarkDetector {
         guard c.firstLegDirection.contains(firstDirection), c.secondLegDirection.contains(secondDirection),
             c.turn.contains(turn)
         else { return false }
+        // A first leg drawn in less than `minimumFirstLegDuration` is a hook where the finger landed. A stroke that
+        // spans under a millisecond so far is not held to it: its times do not advance, or advance as seconds would,
+        // which `minimumDuration` holds back and reports.
+        guard times[n - 1] - times[0] < 1 || times[corner] - times[0] >= c.minimumFirstLegDuration else {
+            return false
+        }
         let firstPath = Self.pathLength(xs, ys, from: 0, to: corner)
         let secondPath = Self.pathLength(xs, ys, from: corner, to: n - 1)
         guard firstPath / firstLength <= c.firstLegMaxCurl, secondPath / secondLength <= c.secondLegMaxCurl else {
