@@ -82,8 +82,9 @@ extension CheckmarkDetector {
         let outOf = point(min(n - 1, corner + k)) - point(corner)
         let localTurn = (atan2(into.y, into.x) - atan2(outOf.y, outOf.x)) * 180 / .pi
         guard localTurn / turn >= c.minimumSharpness else { return false }
-        return Self.legTurn(xs, ys, from: 0, to: corner) <= c.firstLegMaxTurn * turn
-            && Self.legTurn(xs, ys, from: corner, to: n - 1) <= c.secondLegMaxTurn * turn
+        // Shares of the turn, so that a tuning that allows corners turning the other way holds their legs alike.
+        return Self.legTurn(xs, ys, from: 0, to: corner) / turn <= c.firstLegMaxTurn
+            && Self.legTurn(xs, ys, from: corner, to: n - 1) / turn <= c.secondLegMaxTurn
     }
 
     /// How many degrees a leg, from the resampled point `a` to `b`, turns the way a check's corner turns (its
