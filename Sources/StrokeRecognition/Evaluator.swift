@@ -92,10 +92,18 @@ public struct Evaluator: Sendable {
     }
 
     private func run(_ recognizer: Recognizer, on sample: DollarLog, into tally: inout Tally) throws(RecognitionError) {
+        let points = tested(sample)
         let clock = ContinuousClock()
         let started = clock.now
-        let result = try recognizer.recognize(tested(sample))
+        var result = try recognizer.recognize(points)
         let elapsed = clock.now - started
+        // As the worker answers: with the checkmark detector's verdict on the stroke.
+        var detector = CheckmarkDetector(configuration: checkmarkConfiguration)
+        let fired = detector.add(contentsOf: points) != nil
+        if !detector.timesLookLikeSeconds {
+            result = result.applyingCheckmark(
+                fired: fired, configuration: recognizerConfiguration, minimumScore: recognizer.library.minimumScore)
+        }
         tally.record(expected: sample.gesture, result: result, elapsed: elapsed, templates: recognizer.templateCount)
     }
 

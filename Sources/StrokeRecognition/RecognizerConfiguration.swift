@@ -27,6 +27,16 @@ public struct RecognizerConfiguration: Sendable, Hashable {
     /// `stroke-tool multistroke` (Benchmarks.md, "Gestures of several strokes"): 0 against 0.25, 0.5, 1, 2, 3.
     /// Default: `0`.
     public var jumpTangentFactor: Double = 0
+    /// The library's gesture that the streaming checkmark detector stands for. Where the detector fired on a
+    /// stroke, that gesture is its match if it scored within `checkmarkMargin` of the best; where the detector ran
+    /// and did not fire, a best match of that gesture yields to the runner-up within the margin. The detector tells
+    /// a check from a v by the legs' lengths, heights and speed, which the matcher's normalized shapes blur. A
+    /// library without that gesture is unaffected; `""` turns the rule off. Default: `"check"`.
+    public var checkmarkGesture = "check"
+    /// How close, in score, the detector's choice must be to the best candidate (`checkmarkGesture`); `0` turns
+    /// the rule off. Measured with `stroke-tool eval` (Benchmarks.md, "The detector's verdict in the match").
+    /// Default: `0.04`.
+    public var checkmarkMargin = 0.04
 
     /// Creates a configuration.
     public init(pointCount: Int = 32, tangentWeight: Double = 1.0, band: Int = 4, shortlist: Int = 8, topK: Int = 3) {
@@ -58,6 +68,9 @@ public struct RecognizerConfiguration: Sendable, Hashable {
         guard topK >= 1 else { throw RecognitionError(.invalidConfiguration, "topK \(topK) must be ≥ 1") }
         guard jumpTangentFactor.isFinite, jumpTangentFactor >= 0 else {
             throw RecognitionError(.invalidConfiguration, "jumpTangentFactor \(jumpTangentFactor) must be ≥ 0")
+        }
+        guard checkmarkMargin.isFinite, (0...1).contains(checkmarkMargin) else {
+            throw RecognitionError(.invalidConfiguration, "checkmarkMargin \(checkmarkMargin) is outside 0...1")
         }
     }
 }

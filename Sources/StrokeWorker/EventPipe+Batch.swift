@@ -36,7 +36,7 @@ extension EventPipe.Batch {
                     points: first..<points.count, eventSequence: request.context.eventSequence,
                     sequence: request.context.sequence, stroke: request.context.stroke,
                     pointer: request.context.pointer, slot: request.slot, learned: learnedIndex,
-                    gesture: gestureIndex)))
+                    gesture: gestureIndex, checkmarkFired: request.checkmarkFired)))
     }
 
     // MARK: - Reading
@@ -62,7 +62,8 @@ extension EventPipe.Batch {
                         recognizer: registry.recognizer(request.slot), library: registry.name(request.slot),
                         slot: request.slot, points: UnsafeBufferPointer(rebasing: points[request.points]),
                         learned: request.learned >= 0 ? learned[Int(request.learned)] : nil,
-                        gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil
+                        gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil,
+                        checkmarkFired: request.checkmarkFired
                     ).encode(into: &writer)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }
                 }

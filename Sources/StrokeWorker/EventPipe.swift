@@ -24,6 +24,8 @@ final class EventPipe: Sendable {
         var learned: Int32 = -1
         /// For a gesture of several strokes: its strokes, at this index in the batch's `gestures`, or -1.
         var gesture: Int32 = -1
+        /// `RecognitionRequest.checkmarkFired`.
+        var checkmarkFired: Bool? = nil
     }
 
     /// One event (`request == nil`: `bytes[start..<topicEnd]` is the topic, `bytes[topicEnd..<end]` the payload)

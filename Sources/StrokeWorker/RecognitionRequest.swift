@@ -22,6 +22,10 @@ public struct RecognitionRequest {
     var learned: LearnedTemplates? = nil
     /// For a gesture of several strokes: where they start in `points`, and their ids.
     var gesture: GestureStrokes? = nil
+    /// Whether the checkmark detector fired on the stroke, where it ran on all of it; the match then follows its
+    /// verdict between close candidates (`RecognizerConfiguration.checkmarkChoice`). Nil for gestures of several
+    /// strokes and where the detector did not run.
+    var checkmarkFired: Bool? = nil
 
     /// Recognizes the stroke and writes the event into `writer`.
     public func encode(into writer: inout JSONWriter) {
@@ -50,17 +54,24 @@ public struct RecognitionRequest {
     private func recognize(strokeStarts: UnsafeBufferPointer<Int>) throws(RecognitionError)
         -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?)
     {
-        guard let learned else {
+        var candidates: [EventEncoder.Candidate]
+        if let learned {
+            let (fromLibrary, fromLearned) = try recognizer.recognize(
+                points: points, strokeStarts: strokeStarts, alongWith: learned.recognizer)
+            candidates = LearnedTemplates.merged(
+                library: fromLibrary.candidates, learned: fromLearned.candidates, limit: recognizer.configuration.topK)
+        } else {
             let result = try recognizer.recognize(points: points, strokeStarts: strokeStarts)
-            return (
-                result.candidates.map { .init(name: $0.name, score: $0.score) },
-                result.match.map { .init(name: $0.name, score: $0.score) }
-            )
+            candidates = result.candidates.map { .init(name: $0.name, score: $0.score) }
         }
-        let (fromLibrary, fromLearned) = try recognizer.recognize(
-            points: points, strokeStarts: strokeStarts, alongWith: learned.recognizer)
-        let candidates = LearnedTemplates.merged(
-            library: fromLibrary.candidates, learned: fromLearned.candidates, limit: recognizer.configuration.topK)
-        return (candidates, candidates.first.flatMap { $0.score >= recognizer.library.minimumScore ? $0 : nil })
+        let minimumScore = recognizer.library.minimumScore
+        guard let best = candidates.first, best.score >= minimumScore else { return (candidates, nil) }
+        if let fired = checkmarkFired,
+            let index = recognizer.configuration.checkmarkChoice(
+                among: candidates, fired: fired, minimumScore: minimumScore, name: \.name, score: \.score)
+        {
+            candidates.insert(candidates.remove(at: index), at: 0)
+        }
+        return (candidates, candidates[0])
     }
 }

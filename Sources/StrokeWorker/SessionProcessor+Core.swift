@@ -237,9 +237,13 @@ extension SessionProcessor {
                 publish(id)
             } else {
                 let (library, invariant) = (session.library, session.invariant)
+                // The detector's verdict, where it ran on the whole stroke with times it could read.
+                let fired =
+                    stroke.detecting && !stroke.storage.timesLookLikeSeconds ? stroke.storage.checkmarkFired : nil
                 stroke.storage.withPoints { points in
                     publishRecognition(
-                        of: points, library: library, invariant: invariant, learned: learned, context: eventContext)
+                        of: points, library: library, invariant: invariant, learned: learned, context: eventContext,
+                        checkmarkFired: fired)
                 }
             }
         }
@@ -251,14 +255,15 @@ extension SessionProcessor {
         @inline(__always)
         mutating func publishRecognition(
             of points: UnsafeBufferPointer<SIMD2<Double>>, library: Int32, invariant: Bool?,
-            learned: LearnedTemplates?, context: EventEncoder.Context, gesture: GestureStrokes? = nil
+            learned: LearnedTemplates?, context: EventEncoder.Context, gesture: GestureStrokes? = nil,
+            checkmarkFired: Bool? = nil
         ) {
             let entry = registry.entries[Int(library)]
             sink.publishRecognition(
                 RecognitionRequest(
                     context: context, recognizer: entry.recognizer(invariant: invariant), library: entry.name,
                     slot: LibraryRegistry.Slot(library: library, invariant: invariant), points: points,
-                    learned: learned, gesture: gesture),
+                    learned: learned, gesture: gesture, checkmarkFired: checkmarkFired),
                 writer: &writer)
         }
 

@@ -112,6 +112,11 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
         }
     }
 
+    /// Whether the detector fired on the stroke.
+    var checkmarkFired: Bool {
+        withUnsafeMutablePointerToHeader { $0.pointee.detector.detection != nil }
+    }
+
     /// Whether the detector held the stroke back as a check drawn under a millisecond after its first point: its
     /// times look like seconds (`CheckmarkDetector.State.timesLookLikeSeconds`).
     var timesLookLikeSeconds: Bool {

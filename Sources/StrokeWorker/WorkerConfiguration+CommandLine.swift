@@ -50,6 +50,16 @@ extension WorkerConfiguration {
                 + "(as stroke-tool eval --checkmark-config reads it; the others keep their defaults). "
                 + "Default: the built-in tuning"),
         Option(
+            flag: "checkmark-gesture", env: "STROKE_WORKER_CHECKMARK_GESTURE", value: "NAME",
+            help: "the libraries' gesture the checkmark detector stands for: where it fired on a stroke, that "
+                + "gesture is the match if it scored within --checkmark-margin of the best; where it ran and did "
+                + "not fire, a best match of that gesture yields to a runner-up that close; \"\" turns this off. "
+                + "Default: check"),
+        Option(
+            flag: "checkmark-margin", env: "STROKE_WORKER_CHECKMARK_MARGIN", value: "SCORE",
+            help: "how close in score (0...1) the checkmark detector's choice must be to the best candidate to "
+                + "become the match; 0 turns this off. Default: 0.04"),
+        Option(
             flag: "curve-secret-key", env: "STROKE_WORKER_CURVE_SECRET_KEY", value: "FILE",
             help: "encrypt the input and output endpoints with CURVE: FILE holds this worker's secret key (40 Z85 "
                 + "characters, or a ZeroMQ certificate; stroke-tool keygen makes a pair); producers and consumers "
@@ -198,6 +208,15 @@ extension WorkerConfiguration {
         }
         if let path = args.value("checkmark-config", env: env("checkmark-config")) {
             checkmark = try CheckmarkConfiguration(contentsOf: path)
+        }
+        if let name = args.value("checkmark-gesture", env: env("checkmark-gesture")) {
+            recognizer.checkmarkGesture = name
+        }
+        if let text = args.value("checkmark-margin", env: env("checkmark-margin")) {
+            guard let margin = Double(text), margin.isFinite, (0...1).contains(margin) else {
+                throw CommandLineArguments.Failure(description: "--checkmark-margin: a score in 0...1, got \"\(text)\"")
+            }
+            recognizer.checkmarkMargin = margin
         }
         if let value = args.value("recognition-offload", env: env("recognition-offload")) {
             guard let offload = RecognitionOffload(rawValue: value) else {

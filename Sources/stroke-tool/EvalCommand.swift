@@ -22,6 +22,9 @@ enum EvalCommand {
           --points N                    resampled points (default 32)
           --band B                      elastic matcher band (default 4)
           --tangent-weight W            elastic tangent weight (default 1.0)
+          --checkmark-margin M          a check the detector fired on is the match within M of the best
+                                        score, and a best check it did not fire on yields to a runner-up
+                                        that close, as in the worker (default 0.04; 0: the matcher alone)
           --orientation O               user-dependent libraries: sensitive (default) or invariant
           --max-rotation DEG            user-dependent libraries: rotation bound (default 30)
           --checkmark-config FILE       the checkmark detector's tuning: a JSON object with any of the
@@ -44,6 +47,7 @@ enum EvalCommand {
                 "shortlist-divisor", "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects",
                 "seed", "shortlist",
                 "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config", "perturb",
+                "checkmark-margin",
             ])
         if let ignored = ElasticMatcher.KernelBuild.requestIgnored { StrokeTool.printError("stroke-tool: \(ignored)") }
         if args.flag("help") {
@@ -62,6 +66,7 @@ enum EvalCommand {
         configuration.band = try args.parsed("band", default: configuration.band)
         configuration.shortlistDivisor = try args.parsed("shortlist-divisor", default: configuration.shortlistDivisor)
         configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
+        configuration.checkmarkMargin = try args.parsed("checkmark-margin", default: configuration.checkmarkMargin)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         var libraryTemplate = TemplateLibrary(name: "evaluation")
         if let orientation = args.value("orientation") {

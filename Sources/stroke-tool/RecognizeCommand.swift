@@ -134,8 +134,14 @@ enum RecognizeCommand {
                 offset += part.count
             }
             do {
-                let result = try recognizer.recognize(
+                var result = try recognizer.recognize(
                     points: stroke.points.map(\.position), strokeStarts: stroke.strokeStarts)
+                // As the worker answers a single stroke: with the detector's verdict.
+                if stroke.strokes.count == 1 && answer.timesLookLikeSeconds != true {
+                    result = result.applyingCheckmark(
+                        fired: answer.checkmarkPointIndex != nil, configuration: recognizer.configuration,
+                        minimumScore: recognizer.library.minimumScore)
+                }
                 answer.match = result.match?.name
                 answer.score = result.match?.score
                 answer.candidates = result.candidates.map { Answer.Candidate(name: $0.name, score: $0.score) }

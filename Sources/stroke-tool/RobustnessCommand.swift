@@ -19,6 +19,7 @@ enum RobustnessCommand {
           --perturbations LIST     perturbations separated by ";" (default: the sweep in Benchmarks.md:
                                    \(defaultSweep.joined(separator: "; ")))
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
+          --checkmark-margin M     the detector's verdict in the match, as `stroke-tool eval` (default 0.04)
           --seed S                 seeds the jitter (default 1)
           --json                   print exactly one JSON object
         """
@@ -40,7 +41,8 @@ enum RobustnessCommand {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
-            arguments, flags: ["json"], known: ["dataset", "perturbations", "checkmark-config", "seed"])
+            arguments, flags: ["json"],
+            known: ["dataset", "perturbations", "checkmark-config", "checkmark-margin", "seed"])
         if args.flag("help") {
             print(usage)
             return 0
@@ -54,6 +56,9 @@ enum RobustnessCommand {
             }
         let samples = try DollarLog.loadDataset(dataset)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
+        var recognizer = RecognizerConfiguration.default
+        recognizer.checkmarkMargin = try args.parsed("checkmark-margin", default: recognizer.checkmarkMargin)
+        try recognizer.validate()
         let seed: UInt64 = try args.parsed("seed", default: 1)
         // Each subject's evaluator, with its library built once from the other subjects.
         let subjects = Set(samples.map(\.subject)).sorted()
@@ -63,7 +68,10 @@ enum RobustnessCommand {
         let heldOut = try subjects.map { subject throws(RecognitionError) in
             let library = try TemplateLibrary.medoids(
                 name: "without-\(subject)", samples: samples.filter { $0.subject != subject }, perGesture: 8)
-            return (Evaluator(samples: samples.filter { $0.subject == subject }), library)
+            let evaluator = Evaluator(
+                samples: samples.filter { $0.subject == subject }, recognizerConfiguration: recognizer,
+                checkmarkConfiguration: checkmark)
+            return (evaluator, library)
         }
         var rows = [Row]()
         for perturbation in perturbations {

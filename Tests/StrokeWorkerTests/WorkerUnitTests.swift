@@ -273,6 +273,11 @@ struct WorkerUnitTests {
             arguments: ["--max-learned-templates", "9", "--max-session-templates", "0"], environment: [:])
         #expect(learning.maxLearnedTemplates == 9 && learning.maxSessionTemplates == 0)
         #expect(WorkerConfiguration().maxLearnedTemplates == 50_000)
+        let verdict = try WorkerConfiguration(
+            arguments: ["--checkmark-gesture", "tick"], environment: ["STROKE_WORKER_CHECKMARK_MARGIN": "0.1"])
+        #expect(verdict.recognizer.checkmarkGesture == "tick" && verdict.recognizer.checkmarkMargin == 0.1)
+        #expect(WorkerConfiguration().recognizer.checkmarkGesture == "check")
+        #expect(WorkerConfiguration().recognizer.checkmarkMargin == 0.04)
         let ordinal = try WorkerConfiguration(
             arguments: ["--shard", "ordinal/3"], environment: ["HOSTNAME": "stroke-worker-2"])
         #expect(ordinal.shard == (2, 3))
@@ -280,7 +285,8 @@ struct WorkerUnitTests {
             ["--shard", "3/3"], ["--lanes", "0"], ["--bogus", "1"], ["--log-level", "loud"], ["stray"], ["--hwm"],
             ["--recognition-offload", "sometimes"], ["--input-hwm", "-1"], ["--input-hwm", "many"],
             ["--checkmark", "maybe"], ["--recognition-thread", "yes"], ["--max-session-templates", "-1"],
-            ["--max-learned-templates", "many"],
+            ["--max-learned-templates", "many"], ["--checkmark-margin", "2"], ["--checkmark-margin", "close"],
+            ["--checkmark-margin", "nan"],
         ] {
             #expect(throws: CommandLineArguments.Failure.self) {
                 try WorkerConfiguration(arguments: bad, environment: [:])
