@@ -59,6 +59,8 @@ public struct Recognizer: Sendable {
     public var library: TemplateLibrary { storage.library }
     /// The matcher's tuning.
     public var configuration: RecognizerConfiguration { storage.configuration }
+    /// The library's `minimumScore`, read without copying the library (its name and templates) out.
+    public var minimumScore: Double { storage.library.minimumScore }
 
     var gestureIDs: [Int32] { storage.gestureIDs }
     private var gestureNames: [String] { storage.gestureNames }

@@ -64,13 +64,16 @@ public struct RecognitionRequest {
             let result = try recognizer.recognize(points: points, strokeStarts: strokeStarts)
             candidates = result.candidates.map { .init(name: $0.name, score: $0.score) }
         }
-        let minimumScore = recognizer.library.minimumScore
+        let minimumScore = recognizer.minimumScore
         guard let best = candidates.first, best.score >= minimumScore else { return (candidates, nil) }
         if let fired = checkmarkFired,
             let index = recognizer.configuration.checkmarkChoice(
-                among: candidates, fired: fired, minimumScore: minimumScore, name: \.name, score: \.score)
+                among: candidates, fired: fired, minimumScore: minimumScore, name: { $0.name }, score: { $0.score })
         {
-            candidates.insert(candidates.remove(at: index), at: 0)
+            // The chosen one first, the others in their order.
+            let chosen = candidates[index]
+            for k in stride(from: index, to: 0, by: -1) { candidates[k] = candidates[k - 1] }
+            candidates[0] = chosen
         }
         return (candidates, candidates[0])
     }
