@@ -102,7 +102,7 @@ public struct Evaluator: Sendable {
         let fired = detector.add(contentsOf: points) != nil
         if !detector.timesLookLikeSeconds {
             result = result.applyingCheckmark(
-                fired: fired, configuration: recognizerConfiguration, minimumScore: recognizer.library.minimumScore)
+                fired: fired, configuration: recognizerConfiguration, minimumScore: recognizer.minimumScore)
         }
         tally.record(expected: sample.gesture, result: result, elapsed: elapsed, templates: recognizer.templateCount)
     }

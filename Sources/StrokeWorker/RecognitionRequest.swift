@@ -23,8 +23,8 @@ public struct RecognitionRequest {
     /// For a gesture of several strokes: where they start in `points`, and their ids.
     var gesture: GestureStrokes? = nil
     /// Whether the checkmark detector fired on the stroke, where it ran on all of it; the match then follows its
-    /// verdict between close candidates (`RecognizerConfiguration.checkmarkChoice`). Nil for gestures of several
-    /// strokes and where the detector did not run.
+    /// verdict between close candidates (`RecognizerConfiguration.checkmarkChoice`). Nil for the gestures of a
+    /// session that groups strokes and where the detector did not run.
     var checkmarkFired: Bool? = nil
 
     /// Recognizes the stroke and writes the event into `writer`.
