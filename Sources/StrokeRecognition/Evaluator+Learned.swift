@@ -26,10 +26,10 @@ extension Evaluator {
     /// and the subject's other strokes of X at that speed are tested, with one random stroke of each other
     /// gesture. A stroke is matched as the worker matches it (`RecognitionResult.merged`): the library and the
     /// learned templates together, a learned one winning only with a higher score, and no match under the
-    /// library's `minimumScore`.
+    /// library's `minimumScore`, and the checkmark detector (tuned by `checkmark`) deciding between close candidates.
     public static func learnedGestures(
         samples: [DollarLog], templatesPerGesture: Int, libraryPerGesture: Int = 8, seed: UInt64 = 1,
-        configuration: RecognizerConfiguration = .default
+        configuration: RecognizerConfiguration = .default, checkmark: CheckmarkConfiguration = .default
     ) throws(RecognitionError) -> LearnedGestureReport {
         guard templatesPerGesture >= 1 else {
             throw RecognitionError(.invalidConfiguration, "templates per gesture must be 1 or more")
@@ -70,19 +70,25 @@ extension Evaluator {
                     examples.removeFirst(templatesPerGesture)
                     let session = try Recognizer(library: learned, configuration: configuration)
                     /// The learned gesture (nil), a library gesture's name, or "" for no match: the first of the
-                    /// merged candidates, when it reaches the library's minimum score (as the worker answers).
+                    /// merged candidates, when it reaches the library's minimum score, with the checkmark
+                    /// detector's verdict between close ones (as the worker answers).
                     func answer(_ log: DollarLog) throws(RecognitionError) -> String? {
                         let (fromLibrary, fromLearned) = try log.points.map(\.position).withUnsafeBufferPointer {
                             (points) throws(RecognitionError) in
                             try recognizer.recognize(points: points, alongWith: session)
                         }
-                        guard
-                            let best = RecognitionResult.merged(
-                                library: fromLibrary.candidates, learned: fromLearned.candidates, limit: 1
-                            )
-                            .first,
-                            best.candidate.score >= library.minimumScore
-                        else { return "" }
+                        let merged = RecognitionResult.merged(
+                            library: fromLibrary.candidates, learned: fromLearned.candidates, limit: configuration.topK)
+                        guard var best = merged.first, best.candidate.score >= library.minimumScore else { return "" }
+                        var detector = CheckmarkDetector(configuration: checkmark)
+                        let fired = detector.add(contentsOf: log.points) != nil
+                        if !detector.timesLookLikeSeconds,
+                            let index = configuration.checkmarkChoice(
+                                among: merged, fired: fired, minimumScore: library.minimumScore,
+                                name: { $0.candidate.name }, score: { $0.candidate.score })
+                        {
+                            best = merged[index]
+                        }
                         return best.learned ? nil : best.candidate.name
                     }
                     for example in examples {
