@@ -24,6 +24,24 @@ extension RecognizerConfiguration {
         let chosen = score(candidates[index])
         return score(best) - chosen <= checkmarkMargin && chosen >= minimumScore ? index : nil
     }
+
+    /// Moves the candidate `checkmarkChoice` chooses, if any, to the front of `candidates`, the others keeping
+    /// their order; whether it moved one. The same preconditions as `checkmarkChoice`.
+    @inlinable
+    @discardableResult
+    public func moveCheckmarkChoiceFirst<Element>(
+        in candidates: inout [Element], fired: Bool, minimumScore: Double, name: (Element) -> String,
+        score: (Element) -> Double
+    ) -> Bool {
+        guard
+            let index = checkmarkChoice(
+                among: candidates, fired: fired, minimumScore: minimumScore, name: name, score: score)
+        else { return false }
+        let chosen = candidates[index]
+        for k in stride(from: index, to: 0, by: -1) { candidates[k] = candidates[k - 1] }
+        candidates[0] = chosen
+        return true
+    }
 }
 
 extension RecognitionResult {
@@ -33,13 +51,11 @@ extension RecognitionResult {
     public func applyingCheckmark(fired: Bool, configuration: RecognizerConfiguration, minimumScore: Double)
         -> RecognitionResult
     {
-        guard match != nil,
-            let index = configuration.checkmarkChoice(
-                among: candidates, fired: fired, minimumScore: minimumScore, name: \.name, score: \.score)
-        else { return self }
         var reordered = candidates
-        let chosen = reordered.remove(at: index)
-        reordered.insert(chosen, at: 0)
-        return RecognitionResult(match: chosen, candidates: reordered)
+        guard match != nil,
+            configuration.moveCheckmarkChoiceFirst(
+                in: &reordered, fired: fired, minimumScore: minimumScore, name: \.name, score: \.score)
+        else { return self }
+        return RecognitionResult(match: reordered[0], candidates: reordered)
     }
 }

@@ -66,14 +66,9 @@ public struct RecognitionRequest {
         }
         let minimumScore = recognizer.minimumScore
         guard let best = candidates.first, best.score >= minimumScore else { return (candidates, nil) }
-        if let fired = checkmarkFired,
-            let index = recognizer.configuration.checkmarkChoice(
-                among: candidates, fired: fired, minimumScore: minimumScore, name: { $0.name }, score: { $0.score })
-        {
-            // The chosen one first, the others in their order.
-            let chosen = candidates[index]
-            for k in stride(from: index, to: 0, by: -1) { candidates[k] = candidates[k - 1] }
-            candidates[0] = chosen
+        if let fired = checkmarkFired {
+            recognizer.configuration.moveCheckmarkChoiceFirst(
+                in: &candidates, fired: fired, minimumScore: minimumScore, name: { $0.name }, score: { $0.score })
         }
         return (candidates, candidates[0])
     }

@@ -115,6 +115,7 @@ struct CheckmarkVerdictTests {
     func throughTheEventPipe() throws {
         let library = Self.library(Self.check, best: "v", runnerUp: "check")
         let registry = try LibraryRegistry([library])
+        let slot = LibraryRegistry.Slot(library: 0, invariant: nil)
         let points = Self.check.map(\.position)
         var names = [String]()
         for fired: Bool? in [true, nil] {
@@ -126,8 +127,7 @@ struct CheckmarkVerdictTests {
                         RecognitionRequest(
                             context: EventEncoder.Context(
                                 session: topic, eventSequence: 1, sequence: 3, stroke: 1, pointer: 0),
-                            recognizer: registry.recognizer(LibraryRegistry.Slot(library: 0, invariant: nil)),
-                            library: "verdict", slot: LibraryRegistry.Slot(library: 0, invariant: nil),
+                            recognizer: registry.recognizer(slot), library: "verdict", slot: slot,
                             points: points, checkmarkFired: fired))
                 }
             }
