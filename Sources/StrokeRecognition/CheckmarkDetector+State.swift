@@ -10,7 +10,8 @@ extension CheckmarkDetector {
         // and touches `detection` only when the detector fires.
 
         /// The online resampling: its state is copied into locals for a batch of points and back after it.
-        private var walk: Walk
+        /// Visible to inlined code for `resampledCount` alone, which the worker reads per message.
+        @usableFromInline private(set) var walk: Walk
         /// Number of points fed so far.
         private var pointsSeen = 0
         private let settings: Settings
@@ -40,7 +41,10 @@ extension CheckmarkDetector {
         public var pointCount: Int { pointsSeen }
 
         /// Resampled points in the buffer: the next one is written at this index of the x and the y halves.
-        public var resampledCount: Int { Int(walk.count) }
+        ///
+        /// Inlinable: the worker reads it for every message it fetches ahead, and a call copied the whole state
+        /// (88 bytes) to the stack first.
+        @inlinable public var resampledCount: Int { Int(walk.count) }
 
         /// Whether the stroke looked like a check under a millisecond after its first point, and was held back by
         /// `minimumDuration`: its times advance as if they were seconds, not milliseconds, and it will not fire.
@@ -299,7 +303,7 @@ extension CheckmarkDetector {
     }
 
     /// The resampling's state, 40 bytes: four doubles, the count and two flags.
-    private struct Walk {
+    @usableFromInline struct Walk: Sendable {
         var spacing: Double
         /// Path length since the last resampled point.
         var sinceLast = 0.0
@@ -307,7 +311,7 @@ extension CheckmarkDetector {
         var lastX = 0.0
         var lastY = 0.0
         /// Resampled points in use (at most `capacity + 1`, which `Settings` bounds).
-        var count: Int32 = 0
+        @usableFromInline var count: Int32 = 0
         var hasLast = false
         /// Set with `detection`, so that a batch after it reads nothing else.
         var fired = false

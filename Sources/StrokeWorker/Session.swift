@@ -69,12 +69,14 @@ struct OpenStrokes {
         if index == 0 { body(&first!) } else { body(&rest[index - 1]) }
     }
 
-    /// Asks for the lines the first stroke's next message writes to be fetched (its storage's header must be in
-    /// the cache: `prefetchFirstHeader` first).
+    /// Asks for the lines the first stroke's next message writes to be fetched, given where its storage's
+    /// reference lies (`firstStorageOffset`; the header must be in the cache: `prefetchFirstHeader` first). The
+    /// storage is used through its reference's bits, not retained: it stays alive in the session that holds it,
+    /// which nothing changes before the prefetch returns.
     @inline(__always)
-    func prefetchFirstTail() {
-        guard let first else { return }
-        first.storage.prefetchTail()
+    static func prefetchFirstTail(storageAt reference: UnsafeRawPointer) {
+        guard let object = UnsafeRawPointer(bitPattern: reference.load(as: UInt.self)) else { return }
+        Unmanaged<StrokeStorage>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.prefetchTail() }
     }
 
     /// Where the first stroke's storage reference lies within an `OpenStrokes` (an optional's payload starts its
