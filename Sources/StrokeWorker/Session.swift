@@ -60,6 +60,11 @@ struct OpenStrokes {
         }
     }
 
+    /// Whether the stroke at `index` passed the per-stroke point limit, read in place: the subscript's `_read`
+    /// coroutine was called, not inlined, for every message that reads this.
+    @inline(__always)
+    func overflowed(at index: Int) -> Bool { index == 0 ? first!.overflowed : rest[index - 1].overflowed }
+
     /// Calls `body` with the stroke at `index`, in place.
     ///
     /// A method rather than a `_modify` accessor: measured, the accessor was not inlined, and its coroutine frame

@@ -171,7 +171,7 @@ extension SessionProcessor {
         static var spareStrokeLimit: Int { 256 }
 
         private mutating func addPoints(_ session: inout Session, stroke index: Int, id: UnsafeRawBufferPointer) {
-            guard !message.points.isEmpty, !session.strokes[index].overflowed else { return }
+            guard !message.points.isEmpty, !session.strokes.overflowed(at: index) else { return }
             var fired: CheckmarkDetector.Detection?
             var overflowed = false
             let limit = configuration.maxPointsPerStroke
