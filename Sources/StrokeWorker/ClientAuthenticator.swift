@@ -16,6 +16,9 @@ public final class ClientAuthenticator: Sendable {
     public let metrics: WorkerMetrics?
     /// The admitted client keys now (nil: any client).
     private let authorized: Mutex<Set<[UInt8]>?>
+    /// How many reloads have taken keys away: connections made before the last of them may carry a key that is
+    /// no longer admitted (`ConnectionVetting` checks them). 0 until a key is revoked.
+    private let revocationCount = Atomic<Int>(0)
     /// Set once `run` has bound the handler, and once it has returned.
     private let bound = Atomic<Bool>(false)
     private let ended = Atomic<Bool>(false)
@@ -64,16 +67,31 @@ public final class ClientAuthenticator: Sendable {
     /// How many client keys are admitted now (nil: any client).
     public var authorizedCount: Int? { authorized.withLock { $0?.count } }
 
-    /// Reads the authorized keys file again and admits exactly its keys from the next handshake on;
-    /// connections already made stay. A file that cannot be read or has a bad line changes nothing.
+    /// How many reloads have taken a key away so far: one atomic load, for the lanes to read once per poll.
+    public var revocations: Int { revocationCount.load(ordering: .acquiring) }
+
+    /// Whether a connection whose `User-Id` is `userID` (the Z85 text of its public key, as `TransportSecurity`
+    /// admits clients) would be admitted now.
+    public func admits(userID: String) -> Bool {
+        guard let key = ZMQCurveKeyPair.decode(userID) else { return false }
+        return authorized.withLock { $0?.contains(key) ?? true }
+    }
+
+    /// Reads the authorized keys file again and admits exactly its keys from the next handshake on. When a key
+    /// was taken away, `revocations` grows: the lanes then cut the connections already made with it, at the next
+    /// message each sends (`ConnectionVetting`). A file that cannot be read or has a bad line changes nothing.
     ///
     /// - Returns: whether the list was replaced (the outcome is logged either way).
     @discardableResult
     public func reload() -> Bool {
         do {
             let keys = try security.reloadAuthorizedClients()
-            authorized.withLock { $0 = keys }
-            logger.info("authorized client keys reloaded", ["keys": "\(keys.count)"])
+            let revoked = authorized.withLock { old in
+                defer { old = keys }
+                return old.map { $0.subtracting(keys).count } ?? 0
+            }
+            if revoked > 0 { revocationCount.add(1, ordering: .releasing) }
+            logger.info("authorized client keys reloaded", ["keys": "\(keys.count)", "revoked": "\(revoked)"])
             return true
         } catch {
             logger.error("authorized client keys not reloaded, the previous ones stay: \(error)")

@@ -29,6 +29,10 @@ struct Lane: Sendable {
     let publishesStats: Bool
     /// Whether this lane's endpoints are the worker's own (not a forwarder's inproc ones).
     let recordsEndpoints: Bool
+    /// The handler of CURVE handshakes, when the lane reads the worker's own input endpoints and they admit listed
+    /// client keys only: after a reload revokes keys, the lane cuts the connections made with them
+    /// (`ConnectionVetting`).
+    let authenticator: ClientAuthenticator?
 
     /// Most messages handled between two polls.
     static let batchLimit = 4096
@@ -98,6 +102,7 @@ struct Lane: Sendable {
         var lastSweep: UInt32 = 0
         var lastStats: UInt32 = 0
         var load = LaneLoad(now: started)
+        var vetting = authenticator.map { ConnectionVetting(authenticator: $0, metrics: metrics, logger: logger) }
         processor.sink.saturated = configuration.recognitionOffload == .always
         /// Milliseconds from the lane's start to `instant`, by which gestures of several strokes wait.
         func milliseconds(_ instant: ContinuousClock.Instant = clock.now) -> UInt64 {
@@ -118,13 +123,15 @@ struct Lane: Sendable {
             processor.milliseconds = milliseconds(polled)
             // Reloaded libraries (SIGHUP) apply from the messages read after it, one atomic load per poll.
             if let fresh = libraries.refresh(&generation) { processor.replaceRegistry(fresh) }
+            // Revoked client keys (SIGHUP) are looked for from the messages read after it: one atomic load.
+            vetting?.refresh()
             if configuration.recognitionOffload == .whenBusy {
                 load.waited(from: polling, to: polled)
                 processor.sink.saturated = load.saturated
             }
             if ready > 0 {
                 if poller.isReadable(0) {
-                    try receiveBatch(input, batch, &processor, limit: Self.batchLimit)
+                    try receiveBatch(input, batch, &processor, &vetting, limit: Self.batchLimit)
                 }
                 if let output, poller.isReadable(1) { try Publisher.drainSubscriptions(output, logger: logger) }
                 if signal != nil, poller.isReadable(sockets.count) { processor.sink.signalled() }
@@ -155,7 +162,7 @@ struct Lane: Sendable {
         // Stop intake: finish what is already queued (bounded in time), then close with a linger.
         let drainStarted = clock.now
         while clock.now - drainStarted < .seconds(2),
-            try receiveBatch(input, batch, &processor, limit: Self.batchLimit) > 0
+            try receiveBatch(input, batch, &processor, &vetting, limit: Self.batchLimit) > 0
         {}
         // Gestures still waiting for a stroke are matched with the strokes they have.
         processor.matchAllGestures()
@@ -203,11 +210,12 @@ struct Lane: Sendable {
     }
 
     /// Receives what is queued (at most `limit` messages) without blocking and hands the two-frame messages to
-    /// the processor in batches; a message of another shape is reported in its place in the order. Returns how
-    /// many messages it received.
+    /// the processor in batches; a message of another shape is reported in its place in the order, and one whose
+    /// connection's client key was revoked is dropped (`vetting`). Returns how many messages it received.
     @discardableResult
     private func receiveBatch(
-        _ input: ZMQSocket, _ batch: MessageBatch, _ processor: inout SessionProcessor<some LaneSink>, limit: Int
+        _ input: ZMQSocket, _ batch: MessageBatch, _ processor: inout SessionProcessor<some LaneSink>,
+        _ vetting: inout ConnectionVetting?, limit: Int
     ) throws -> Int {
         let messages = batch.messages
         var handled = 0
@@ -220,6 +228,7 @@ struct Lane: Sendable {
                     try input.receive(into: messages, at: 2 * pending + 1)
                     frames = 2
                     if !messages.hasMore(at: 2 * pending + 1) {
+                        if vetting?.admits(messages, at: 2 * pending) == false { continue }
                         batch.frames[pending] = (messages.bytes(at: 2 * pending), messages.bytes(at: 2 * pending + 1))
                         pending += 1
                         let sends = handled % Self.eventBatch == 0
@@ -236,6 +245,7 @@ struct Lane: Sendable {
                         frames += 1
                     } while extra.hasMore
                 }
+                if vetting?.admits(messages, at: 2 * pending) == false { continue }
                 // One frame, or more than two: the messages before it first.
                 processor.handle(batch: batch.pending(pending))
                 processor.handleFrameCount(frames, firstFrame: messages.bytes(at: 2 * pending))

@@ -60,7 +60,9 @@ extension Worker {
     }
 
     /// Reads the authorized client keys file again (`--curve-authorized-keys`; SIGHUP): its keys alone are
-    /// admitted from the next handshake on. Connections already made stay.
+    /// admitted from the next handshake on. With one lane, which reads the input endpoints itself, a producer
+    /// connected with a revoked key is cut at its next message (`ConnectionVetting`); consumers, and producers
+    /// behind the lanes' proxy, keep connections already made.
     ///
     /// - Returns: whether the list was replaced; false without such a file, or when it cannot be read or has a
     ///   bad line (the previous list stays, and the error is logged).

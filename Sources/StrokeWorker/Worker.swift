@@ -220,7 +220,8 @@ public final class Worker: Sendable {
                 outputs: count == 1
                     ? configuration.outputs
                     : [.init(bind: false, address: "inproc://stroke-worker-\(identifier)-output")],
-                prefixes: shares[index], publishesStats: index == 0, recordsEndpoints: count == 1)
+                prefixes: shares[index], publishesStats: index == 0, recordsEndpoints: count == 1,
+                authenticator: count == 1 ? authenticator : nil)
         }
     }
 }

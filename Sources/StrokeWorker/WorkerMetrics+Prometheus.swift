@@ -54,6 +54,14 @@ extension WorkerMetrics {
             name: "stroke_worker_handshakes_refused_total",
             help: "CURVE handshakes refused (key not authorized, or no CURVE).", type: "counter",
             key: "handshakesRefused"),
+        Family(
+            name: "stroke_worker_connections_cut_total",
+            help: "Connections cut because their CURVE key was revoked after they were made.", type: "counter",
+            key: "connectionsCut"),
+        Family(
+            name: "stroke_worker_messages_revoked_total",
+            help: "Input messages dropped because their connection's CURVE key was revoked.", type: "counter",
+            key: "messagesRevoked"),
         Family(name: "stroke_worker_sessions", help: "Sessions held.", type: "gauge", key: "sessions"),
     ]
 

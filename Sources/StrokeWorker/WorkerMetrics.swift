@@ -34,6 +34,10 @@ public final class WorkerMetrics: Sendable {
     public let sessions = Atomic<Int>(0)
     /// CURVE handshakes refused: a client whose key is not authorized, or one without CURVE.
     public let handshakesRefused = Atomic<Int>(0)
+    /// Connections cut because their CURVE key was taken off the authorized list after they were made.
+    public let connectionsCut = Atomic<Int>(0)
+    /// Input messages dropped unread because their connection's key is no longer authorized.
+    public let messagesRevoked = Atomic<Int>(0)
     private let errors = Mutex<[String: Int]>([:])
 
     /// Creates zeroed counters.
@@ -65,6 +69,8 @@ public final class WorkerMetrics: Sendable {
             "inputGaps": inputGaps.load(ordering: .relaxed),
             "sessions": sessions.load(ordering: .relaxed),
             "handshakesRefused": handshakesRefused.load(ordering: .relaxed),
+            "connectionsCut": connectionsCut.load(ordering: .relaxed),
+            "messagesRevoked": messagesRevoked.load(ordering: .relaxed),
         ]
         for (code, count) in errorCounts { values["errors.\(code)"] = count }
         return values

@@ -38,3 +38,25 @@ public final class ZMQMessageBatch {
         return zmq_msg_more(messages + index) != 0
     }
 }
+
+// MARK: - Where a message came from
+
+extension ZMQMessageBatch {
+    /// The file descriptor of the connection message `index` arrived on (`ZMQ_SRCFD`), or -1 when it did not
+    /// come over a connection of its own (inproc) or libzmq does not say. A descriptor names a connection only
+    /// while it is open: libzmq may give the same number to a later one.
+    @inline(__always)
+    public func sourceDescriptor(at index: Int) -> Int32 {
+        precondition(index >= 0 && index < count, "message \(index) is outside the batch of \(count)")
+        return zmq_msg_get(messages + index, ZMQ_SRCFD)
+    }
+
+    /// A metadata property of the connection message `index` arrived on (`zmq_msg_gets`): `User-Id` (what the
+    /// ZAP handler answered for the peer: `ZMQAuthenticator.Decision.allow`), `Peer-Address`, `Socket-Type`; nil
+    /// when the connection has no such property.
+    public func property(_ name: String, at index: Int) -> String? {
+        precondition(index >= 0 && index < count, "message \(index) is outside the batch of \(count)")
+        guard let value = zmq_msg_gets(messages + index, name) else { return nil }
+        return String(cString: value)
+    }
+}

@@ -112,6 +112,59 @@ struct TransportSecurityTests {
         }
     }
 
+    @Test("a reload that revokes a key cuts the producer connections made with it; other clients keep theirs")
+    func revocationCutsConnections() async throws {
+        let revoked = try ZMQCurveKeyPair.generate()
+        let kept = try ZMQCurveKeyPair.generate()
+        let server = try ZMQCurveKeyPair.generate()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("revoke-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretFile = try Self.write(server.secretKey + "\n", "server.key", in: directory)
+        let keysFile = try Self.write("\(revoked.publicKey)\n\(kept.publicKey)\n", "clients.keys", in: directory)
+        let security = try TransportSecurity.load(
+            secretKeyFile: secretFile, serverKey: nil, authorizedKeysFile: keysFile)
+        let messages = try WorkerIntegrationTests.checkMessages()
+        try await withWorker({
+            $0.security = security
+            $0.logLevel = .error
+        }) { input, output, worker in
+            let metrics = worker.metrics
+            let (before, after, topics) = try await onThread { () -> ([String], [String], [String]) in
+                let context = try ZMQContext()
+                let leaving = try TestClient(
+                    context: context, input: input, output: output, curve: (revoked, server.publicKey))
+                let staying = try TestClient(
+                    context: context, input: input, output: output, curve: (kept, server.publicKey))
+                // Both keys are listed: the first client's stroke is answered.
+                for message in messages { try leaving.send(session: "revoked-1", message) }
+                let before = try leaving.events(2).map { $0.event["event"] as! String }
+                _ = try staying.events(2)
+                // Its key leaves the file: its next stroke is dropped and its connection cut...
+                _ = try Self.write(kept.publicKey + "\n", "clients.keys", in: directory)
+                guard worker.reloadAuthorizedKeys() else { throw TestFailure("the reload failed") }
+                for message in messages { try leaving.send(session: "revoked-2", message) }
+                for _ in 0..<1000 where metrics.connectionsCut.load(ordering: .relaxed) == 0 {
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+                // ...and when its producer connects again, the handshake refuses it.
+                for _ in 0..<1000 where metrics.handshakesRefused.load(ordering: .relaxed) == 0 {
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+                // The other client's stroke is answered, with nothing of the revoked session before it.
+                for message in messages { try staying.send(session: "kept-1", message) }
+                let received = try staying.events(2)
+                return (before, received.map { $0.event["event"] as! String }, received.map(\.topic))
+            }
+            #expect(before == ["checkmark", "match"])
+            #expect(after == ["checkmark", "match"])
+            #expect(topics.allSatisfy { $0 == "kept-1" })
+            #expect(metrics.connectionsCut.load(ordering: .relaxed) == 1)
+            #expect(metrics.messagesRevoked.load(ordering: .relaxed) >= 1)
+            #expect(metrics.handshakesRefused.load(ordering: .relaxed) >= 1)
+        }
+    }
+
     @Test("behind CURVE proxies: the worker connects to both as a client, and a listed client's stroke is answered")
     func behindProxies() async throws {
         let proxyKeys = try ZMQCurveKeyPair.generate()

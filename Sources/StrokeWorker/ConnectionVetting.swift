@@ -1,0 +1,77 @@
+import ZeroMQ
+
+/// A lane's check that the producers it reads from still hold an authorized CURVE key, for connections made before
+/// a reload took keys away (`ClientAuthenticator.reload`).
+///
+/// libzmq asks the ZAP handler about a peer only at its handshake. After a revocation the lane looks, once per
+/// connection, at the key the handshake admitted (the message's `User-Id`), and cuts a connection whose key is
+/// gone (`ZMQConnection.cut`): its messages are dropped unread from then on, and when it connects again the
+/// handshake refuses it. Connections are known by their file descriptor (`ZMQMessageBatch.sourceDescriptor`), and
+/// each is checked once per revocation: until the first revocation, and for a connection already checked since
+/// the last one, a message costs one lookup.
+///
+/// Owned by the lane thread, like its socket.
+struct ConnectionVetting {
+    let authenticator: ClientAuthenticator
+    let metrics: WorkerMetrics
+    let logger: Logger
+    /// The authenticator's revocation count this lane last read.
+    private var generation = 0
+    /// By file descriptor: the generation at which its connection was found admitted, or its negation when it was
+    /// cut then; 0 when not checked since the first revocation.
+    private var checked: [Int] = []
+
+    init(authenticator: ClientAuthenticator, metrics: WorkerMetrics, logger: Logger) {
+        self.authenticator = authenticator
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Descriptors above this are not tracked (checked at every message instead): the table stays small whatever
+    /// number the system hands out.
+    static let trackedDescriptors = 1 << 16
+
+    /// Reads whether keys were revoked since the last call: once per poll.
+    @inline(__always)
+    mutating func refresh() {
+        let current = authenticator.revocations
+        if current != generation { generation = current }
+    }
+
+    /// Whether message `index` of `messages` may be read: always until a key is revoked; after that, when its
+    /// connection's key is still authorized (or it has none: inproc). A message that may not is counted, and its
+    /// connection cut the first time.
+    @inline(__always)
+    mutating func admits(_ messages: ZMQMessageBatch, at index: Int) -> Bool {
+        guard generation > 0 else { return true }
+        let descriptor = Int(messages.sourceDescriptor(at: index))
+        guard descriptor >= 0 else { return true }
+        if descriptor < checked.count, checked[descriptor] == generation { return true }
+        return check(messages, at: index, descriptor: descriptor)
+    }
+
+    /// The first message of a connection since the last revocation, or one from a connection cut since.
+    private mutating func check(_ messages: ZMQMessageBatch, at index: Int, descriptor: Int) -> Bool {
+        let userID = messages.property("User-Id", at: index) ?? ""
+        // A connection without a User-Id did not pass the ZAP handler (inproc): nothing to revoke.
+        if userID.isEmpty || authenticator.admits(userID: userID) {
+            mark(descriptor, generation)
+            return true
+        }
+        metrics.messagesRevoked.add(1, ordering: .relaxed)
+        guard descriptor >= checked.count || checked[descriptor] != -generation else { return false }
+        mark(descriptor, -generation)
+        let cut = ZMQConnection.cut(descriptor: Int32(descriptor))
+        metrics.connectionsCut.add(1, ordering: .relaxed)
+        logger.warning(
+            "connection of a revoked client key cut",
+            ["key": userID, "descriptor": "\(descriptor)", "shutdown": cut ? "done" : "failed"])
+        return false
+    }
+
+    private mutating func mark(_ descriptor: Int, _ value: Int) {
+        guard descriptor < Self.trackedDescriptors else { return }
+        if descriptor >= checked.count { checked += repeatElement(0, count: descriptor + 1 - checked.count) }
+        checked[descriptor] = value
+    }
+}

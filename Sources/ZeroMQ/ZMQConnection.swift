@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One of libzmq's connections, by the file descriptor its messages carry (`ZMQMessageBatch.sourceDescriptor`).
+///
+/// libzmq has no call that closes one peer's connection of a bound socket. Shutting the descriptor down does it:
+/// libzmq's I/O thread reads the end of the stream, closes the connection and forgets the peer, as it does for a
+/// peer that went away, and a peer that connects again goes through the handshake (and a ZAP handler) again.
+/// libzmq blocks signals in its I/O threads, so its writes to the shut connection raise no `SIGPIPE` in the
+/// process.
+public enum ZMQConnection {
+    /// Shuts the connection on `descriptor` down in both directions; returns whether the system did (false for a
+    /// descriptor that is no longer a connected socket).
+    @discardableResult
+    public static func cut(descriptor: Int32) -> Bool {
+        guard descriptor >= 0 else { return false }
+        #if canImport(Glibc)
+            return shutdown(descriptor, Int32(SHUT_RDWR)) == 0
+        #else
+            return shutdown(descriptor, SHUT_RDWR) == 0
+        #endif
+    }
+}
