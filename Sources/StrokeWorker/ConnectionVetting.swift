@@ -1,6 +1,6 @@
 import ZeroMQ
 
-/// A lane's check that the producers it reads from still hold an authorized CURVE key, for connections made before
+/// A lane's or an input proxy's check that the producers it reads from still hold an authorized CURVE key, for connections made before
 /// a reload took keys away (`ClientAuthenticator.reload`).
 ///
 /// libzmq asks the ZAP handler about a peer only at its handshake. After a revocation the lane looks, once per
@@ -10,21 +10,17 @@ import ZeroMQ
 /// each is checked once per revocation: until the first revocation, and for a connection already checked since
 /// the last one, a message costs one lookup.
 ///
-/// Owned by the lane thread, like its socket.
+/// Owned by the thread that reads the socket: the lane, or the proxy's.
 struct ConnectionVetting {
     let authenticator: ClientAuthenticator
-    let metrics: WorkerMetrics
-    let logger: Logger
-    /// The authenticator's revocation count this lane last read.
+    /// The authenticator's revocation count last read.
     private var generation = 0
     /// By file descriptor: the generation at which its connection was found admitted, or its negation when it was
     /// cut then; 0 when not checked since the first revocation.
     private var checked: [Int] = []
 
-    init(authenticator: ClientAuthenticator, metrics: WorkerMetrics, logger: Logger) {
+    init(authenticator: ClientAuthenticator) {
         self.authenticator = authenticator
-        self.metrics = metrics
-        self.logger = logger
     }
 
     /// Descriptors above this are not tracked (checked at every message instead): the table stays small whatever
@@ -44,26 +40,36 @@ struct ConnectionVetting {
     @inline(__always)
     mutating func admits(_ messages: ZMQMessageBatch, at index: Int) -> Bool {
         guard generation > 0 else { return true }
-        let descriptor = Int(messages.sourceDescriptor(at: index))
+        return admits(descriptor: Int(messages.sourceDescriptor(at: index))) { messages.property("User-Id", at: index) }
+    }
+
+    /// Whether the message whose first frame is `message` may be forwarded (as `admits(_:at:)`).
+    @inline(__always)
+    mutating func admits(_ message: ZMQMessage) -> Bool {
+        guard generation > 0 else { return true }
+        return admits(descriptor: Int(message.sourceDescriptor)) { message.property("User-Id") }
+    }
+
+    @inline(__always)
+    private mutating func admits(descriptor: Int, userID: () -> String?) -> Bool {
         guard descriptor >= 0 else { return true }
         if descriptor < checked.count, checked[descriptor] == generation { return true }
-        return check(messages, at: index, descriptor: descriptor)
+        return check(descriptor: descriptor, userID: userID() ?? "")
     }
 
     /// The first message of a connection since the last revocation, or one from a connection cut since.
-    private mutating func check(_ messages: ZMQMessageBatch, at index: Int, descriptor: Int) -> Bool {
-        let userID = messages.property("User-Id", at: index) ?? ""
+    private mutating func check(descriptor: Int, userID: String) -> Bool {
         // A connection without a User-Id did not pass the ZAP handler (inproc): nothing to revoke.
         if userID.isEmpty || authenticator.admits(userID: userID) {
             mark(descriptor, generation)
             return true
         }
-        metrics.messagesRevoked.add(1, ordering: .relaxed)
+        authenticator.metrics?.messagesRevoked.add(1, ordering: .relaxed)
         guard descriptor >= checked.count || checked[descriptor] != -generation else { return false }
         mark(descriptor, -generation)
         let cut = ZMQConnection.cut(descriptor: Int32(descriptor))
-        metrics.connectionsCut.add(1, ordering: .relaxed)
-        logger.warning(
+        authenticator.metrics?.connectionsCut.add(1, ordering: .relaxed)
+        authenticator.logger.warning(
             "connection of a revoked client key cut",
             ["key": userID, "descriptor": "\(descriptor)", "shutdown": cut ? "done" : "failed"])
         return false

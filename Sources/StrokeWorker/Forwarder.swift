@@ -24,12 +24,17 @@ public struct Forwarder: Sendable {
     public var frontendSecurity: TransportSecurity?
     /// CURVE on the XPUB side's endpoints.
     public var backendSecurity: TransportSecurity?
+    /// The handler of the XSUB side's CURVE handshakes, when it admits listed client keys only: the forwarder then
+    /// reads who sent each message, and after a reload revokes keys it drops the messages of connections made with
+    /// them and cuts those connections (`ConnectionVetting`), where libzmq's proxy would forward them unread.
+    public var frontendAuthenticator: ClientAuthenticator?
 
     /// Creates a forwarder description.
     public init(
         frontend: [WorkerConfiguration.Endpoint], backend: [WorkerConfiguration.Endpoint], controlEndpoint: String,
         highWaterMark: Int32 = 100_000, noDrop: Bool = false, lingerMilliseconds: Int32 = 1000,
-        frontendSecurity: TransportSecurity? = nil, backendSecurity: TransportSecurity? = nil
+        frontendSecurity: TransportSecurity? = nil, backendSecurity: TransportSecurity? = nil,
+        frontendAuthenticator: ClientAuthenticator? = nil
     ) {
         self.frontend = frontend
         self.backend = backend
@@ -39,6 +44,7 @@ public struct Forwarder: Sendable {
         self.lingerMilliseconds = lingerMilliseconds
         self.frontendSecurity = frontendSecurity
         self.backendSecurity = backendSecurity
+        self.frontendAuthenticator = frontendAuthenticator
     }
 
     /// High-water mark of the subscriptions' direction, backend to frontend, whatever `highWaterMark` is: a
@@ -64,7 +70,15 @@ public struct Forwarder: Sendable {
         let boundFrontend = try frontend.compactMap { endpoint throws(ZMQError) in try xsub.attach(endpoint) }
         let boundBackend = try backend.compactMap { endpoint throws(ZMQError) in try xpub.attach(endpoint) }
         ready(boundFrontend, boundBackend)
-        try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
+        guard let frontendAuthenticator else {
+            try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
+            return
+        }
+        var vetting = ConnectionVetting(authenticator: frontendAuthenticator)
+        try ZMQProxy.runFiltering(frontend: xsub, backend: xpub, control: control) { message in
+            vetting.refresh()
+            return vetting.admits(message)
+        }
     }
 
     /// Sends a command to a running forwarder's control socket (`TERMINATE`, `PAUSE`, `RESUME`).

@@ -102,7 +102,7 @@ struct Lane: Sendable {
         var lastSweep: UInt32 = 0
         var lastStats: UInt32 = 0
         var load = LaneLoad(now: started)
-        var vetting = authenticator.map { ConnectionVetting(authenticator: $0, metrics: metrics, logger: logger) }
+        var vetting = authenticator.map { ConnectionVetting(authenticator: $0) }
         processor.sink.saturated = configuration.recognitionOffload == .always
         /// Milliseconds from the lane's start to `instant`, by which gestures of several strokes wait.
         func milliseconds(_ instant: ContinuousClock.Instant = clock.now) -> UInt64 {

@@ -92,7 +92,8 @@ public final class Worker: Sendable {
                         frontend: configuration.inputs,
                         backend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-input")],
                         controlEndpoint: inputControl, highWaterMark: configuration.inputHighWaterMark, noDrop: true,
-                        lingerMilliseconds: 0, frontendSecurity: configuration.security)
+                        lingerMilliseconds: 0, frontendSecurity: configuration.security,
+                        frontendAuthenticator: authenticator)
                     let output = Forwarder(
                         frontend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-output")],
                         backend: configuration.outputs, controlEndpoint: outputControl,

@@ -29,3 +29,17 @@ public final class ZMQMessage {
     /// Whether more frames of the same multipart message follow.
     public var hasMore: Bool { zmq_msg_more(pointer) != 0 }
 }
+
+// MARK: - Where a message came from
+
+extension ZMQMessage {
+    /// The file descriptor of the connection the frame arrived on (`ZMQ_SRCFD`), or -1 (as
+    /// `ZMQMessageBatch.sourceDescriptor(at:)`).
+    public var sourceDescriptor: Int32 { zmq_msg_get(pointer, ZMQ_SRCFD) }
+
+    /// A metadata property of the connection the frame arrived on (as `ZMQMessageBatch.property(_:at:)`).
+    public func property(_ name: String) -> String? {
+        guard let value = zmq_msg_gets(pointer, name) else { return nil }
+        return String(cString: value)
+    }
+}

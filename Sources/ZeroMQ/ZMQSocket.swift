@@ -139,6 +139,22 @@ public final class ZMQSocket {
         }
     }
 
+    /// Sends the frame `message` holds without copying it (`zmq_msg_send`): libzmq takes its content and leaves
+    /// it empty, ready for the next receive. `more` marks that another frame of the same message follows.
+    ///
+    /// - Returns: `false` when `dontWait` is set and the frame could not be queued (the message keeps it).
+    @discardableResult
+    public func send(_ message: ZMQMessage, more: Bool = false, dontWait: Bool = false) throws(ZMQError) -> Bool {
+        let flags = (more ? ZMQ_SNDMORE : 0) | (dontWait ? ZMQ_DONTWAIT : 0)
+        while true {
+            if zmq_msg_send(message.pointer, handle, flags) >= 0 { return true }
+            let number = zmq_errno()
+            if number == EINTR { continue }
+            if number == EAGAIN { return false }
+            throw ZMQError(number, "zmq_msg_send")
+        }
+    }
+
     /// Sends a frame given as bytes.
     @discardableResult
     public func send(_ bytes: [UInt8], more: Bool = false, dontWait: Bool = false) throws(ZMQError) -> Bool {

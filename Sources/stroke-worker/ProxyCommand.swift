@@ -25,8 +25,9 @@ enum ProxyCommand {
                                as CURVE clients with its public key. Default: none (plain text, any peer)
           --curve-authorized-keys FILE
                                [STROKE_PROXY_CURVE_AUTHORIZED_KEYS] with --curve-secret-key: admit only clients
-                               whose public key is in FILE (one per line; SIGHUP reads it again). Default: any
-                               client with the key
+                               whose public key is in FILE (one per line; SIGHUP reads it again, and a
+                               publisher connected with a key no longer listed is cut at its next message).
+                               Default: any client with the key
         SIGINT or SIGTERM terminate the proxy and exit 0; SIGHUP reads --curve-authorized-keys again.
         Under systemd (Type=notify), NOTIFY_SOCKET gets READY=1 once both sides are bound, and STOPPING=1.
         """
@@ -54,14 +55,14 @@ enum ProxyCommand {
                 authorizedKeysFile: args.value("curve-authorized-keys", env: "STROKE_PROXY_CURVE_AUTHORIZED_KEYS"))
             let context = try ZMQContext()
             let internalControl = "inproc://stroke-proxy-control"
-            let forwarder = Forwarder(
-                frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
-                noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"), frontendSecurity: security,
-                backendSecurity: security)
             let logger = Logger(label: "stroke-proxy")
             let terminated = StopFlag()
             let authenticator = ClientAuthenticator.forListedClients(
                 security, context: context, logger: logger, metrics: nil)
+            let forwarder = Forwarder(
+                frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
+                noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"), frontendSecurity: security,
+                backendSecurity: security, frontendAuthenticator: authenticator)
             // Under systemd's Type=notify: ready once bound, and each reload and the stop announced.
             let systemd = SystemdNotifier.fromEnvironment(environment)
             let reload = SignalHandling.onReload {

@@ -112,8 +112,10 @@ struct TransportSecurityTests {
         }
     }
 
-    @Test("a reload that revokes a key cuts the producer connections made with it; other clients keep theirs")
-    func revocationCutsConnections() async throws {
+    @Test(
+        "a reload that revokes a key cuts the producer connections made with it (the lane's, or its proxy's); other clients keep theirs",
+        arguments: [1, 2])
+    func revocationCutsConnections(lanes: Int) async throws {
         let revoked = try ZMQCurveKeyPair.generate()
         let kept = try ZMQCurveKeyPair.generate()
         let server = try ZMQCurveKeyPair.generate()
@@ -126,6 +128,7 @@ struct TransportSecurityTests {
             secretKeyFile: secretFile, serverKey: nil, authorizedKeysFile: keysFile)
         let messages = try WorkerIntegrationTests.checkMessages()
         try await withWorker({
+            $0.lanes = lanes
             $0.security = security
             $0.logLevel = .error
         }) { input, output, worker in

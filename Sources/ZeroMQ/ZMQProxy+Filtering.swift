@@ -1,0 +1,105 @@
+import CZeroMQ
+
+extension ZMQProxy {
+    /// Messages forwarded in one direction before the other direction and the control socket are looked at again,
+    /// as libzmq's own proxy does.
+    static let burst = 1000
+
+    /// Forwards as `runSteerable` does, frontend to backend and backend to frontend, but reads the first frame of
+    /// every message that arrives on the frontend first and drops the message when `admit` refuses it (the
+    /// frame's connection and its metadata are there to look at: `ZMQMessage.sourceDescriptor`, `property`).
+    /// `control` (PAIR or REP) takes `PAUSE`, `RESUME`, `TERMINATE` and `STATISTICS` (eight 8-byte counts:
+    /// frames and bytes received and sent on the frontend, then on the backend), as libzmq's proxy does. Sends
+    /// block while a high-water mark is reached, as there.
+    ///
+    /// - Returns: when terminated through `control` or when the context is shut down.
+    public static func runFiltering(
+        frontend: ZMQSocket, backend: ZMQSocket, control: ZMQSocket, admit: (ZMQMessage) -> Bool
+    ) throws(ZMQError) {
+        var poller = ZMQPoller(readable: [frontend, backend, control])
+        let message = ZMQMessage()
+        var counts = Counts()
+        var paused = false
+        do {
+            while true {
+                guard try poller.poll(timeoutMilliseconds: -1) > 0 else { continue }
+                if poller.isReadable(2) {
+                    switch try command(control, message, counts: counts) {
+                    case "TERMINATE": return
+                    case "PAUSE": paused = true
+                    case "RESUME": paused = false
+                    default: break
+                    }
+                }
+                guard !paused else { continue }
+                if poller.isReadable(0) {
+                    try forward(from: frontend, to: backend, message, &counts.frontendIn, &counts.backendOut, admit)
+                }
+                if poller.isReadable(1) {
+                    try forward(from: backend, to: frontend, message, &counts.backendIn, &counts.frontendOut) { _ in
+                        true
+                    }
+                }
+            }
+        } catch  where error.code == .terminated {
+            return
+        }
+    }
+
+    /// Frames and bytes, per socket and direction.
+    struct Counts {
+        var frontendIn = (frames: UInt64(0), bytes: UInt64(0))
+        var frontendOut = (frames: UInt64(0), bytes: UInt64(0))
+        var backendIn = (frames: UInt64(0), bytes: UInt64(0))
+        var backendOut = (frames: UInt64(0), bytes: UInt64(0))
+    }
+
+    /// Forwards up to `burst` whole messages that are queued on `source`; drops those whose first frame `admit`
+    /// refuses, with the rest of their frames.
+    private static func forward(
+        from source: ZMQSocket, to destination: ZMQSocket, _ message: ZMQMessage,
+        _ received: inout (frames: UInt64, bytes: UInt64), _ sent: inout (frames: UInt64, bytes: UInt64),
+        _ admit: (ZMQMessage) -> Bool
+    ) throws(ZMQError) {
+        for _ in 0..<burst {
+            guard try source.receive(into: message, dontWait: true) else { return }
+            let admitted = admit(message)
+            while true {
+                let (size, more) = (UInt64(message.count), message.hasMore)
+                received.frames += 1
+                received.bytes += size
+                if admitted {
+                    try destination.send(message, more: more)
+                    sent.frames += 1
+                    sent.bytes += size
+                }
+                guard more else { break }
+                try source.receive(into: message)
+            }
+        }
+    }
+
+    /// Reads one command from `control` and answers it: the counts for `STATISTICS`, an empty frame for the others
+    /// on a REP socket. Returns the command.
+    private static func command(_ control: ZMQSocket, _ message: ZMQMessage, counts: Counts) throws(ZMQError)
+        -> String
+    {
+        guard try control.receive(into: message, dontWait: true) else { return "" }
+        let command = String(decoding: message.bytes, as: UTF8.self)
+        while message.hasMore { try control.receive(into: message) }
+        if command == "STATISTICS" {
+            let values = [
+                counts.frontendIn.frames, counts.frontendIn.bytes, counts.frontendOut.frames, counts.frontendOut.bytes,
+                counts.backendIn.frames, counts.backendIn.bytes, counts.backendOut.frames, counts.backendOut.bytes,
+            ]
+            for (index, value) in values.enumerated() {
+                try withUnsafeBytes(of: value.littleEndian) { bytes throws(ZMQError) in
+                    _ = try control.send(bytes, more: index < values.count - 1)
+                }
+            }
+        } else if control.kind == .rep {
+            try control.send([UInt8]())
+        }
+        return command
+    }
+}

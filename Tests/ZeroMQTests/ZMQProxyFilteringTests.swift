@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@testable import ZeroMQ
+
+@Suite("The filtering proxy and a message's connection")
+struct ZMQProxyFilteringTests {
+    @Test("the filtering proxy forwards what it admits, drops the rest whole, counts, and terminates on command")
+    func filtering() async throws {
+        let context = try ZMQContext()
+        // The proxy on a thread of its own, started here: a child task would wait for a thread of the shared pool,
+        // which other tests may hold.
+        let ended = DispatchSemaphore(value: 0)
+        Thread {
+            defer { ended.signal() }
+            do {
+                let frontend = try ZMQSocket(context, .xsub)
+                let backend = try ZMQSocket(context, .xpub)
+                let control = try ZMQSocket(context, .pair)
+                try frontend.bind("inproc://filtering-in")
+                try backend.bind("inproc://filtering-out")
+                try control.bind("inproc://filtering-control")
+                try ZMQProxy.runFiltering(frontend: frontend, backend: backend, control: control) { first in
+                    String(decoding: first.bytes, as: UTF8.self) != "drop"
+                }
+            } catch {
+                Issue.record("the proxy failed: \(error)")
+            }
+        }.start()
+        let (received, statistics, terminated) = try await runOnThread { () -> ([[[UInt8]]], [UInt64], Bool) in
+            let subscriber = try ZMQSocket(context, .sub)
+            let publisher = try ZMQSocket(context, .pub)
+            try subscriber.subscribe("")
+            try subscriber.connect("inproc://filtering-out")
+            try publisher.connect("inproc://filtering-in")
+            try subscriber.setTimeouts(receive: 50)
+            var probes = 0
+            repeat {
+                try publisher.send("probe")
+                probes += 1
+            } while try subscriber.receiveMultipart() == nil && probes < 100
+            while try subscriber.receiveMultipart(dontWait: true) != nil {}
+            try publisher.sendMultipart([Array("drop".utf8), Array("x".utf8)])
+            try publisher.sendMultipart([Array("keep".utf8), Array("y".utf8)])
+            try publisher.send("last")
+            try subscriber.setTimeouts(receive: 5000)
+            let received = [try subscriber.receiveMultipart() ?? [], try subscriber.receiveMultipart() ?? []]
+            let control = try ZMQSocket(context, .pair)
+            try control.setTimeouts(receive: 5000)
+            try control.connect("inproc://filtering-control")
+            try control.send("STATISTICS")
+            let counts = (try control.receiveMultipart() ?? []).map { frame in
+                frame.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+            }
+            try control.send("TERMINATE")
+            return (received, counts, ended.wait(timeout: .now() + 10) == .success)
+        }
+        #expect(received == [[Array("keep".utf8), Array("y".utf8)], [Array("last".utf8)]])
+        #expect(statistics.count == 8)
+        if statistics.count == 8 {
+            // Frames in on the frontend, out on the backend: all but the dropped message's two.
+            #expect(statistics[0] == statistics[6] + 2)
+            #expect(statistics[1] == statistics[7] + 5)
+            // The subscription came in on the backend and went out on the frontend.
+            #expect(statistics[4] >= 1 && statistics[4] == statistics[2])
+        }
+        #expect(terminated)
+    }
+
+    @Test("a frame over tcp names its connection's descriptor; over inproc none, and cutting none does nothing")
+    func sourceDescriptor() throws {
+        let context = try ZMQContext()
+        let pull = try ZMQSocket(context, .pull)
+        let push = try ZMQSocket(context, .push)
+        for socket in [pull, push] { try socket.setLinger(milliseconds: 0) }
+        try pull.setTimeouts(receive: 5000)
+        try pull.bind("tcp://127.0.0.1:*")
+        try push.connect(pull.lastEndpoint)
+        try push.send("over tcp")
+        let message = ZMQMessage()
+        try pull.receive(into: message)
+        #expect(message.sourceDescriptor >= 0)
+        #expect(message.property("Socket-Type") == "PUSH")
+        #expect(message.property("User-Id") == nil)
+
+        let (a, b) = try ZeroMQTests.connectedPair("descriptor")
+        try a.send("over inproc")
+        let batch = ZMQMessageBatch(count: 1)
+        try b.receive(into: batch, at: 0)
+        #expect(batch.sourceDescriptor(at: 0) == -1)
+        #expect(!ZMQConnection.cut(descriptor: -1))
+    }
+}
