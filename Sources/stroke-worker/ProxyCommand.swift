@@ -10,7 +10,8 @@ enum ProxyCommand {
         USAGE: stroke-worker proxy --frontend ENDPOINT --backend ENDPOINT [--control ENDPOINT] [--hwm N]
 
         Forwards messages from publishers (XSUB side, --frontend) to subscribers (XPUB side, --backend) and
-        subscriptions back up, with libzmq's zmq_proxy_steerable. ENDPOINT: bind:ADDR, connect:ADDR or ADDR (bind).
+        subscriptions back up, with libzmq's zmq_proxy_steerable (with --curve-authorized-keys, a loop of its own that
+        reads who sent each message). ENDPOINT: bind:ADDR, connect:ADDR or ADDR (bind).
           --frontend ENDPOINT  [STROKE_PROXY_FRONTEND] where publishers connect, repeatable
           --backend ENDPOINT   [STROKE_PROXY_BACKEND] where subscribers connect, repeatable
           --control ENDPOINT   [STROKE_PROXY_CONTROL] a REP socket taking PAUSE, RESUME, TERMINATE and STATISTICS
