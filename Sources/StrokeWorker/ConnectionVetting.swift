@@ -1,9 +1,9 @@
 import ZeroMQ
 
-/// A lane's or an input proxy's check that the producers it reads from still hold an authorized CURVE key, for connections made before
-/// a reload took keys away (`ClientAuthenticator.reload`).
+/// A lane's or an input proxy's check that the producers it reads from still hold an authorized CURVE key, for
+/// connections made before a reload took keys away (`ClientAuthenticator.reload`).
 ///
-/// libzmq asks the ZAP handler about a peer only at its handshake. After a revocation the lane looks, once per
+/// libzmq asks the ZAP handler about a peer only at its handshake. After a revocation the reader looks, once per
 /// connection, at the key the handshake admitted (the message's `User-Id`), and cuts a connection whose key is
 /// gone (`ZMQConnection.cut`): its messages are dropped unread from then on, and when it connects again the
 /// handshake refuses it. Connections are known by their file descriptor (`ZMQMessageBatch.sourceDescriptor`), and
@@ -27,7 +27,8 @@ struct ConnectionVetting {
     /// number the system hands out.
     static let trackedDescriptors = 1 << 16
 
-    /// Reads whether keys were revoked since the last call: once per poll.
+    /// Reads whether keys were revoked since the last call: one atomic load, once per poll (the lane) or per
+    /// message (the proxy, whose loop is libzmq-like and has no hook per poll).
     @inline(__always)
     mutating func refresh() {
         let current = authenticator.revocations

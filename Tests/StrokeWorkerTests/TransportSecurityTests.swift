@@ -113,7 +113,7 @@ struct TransportSecurityTests {
     }
 
     @Test(
-        "a reload that revokes a key cuts the producer connections made with it (the lane's, or its proxy's); other clients keep theirs",
+        "a reload that revokes a key cuts its producers' connections (lane or proxy); other clients keep theirs",
         arguments: [1, 2])
     func revocationCutsConnections(lanes: Int) async throws {
         let revoked = try ZMQCurveKeyPair.generate()
