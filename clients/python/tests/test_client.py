@@ -2,10 +2,13 @@
 
 import json
 import os
+import queue
+import re
 import signal
 import socket as socketlib
 import subprocess
 import sys
+import threading
 import time
 
 import jsonschema
@@ -436,6 +439,73 @@ def test_curve_worker_admits_only_listed_clients(fixtures_dir, tmp_path):
     log = running.process_log()
     assert any("client refused" in line for line in log)
     assert any("authorized client keys reloaded" in line and "keys=2" in line for line in log)
+
+
+def test_curve_proxy_cuts_a_revoked_publisher(tmp_path):
+    """`stroke-worker proxy` with listed client keys: after the file drops a publisher's key and SIGHUP arrives,
+    that publisher's next message is dropped and its connection cut, while another publisher's still arrive."""
+    server_public, server_secret = zmq.curve_keypair()
+    keys = {name: zmq.curve_keypair() for name in ("revoked", "kept", "consumer")}
+    (tmp_path / "server.key").write_text(server_secret.decode() + "\n")
+    authorized = tmp_path / "authorized"
+    authorized.write_text("".join(public.decode() + "\n" for public, _ in keys.values()))
+    proxy = subprocess.Popen(
+        [worker_binary(), "proxy", "--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:tcp://127.0.0.1:*",
+         "--curve-secret-key", str(tmp_path / "server.key"), "--curve-authorized-keys", str(authorized)],
+        stderr=subprocess.PIPE, text=True)
+    log, lines = [], queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proxy.stderr], daemon=True).start()
+
+    def read_log_until(text):
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            log.append(line)
+            if text in line:
+                return line
+        raise AssertionError("no %r in the proxy's log: %s" % (text, "".join(log)))
+
+    context = zmq.Context()
+    try:
+        listening = read_log_until("proxy listening")
+        frontend = re.search(r"frontend=(\S+)", listening).group(1)
+        backend = re.search(r"backend=(\S+)", listening).group(1)
+
+        def client(kind, name, endpoint):
+            socket = context.socket(kind)
+            socket.curve_serverkey = server_public
+            socket.curve_publickey, socket.curve_secretkey = keys[name]
+            socket.linger = 0
+            if kind == zmq.SUB:
+                socket.setsockopt(zmq.SUBSCRIBE, b"")
+                socket.rcvtimeo = 5000
+            else:
+                socket.rcvtimeo = 10000
+            socket.connect(endpoint)
+            return socket
+
+        consumer = client(zmq.SUB, "consumer", backend)
+        publishers = {name: client(zmq.XPUB, name, frontend) for name in ("revoked", "kept")}
+        for publisher in publishers.values():
+            publisher.recv()  # the consumer's subscription came up through the proxy
+        for name, publisher in publishers.items():
+            publisher.send_multipart([name.encode(), b"before"])
+        assert sorted(tuple(consumer.recv_multipart()) for _ in range(2)) == [(b"kept", b"before"),
+                                                                              (b"revoked", b"before")]
+        authorized.write_text("".join(keys[name][0].decode() + "\n" for name in ("kept", "consumer")))
+        proxy.send_signal(signal.SIGHUP)
+        read_log_until("authorized client keys reloaded")
+        publishers["revoked"].send_multipart([b"revoked", b"after"])
+        read_log_until("connection of a revoked client key cut")
+        publishers["kept"].send_multipart([b"kept", b"after"])
+        assert consumer.recv_multipart() == [b"kept", b"after"]
+    finally:
+        context.destroy(0)
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
 
 
 def test_bad_input_gets_errors_and_other_sessions_are_served(worker, protocol_dir, fixtures_dir):
