@@ -35,11 +35,20 @@ public final class ZMQMessage {
 extension ZMQMessage {
     /// The file descriptor of the connection the frame arrived on (`ZMQ_SRCFD`), or -1 (as
     /// `ZMQMessageBatch.sourceDescriptor(at:)`).
-    public var sourceDescriptor: Int32 { zmq_msg_get(pointer, ZMQ_SRCFD) }
+    public var sourceDescriptor: Int32 { Self.sourceDescriptor(of: pointer) }
 
     /// A metadata property of the connection the frame arrived on (as `ZMQMessageBatch.property(_:at:)`).
-    public func property(_ name: String) -> String? {
-        guard let value = zmq_msg_gets(pointer, name) else { return nil }
+    public func property(_ name: String) -> String? { Self.property(name, of: pointer) }
+
+    /// `ZMQ_SRCFD` of a received `zmq_msg_t`: the one place both message types read it.
+    @inline(__always)
+    static func sourceDescriptor(of message: UnsafeMutablePointer<zmq_msg_t>) -> Int32 {
+        zmq_msg_get(message, ZMQ_SRCFD)
+    }
+
+    /// A metadata property of a received `zmq_msg_t` (`zmq_msg_gets`), nil when its connection has none.
+    static func property(_ name: String, of message: UnsafeMutablePointer<zmq_msg_t>) -> String? {
+        guard let value = zmq_msg_gets(message, name) else { return nil }
         return String(cString: value)
     }
 }

@@ -48,7 +48,7 @@ extension ZMQMessageBatch {
     @inline(__always)
     public func sourceDescriptor(at index: Int) -> Int32 {
         precondition(index >= 0 && index < count, "message \(index) is outside the batch of \(count)")
-        return zmq_msg_get(messages + index, ZMQ_SRCFD)
+        return ZMQMessage.sourceDescriptor(of: messages + index)
     }
 
     /// A metadata property of the connection message `index` arrived on (`zmq_msg_gets`): `User-Id` (what the
@@ -56,7 +56,6 @@ extension ZMQMessageBatch {
     /// when the connection has no such property.
     public func property(_ name: String, at index: Int) -> String? {
         precondition(index >= 0 && index < count, "message \(index) is outside the batch of \(count)")
-        guard let value = zmq_msg_gets(messages + index, name) else { return nil }
-        return String(cString: value)
+        return ZMQMessage.property(name, of: messages + index)
     }
 }

@@ -21,6 +21,20 @@ struct TransportSecurityTests {
         return url.path
     }
 
+    /// A fresh directory (the caller removes it) holding the server's secret key as `server.key` and the clients'
+    /// public keys as `clients.keys`, and the security those files configure.
+    static func keyFiles(server: ZMQCurveKeyPair, clients: [ZMQCurveKeyPair]) throws
+        -> (directory: URL, security: TransportSecurity?)
+    {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let secretFile = try write(server.secretKey + "\n", "server.key", in: directory)
+        let keysFile = try write(clients.map { $0.publicKey + "\n" }.joined(), "clients.keys", in: directory)
+        let security = try TransportSecurity.load(
+            secretKeyFile: secretFile, serverKey: nil, authorizedKeysFile: keysFile)
+        return (directory, security)
+    }
+
     // MARK: - Over real sockets
 
     @Test("an authorized CURVE client gets its match; an unlisted key is refused and counted", arguments: [1, 2])
@@ -70,13 +84,8 @@ struct TransportSecurityTests {
         let first = try ZMQCurveKeyPair.generate()
         let second = try ZMQCurveKeyPair.generate()
         let server = try ZMQCurveKeyPair.generate()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reload-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, security) = try Self.keyFiles(server: server, clients: [first])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let secretFile = try Self.write(server.secretKey + "\n", "server.key", in: directory)
-        let keysFile = try Self.write(first.publicKey + "\n", "clients.keys", in: directory)
-        let security = try TransportSecurity.load(
-            secretKeyFile: secretFile, serverKey: nil, authorizedKeysFile: keysFile)
         let messages = try WorkerIntegrationTests.checkMessages()
         try await withWorker({
             $0.security = security
@@ -119,13 +128,8 @@ struct TransportSecurityTests {
         let revoked = try ZMQCurveKeyPair.generate()
         let kept = try ZMQCurveKeyPair.generate()
         let server = try ZMQCurveKeyPair.generate()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("revoke-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, security) = try Self.keyFiles(server: server, clients: [revoked, kept])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let secretFile = try Self.write(server.secretKey + "\n", "server.key", in: directory)
-        let keysFile = try Self.write("\(revoked.publicKey)\n\(kept.publicKey)\n", "clients.keys", in: directory)
-        let security = try TransportSecurity.load(
-            secretKeyFile: secretFile, serverKey: nil, authorizedKeysFile: keysFile)
         let messages = try WorkerIntegrationTests.checkMessages()
         try await withWorker({
             $0.lanes = lanes
