@@ -16,10 +16,14 @@ extension Recognizer {
     /// are ranked all at once (`rankFew`); otherwise a heap keeps the best, and a group none of whose lanes
     /// reaches the floor, or later beats the shortlist's worst, is passed over by one vector comparison.
     ///
+    /// With a `selection`, the other gestures' templates count as least similar of all (−∞), so that the
+    /// shortlist, no longer than the selection's templates, holds none of them.
+    ///
     /// Returns how the templates were ranked (for the tests: both ways must give the same shortlist).
     @discardableResult
     func protractorShortlist(
-        _ c: UnsafeBufferPointer<Float>, into shortlist: UnsafeMutableBufferPointer<Shortlisted>
+        _ c: UnsafeBufferPointer<Float>, into shortlist: UnsafeMutableBufferPointer<Shortlisted>,
+        selection: Selection? = nil
     ) -> ShortlistRanking {
         typealias Lanes = ElasticMatcher.Lanes
         let size = shortlist.count
@@ -37,6 +41,7 @@ extension Recognizer {
             }
             // The unused lanes of the last group must not raise the floor.
             for lane in (count - (groups - 1) * laneCount)..<laneCount { similarities[groups - 1][lane] = -.infinity }
+            if let selection { exclude(unselectedBy: selection, from: similarities, count: count) }
             let floor = Self.floor(similarities, groups: groups, size: size)
             // A few dozen templates reach the floor, typically: ranked at once, without a heap.
             if Self.rankFew(similarities, dots: dots, groups: groups, count: count, floor: floor, into: shortlist) {

@@ -15,6 +15,10 @@ public struct Recognizer: Sendable {
         /// Each template's gesture as a small integer, so that ranking compares integers, not strings.
         let gestureIDs: [Int32]
         let gestureNames: [String]
+        /// Each gesture's id by name, and its number of templates: a recognition among some gestures
+        /// (`Selection`) finds them without a pass over the library.
+        let gestureIndex: [String: Int32]
+        let templateCounts: [Int32]
         /// Protractor vectors, eight templates to a group and two groups to a pair: component `k` of templates
         /// `8g…8g+7` is at `(g / 2) × 4N + 2k + g % 2` (`MatchingKernels.protractorSimilarities`; zero in the
         /// unused lanes of the last group).
@@ -30,6 +34,12 @@ public struct Recognizer: Sendable {
             self.configuration = configuration
             self.gestureIDs = gestureIDs
             self.gestureNames = gestureNames
+            self.gestureIndex = Dictionary(
+                gestureNames.enumerated().map { ($0.element, Int32($0.offset)) },
+                uniquingKeysWith: { first, _ in first })
+            var counts = [Int32](repeating: 0, count: gestureNames.count)
+            for id in gestureIDs { counts[Int(id)] += 1 }
+            self.templateCounts = counts
             self.protractorLanes = protractorLanes
             self.elastic = elastic
             self.maxRotation = maxRotation
@@ -64,6 +74,8 @@ public struct Recognizer: Sendable {
 
     var gestureIDs: [Int32] { storage.gestureIDs }
     private var gestureNames: [String] { storage.gestureNames }
+    var gestureIndex: [String: Int32] { storage.gestureIndex }
+    var templateCounts: [Int32] { storage.templateCounts }
     var protractorLanes: [ElasticMatcher.Lanes] { storage.protractorLanes }
     var elastic: [Float] { storage.elastic }
     var maxRotation: Float { storage.maxRotation }
@@ -148,26 +160,44 @@ public struct Recognizer: Sendable {
         }
     }
 
-    /// Recognizes a stroke, or a gesture of several strokes joined end to start, given as a buffer of points.
+    /// Recognizes a stroke among the gestures named `gestures` only, as if the library held no others (nil: all of
+    /// them). Names the library lacks select nothing; with none it has, the result has no candidates.
+    ///
+    /// - Throws: as `recognize(points:)`.
+    public func recognize(points: [SIMD2<Double>], among gestures: [String]?) throws(RecognitionError)
+        -> RecognitionResult
+    {
+        try points.withUnsafeBufferPointer { (points) throws(RecognitionError) in
+            try recognize(points: points, among: gestures)
+        }
+    }
+
+    /// Recognizes a stroke, or a gesture of several strokes joined end to start, given as a buffer of points;
+    /// among the gestures named `gestures` only, when given (as `recognize(points:among:)`).
     ///
     /// - Throws: as `recognize(points:)`.
     public func recognize(
-        points: UnsafeBufferPointer<SIMD2<Double>>, strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0)
+        points: UnsafeBufferPointer<SIMD2<Double>>,
+        strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0),
+        among gestures: [String]? = nil
     ) throws(RecognitionError) -> RecognitionResult {
         // The features live in temporary memory for the call: no arrays but the result's.
-        try ShapeFeatures.withFeatures(
-            of: points, strokeStarts: strokeStarts, configuration: configuration, recognize(vector:elastic:))
+        try ShapeFeatures.withFeatures(of: points, strokeStarts: strokeStarts, configuration: configuration) {
+            vector, elastic in
+            withSelection(of: gestures) { recognize(vector: vector, elastic: elastic, selection: $0) }
+        }
     }
 
     /// Recognizes a stroke with this recognizer and with `other`, preprocessing it once: for a library matched
-    /// together with a few templates of its own (a session's learned gestures, in the worker).
+    /// together with a few templates of its own (a session's learned gestures, in the worker). With `gestures`,
+    /// both answer among the gestures of those names only (as `recognize(points:among:)`).
     ///
     /// - Precondition: `other` resamples as this one does (the same `pointCount` and `tangentWeight`).
     /// - Throws: as `recognize(points:)`.
     public func recognize(
         points: UnsafeBufferPointer<SIMD2<Double>>,
         strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0),
-        alongWith other: Recognizer
+        alongWith other: Recognizer, among gestures: [String]? = nil
     ) throws(RecognitionError) -> (RecognitionResult, RecognitionResult) {
         precondition(
             other.configuration.pointCount == configuration.pointCount
@@ -176,7 +206,10 @@ public struct Recognizer: Sendable {
             "the two recognizers preprocess strokes differently")
         return try ShapeFeatures.withFeatures(of: points, strokeStarts: strokeStarts, configuration: configuration) {
             vector, elastic in
-            (recognize(vector: vector, elastic: elastic), other.recognize(vector: vector, elastic: elastic))
+            (
+                withSelection(of: gestures) { recognize(vector: vector, elastic: elastic, selection: $0) },
+                other.withSelection(of: gestures) { other.recognize(vector: vector, elastic: elastic, selection: $0) }
+            )
         }
     }
 
@@ -184,15 +217,20 @@ public struct Recognizer: Sendable {
     public func recognize(_ features: ShapeFeatures) -> RecognitionResult {
         precondition(features.pointCount == configuration.pointCount, "features were made for another pointCount")
         return features.vector.withUnsafeBufferPointer { vector in
-            features.elastic.withUnsafeBufferPointer { elastic in recognize(vector: vector, elastic: elastic) }
+            features.elastic.withUnsafeBufferPointer { elastic in
+                recognize(vector: vector, elastic: elastic, selection: nil)
+            }
         }
     }
 
-    /// Recognizes a stroke given as its Protractor vector and elastic features (`ShapeFeatures`'s layout).
-    private func recognize(vector: UnsafeBufferPointer<Float>, elastic: UnsafeBufferPointer<Float>)
-        -> RecognitionResult
-    {
-        guard !gestureIDs.isEmpty else { return RecognitionResult(match: nil, candidates: []) }
+    /// Recognizes a stroke given as its Protractor vector and elastic features (`ShapeFeatures`'s layout), among
+    /// the templates of `selection`'s gestures when given.
+    private func recognize(
+        vector: UnsafeBufferPointer<Float>, elastic: UnsafeBufferPointer<Float>, selection: Selection?
+    ) -> RecognitionResult {
+        // The shortlist holds selected templates only: no more than there are.
+        let eligible = selection?.templates ?? gestureIDs.count
+        guard eligible > 0 else { return RecognitionResult(match: nil, candidates: []) }
         // The elastic matcher computes eight templates at once, so the shortlist is rounded up to a multiple of
         // eight: the extra lanes cost nothing.
         let lanes = ElasticMatcher.Lanes.scalarCount
@@ -200,9 +238,9 @@ public struct Recognizer: Sendable {
         let wanted =
             configuration.shortlist == 0
             ? 1 : (max(configuration.shortlist, scaled) + lanes - 1) / lanes * lanes
-        let size = min(wanted, gestureIDs.count)
+        let size = min(wanted, eligible)
         return withUnsafeTemporaryAllocation(of: Shortlisted.self, capacity: size) { shortlist in
-            protractorShortlist(vector, into: shortlist)
+            protractorShortlist(vector, into: shortlist, selection: selection)
             return withUnsafeTemporaryAllocation(of: Scored.self, capacity: size) { scored in
                 if configuration.shortlist == 0 {
                     for (k, entry) in shortlist.enumerated() {
