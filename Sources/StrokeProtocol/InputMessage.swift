@@ -31,24 +31,41 @@ public struct SessionOptions: Sendable, Hashable {
     /// Milliseconds a gesture of several strokes waits for its next stroke (`0...maximumMultistrokeGap`); 0 makes
     /// every stroke a gesture of its own. `nil` keeps the current setting.
     public var multistroke: Int?
+    /// The only gestures the session's strokes may match from now on, or all of them again; `nil` keeps the
+    /// current choice.
+    public var gestures: Gestures?
 
     /// The longest wait for a gesture's next stroke, in milliseconds.
     public static let maximumMultistrokeGap = 10_000
 
+    /// Which gestures a session's strokes may match (`options` with `gestures`).
+    public enum Gestures: Sendable, Hashable {
+        /// Every gesture of the session's library and of those it learned (`"gestures": "*"`; the default).
+        case all
+        /// Only the gestures of these names (1 to `maximumCount` names, each as `LearnedName.isValid` requires):
+        /// a stroke is matched as if the library and the learned gestures held no others.
+        case only([String])
+
+        /// Most names one `options` message may list.
+        public static let maximumCount = 32
+    }
+
     /// Creates options.
     public init(
         library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil, forget: String? = nil,
-        multistroke: Int? = nil
+        multistroke: Int? = nil, gestures: Gestures? = nil
     ) {
         self.library = library
         self.orientation = orientation
         self.checkmark = checkmark
         self.forget = forget
         self.multistroke = multistroke
+        self.gestures = gestures
     }
 }
 
-/// The rules for the names of gestures a session learns (`end` with `learn`, `options` with `forget`).
+/// The rules for the names of gestures a session learns (`end` with `learn`, `options` with `forget`) or chooses
+/// (`options` with `gestures`).
 public enum LearnedName {
     /// Longest name, in UTF-8 bytes.
     public static let maximumBytes = 64

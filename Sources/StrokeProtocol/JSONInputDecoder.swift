@@ -16,6 +16,7 @@ enum JSONInputDecoder {
         var checkmark: Bool?
         var forget: String?
         var multistroke: Int?
+        var gestures: SessionOptions.Gestures?
         var sawOptions = false
         var sawLast = false
         if !scanner.consume(UInt8(ascii: "}")) {
@@ -72,6 +73,9 @@ enum JSONInputDecoder {
                         try integer(
                             &scanner, field: "multistroke", maximum: Double(SessionOptions.maximumMultistrokeGap)))
                     sawOptions = true
+                } else if scanner.equals(key, "gestures") {
+                    gestures = try decodeGestures(&scanner)
+                    sawOptions = true
                 } else if scanner.equals(key, "last") {
                     guard let next = scanner.peek(), next == UInt8(ascii: "t") || next == UInt8(ascii: "f") else {
                         throw mismatch(&scanner, "last", "true or false")
@@ -103,11 +107,12 @@ enum JSONInputDecoder {
             guard sawOptions else {
                 throw ProtocolError(
                     .invalidField,
-                    "options needs \"library\", \"orientation\", \"checkmark\", \"forget\" or \"multistroke\"")
+                    "options needs \"library\", \"orientation\", \"checkmark\", \"forget\", \"multistroke\" or"
+                        + " \"gestures\"")
             }
             message.options = SessionOptions(
                 library: library, orientation: orientation, checkmark: checkmark, forget: forget,
-                multistroke: multistroke)
+                multistroke: multistroke, gestures: gestures)
         case .close: break
         }
         if message.learn != nil && kind != .end {
@@ -121,6 +126,32 @@ enum JSONInputDecoder {
     /// What a learned gesture's name must be, for error messages.
     private static let nameRule =
         "a name of 1 to \(LearnedName.maximumBytes) UTF-8 bytes without control characters, other than \"*\""
+
+    /// `"*"` or an array of 1 to `SessionOptions.Gestures.maximumCount` gesture names.
+    private static func decodeGestures(_ scanner: inout JSONScanner) throws(ProtocolError) -> SessionOptions.Gestures {
+        let expected =
+            "\"*\" or an array of 1 to \(SessionOptions.Gestures.maximumCount) gesture names (\(Self.nameRule))"
+        if scanner.peek() == UInt8(ascii: "\"") {
+            guard try scanner.string() == LearnedName.all else { throw invalid("gestures", expected) }
+            return .all
+        }
+        guard scanner.peek() == UInt8(ascii: "[") else { throw mismatch(&scanner, "gestures", expected) }
+        scanner.index += 1
+        var names: [String] = []
+        if !scanner.consume(UInt8(ascii: "]")) {
+            repeat {
+                guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "gestures", expected) }
+                let name = try scanner.string()
+                guard LearnedName.isValid(name), names.count < SessionOptions.Gestures.maximumCount else {
+                    throw invalid("gestures", expected)
+                }
+                names.append(name)
+            } while scanner.consume(UInt8(ascii: ","))
+            try scanner.expect(UInt8(ascii: "]"))
+        }
+        guard !names.isEmpty else { throw invalid("gestures", expected) }
+        return .only(names)
+    }
 
     private static func invalid(_ field: String, _ expected: String) -> ProtocolError {
         ProtocolError(.invalidField, "field \"\(field)\" must be \(expected)")

@@ -52,6 +52,17 @@ public enum JSONInputEncoder {
                 writer.key("multistroke")
                 writer.integer(multistroke)
             }
+            switch options.gestures {
+            case nil: break
+            case .all:
+                writer.key("gestures")
+                writer.string(LearnedName.all)
+            case .only(let names):
+                writer.key("gestures")
+                writer.beginArray()
+                for name in names { writer.string(name) }
+                writer.endArray()
+            }
         }
         if let learn = message.learn {
             writer.key("learn")

@@ -24,6 +24,11 @@ extension EventPipe.Batch {
             learnedIndex = Int32(learned.count)
             learned.append(templates)
         }
+        var choiceIndex: Int32 = -1
+        if let choice = request.choice {
+            choiceIndex = Int32(choices.count)
+            choices.append(choice)
+        }
         var gestureIndex: Int32 = -1
         if let gesture = request.gesture {
             gestureIndex = Int32(gestures.count)
@@ -35,7 +40,7 @@ extension EventPipe.Batch {
                 request: .init(
                     points: first..<points.count, eventSequence: request.context.eventSequence,
                     sequence: request.context.sequence, stroke: request.context.stroke,
-                    pointer: request.context.pointer, slot: request.slot, learned: learnedIndex,
+                    pointer: request.context.pointer, slot: request.slot, learned: learnedIndex, choice: choiceIndex,
                     gesture: gestureIndex, checkmarkFired: request.checkmarkFired)))
     }
 
@@ -62,6 +67,7 @@ extension EventPipe.Batch {
                         recognizer: registry.recognizer(request.slot), library: registry.name(request.slot),
                         slot: request.slot, points: UnsafeBufferPointer(rebasing: points[request.points]),
                         learned: request.learned >= 0 ? learned[Int(request.learned)] : nil,
+                        choice: request.choice >= 0 ? choices[Int(request.choice)] : nil,
                         gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil,
                         checkmarkFired: request.checkmarkFired
                     ).encode(into: &writer)

@@ -22,6 +22,8 @@ final class EventPipe: Sendable {
         var slot: LibraryRegistry.Slot
         /// The session's learned templates: their index in the batch's `learned`, or -1 (most sessions).
         var learned: Int32 = -1
+        /// The session's choice of gestures: its index in the batch's `choices`, or -1 (most sessions).
+        var choice: Int32 = -1
         /// For a gesture of several strokes: its strokes, at this index in the batch's `gestures`, or -1.
         var gesture: Int32 = -1
         /// `RecognitionRequest.checkmarkFired`.
@@ -42,8 +44,10 @@ final class EventPipe: Sendable {
         var bytes: [UInt8] = []
         var points: [SIMD2<Double>] = []
         var entries: [Entry] = []
-        /// The learned templates of the requests that have them (the only references a batch holds).
+        /// The learned templates of the requests that have them (references, as `choices`: the only ones a batch holds).
         var learned: [LearnedTemplates] = []
+        /// The choices of gestures of the requests that have them.
+        var choices: [GestureChoice] = []
         /// The strokes of the requests for gestures of several strokes.
         var gestures: [GestureStrokes] = []
 
@@ -52,6 +56,7 @@ final class EventPipe: Sendable {
             points.removeAll(keepingCapacity: true)
             entries.removeAll(keepingCapacity: true)
             if !learned.isEmpty { learned.removeAll(keepingCapacity: true) }
+            if !choices.isEmpty { choices.removeAll(keepingCapacity: true) }
             if !gestures.isEmpty { gestures.removeAll(keepingCapacity: true) }
         }
     }

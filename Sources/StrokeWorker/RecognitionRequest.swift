@@ -20,6 +20,8 @@ public struct RecognitionRequest {
     public var points: UnsafeBufferPointer<SIMD2<Double>>
     /// The templates the session learned, matched with the library's.
     var learned: LearnedTemplates? = nil
+    /// The only gestures the session may be answered with, when it chose some (`options` with `gestures`).
+    var choice: GestureChoice? = nil
     /// For a gesture of several strokes: where they start in `points`, and their ids.
     var gesture: GestureStrokes? = nil
     /// Whether the checkmark detector fired on the stroke, where it ran on all of it; the match then follows its
@@ -57,11 +59,11 @@ public struct RecognitionRequest {
         var candidates: [EventEncoder.Candidate]
         if let learned {
             let (fromLibrary, fromLearned) = try recognizer.recognize(
-                points: points, strokeStarts: strokeStarts, alongWith: learned.recognizer)
+                points: points, strokeStarts: strokeStarts, alongWith: learned.recognizer, among: choice?.names)
             candidates = LearnedTemplates.merged(
                 library: fromLibrary.candidates, learned: fromLearned.candidates, limit: recognizer.configuration.topK)
         } else {
-            let result = try recognizer.recognize(points: points, strokeStarts: strokeStarts)
+            let result = try recognizer.recognize(points: points, strokeStarts: strokeStarts, among: choice?.names)
             candidates = result.candidates.map { .init(name: $0.name, score: $0.score) }
         }
         let minimumScore = recognizer.minimumScore

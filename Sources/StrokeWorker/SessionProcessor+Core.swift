@@ -24,6 +24,10 @@ extension SessionProcessor {
         var learned: [SessionKey: LearnedTemplates] = [:]
         /// The gestures of several strokes waiting for a stroke, by session (beside the table, as `learned`).
         var gestures: [SessionKey: PendingGesture] = [:]
+        /// The gestures sessions chose to be matched among, by session (beside the table, as `learned`), and the
+        /// distinct choices they share.
+        var choices: [SessionKey: GestureChoice] = [:]
+        var choicePool = GestureChoice.Pool()
         /// The lane's clock in milliseconds, by which gestures wait (`SessionProcessor.milliseconds`).
         var milliseconds: UInt64 = 0
         /// The earliest deadline of `gestures`, or later (never earlier); `UInt64.max` when none waits.
@@ -119,6 +123,7 @@ extension SessionProcessor {
             case .close:
                 matchGesture(&session, id: id)
                 forgetAll(session)
+                dropChoice(session)
                 session.eventSequence += 1
                 EventEncoder.closed(context(session, id: id), reason: "closed", into: &writer)
                 publish(id)
@@ -138,6 +143,7 @@ extension SessionProcessor {
             session.multistroke = UInt16(configuration.multistrokeMilliseconds)
             let forgotten = templates(of: session)?.count ?? 0
             forgetAll(session)
+            dropChoice(session)
             let ungrouped = dropGesture(session)
             emitError(
                 &session, id: id, code: "session_restart",
@@ -228,6 +234,7 @@ extension SessionProcessor {
                 metrics.timesInSeconds.add(1, ordering: .relaxed)
             }
             let learned = templates(of: session)
+            let choice = choice(of: session)
             session.eventSequence += 1
             let eventContext = context(session, id: id, stroke: stroke)
             if stroke.overflowed {
@@ -242,28 +249,28 @@ extension SessionProcessor {
                     stroke.detecting && !stroke.storage.timesLookLikeSeconds ? stroke.storage.checkmarkFired : nil
                 stroke.storage.withPoints { points in
                     publishRecognition(
-                        of: points, library: library, invariant: invariant, learned: learned, context: eventContext,
-                        checkmarkFired: fired)
+                        of: points, library: library, invariant: invariant, learned: learned, choice: choice,
+                        context: eventContext, checkmarkFired: fired)
                 }
             }
         }
 
         /// Hands a finished stroke or gesture (`gesture`: its strokes) to the sink, to be matched against a
-        /// session's library (`library`, in the orientation `invariant` overrides) and the templates it `learned`.
-        /// It takes the session's fields, not the session: a closure that captured the session copied it (34
-        /// instructions a batched message, `make profile`).
+        /// session's library (`library`, in the orientation `invariant` overrides) and the templates it `learned`,
+        /// among the gestures of its `choice` only, if it made one. It takes the session's fields, not the session: a
+        /// closure that captured the session copied it (34 instructions a batched message, `make profile`).
         @inline(__always)
         mutating func publishRecognition(
             of points: UnsafeBufferPointer<SIMD2<Double>>, library: Int32, invariant: Bool?,
-            learned: LearnedTemplates?, context: EventEncoder.Context, gesture: GestureStrokes? = nil,
-            checkmarkFired: Bool? = nil
+            learned: LearnedTemplates?, choice: GestureChoice?, context: EventEncoder.Context,
+            gesture: GestureStrokes? = nil, checkmarkFired: Bool? = nil
         ) {
             let entry = registry.entries[Int(library)]
             sink.publishRecognition(
                 RecognitionRequest(
                     context: context, recognizer: entry.recognizer(invariant: invariant), library: entry.name,
                     slot: LibraryRegistry.Slot(library: library, invariant: invariant), points: points,
-                    learned: learned, gesture: gesture, checkmarkFired: checkmarkFired),
+                    learned: learned, choice: choice, gesture: gesture, checkmarkFired: checkmarkFired),
                 writer: &writer)
         }
 
@@ -281,6 +288,7 @@ extension SessionProcessor {
             if let orientation = options.orientation { session.invariant = orientation == "invariant" }
             if let checkmark = options.checkmark { session.checkmark = checkmark }
             applyLearningOptions(&session, id: id)
+            applyGestureChoice(session)
             if let multistroke = options.multistroke {
                 session.multistroke = UInt16(multistroke)
                 // A session that stops grouping strokes has its gesture so far matched now.

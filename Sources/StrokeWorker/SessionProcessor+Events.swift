@@ -51,6 +51,7 @@ extension SessionProcessor.Core {
         let key = session.key
         key.withUnsafeBytes { id in matchGesture(&session, id: id) }
         forgetAll(session)
+        dropChoice(session)
         session.eventSequence += 1
         let sequence = session.eventSequence
         key.withUnsafeBytes { id in

@@ -76,9 +76,10 @@ extension SessionProcessor.Core {
             return
         }
         let learned = templates(of: session)
+        let choice = choice(of: session)
         gesture.points.withUnsafeBufferPointer { points in
             publishRecognition(
-                of: points, library: session.library, invariant: session.invariant, learned: learned,
+                of: points, library: session.library, invariant: session.invariant, learned: learned, choice: choice,
                 context: eventContext, gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes))
         }
     }

@@ -165,6 +165,7 @@ public struct SessionProcessor<Sink: EventSink> {
             }
             index -= 1
         }
+        core.choicePool.prune()
     }
 
     /// Adds the counts of the messages handled since the last call to the shared metrics.

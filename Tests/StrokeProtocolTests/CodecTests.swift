@@ -64,6 +64,17 @@ struct CodecTests {
         #expect(try decode(Array(#"{"type":"end","seq":6,"stroke":1}"#.utf8)).points.isEmpty)
     }
 
+    @Test("an options message chooses gestures by name, or all of them again with \"*\"")
+    func gestures() throws {
+        let chosen = try decode(Array(#"{"type":"options","seq":1,"gestures":[ "circle" , "c\u00e9" ,"circle"]}"#.utf8))
+        #expect(chosen.options == SessionOptions(gestures: .only(["circle", "cé", "circle"])))
+        let all = try decode(Array(#"{"type":"options","gestures":"*","seq":2}"#.utf8))
+        #expect(all.options == SessionOptions(gestures: .all))
+        let most = (1...SessionOptions.Gestures.maximumCount).map { "g\($0)" }
+        let text = #"{"type":"options","seq":3,"gestures":["# + most.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+        #expect(try decode(Array(text.utf8)).options?.gestures == .only(most))
+    }
+
     @Test(
         "malformed JSON gives the right code",
         arguments: [
@@ -79,6 +90,24 @@ struct CodecTests {
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":10001}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":-1}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":\"500\"}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestures\":[]}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestures\":\"circle\"}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestures\":[\"circle\",7]}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestures\":[\"circle\",\"*\"]}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestures\":[\"\"]}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestures\":[\"a\\u0007\"]}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestures\":{\"circle\":true}}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestures\":[\"circle\"}", "malformed_json"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestures\":[\"circle\",]}", "malformed_json"),
+            (
+                "{\"type\":\"options\",\"seq\":1,\"gestures\":["
+                    + (0...SessionOptions.Gestures.maximumCount).map { "\"g\($0)\"" }.joined(separator: ",") + "]}",
+                "invalid_field"
+            ),
+            (
+                "{\"type\":\"options\",\"seq\":1,\"gestures\":[\"" + String(repeating: "a", count: 65) + "\"]}",
+                "invalid_field"
+            ),
             ("{\"type\":\"begin\",\"seq\":1,\"stroke\":1,\"last\":true}", "invalid_field"),
             ("{\"type\":\"end\",\"seq\":1,\"stroke\":1,\"last\":1}", "invalid_field"),
             (String(repeating: "[", count: 100), "malformed_json"),
@@ -217,6 +246,10 @@ struct CodecTests {
             InputMessage(kind: .close, sequence: 3),
             InputMessage(kind: .options, sequence: 4, options: SessionOptions(multistroke: 600)),
             InputMessage(kind: .end, sequence: 5, stroke: 2, last: true),
+            InputMessage(
+                kind: .options, sequence: 6,
+                options: SessionOptions(gestures: .only(["circle", "x\"y", "é", "circle"]))),
+            InputMessage(kind: .options, sequence: 7, options: SessionOptions(checkmark: false, gestures: .all)),
         ]
         for message in messages {
             #expect(try decode(JSONInputEncoder.encode(message)) == message)

@@ -1,7 +1,7 @@
 """Producer and consumer sockets for stroke-worker (Protocol/README.md, sections 1, 5, 6 and 8)."""
 
 import time
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import zmq
 
@@ -213,17 +213,19 @@ class Producer:
 
     def set_options(self, session: str, library: Optional[str] = None, orientation: Optional[str] = None,
                     checkmark: Optional[bool] = None, forget: Optional[str] = None,
-                    multistroke: Optional[int] = None) -> int:
+                    multistroke: Optional[int] = None, gestures: Optional[Union[str, Sequence[str]]] = None) -> int:
         """Send an ``options`` message (JSON). ``forget`` drops the session's learned gesture of that name
         (``"*"``: all of them). ``multistroke`` (milliseconds, 0 to 10000) groups the session's strokes into
-        gestures of several strokes that wait that long for their next stroke; 0 matches every stroke alone."""
+        gestures of several strokes that wait that long for their next stroke; 0 matches every stroke alone.
+        ``gestures`` (1 to 32 names) makes the session's strokes match only the gestures of those names, of its
+        library and of those it learned (a game that expects one of a few spells now); ``"*"`` lifts that."""
         if forget is not None and session in self._taught:
             self._taught[session] = [(name, strokes) for name, strokes in self._taught[session]
                                      if forget != "*" and name != forget]
         if multistroke is not None:
             self._multistroke[session] = multistroke
         return self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
-                         forget=forget, multistroke=multistroke, binary=False)
+                         forget=forget, multistroke=multistroke, gestures=gestures, binary=False)
 
     def forget(self, session: str) -> None:
         """Start ``session``'s numbering over, as a restarted producer does: its next message is seq 1, and the

@@ -23,6 +23,18 @@ def _check_point(point: Point) -> List[float]:
     return values
 
 
+def _check_gestures(gestures: Any) -> Any:
+    """``"*"``, or a list of 1 to 32 gesture names (each 1 to 64 UTF-8 bytes, other than ``"*"``)."""
+    if gestures == "*":
+        return gestures
+    if isinstance(gestures, str) or not isinstance(gestures, (list, tuple)) or not 0 < len(gestures) <= 32:
+        raise ValueError("gestures is '*' or a list of 1 to 32 gesture names")
+    for name in gestures:
+        if not isinstance(name, str) or not 0 < len(name.encode("utf-8")) <= 64 or name == "*":
+            raise ValueError("a gesture's name is 1 to 64 UTF-8 bytes, other than '*'")
+    return list(gestures)
+
+
 def encode_json(
     kind: str,
     seq: int,
@@ -35,7 +47,8 @@ def encode_json(
 
     ``options`` are the fields of an ``options`` message: ``library``, ``orientation``, ``checkmark``,
     ``forget`` (a learned gesture's name, or ``"*"`` for all), ``multistroke`` (milliseconds a gesture waits for
-    its next stroke, 0 to 10000); and for an ``end`` message ``learn`` (the name under which the session learns
+    its next stroke, 0 to 10000), ``gestures`` (the only gestures the session's strokes may match: a list of 1 to 32
+    names, or ``"*"`` for all of them again); and for an ``end`` message ``learn`` (the name under which the session learns
     the stroke instead of matching it) and ``last`` (``True``: the stroke ends its session's gesture).
     """
     if kind not in _TYPES and kind != "options":
@@ -58,6 +71,8 @@ def encode_json(
         if isinstance(gap, bool) or not isinstance(gap, int) or not 0 <= gap <= 10000:
             raise ValueError("multistroke is a whole number of milliseconds from 0 to 10000")
         message["multistroke"] = gap
+    if options.get("gestures") is not None:
+        message["gestures"] = _check_gestures(options["gestures"])
     if options.get("last"):
         if kind != "end":
             raise ValueError("last is a field of end messages")

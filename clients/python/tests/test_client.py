@@ -74,6 +74,8 @@ def test_json_messages_follow_the_schema(protocol_dir):
         encode_json("close", 6),
         encode_json("end", 7, 7, learn="fire ball"),
         encode_json("options", 8, forget="*"),
+        encode_json("options", 9, gestures=["check", "fire ball"]),
+        encode_json("options", 10, gestures="*"),
     ]
     for message in messages:
         validator.validate(json.loads(message))
@@ -92,7 +94,10 @@ def test_json_messages_follow_the_schema(protocol_dir):
         encode_json("points", 1, 1, points=[(1, 2, 3)], learn="bolt")
     for bad in ({"type": "end", "seq": 1, "stroke": 1, "learn": "*"},
                 {"type": "begin", "seq": 1, "stroke": 1, "learn": "bolt"},
-                {"type": "options", "seq": 1, "forget": ""}):
+                {"type": "options", "seq": 1, "forget": ""},
+                {"type": "options", "seq": 1, "gestures": []},
+                {"type": "options", "seq": 1, "gestures": ["check", "*"]},
+                {"type": "options", "seq": 1, "gestures": "check"}):
         with pytest.raises(jsonschema.ValidationError):
             validator.validate(bad)
 
@@ -259,6 +264,41 @@ def test_gestures_of_several_strokes(protocol_dir, tmp_path, binary):
             assert next_event().get("name") == "tee"
     finally:
         assert running.stop() == 0
+
+
+def test_gestures_encoding():
+    assert json.loads(encode_json("options", 1, gestures=("x", "v")))["gestures"] == ["x", "v"]
+    assert json.loads(encode_json("options", 1, gestures="*"))["gestures"] == "*"
+    for bad in ([], "check", ["*"], [""], ["x" * 65], [7], ["g%d" % k for k in range(33)]):
+        with pytest.raises(ValueError):
+            encode_json("options", 1, gestures=bad)
+
+
+def test_a_session_chooses_its_gestures(worker, fixtures_dir):
+    points = read_stroke(fixtures_dir, "check")
+    with Consumer(worker.output, prefixes=["chooser", "other"]) as consumer, \
+            Producer(worker.input) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+
+        def result(session):
+            producer.send_stroke(session, points, batch=16)
+            for event in consumer.iter(timeout=5):
+                if event.kind in ("match", "nomatch") and event.session == session:
+                    return event
+            raise AssertionError("no result for %s" % session)
+
+        producer.set_options("chooser", gestures=["circle", "rectangle"], checkmark=False)
+        narrowed = result("chooser")
+        # A check looks like neither: matched as one of them at the most.
+        assert {c["name"] for c in narrowed.get("candidates")} == {"circle", "rectangle"}
+        assert narrowed.get("name") in (None, "circle", "rectangle")
+        assert result("other").get("name") == "check"
+        producer.set_options("chooser", gestures=["v", "check"])
+        assert result("chooser").get("name") == "check"
+        producer.set_options("chooser", gestures="*")
+        widened = result("chooser")
+        assert widened.get("name") == "check" and len(widened.get("candidates")) == 3
 
 
 def test_multistroke_encoding():

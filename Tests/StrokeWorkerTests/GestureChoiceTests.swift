@@ -1,0 +1,145 @@
+import Foundation
+import StrokeProtocol
+import StrokeRecognition
+import Testing
+
+@testable import StrokeWorker
+
+@Suite("Gestures a session chooses")
+struct GestureChoiceTests {
+    typealias Processor = LearnedTemplatesTests.Processor
+    typealias Producer = LearnedTemplatesTests.Producer
+
+    /// The recorded check of the scenario vectors, as one stroke of `producer`'s.
+    static func drawCheck(_ processor: inout Processor, _ producer: inout Producer) throws {
+        producer.stroke += 1
+        let scenario = try ScenarioReplayer.scenarios()[0]
+        for message in scenario["messages"] as! [[String: Any]] {
+            var json = message["json"] as! [String: Any]
+            json["stroke"] = producer.stroke
+            json.removeValue(forKey: "seq")
+            producer.send(&processor, json)
+        }
+    }
+
+    /// The last `match` or `nomatch` event: its name (nil for nomatch) and its candidates' names.
+    static func lastResult(_ processor: Processor) -> (name: String?, candidates: [String]) {
+        let event = SessionProcessorTests.events(processor).map(\.payload).last {
+            $0["event"] as? String == "match" || $0["event"] as? String == "nomatch"
+        }!
+        let candidates = (event["candidates"] as! [[String: Any]]).map { $0["name"] as! String }
+        return (event["event"] as? String == "match" ? event["name"] as? String : nil, candidates)
+    }
+
+    @Test("a choice narrows the session's matches to its gestures, and \"*\" lifts it; other sessions keep theirs")
+    func narrowsAndLifts() throws {
+        var processor = SessionProcessorTests.processor()
+        var alice = Producer("alice")
+        var bob = Producer("bob")
+        try Self.drawCheck(&processor, &alice)
+        #expect(Self.lastResult(processor).name == "check")
+
+        alice.send(&processor, ["type": "options", "gestures": ["circle", "rectangle"]])
+        try Self.drawCheck(&processor, &alice)
+        let narrowed = Self.lastResult(processor)
+        #expect(narrowed.name == nil, "a check is neither a circle nor a rectangle")
+        #expect(Set(narrowed.candidates) == ["circle", "rectangle"])
+
+        alice.send(&processor, ["type": "options", "gestures": ["v", "check"]])
+        try Self.drawCheck(&processor, &alice)
+        #expect(Self.lastResult(processor).name == "check")
+        #expect(Set(Self.lastResult(processor).candidates) == ["check", "v"])
+
+        // Bob chose nothing: all gestures.
+        try Self.drawCheck(&processor, &bob)
+        #expect(Self.lastResult(processor).candidates.count == 3)
+
+        alice.send(&processor, ["type": "options", "gestures": "*"])
+        try Self.drawCheck(&processor, &alice)
+        #expect(Self.lastResult(processor).name == "check")
+        #expect(Self.lastResult(processor).candidates.count == 3)
+        #expect(processor.core.choices.isEmpty)
+    }
+
+    @Test("a choice narrows the gestures a session learned as well as the library's")
+    func learnedToo() {
+        var processor = SessionProcessorTests.processor()
+        var carol = Producer("carol")
+        carol.draw(&processor, LearnedTemplatesTests.bolt(0), learn: "bolt")
+        carol.draw(&processor, LearnedTemplatesTests.bolt(1))
+        #expect(Self.lastResult(processor).name == "bolt")
+
+        carol.send(&processor, ["type": "options", "gestures": ["x", "star"]])
+        carol.draw(&processor, LearnedTemplatesTests.bolt(1))
+        #expect(Set(Self.lastResult(processor).candidates).isSubset(of: ["x", "star"]))
+        #expect(Self.lastResult(processor).name != "bolt")
+
+        carol.send(&processor, ["type": "options", "gestures": ["bolt"]])
+        carol.draw(&processor, LearnedTemplatesTests.bolt(2))
+        #expect(Self.lastResult(processor).name == "bolt")
+        #expect(Self.lastResult(processor).candidates == ["bolt"])
+        let event = SessionProcessorTests.events(processor).map(\.payload).last!
+        #expect(event["learned"] as? Bool == true)
+    }
+
+    @Test("sessions with the same list share one choice; it goes when they close, start over or are evicted")
+    func sharedAndDropped() {
+        var processor = SessionProcessorTests.processor()
+        var producers = ["dora", "emil", "finn"].map { Producer($0) }
+        for index in producers.indices {
+            // The same gestures in another order, repeated: the same choice.
+            let names = index == 0 ? ["x", "circle"] : ["circle", "x", "circle"]
+            producers[index].send(&processor, ["type": "options", "gestures": names])
+        }
+        #expect(processor.core.choices.count == 3)
+        #expect(processor.core.choicePool.count == 1)
+        #expect(processor.core.choices.values.allSatisfy { $0 === processor.core.choices.values.first! })
+        #expect(processor.core.choices.values.first!.names == ["circle", "x"])
+
+        producers[0].send(&processor, ["type": "close"])
+        producers[1].send(&processor, ["type": "options", "checkmark": false])
+        producers[1].sequence = 0  // the producer starts over at 1
+        producers[1].send(&processor, ["type": "cancel", "stroke": 1])
+        #expect(processor.core.choices.count == 1)
+        processor.evictIdle()
+        #expect(processor.core.choicePool.count == 1, "finn still holds it")
+
+        processor.now = UInt32(processor.configuration.idleTimeoutSeconds + 1)
+        processor.evictIdle()
+        #expect(processor.core.choices.isEmpty)
+        #expect(processor.core.choicePool.count == 0)
+    }
+
+    @Test("a choice travels with a stroke handed to the recognition helper")
+    func throughTheEventPipe() throws {
+        let registry = try LibraryRegistry([try TemplateLibrary.builtIn()])
+        let slot = LibraryRegistry.Slot(library: 0, invariant: nil)
+        var pool = GestureChoice.Pool()
+        let messages = try ScenarioReplayer.scenarios()[0]["messages"] as! [[String: Any]]
+        let points = messages.flatMap { (($0["json"] as! [String: Any])["points"] as? [[Double]]) ?? [] }
+            .map { SIMD2($0[0], $0[1]) }
+        var answers = [[String]]()
+        for choice in [nil, pool.choice(of: ["triangle", "star"])] {
+            var batch = EventPipe.Batch()
+            let topic = Array("player".utf8)
+            topic.withUnsafeBytes { topic in
+                points.withUnsafeBufferPointer { points in
+                    batch.append(
+                        RecognitionRequest(
+                            context: EventEncoder.Context(
+                                session: topic, eventSequence: 1, sequence: 3, stroke: 1, pointer: 0),
+                            recognizer: registry.recognizer(slot), library: "default", slot: slot, points: points,
+                            choice: choice))
+                }
+            }
+            var writer = JSONWriter()
+            batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { _, payload in
+                let event = try! JSONSerialization.jsonObject(with: Data(payload)) as! [String: Any]
+                answers.append((event["candidates"] as! [[String: Any]]).map { $0["name"] as! String })
+            }
+        }
+        #expect(answers.count == 2)
+        #expect(answers.first?.first == "check")
+        #expect(Set(answers.last ?? []) == ["triangle", "star"])
+    }
+}
