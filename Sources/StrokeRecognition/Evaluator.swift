@@ -12,6 +12,12 @@ public struct Evaluator: Sendable {
     public var perturbation = StrokePerturbation()
     /// Seeds the perturbation's jitter; each stroke draws its own from it and its points. Default: `1`.
     public var perturbationSeed: UInt64 = 1
+    /// When above 0, each stroke is recognized among that many of the library's gestures only: its own and others
+    /// drawn at random from `choiceSeed`, as a session that chooses the gestures it expects is answered (the
+    /// worker's `options` with `gestures`). Default: `0` (among all of them).
+    public var chosenGestures = 0
+    /// Seeds the draw of `chosenGestures`. Default: `1`.
+    public var choiceSeed: UInt64 = 1
 
     /// Creates an evaluator.
     public init(
@@ -27,6 +33,8 @@ public struct Evaluator: Sendable {
     }
 
     private struct Tally {
+        /// Draws the gestures a stroke is recognized among (`chosenGestures`).
+        var chooser: SeededGenerator
         var tests = 0
         var correct = 0
         var perGesture = [String: (correct: Int, total: Int)]()
@@ -60,7 +68,7 @@ public struct Evaluator: Sendable {
         -> EvaluationReport
     {
         var generator = SeededGenerator(seed: seed)
-        var tally = Tally()
+        var tally = Tally(chooser: SeededGenerator(seed: choiceSeed))
         let groups = Dictionary(grouping: samples) { "\($0.subject)/\($0.speed)" }
         for key in groups.keys.sorted() {
             let byGesture = Dictionary(grouping: groups[key]!, by: \.gesture)
@@ -86,16 +94,22 @@ public struct Evaluator: Sendable {
     /// The given library against every sample.
     public func userIndependent(library: TemplateLibrary) throws(RecognitionError) -> EvaluationReport {
         let recognizer = try Recognizer(library: library, configuration: recognizerConfiguration)
-        var tally = Tally()
+        var tally = Tally(chooser: SeededGenerator(seed: choiceSeed))
         for sample in samples { try run(recognizer, on: sample, into: &tally) }
         return report(tally, protocolName: "user-independent")
     }
 
     private func run(_ recognizer: Recognizer, on sample: DollarLog, into tally: inout Tally) throws(RecognitionError) {
         let points = tested(sample)
+        var chosen: [String]?
+        if chosenGestures > 0 {
+            let others = recognizer.gestureNames.filter { $0 != sample.gesture }.shuffled(using: &tally.chooser)
+            chosen = [sample.gesture] + others.prefix(chosenGestures - 1)
+        }
+        let positions = points.map(\.position)
         let clock = ContinuousClock()
         let started = clock.now
-        var result = try recognizer.recognize(points)
+        var result = try recognizer.recognize(points: positions, among: chosen)
         let elapsed = clock.now - started
         // As the worker answers: with the checkmark detector's verdict on the stroke.
         var detector = CheckmarkDetector(configuration: checkmarkConfiguration)

@@ -73,7 +73,8 @@ public struct Recognizer: Sendable {
     public var minimumScore: Double { storage.library.minimumScore }
 
     var gestureIDs: [Int32] { storage.gestureIDs }
-    private var gestureNames: [String] { storage.gestureNames }
+    /// The gestures' names, by gesture id.
+    var gestureNames: [String] { storage.gestureNames }
     var gestureIndex: [String: Int32] { storage.gestureIndex }
     var templateCounts: [Int32] { storage.templateCounts }
     var protractorLanes: [ElasticMatcher.Lanes] { storage.protractorLanes }

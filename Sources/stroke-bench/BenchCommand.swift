@@ -5,6 +5,13 @@ import ZeroMQ
 
 /// `stroke-bench`: the worker against raw libzmq on the same frames, latency, memory, recognizer scaling.
 enum BenchCommand {
+    /// The options `usage` lists, which alone are accepted.
+    static let optionNames: Set<String> = [
+        "quick", "json", "help", "curve", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
+        "messages", "sessions", "worker-args", "latency-standin", "latency-tick", "checkmark", "cold-sweep", "learned",
+        "among",
+    ]
+
     static let usage = """
         USAGE: stroke-bench [--quick] [--json] [--runs N] [--dataset DIR] [--worker PATH] [--only SECTIONS]
 
@@ -38,6 +45,9 @@ enum BenchCommand {
                            library)
           --learned LIST   the recognizer section also times the built-in library matched along with this
                            many templates a session learned, as the worker does (default 1,32; 0: not measured)
+          --among LIST     the recognizer section also times the built-in library recognizing each stroke among
+                           this many of its gestures only, as for a session that chose them (default 1,4,8; 0: not
+                           measured)
           --capacity N     the worker capacity (messages/s) whose half is the latency load, when throughput is
                            not measured in the same run
           --checkmark on|off
@@ -76,6 +86,8 @@ enum BenchCommand {
         var recognizerCold: [RecognizerBenchmark.Row]?
         /// The built-in library along with templates a session learned (`--learned`).
         var recognizerLearned: [RecognizerBenchmark.Row]?
+        /// The built-in library recognizing among some of its gestures only (`--among`).
+        var recognizerAmong: [RecognizerBenchmark.Row]?
         /// Checkmark detector, nanoseconds per point (fed point by point).
         var detectorNanosecondsPerPoint: Double?
         var processor: [ProcessorBenchmark.Row]
@@ -98,11 +110,7 @@ enum BenchCommand {
                 return 0
             }
             let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help", "curve"])
-            try args.rejectUnknown([
-                "quick", "json", "help", "curve", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
-                "messages", "sessions", "worker-args", "latency-standin", "latency-tick", "checkmark",
-                "cold-sweep",
-            ])
+            try args.rejectUnknown(optionNames)
             if args.flag("help") {
                 print(usage)
                 return 0
@@ -259,6 +267,24 @@ enum BenchCommand {
                             row.microseconds))
                 }
             }
+            let amongCounts = try (args.values("among").isEmpty ? ["1", "4", "8"] : args.values("among")).map {
+                guard let count = Int($0), count >= 0 else { throw BenchError("--among: not a count: \($0)") }
+                return count
+            }.filter { $0 > 0 }
+            if !amongCounts.isEmpty {
+                let among = try (0..<runs).map { _ in
+                    try RecognizerBenchmark.run(among: amongCounts, dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
+                }
+                report.recognizerAmong = (0..<among[0].count).map { index in
+                    median(among.map { $0[index] }, by: \.microseconds)
+                }
+                for row in report.recognizerAmong! {
+                    log(
+                        String(
+                            format: "recognizer: built-in among %d gestures: %.2f µs", row.among ?? 0, row.microseconds)
+                    )
+                }
+            }
             if coldSweep > 0 {
                 let cold = try (0..<runs).map { _ in
                     try RecognizerBenchmark.run(
@@ -387,6 +413,12 @@ enum BenchCommand {
                 String(
                     format: "recognizer: %5d templates along with %d learned: %8.2f µs per recognition",
                     row.templates, row.learned ?? 0, row.microseconds))
+        }
+        for row in report.recognizerAmong ?? [] {
+            print(
+                String(
+                    format: "recognizer: %5d templates, among %d of their gestures: %8.2f µs per recognition",
+                    row.templates, row.among ?? 0, row.microseconds))
         }
         for row in report.recognizerCold ?? [] {
             print(

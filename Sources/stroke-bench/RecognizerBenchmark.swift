@@ -12,6 +12,8 @@ enum RecognizerBenchmark {
         /// Set for a learned row (`run(learned:)`): the templates a session learned, matched along with the
         /// library of `templates`.
         var learned: Int? = nil
+        /// Set for a row of `run(among:)`: how many of the library's gestures each stroke was recognized among.
+        var among: Int? = nil
     }
 
     /// Strokes to test with: the data set's, or synthetic ones when it is absent.
@@ -94,6 +96,32 @@ enum RecognizerBenchmark {
             }
             if sink.isNaN { print("") }
             return Row(templates: library.templateCount, microseconds: seconds * 1e6 / Double(done), learned: count)
+        }
+    }
+
+    /// One row per count: the built-in library recognizing each stroke among `count` of its gestures only, as the
+    /// worker recognizes for a session that chose them (`Recognizer.recognize(points:among:)`): the stroke's own
+    /// gesture, when the library has it, and the next ones in the library's order.
+    static func run(among counts: [Int], dataset: String?, minimumSeconds: Double) throws -> [Row] {
+        let samples = strokes(dataset: dataset)
+        let builtIn = try TemplateLibrary.builtIn()
+        let library = try Recognizer(library: builtIn)
+        let names = builtIn.gestureNames
+        let queries = samples.prefix(400).map { $0.points.map(\.position) }
+        return try counts.map { count in
+            let choices = samples.prefix(400).map { sample in
+                let first = names.firstIndex(of: sample.gesture) ?? 0
+                return (0..<min(count, names.count)).map { names[(first + $0) % names.count] }
+            }
+            var sink = 0.0
+            let (seconds, done) = try repeatFor(seconds: minimumSeconds) {
+                for (query, choice) in zip(queries, choices) {
+                    sink += try library.recognize(points: query, among: choice).candidates.first?.score ?? 0
+                }
+                return queries.count
+            }
+            if sink.isNaN { print("") }
+            return Row(templates: library.templateCount, microseconds: seconds * 1e6 / Double(done), among: count)
         }
     }
 

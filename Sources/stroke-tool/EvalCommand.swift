@@ -37,6 +37,9 @@ enum EvalCommand {
                                 rounded to Q), stamp=K (runs of K samples carry their last one's
                                 time, as a producer that stamps a message's points with one time
                                 sends them); comma-separated. `stroke-tool robustness` runs a sweep
+          --among K                     recognize each stroke among K of the library's gestures only: its
+                                        own and K − 1 others drawn from --seed, as a session that chooses
+                                        the gestures it expects (default 0: among all)
           --json                        print exactly one JSON object
         """
 
@@ -47,7 +50,7 @@ enum EvalCommand {
                 "shortlist-divisor", "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects",
                 "seed", "shortlist",
                 "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config", "perturb",
-                "checkmark-margin",
+                "checkmark-margin", "among",
             ])
         if let ignored = ElasticMatcher.KernelBuild.requestIgnored { StrokeTool.printError("stroke-tool: \(ignored)") }
         if args.flag("help") {
@@ -82,6 +85,11 @@ enum EvalCommand {
             libraryTemplate: libraryTemplate)
         evaluator.perturbation = try StrokePerturbation(parsing: args.value("perturb") ?? "")
         evaluator.perturbationSeed = try args.parsed("seed", default: 1)
+        evaluator.chosenGestures = try args.parsed("among", default: 0)
+        evaluator.choiceSeed = evaluator.perturbationSeed
+        guard evaluator.chosenGestures >= 0 else {
+            throw CommandLineArguments.Failure(description: "--among: a number of gestures, at least 0")
+        }
         let report: EvaluationReport
         switch args.value("protocol") ?? "user-dependent" {
         case "user-dependent":

@@ -22,4 +22,20 @@ struct RecognizerBenchmarkTests {
         #expect(rows.map(\.learned) == [1, 32])
         #expect(rows.allSatisfy { $0.templates == 128 && $0.microseconds > 0 && $0.microseconds.isFinite })
     }
+
+    @Test("among rows: the built-in library recognizing among each count of its gestures, in order")
+    func amongRows() throws {
+        let rows = try RecognizerBenchmark.run(among: [1, 4, 8], dataset: nil, minimumSeconds: 0)
+        #expect(rows.map(\.among) == [1, 4, 8])
+        #expect(rows.allSatisfy { $0.templates == 128 && $0.microseconds > 0 && $0.microseconds.isFinite })
+    }
+
+    @Test("every option the usage text lists is accepted, and no other")
+    func optionsMatchUsage() throws {
+        // Options at the start of a line, or in the usage line; an example of a worker's option is quoted.
+        let listed = Set(
+            BenchCommand.usage.split(whereSeparator: { !$0.isLetter && $0 != "-" && $0 != "\"" })
+                .filter { $0.hasPrefix("--") }.map { String($0.dropFirst(2)) })
+        #expect(listed.union(["help"]) == BenchCommand.optionNames)
+    }
 }

@@ -51,4 +51,21 @@ struct DollarLogAndEvaluatorTests {
         #expect(report.tests == 32)
         #expect(report.accuracy >= 0.85)
     }
+
+    @Test("strokes recognized among some gestures: their own alone always wins; all of them changes nothing")
+    func amongChosenGestures() throws {
+        let templates = try TemplateLibrary.medoids(
+            name: "m", samples: Fixtures.logs.filter { $0.subject == "s02" }, perGesture: 1)
+        // No threshold: a stroke recognized among its own gesture alone can be nothing else.
+        let library = TemplateLibrary(name: "m", minimumScore: 0, templates: templates.templates)
+        var evaluator = Evaluator(samples: Fixtures.logs.filter { $0.subject == "s03" })
+        let all = try evaluator.userIndependent(library: library)
+        evaluator.chosenGestures = 1
+        let own = try evaluator.userIndependent(library: library)
+        #expect(own.accuracy == 1 && own.tests == all.tests)
+        evaluator.chosenGestures = 16
+        let every = try evaluator.userIndependent(library: library)
+        #expect(every.accuracy == all.accuracy)
+        #expect(every.confusions.map(\.actual) == all.confusions.map(\.actual))
+    }
 }
