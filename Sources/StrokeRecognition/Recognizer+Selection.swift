@@ -36,15 +36,22 @@ extension Recognizer {
         }
     }
 
-    /// Sets the similarity of every template whose gesture `selection` does not choose to −∞, group by group
-    /// (`count` templates in lanes of `ElasticMatcher.Lanes`).
+    /// Sets the similarity of every template whose gesture `selection` does not choose to −∞ (`count` templates in
+    /// groups of `ElasticMatcher.Lanes`): a group's lanes are marked in a register and added at once (−∞ plus a
+    /// similarity is −∞), not written one at a time to memory the next write reads again.
     func exclude(
         unselectedBy selection: Selection, from similarities: UnsafeMutablePointer<ElasticMatcher.Lanes>, count: Int
     ) {
+        typealias Lanes = ElasticMatcher.Lanes
+        let laneCount = Lanes.scalarCount
         gestureIDs.withUnsafeBufferPointer { ids in
-            let laneCount = ElasticMatcher.Lanes.scalarCount
-            for index in 0..<count where !selection.contains(ids[index]) {
-                similarities[index / laneCount][index % laneCount] = -.infinity
+            for group in 0..<(count + laneCount - 1) / laneCount {
+                var penalty = Lanes.zero
+                for lane in 0..<min(laneCount, count - group * laneCount)
+                where !selection.contains(ids[group * laneCount + lane]) {
+                    penalty[lane] = -.infinity
+                }
+                similarities[group] += penalty
             }
         }
     }
