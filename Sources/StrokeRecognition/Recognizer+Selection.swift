@@ -1,58 +1,51 @@
 extension Recognizer {
     // MARK: - Recognition among some gestures
 
-    /// The gestures a recognition may answer: a bit per gesture id of this recognizer, and how many templates the
-    /// chosen gestures have.
+    /// The gestures a recognition may answer: the lanes of their templates, a byte per group of lanes, and how
+    /// many templates they have.
     struct Selection {
-        /// Bit `id % 64` of word `id / 64` is set for a chosen gesture.
-        let words: UnsafeMutableBufferPointer<UInt64>
+        /// Bit `k` of byte `g` is set when template `g × 8 + k` is of a chosen gesture.
+        let lanes: UnsafeMutableBufferPointer<UInt8>
         /// The chosen gestures' templates.
         let templates: Int
-
-        /// Whether gesture `id` is chosen.
-        @inline(__always)
-        func contains(_ id: Int32) -> Bool {
-            words[Int(id) >> 6] & (1 &<< UInt64(id & 63)) != 0
-        }
     }
 
     /// Calls `body` with the selection of the gestures named `names` (nil: no selection, every gesture), in
-    /// temporary memory: the names are looked up, not the library's gestures scanned. Names this recognizer lacks
-    /// choose nothing.
+    /// temporary memory: the names are looked up and their templates' lanes marked, not the library's templates
+    /// scanned. Names this recognizer lacks choose nothing.
     func withSelection<Result>(of names: [String]?, _ body: (Selection?) -> Result) -> Result {
         guard let names else { return body(nil) }
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(1, (templateCounts.count + 63) / 64)) {
-            words in
-            words.initialize(repeating: 0)
+        let laneCount = ElasticMatcher.Lanes.scalarCount
+        return withUnsafeTemporaryAllocation(
+            of: UInt8.self, capacity: max(1, (gestureIDs.count + laneCount - 1) / laneCount)
+        ) {
+            lanes in
+            lanes.initialize(repeating: 0)
+            let index = gestureIndex
             var templates = 0
             for name in names {
-                guard let id = gestureIndex[name] else { continue }
-                let (word, bit) = (Int(id) >> 6, UInt64(1) &<< UInt64(id & 63))
-                guard words[word] & bit == 0 else { continue }
-                words[word] |= bit
-                templates += Int(templateCounts[Int(id)])
+                guard let id = index.id(of: name, among: gestureNames), index.mark(id, in: lanes) else { continue }
+                templates += Int(index.templateCounts[Int(id)])
             }
-            return body(Selection(words: words, templates: templates))
+            return body(Selection(lanes: lanes, templates: templates))
         }
     }
 
-    /// Sets the similarity of every template whose gesture `selection` does not choose to −∞ (`count` templates in
-    /// groups of `ElasticMatcher.Lanes`): a group's lanes are marked in a register and added at once (−∞ plus a
-    /// similarity is −∞), not written one at a time to memory the next write reads again.
-    func exclude(
-        unselectedBy selection: Selection, from similarities: UnsafeMutablePointer<ElasticMatcher.Lanes>, count: Int
-    ) {
-        typealias Lanes = ElasticMatcher.Lanes
-        let laneCount = Lanes.scalarCount
-        gestureIDs.withUnsafeBufferPointer { ids in
-            for group in 0..<(count + laneCount - 1) / laneCount {
-                var penalty = Lanes.zero
-                for lane in 0..<min(laneCount, count - group * laneCount)
-                where !selection.contains(ids[group * laneCount + lane]) {
-                    penalty[lane] = -.infinity
-                }
-                similarities[group] += penalty
+    /// Sets the similarity of every template whose gesture `selection` does not choose to −∞, a group of lanes at a
+    /// time: the group's unchosen lanes pick its penalty (0 or −∞ in each lane) from `penalties`, added at once.
+    /// (The lanes past the last template are −∞ already.)
+    func exclude(unselectedBy selection: Selection, from similarities: UnsafeMutablePointer<ElasticMatcher.Lanes>) {
+        Self.penalties.withUnsafeBufferPointer { penalties in
+            for group in selection.lanes.indices {
+                similarities[group] += penalties[Int(~selection.lanes[group])]
             }
         }
+    }
+
+    /// For each byte, the lanes whose bits it sets at −∞, the others at 0.
+    static let penalties: [ElasticMatcher.Lanes] = (0..<256).map { bits in
+        var penalty = ElasticMatcher.Lanes.zero
+        for lane in 0..<ElasticMatcher.Lanes.scalarCount where bits & (1 << lane) != 0 { penalty[lane] = -.infinity }
+        return penalty
     }
 }

@@ -41,7 +41,7 @@ extension Recognizer {
             }
             // The unused lanes of the last group must not raise the floor.
             for lane in (count - (groups - 1) * laneCount)..<laneCount { similarities[groups - 1][lane] = -.infinity }
-            if let selection { exclude(unselectedBy: selection, from: similarities, count: count) }
+            if let selection { exclude(unselectedBy: selection, from: similarities) }
             let floor = Self.floor(similarities, groups: groups, size: size)
             // A few dozen templates reach the floor, typically: ranked at once, without a heap.
             if Self.rankFew(similarities, dots: dots, groups: groups, count: count, floor: floor, into: shortlist) {

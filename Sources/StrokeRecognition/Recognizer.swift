@@ -15,10 +15,8 @@ public struct Recognizer: Sendable {
         /// Each template's gesture as a small integer, so that ranking compares integers, not strings.
         let gestureIDs: [Int32]
         let gestureNames: [String]
-        /// Each gesture's id by name, and its number of templates: a recognition among some gestures
-        /// (`Selection`) finds them without a pass over the library.
-        let gestureIndex: [String: Int32]
-        let templateCounts: [Int32]
+        /// The gestures by name, and where their templates lie: for recognitions among some gestures.
+        let gestureIndex: GestureIndex
         /// Protractor vectors, eight templates to a group and two groups to a pair: component `k` of templates
         /// `8g…8g+7` is at `(g / 2) × 4N + 2k + g % 2` (`MatchingKernels.protractorSimilarities`; zero in the
         /// unused lanes of the last group).
@@ -34,12 +32,8 @@ public struct Recognizer: Sendable {
             self.configuration = configuration
             self.gestureIDs = gestureIDs
             self.gestureNames = gestureNames
-            self.gestureIndex = Dictionary(
-                gestureNames.enumerated().map { ($0.element, Int32($0.offset)) },
-                uniquingKeysWith: { first, _ in first })
-            var counts = [Int32](repeating: 0, count: gestureNames.count)
-            for id in gestureIDs { counts[Int(id)] += 1 }
-            self.templateCounts = counts
+            self.gestureIndex = GestureIndex(
+                names: gestureNames, gestureIDs: gestureIDs, laneCount: ElasticMatcher.Lanes.scalarCount)
             self.protractorLanes = protractorLanes
             self.elastic = elastic
             self.maxRotation = maxRotation
@@ -75,8 +69,7 @@ public struct Recognizer: Sendable {
     var gestureIDs: [Int32] { storage.gestureIDs }
     /// The gestures' names, by gesture id.
     var gestureNames: [String] { storage.gestureNames }
-    var gestureIndex: [String: Int32] { storage.gestureIndex }
-    var templateCounts: [Int32] { storage.templateCounts }
+    var gestureIndex: GestureIndex { storage.gestureIndex }
     var protractorLanes: [ElasticMatcher.Lanes] { storage.protractorLanes }
     var elastic: [Float] { storage.elastic }
     var maxRotation: Float { storage.maxRotation }
