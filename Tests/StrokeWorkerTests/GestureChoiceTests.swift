@@ -82,6 +82,27 @@ struct GestureChoiceTests {
         #expect(event["learned"] as? Bool == true)
     }
 
+    @Test("a gesture of several strokes is matched among the chosen gestures too")
+    func severalStrokes() {
+        typealias Shapes = MultistrokeGestureTests
+        var processor = Shapes.processor()
+        var dana = Shapes.player("dana", &processor)
+        let x = [Shapes.line([0, 0], [90, 90]), Shapes.line([90, 0], [0, 90])]
+        let before = processor.sink.events.count
+        Shapes.draw(&dana, &processor, x[0])
+        Shapes.draw(&dana, &processor, x[1], ["last": true])
+        dana.send(&processor, ["type": "options", "gestures": ["plus", "o"]])
+        Shapes.draw(&dana, &processor, x[0])
+        Shapes.draw(&dana, &processor, x[1], ["last": true])
+        let results = Shapes.events(processor, from: before).filter { $0["strokes"] != nil }
+        #expect(results.count == 2)
+        #expect(results.first?["name"] as? String == "x")
+        let narrowed = (results.last?["candidates"] as? [[String: Any]] ?? []).map { $0["name"] as? String }
+        #expect(!narrowed.isEmpty && Set(narrowed).isSubset(of: ["plus", "o"]))
+        #expect(results.last?["name"] as? String != "x")
+        #expect(results.last?["strokes"] as? [Int] == [3, 4])
+    }
+
     @Test("sessions with the same list share one choice; it goes when they close, start over or are evicted")
     func sharedAndDropped() {
         var processor = SessionProcessorTests.processor()
