@@ -21,6 +21,8 @@ enum RecognizeCommand {
           --subjects LIST          with --dataset: only these subjects' strokes
           --library FILE|default   the template library (default: the built-in one)
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
+          --gestures LIST          match among these gestures only, as a session that chose them
+                                   (`options` with `gestures`; default: all)
           --json                   one JSON object per stroke, a line each
         """
 
@@ -92,7 +94,8 @@ enum RecognizeCommand {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
-            arguments, flags: ["json"], known: ["strokes", "dataset", "subjects", "library", "checkmark-config"])
+            arguments, flags: ["json"],
+            known: ["strokes", "dataset", "subjects", "library", "checkmark-config", "gestures"])
         if args.flag("help") {
             print(usage)
             return 0
@@ -119,6 +122,7 @@ enum RecognizeCommand {
         }
         let recognizer = try Recognizer(library: try LibraryCommand.load(args.value("library") ?? "default"))
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
+        let chosen = args.values("gestures")
         var detector = CheckmarkDetector(configuration: checkmark)
         var correct = 0
         var named = 0
@@ -134,8 +138,12 @@ enum RecognizeCommand {
                 offset += part.count
             }
             do {
-                var result = try recognizer.recognize(
-                    points: stroke.points.map(\.position), strokeStarts: stroke.strokeStarts)
+                var result = try stroke.points.map(\.position).withUnsafeBufferPointer { points in
+                    try stroke.strokeStarts.withUnsafeBufferPointer { starts in
+                        try recognizer.recognize(
+                            points: points, strokeStarts: starts, among: chosen.isEmpty ? nil : chosen)
+                    }
+                }
                 // As the worker answers a single stroke: with the detector's verdict.
                 if stroke.strokes.count == 1 && answer.timesLookLikeSeconds != true {
                     result = result.applyingCheckmark(

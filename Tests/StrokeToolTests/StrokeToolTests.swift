@@ -57,6 +57,34 @@ struct StrokeToolTests {
         #expect(result.output.contains("accuracy:") && result.output.contains("checkmark:"))
     }
 
+    @Test("recognize --gestures and eval --among answer among the chosen gestures only")
+    func chosenGestures() throws {
+        let answers = try Self.run([
+            "recognize", "--dataset", Self.fixtures, "--subjects", "s02", "--gestures", "circle,x", "--json",
+        ])
+        #expect(answers.status == 0, "\(answers.error)")
+        let lines = answers.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let all = try Self.run(["recognize", "--dataset", Self.fixtures, "--subjects", "s02", "--json"])
+        #expect(lines.count == 48 && all.output.split(separator: "\n").count == 48)
+        for line in lines {
+            let names = (line["candidates"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(!names.isEmpty && Set(names).isSubset(of: ["circle", "x"]))
+            if line["expected"] as? String == "circle" || line["expected"] as? String == "x" {
+                #expect(line["match"] as? String == line["expected"] as? String)
+            }
+        }
+        let own = try Self.run([
+            "eval", "--dataset", Self.fixtures, "--protocol", "user-independent", "--among", "1", "--json",
+        ])
+        #expect(own.status == 0, "\(own.error)")
+        let report = try JSONSerialization.jsonObject(with: Data(own.output.utf8)) as! [String: Any]
+        // Among its own gesture alone, a stroke is that gesture or below the built-in library's threshold.
+        #expect((report["confusions"] as? [[String: Any]] ?? []).allSatisfy { $0["actual"] as? String == "(none)" })
+        #expect(try Self.run(["eval", "--dataset", Self.fixtures, "--among", "-1"]).status == 2)
+    }
+
     @Test("robustness: a row per perturbation, subjects left out of their libraries; eval --perturb changes results")
     func robustness() throws {
         let result = try Self.run([
