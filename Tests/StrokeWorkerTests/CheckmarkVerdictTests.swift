@@ -117,25 +117,9 @@ struct CheckmarkVerdictTests {
         let registry = try LibraryRegistry([library])
         let slot = LibraryRegistry.Slot(library: 0, invariant: nil)
         let points = Self.check.map(\.position)
-        var names = [String]()
-        for fired: Bool? in [true, nil] {
-            var batch = EventPipe.Batch()
-            let topic = Array("player".utf8)
-            topic.withUnsafeBytes { topic in
-                points.withUnsafeBufferPointer { points in
-                    batch.append(
-                        RecognitionRequest(
-                            context: EventEncoder.Context(
-                                session: topic, eventSequence: 1, sequence: 3, stroke: 1, pointer: 0),
-                            recognizer: registry.recognizer(slot), library: "verdict", slot: slot,
-                            points: points, checkmarkFired: fired))
-                }
-            }
-            var writer = JSONWriter()
-            batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { _, payload in
-                let event = try! JSONSerialization.jsonObject(with: Data(payload)) as! [String: Any]
-                names.append(event["name"] as? String ?? "none")
-            }
+        let names = try [true, nil].map { (fired: Bool?) in
+            let event = try BatchedRequest.event(points: points, registry: registry, slot: slot, checkmarkFired: fired)
+            return event["name"] as? String ?? "none"
         }
         #expect(names == ["check", "v"])
     }

@@ -139,25 +139,9 @@ struct GestureChoiceTests {
         let messages = try ScenarioReplayer.scenarios()[0]["messages"] as! [[String: Any]]
         let points = messages.flatMap { (($0["json"] as! [String: Any])["points"] as? [[Double]]) ?? [] }
             .map { SIMD2($0[0], $0[1]) }
-        var answers = [[String]]()
-        for choice in [nil, pool.choice(of: ["triangle", "star"])] {
-            var batch = EventPipe.Batch()
-            let topic = Array("player".utf8)
-            topic.withUnsafeBytes { topic in
-                points.withUnsafeBufferPointer { points in
-                    batch.append(
-                        RecognitionRequest(
-                            context: EventEncoder.Context(
-                                session: topic, eventSequence: 1, sequence: 3, stroke: 1, pointer: 0),
-                            recognizer: registry.recognizer(slot), library: "default", slot: slot, points: points,
-                            choice: choice))
-                }
-            }
-            var writer = JSONWriter()
-            batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { _, payload in
-                let event = try! JSONSerialization.jsonObject(with: Data(payload)) as! [String: Any]
-                answers.append((event["candidates"] as! [[String: Any]]).map { $0["name"] as! String })
-            }
+        let answers = try [nil, pool.choice(of: ["triangle", "star"])].map { choice in
+            let event = try BatchedRequest.event(points: points, registry: registry, slot: slot, choice: choice)
+            return (event["candidates"] as! [[String: Any]]).map { $0["name"] as! String }
         }
         #expect(answers.count == 2)
         #expect(answers.first?.first == "check")
