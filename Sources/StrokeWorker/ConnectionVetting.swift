@@ -18,12 +18,15 @@ struct ConnectionVetting {
     /// By file descriptor: the generation at which its connection was found admitted, or its negation when it was
     /// cut then; 0 when not checked since the first revocation.
     private var checked: [Int] = []
+    /// The same for descriptors from `trackedDescriptors` on, which the system hands out only to a process with that
+    /// many files open.
+    private var checkedAbove: [Int: Int] = [:]
 
     init(authenticator: ClientAuthenticator) {
         self.authenticator = authenticator
     }
 
-    /// Descriptors above this are not tracked (checked at every message instead): the table stays small whatever
+    /// Descriptors below this are tracked in an array, the others in a dictionary: the array stays small whatever
     /// number the system hands out.
     static let trackedDescriptors = 1 << 16
 
@@ -51,10 +54,12 @@ struct ConnectionVetting {
         return admits(descriptor: Int(message.sourceDescriptor)) { message.property("User-Id") }
     }
 
+    /// Whether the connection on `descriptor`, whose key `userID` reads, may be read (as `admits(_:at:)`).
     @inline(__always)
-    private mutating func admits(descriptor: Int, userID: () -> String?) -> Bool {
+    mutating func admits(descriptor: Int, userID: () -> String?) -> Bool {
         guard descriptor >= 0 else { return true }
         if descriptor < checked.count, checked[descriptor] == generation { return true }
+        if descriptor >= Self.trackedDescriptors, checkedAbove[descriptor] == generation { return true }
         return check(descriptor: descriptor, userID: userID() ?? "")
     }
 
@@ -66,7 +71,7 @@ struct ConnectionVetting {
             return true
         }
         authenticator.metrics?.messagesRevoked.add(1, ordering: .relaxed)
-        guard descriptor >= checked.count || checked[descriptor] != -generation else { return false }
+        guard mark(of: descriptor) != -generation else { return false }
         mark(descriptor, -generation)
         let cut = ZMQConnection.cut(descriptor: Int32(descriptor))
         authenticator.metrics?.connectionsCut.add(1, ordering: .relaxed)
@@ -76,8 +81,16 @@ struct ConnectionVetting {
         return false
     }
 
+    /// What `descriptor` was marked with last (0: nothing since the first revocation).
+    private func mark(of descriptor: Int) -> Int {
+        descriptor < checked.count ? checked[descriptor] : checkedAbove[descriptor] ?? 0
+    }
+
     private mutating func mark(_ descriptor: Int, _ value: Int) {
-        guard descriptor < Self.trackedDescriptors else { return }
+        guard descriptor < Self.trackedDescriptors else {
+            checkedAbove[descriptor] = value
+            return
+        }
         if descriptor >= checked.count { checked += repeatElement(0, count: descriptor + 1 - checked.count) }
         checked[descriptor] = value
     }
