@@ -176,10 +176,21 @@ public struct Recognizer: Sendable {
         among gestures: [String]? = nil
     ) throws(RecognitionError) -> RecognitionResult {
         // The features live in temporary memory for the call: no arrays but the result's.
-        try ShapeFeatures.withFeatures(of: points, strokeStarts: strokeStarts, configuration: configuration) {
+        guard let gestures else {
+            return try ShapeFeatures.withFeatures(
+                of: points, strokeStarts: strokeStarts, configuration: configuration, recognizeAll(vector:elastic:))
+        }
+        return try ShapeFeatures.withFeatures(of: points, strokeStarts: strokeStarts, configuration: configuration) {
             vector, elastic in
             withSelection(of: gestures) { recognize(vector: vector, elastic: elastic, selection: $0) }
         }
+    }
+
+    /// Recognizes a preprocessed stroke among all gestures.
+    private func recognizeAll(vector: UnsafeBufferPointer<Float>, elastic: UnsafeBufferPointer<Float>)
+        -> RecognitionResult
+    {
+        recognize(vector: vector, elastic: elastic, selection: nil)
     }
 
     /// Recognizes a stroke with this recognizer and with `other`, preprocessing it once: for a library matched
