@@ -35,9 +35,9 @@ from stroke_client import Consumer, Producer  # noqa: E402
 from stroke_client.shard import topic  # noqa: E402
 
 
-def start_worker(path: str):
+def start_worker(path: str, idle_timeout: int = 2):
     process = subprocess.Popen(
-        [path, "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--idle-timeout", "2",
+        [path, "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--idle-timeout", str(idle_timeout),
          "--stats-interval", "0", "--lanes", "1"],
         stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20

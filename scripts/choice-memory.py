@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Memory of the gestures sessions choose: what a real stroke-worker's resident memory grows by when its sessions
+choose the gestures they may match (`options` with `gestures`, Protocol/README.md §4).
+
+Starts a worker on free loopback ports (one lane), opens SESSIONS sessions (an `options` message each), notes the
+resident memory, then has every session choose the same three gestures, then each a list of its own (two names),
+then all of them again (`"*"`), noting the memory after each step (each step ends with a stroke of another session
+whose result says the lane has handled everything before it). Prints the growth per session.
+
+Usage: scripts/choice-memory.py [--worker PATH] [--sessions N]
+"""
+
+import argparse
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from soak import resident_mb, start_worker  # noqa: E402
+from stroke_client import Consumer, Producer  # noqa: E402
+
+STROKE = [(100 + i, 100 + (i % 7) * 3, 16.0 * i) for i in range(20)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worker", default=os.path.join(ROOT, ".build", "release", "stroke-worker"))
+    parser.add_argument("--sessions", type=int, default=100_000)
+    args = parser.parse_args()
+    process, (input_endpoint, output_endpoint) = start_worker(args.worker, idle_timeout=3600)
+    try:
+        with Consumer(output_endpoint, prefixes=["sync-"]) as consumer, \
+                Producer(input_endpoint, binary=True) as producer:
+            producer.wait_for_worker()
+            consumer.wait_until_subscribed(producer)
+
+            def settled(tag: str) -> float:
+                producer.send_stroke("sync-" + tag, STROKE, batch=32)
+                while True:
+                    event = consumer.receive(timeout=60)
+                    if event is None:
+                        sys.exit("choice-memory: the worker did not answer")
+                    if event.kind in ("match", "nomatch"):
+                        return resident_mb(process.pid)
+
+            empty = settled("0")
+            for s in range(args.sessions):
+                producer.set_options("m-%d" % s, checkmark=False)
+            held = settled("1")
+            for s in range(args.sessions):
+                producer.set_options("m-%d" % s, gestures=["circle", "x", "check"])
+            shared = settled("2")
+            for s in range(args.sessions):
+                producer.set_options("m-%d" % s, gestures=["g%d" % s, "circle"])
+            own = settled("3")
+            for s in range(args.sessions):
+                producer.set_options("m-%d" % s, gestures="*")
+            lifted = settled("4")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    per = 1e6 / args.sessions
+    print("%d sessions: %.1f MB empty, %.1f MB held (%.0f B a session)" % (
+        args.sessions, empty, held, (held - empty) * per))
+    print("the same 3 gestures chosen by every session: +%.0f B a session" % ((shared - held) * per))
+    print("a list of its own (2 names) for each session: +%.0f B a session" % ((own - held) * per))
+    print("every choice lifted (\"*\"): %.1f MB (the allocator keeps what it had)" % lifted)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
