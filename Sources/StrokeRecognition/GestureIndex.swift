@@ -10,8 +10,6 @@ struct GestureIndex: Sendable {
     /// Gesture ids by slot (`hash & (count − 1)`, then the next slots), -1 where empty; at least twice as many slots
     /// as gestures, a power of two.
     private let slots: [Int32]
-    /// Each gesture's number of templates.
-    let templateCounts: [Int32]
     /// The groups of lanes gesture `id`'s templates lie in, each as `group << 8 | lanes` (a bit per lane), are
     /// `groups[groupStarts[id]..<groupStarts[id + 1]]`.
     private let groupStarts: [Int32]
@@ -31,9 +29,7 @@ struct GestureIndex: Sendable {
         }
         self.slots = slots
         var byGesture = [[UInt32]](repeating: [], count: names.count)
-        var templateCounts = [Int32](repeating: 0, count: names.count)
         for (template, id) in gestureIDs.enumerated() {
-            templateCounts[Int(id)] += 1
             let group = UInt32(template / laneCount)
             let bit = UInt32(1) << UInt32(template % laneCount)
             if let last = byGesture[Int(id)].last, last >> 8 == group {
@@ -42,7 +38,6 @@ struct GestureIndex: Sendable {
                 byGesture[Int(id)].append(group << 8 | bit)
             }
         }
-        self.templateCounts = templateCounts
         var starts = [Int32(0)]
         for entries in byGesture { starts.append(starts.last! + Int32(entries.count)) }
         self.groupStarts = starts
@@ -62,16 +57,20 @@ struct GestureIndex: Sendable {
         }
     }
 
-    /// Sets the lanes of gesture `id`'s templates in `lanes` (a byte per group); returns false, setting nothing,
-    /// when they are set already (the gesture was chosen before).
+    /// Sets the lanes of gesture `id`'s templates in `lanes` (a byte per group) and returns how many templates they
+    /// are; returns 0, setting nothing, when they are set already (the gesture was chosen before).
     @inline(__always)
-    func mark(_ id: Int32, in lanes: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+    func mark(_ id: Int32, in lanes: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let range = Int(groupStarts[Int(id)])..<Int(groupStarts[Int(id) + 1])
         guard let first = range.first.map({ groups[$0] }), lanes[Int(first >> 8)] & UInt8(first & 0xFF) == 0 else {
-            return false
+            return 0
         }
-        for entry in groups[range] { lanes[Int(entry >> 8)] |= UInt8(entry & 0xFF) }
-        return true
+        var templates = 0
+        for entry in groups[range] {
+            lanes[Int(entry >> 8)] |= UInt8(entry & 0xFF)
+            templates += (entry & 0xFF).nonzeroBitCount
+        }
+        return templates
     }
 
     /// FNV-1a (64 bits) of the name's UTF-8 bytes, folded to a slot.

@@ -24,8 +24,8 @@ extension Recognizer {
             let index = gestureIndex
             var templates = 0
             for name in names {
-                guard let id = index.id(of: name, among: gestureNames), index.mark(id, in: lanes) else { continue }
-                templates += Int(index.templateCounts[Int(id)])
+                guard let id = index.id(of: name, among: gestureNames) else { continue }
+                templates += index.mark(id, in: lanes)
             }
             return body(Selection(lanes: lanes, templates: templates))
         }
