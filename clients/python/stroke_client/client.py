@@ -60,10 +60,9 @@ class Producer:
         self.binary = binary
         self._sequences: Dict[str, int] = {}
         self._strokes: Dict[str, int] = {}
-        # The strokes each session was sent to learn, by name, for reteach().
-        # What each session was sent to learn: (name, strokes), for reteach; and its multistroke wait.
+        # What each session was sent to learn, (name, strokes), and the options it was set, for reteach().
         self._taught: Dict[str, List[Tuple[str, List[List[Point]]]]] = {}
-        self._multistroke: Dict[str, int] = {}
+        self._options: Dict[str, Dict[str, Any]] = {}
         self.subscriptions: List[bytes] = []
 
     def __enter__(self) -> "Producer":
@@ -196,14 +195,19 @@ class Producer:
         return stroke
 
     def reteach(self, session: str, batch: int = 32) -> int:
-        """Send ``session`` again every stroke or gesture it was sent to learn (and has not been told to
-        forget), as after a ``closed``, ``session_restart`` or ``session_reset`` event: the worker keeps learned
-        gestures only as long as the session's state (Protocol/README.md, section 4.1). A gesture of several
-        strokes is sent with the session's grouping set again (``multistroke``; 1000 ms if it was never set
-        here). Returns how many gestures were sent."""
+        """Restore ``session`` in a worker that forgot it, as after a ``closed``, ``session_restart`` or
+        ``session_reset`` event: the worker keeps a session's options and learned gestures only as long as its
+        state (Protocol/README.md, sections 4 and 4.1). Sends one ``options`` message with the latest value of
+        each option :meth:`set_options` set for it (library, orientation, checkmark, multistroke, gestures), then
+        every stroke or gesture it was sent to learn and has not been told to forget. A gesture of several
+        strokes is sent with the session's grouping on (``multistroke``: 1000 ms if it was never set here).
+        Returns how many gestures were sent."""
         taught = self._taught.pop(session, [])
-        if any(len(strokes) > 1 for _, strokes in taught):
-            self.set_options(session, multistroke=self._multistroke.get(session) or 1000)
+        options = dict(self._options.get(session, {}))
+        if any(len(strokes) > 1 for _, strokes in taught) and not options.get("multistroke"):
+            options["multistroke"] = 1000
+        if options:
+            self.set_options(session, **options)
         for name, strokes in taught:
             if len(strokes) == 1:
                 self.send_stroke(session, strokes[0], batch=batch, learn=name)
@@ -222,10 +226,17 @@ class Producer:
         if forget is not None and session in self._taught:
             self._taught[session] = [(name, strokes) for name, strokes in self._taught[session]
                                      if forget != "*" and name != forget]
-        if multistroke is not None:
-            self._multistroke[session] = multistroke
-        return self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
-                         forget=forget, multistroke=multistroke, gestures=gestures, binary=False)
+        seq = self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
+                        forget=forget, multistroke=multistroke, gestures=gestures, binary=False)
+        # Remembered once sent (the encoder checked them), for reteach().
+        remembered = self._options.setdefault(session, {})
+        for name, value in (("library", library), ("orientation", orientation), ("checkmark", checkmark),
+                            ("multistroke", multistroke), ("gestures", gestures)):
+            if value is not None:
+                remembered[name] = list(value) if name == "gestures" and value != "*" else value
+        if remembered.get("gestures") == "*":
+            del remembered["gestures"]  # every gesture: what a restarted session has anyway
+        return seq
 
     def forget(self, session: str) -> None:
         """Start ``session``'s numbering over, as a restarted producer does: its next message is seq 1, and the
@@ -240,7 +251,7 @@ class Producer:
         seq = self.send(session, "close")
         self.forget(session)
         self._taught.pop(session, None)
-        self._multistroke.pop(session, None)
+        self._options.pop(session, None)
         return seq
 
 

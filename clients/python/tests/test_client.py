@@ -255,13 +255,14 @@ def test_gestures_of_several_strokes(protocol_dir, tmp_path, binary):
             assert again.get("name") == "tee" and again.get("learned") is True
             # After a restart the worker forgot it; reteach sends the gesture again, grouping included.
             producer.forget(session)
-            producer.send(session, "options", library="symbols", binary=False)
+            producer.send(session, "options", checkmark=True, binary=False)
             restart = next_event()
             assert restart.get("code") == "session_restart" and "learned template(s) forgotten" in restart.get("message")
-            assert producer.reteach(session) == 1
+            assert producer.reteach(session) == 1  # the library and the grouping too, then the gesture
             assert next_event().kind == "learned"
             producer.send_gesture(session, [line((1, 1), (91, 2), 5000), line((45, 1), (46, 90), 5300)])
-            assert next_event().get("name") == "tee"
+            restored = next_event()
+            assert restored.get("name") == "tee" and restored.get("library") == "symbols"
     finally:
         assert running.stop() == 0
 
@@ -296,6 +297,16 @@ def test_a_session_chooses_its_gestures(worker, fixtures_dir):
         assert result("other").get("name") == "check"
         producer.set_options("chooser", gestures=["v", "check"])
         assert result("chooser").get("name") == "check"
+        # The producer starts the session over: the worker forgets the choice, and reteach sets it again.
+        producer.set_options("chooser", gestures=["circle", "rectangle"])
+        producer.forget("chooser")
+        producer.send("chooser", "options", checkmark=False, binary=False)
+        restart = consumer.receive(timeout=5)
+        assert restart is not None and restart.get("code") == "session_restart"
+        assert result("chooser").get("name") == "check"  # forgotten by the worker
+        assert producer.reteach("chooser") == 0
+        restored = result("chooser")
+        assert {c["name"] for c in restored.get("candidates")} == {"circle", "rectangle"}
         producer.set_options("chooser", gestures="*")
         widened = result("chooser")
         assert widened.get("name") == "check" and len(widened.get("candidates")) == 3
