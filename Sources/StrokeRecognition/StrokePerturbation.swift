@@ -5,10 +5,14 @@ import Foundation
 /// whole-pixel coordinates. `stroke-tool eval --perturb` and `stroke-tool robustness` measure how the recognizer
 /// and the checkmark detector hold up under them, which tuning on a handful of subjects cannot show.
 ///
-/// They apply in the order of the properties below, as a stroke comes about: the hand's rhythm (`ease`), the
+/// They apply in the order of the properties below, as a stroke comes about: the way round it goes
+/// (`reverse`), the hand's rhythm (`ease`), the
 /// device's sampling (`rate`), the shape's geometry (around the stroke's centroid), the sensor's noise (`jitter`),
 /// its resolution (`quantize`) and the producer's timestamps (`stamp`).
 public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
+    /// Draws the stroke the other way round: from its last point to its first, each segment taking as long as
+    /// it did. Default: `false`.
+    public var reverse = false
     /// Speed profile: the fraction `u` of the duration becomes `u^ease` (above 1: a slow start and a fast end;
     /// below 1: the opposite). Default: `1`.
     public var ease = 1.0
@@ -34,8 +38,8 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
     /// No change.
     public init() {}
 
-    /// Parses `name=value` pairs separated by commas: `rotate`, `shear`, `aspect`, `jitter`, `rate`, `ease`,
-    /// `quantize`, `stamp` (an empty text is no change).
+    /// Parses `name=value` pairs separated by commas: `reverse` (0 or 1), `rotate`, `shear`, `aspect`,
+    /// `jitter`, `rate`, `ease`, `quantize`, `stamp` (an empty text is no change).
     ///
     /// - Throws: `RecognitionError` `.invalidConfiguration` naming the pair that is not understood or out of range.
     public init(parsing text: String) throws(RecognitionError) {
@@ -45,6 +49,7 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
                 throw RecognitionError(.invalidConfiguration, "perturbation \"\(pair)\": expected NAME=NUMBER")
             }
             switch parts[0] {
+            case "reverse" where value == 0 || value == 1: reverse = value == 1
             case "rotate": rotateDegrees = value
             case "shear": shear = value
             case "aspect" where value > 0: aspect = value
@@ -53,12 +58,13 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
             case "ease" where value > 0: ease = value
             case "quantize" where value >= 0: quantize = value
             case "stamp" where value >= 1 && value <= 1000 && value == value.rounded(): stamp = Int(value)
-            case "aspect", "jitter", "rate", "ease", "quantize", "stamp":
+            case "reverse", "aspect", "jitter", "rate", "ease", "quantize", "stamp":
                 throw RecognitionError(.invalidConfiguration, "perturbation \"\(pair)\": out of range")
             default:
                 throw RecognitionError(
                     .invalidConfiguration,
-                    "perturbation \"\(pair)\": unknown; rotate, shear, aspect, jitter, rate, ease, quantize or stamp")
+                    "perturbation \"\(pair)\": unknown; reverse, rotate, shear, aspect, jitter, rate, ease, quantize "
+                        + "or stamp")
             }
         }
     }
@@ -66,6 +72,7 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
     /// The changes made, as `parsing` takes them; `none` for none.
     public var description: String {
         var parts = [String]()
+        if reverse { parts.append("reverse=1") }
         if ease != 1 { parts.append("ease=\(Self.format(ease))") }
         if let rateHertz { parts.append("rate=\(Self.format(rateHertz))") }
         if rotateDegrees != 0 { parts.append("rotate=\(Self.format(rotateDegrees))") }
@@ -87,6 +94,13 @@ public struct StrokePerturbation: Sendable, Hashable, CustomStringConvertible {
     public func apply<G: RandomNumberGenerator>(to points: [StrokePoint], using generator: inout G) -> [StrokePoint] {
         guard points.count >= 2 else { return points }
         var result = points
+        if reverse, let first = points.first?.time, let last = points.last?.time {
+            // The k-th point drawn is the k-th from the end, as long after the start as it was before the end.
+            for index in result.indices {
+                result[index] = points[points.count - 1 - index]
+                result[index].time = first + (last - result[index].time)
+            }
+        }
         if ease != 1, let first = result.first?.time, let last = result.last?.time, last > first {
             for index in result.indices {
                 result[index].time = first + (last - first) * pow((result[index].time - first) / (last - first), ease)

@@ -30,6 +30,20 @@ struct StrokePerturbationTests {
         #expect(try Self.apply("").map(\.time) == Self.square.map(\.time))
     }
 
+    @Test("reversed: the last point first, each segment taking as long as it did; before the other changes")
+    func reversed() throws {
+        let uneven = [(0.0, 0.0, 100.0), (4.0, 0.0, 110.0), (4.0, 3.0, 140.0), (0.0, 3.0, 145.0)].map {
+            StrokePoint(x: $0.0, y: $0.1, time: $0.2)
+        }
+        let back = try Self.apply("reverse=1", to: uneven)
+        #expect(Self.close(back, [(0, 3), (4, 3), (4, 0), (0, 0)]))
+        #expect(back.map(\.time) == [100, 105, 135, 145])
+        #expect(try Self.apply("reverse=1", to: back) == uneven)
+        // Then resampled in time as any stroke: the first 5 ms are the last segment drawn backward.
+        #expect(Self.close(Array(try Self.apply("reverse=1,rate=1000", to: uneven).prefix(2)), [(0, 3), (0.8, 3)]))
+        #expect(try Self.apply("reverse=0", to: uneven) == uneven)
+    }
+
     @Test("jitter: drawn from the generator, repeatable, scaled by the stroke's diagonal")
     func jitter() throws {
         let once = try Self.apply("jitter=0.1", seed: 5)
@@ -68,7 +82,7 @@ struct StrokePerturbationTests {
 
     @Test("parsing: names and ranges, errors that name the pair, and a description that parses back")
     func parsing() throws {
-        let text = "ease=0.7,rate=240,rotate=-12.5,shear=0.2,aspect=1.25,jitter=0.01,quantize=1,stamp=4"
+        let text = "reverse=1,ease=0.7,rate=240,rotate=-12.5,shear=0.2,aspect=1.25,jitter=0.01,quantize=1,stamp=4"
         let perturbation = try StrokePerturbation(parsing: text)
         #expect(perturbation.description == text)
         #expect(try StrokePerturbation(parsing: perturbation.description) == perturbation)
@@ -77,7 +91,7 @@ struct StrokePerturbationTests {
             ("spin=3", "unknown"), ("rotate", "expected NAME=NUMBER"), ("rate=0", "out of range"),
             ("rate=1e9", "out of range"),
             ("aspect=-1", "out of range"), ("jitter=nan", "expected NAME=NUMBER"), ("ease=abc", "expected"),
-            ("stamp=0", "out of range"), ("stamp=2.5", "out of range"),
+            ("stamp=0", "out of range"), ("stamp=2.5", "out of range"), ("reverse=2", "out of range"),
         ] {
             #expect(throws: RecognitionError.self, "\(bad)") { try StrokePerturbation(parsing: bad) }
             do {
