@@ -32,6 +32,30 @@ extension GestureTemplate {
         return variants
     }
 
+    /// The paths the matcher compares a gesture with for this template: its unistrokes in a library that
+    /// matches any stroke order (`unistrokes`), else the template as drawn and, where strokes may go either way,
+    /// with each of its strokes reversed in every combination, in the drawn order (the drawn path first).
+    public func paths(order: TemplateLibrary.StrokeOrder, direction: TemplateLibrary.StrokeDirection)
+        -> [GestureTemplate]
+    {
+        if order == .any && strokeCount > 1 { return unistrokes }
+        guard direction == .any else { return [self] }
+        let strokes = self.strokes
+        return (0..<(1 << strokes.count)).map { reversals in
+            var variant = GestureTemplate(name: name, points: [])
+            variant.points.reserveCapacity(points.count)
+            for (position, stroke) in strokes.enumerated() {
+                if position > 0 { variant.strokeStarts.append(variant.points.count) }
+                if reversals & (1 << position) == 0 {
+                    variant.points.append(contentsOf: stroke)
+                } else {
+                    variant.points.append(contentsOf: stroke.reversed())
+                }
+            }
+            return variant
+        }
+    }
+
     /// Every order of `count` strokes, starting with `0, 1, …, count − 1` (lexicographic).
     static func orders(of count: Int) -> [[Int]] {
         guard count > 1 else { return [Array(0..<count)] }
@@ -48,7 +72,9 @@ extension GestureTemplate {
     /// What is wrong with the template's strokes (more than `maximum`, if given, or an empty one), or nil.
     func strokeProblem(maximum: Int?) -> String? {
         if let maximum, strokeCount > maximum {
-            return "has \(strokeCount) strokes; at most \(maximum) (in a library that matches any stroke order)"
+            return
+                "has \(strokeCount) strokes; at most \(maximum) (in a library that matches any stroke order or "
+                + "direction)"
         }
         var previous = 0
         for start in strokeStarts {

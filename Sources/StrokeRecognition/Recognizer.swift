@@ -80,8 +80,11 @@ public struct Recognizer: Sendable {
     public init(library: TemplateLibrary, configuration: RecognizerConfiguration = .default) throws(RecognitionError) {
         try configuration.validate()
         try library.validate(source: library.name)
-        // A template of several strokes is matched as every unistroke it could be drawn as.
-        let paths = library.strokeOrder == .any ? library.templates.flatMap(\.unistrokes) : library.templates
+        // A template of several strokes is matched as every unistroke it could be drawn as, and one whose strokes
+        // may go either way as each of them.
+        let paths = library.templates.flatMap {
+            $0.paths(order: library.strokeOrder, direction: library.strokeDirection)
+        }
         var vectors = [Float]()
         var elastic = [Float]()
         vectors.reserveCapacity(paths.count * configuration.pointCount * 2)

@@ -16,9 +16,11 @@ extension TemplateLibrary {
     /// The format versions this build reads.
     public static let readableVersions = 1...2
 
-    /// The version a save writes: 1 while every template is a single stroke, so that older readers still
-    /// read the file; 2 once one has several.
-    public var fileVersion: Int { strokeOrder != .any || templates.contains { $0.strokeCount > 1 } ? 2 : 1 }
+    /// The version a save writes: 1 while every template is a single stroke drawn one way, so that older readers
+    /// still read the file; 2 once one has several, or strokes may go either way.
+    public var fileVersion: Int {
+        strokeOrder != .any || strokeDirection != .drawn || templates.contains { $0.strokeCount > 1 } ? 2 : 1
+    }
 
     private struct FileContents: Codable {
         var format: String
@@ -28,6 +30,7 @@ extension TemplateLibrary {
         var maxRotationDegrees: Double?
         var minimumScore: Double?
         var strokeOrder: StrokeOrder?
+        var strokeDirection: StrokeDirection?
         var templates: [GestureTemplate]
     }
 
@@ -74,7 +77,11 @@ extension TemplateLibrary {
         if contents.version < 2, contents.strokeOrder != nil {
             throw RecognitionError(.malformedLibrary, "\(source): strokeOrder needs version 2")
         }
+        if contents.version < 2, contents.strokeDirection != nil {
+            throw RecognitionError(.malformedLibrary, "\(source): strokeDirection needs version 2")
+        }
         strokeOrder = contents.strokeOrder ?? .any
+        strokeDirection = contents.strokeDirection ?? .drawn
         try validate(source: source)
     }
 
@@ -97,8 +104,9 @@ extension TemplateLibrary {
             guard template.points.count >= 2 else {
                 throw fail("templates[\(index)] (\(template.name)) has \(template.points.count) point(s); needs 2")
             }
-            if let problem = template.strokeProblem(maximum: strokeOrder == .any ? GestureTemplate.maximumStrokes : nil)
-            {
+            // Every order, or every combination of directions, of more strokes would make too many paths.
+            let bounded = strokeOrder == .any || strokeDirection == .any
+            if let problem = template.strokeProblem(maximum: bounded ? GestureTemplate.maximumStrokes : nil) {
                 throw fail("templates[\(index)] (\(template.name)) \(problem)")
             }
             if let bad = template.points.firstIndex(where: { !$0.x.isFinite || !$0.y.isFinite }) {
@@ -137,7 +145,8 @@ extension TemplateLibrary {
         let contents = FileContents(
             format: Self.formatIdentifier, version: fileVersion, name: name,
             orientation: orientation.rawValue, maxRotationDegrees: maxRotationDegrees, minimumScore: minimumScore,
-            strokeOrder: strokeOrder == .any ? nil : strokeOrder, templates: templates)
+            strokeOrder: strokeOrder == .any ? nil : strokeOrder,
+            strokeDirection: strokeDirection == .drawn ? nil : strokeDirection, templates: templates)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {

@@ -22,6 +22,17 @@ public struct TemplateLibrary: Sendable, Hashable {
         case drawn
     }
 
+    /// Which way a template's strokes may be drawn.
+    public enum StrokeDirection: String, Sendable, Hashable, Codable, CaseIterable {
+        /// As the template was drawn: a circle drawn the other way round is another gesture (the $1 study's
+        /// convention, and the default).
+        case drawn
+        /// Either way: each stroke of a template is matched as drawn and reversed, so that a circle is a circle
+        /// whichever way the finger goes round. A template of one stroke costs two to match, one of k strokes
+        /// matched in their drawn order 2^k (in any order, `StrokeOrder.any` matches every direction already).
+        case any
+    }
+
     /// The library's name, by which sessions select it.
     public var name: String
     /// Whether matching is rotation-invariant or orientation-sensitive. Default: `.sensitive`.
@@ -33,6 +44,8 @@ public struct TemplateLibrary: Sendable, Hashable {
     public var minimumScore: Double
     /// How templates of several strokes are matched. Default: `.any`.
     public var strokeOrder: StrokeOrder = .any
+    /// Which way the templates' strokes may be drawn. Default: `.drawn`.
+    public var strokeDirection: StrokeDirection = .drawn
     /// The templates, in insertion order.
     public private(set) var templates: [GestureTemplate]
 

@@ -28,7 +28,8 @@ final class LearnedTemplates: Sendable {
         var library = TemplateLibrary(
             name: settings.name, orientation: settings.orientation, maxRotationDegrees: settings.maxRotationDegrees,
             minimumScore: settings.minimumScore, templates: templates)
-        // A gesture of several strokes that a session learned is matched as that player drew it: one path.
+        // A gesture that a session learned is matched as that player drew it, whatever its library says of stroke
+        // order and direction: one path.
         library.strokeOrder = .drawn
         self.recognizer = try Recognizer(library: library, configuration: model.configuration)
         self.templates = templates

@@ -151,6 +151,39 @@ struct LearnedTemplatesTests {
         #expect((match["candidates"] as? [[String: Any]])?.count == 1)
     }
 
+    @Test("in a library whose strokes go either way, its gestures match drawn backward, and learned ones as drawn")
+    func eitherWayRound() throws {
+        var round = TemplateLibrary(name: "round")
+        round.add(
+            GestureTemplate(
+                name: "circle",
+                points: (0...32).map { k in
+                    let angle = -2 * Double.pi * Double(k) / 32
+                    return SIMD2(50 + 40 * cos(angle), 50 + 40 * sin(angle))
+                }))
+        round.add(GestureTemplate(name: "caret", points: [[0, 90], [45, 0], [90, 90]]))
+        round.strokeDirection = .any
+        let registry = try LibraryRegistry([try TemplateLibrary.builtIn(), round])
+        var processor = SessionProcessor(
+            sink: CollectingSink(), configuration: WorkerConfiguration(), registry: registry, metrics: WorkerMetrics())
+        var producer = Producer("rhea")
+        producer.send(&processor, ["type": "options", "library": "round", "checkmark": false])
+        // Clockwise on screen: the template's circle the other way round.
+        let clockwise = (0...40).map { k -> [Double] in
+            let angle = 2 * Double.pi * Double(k) / 40
+            return [200 + 60 * cos(angle), 200 + 60 * sin(angle), Double(16 * k)]
+        }
+        producer.draw(&processor, clockwise)
+        let circle = Self.lastEvent(processor)
+        #expect(circle["name"] as? String == "circle" && circle["library"] as? String == "round")
+        // The player's own gesture is matched the way they drew it.
+        producer.draw(&processor, Self.bolt(0), learn: "bolt")
+        producer.draw(&processor, Self.bolt(1))
+        #expect(Self.lastEvent(processor)["name"] as? String == "bolt")
+        producer.draw(&processor, Self.bolt(1).reversed().enumerated().map { [$1[0], $1[1], Double(16 * $0)] })
+        #expect(Self.lastEvent(processor)["name"] as? String != "bolt")
+    }
+
     @Test("options follow: a session that turns rotation-invariant matches its gesture drawn upside down")
     func orientationFollows() {
         var processor = SessionProcessorTests.processor()

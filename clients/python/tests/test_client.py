@@ -105,7 +105,17 @@ def test_json_messages_follow_the_schema(protocol_dir):
 def test_template_library_schema(protocol_dir, tmp_path):
     library = {"format": "stroke-worker/template-library", "version": 1, "name": "t", "orientation": "sensitive",
                "templates": [{"name": "a", "points": [[0, 0], [1, 1]]}]}
-    jsonschema.validate(library, schema(protocol_dir, "template-library.schema.json"))
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "template-library.schema.json"))
+    validator.validate(library)
+    # Strokes either way round: version 2 only; then at most 4 strokes a template, in any order or as drawn.
+    assert not validator.is_valid(dict(library, strokeDirection="any"))
+    either = dict(library, version=2, strokeDirection="any")
+    validator.validate(either)
+    assert not validator.is_valid(dict(either, strokeDirection="backwards"))
+    comb = [{"name": "comb", "strokes": [[[k, 0], [k, 5]] for k in range(5)]}]
+    validator.validate(dict(library, version=2, strokeOrder="drawn", templates=comb))
+    assert not validator.is_valid(dict(either, strokeOrder="drawn", templates=comb))
+    assert not validator.is_valid(dict(either, templates=comb))
 
 
 def test_consumer_surfaces_event_gaps():
