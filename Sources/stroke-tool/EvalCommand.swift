@@ -27,10 +27,13 @@ enum EvalCommand {
                                         that close, as in the worker (default 0.04; 0: the matcher alone)
           --orientation O               user-dependent libraries: sensitive (default) or invariant
           --max-rotation DEG            user-dependent libraries: rotation bound (default 30)
+          --stroke-direction D          drawn (default: as the library says) or any: templates match either
+                                        way round too (--perturb reverse=1 draws the strokes backward)
           --checkmark-config FILE       the checkmark detector's tuning: a JSON object with any of the
                                         fields of CheckmarkConfiguration (the rest keep their defaults)
           --perturb SPEC                change every tested stroke (never the templates), as other hands
-                                and devices would, in this order: ease=G (time fraction u → u^G),
+                                and devices would, in this order: reverse=1 (drawn backward: the
+                                last point first), ease=G (time fraction u → u^G),
                                 rate=HZ (resampled in time), rotate=DEG (clockwise), shear=F (x +=
                                 F·y), aspect=F (width ÷ height), jitter=F (noise, a fraction of the
                                 stroke's diagonal, drawn from --seed), quantize=Q (coordinates
@@ -50,7 +53,7 @@ enum EvalCommand {
                 "shortlist-divisor", "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects",
                 "seed", "shortlist",
                 "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config", "perturb",
-                "checkmark-margin", "among",
+                "checkmark-margin", "among", "stroke-direction",
             ])
         if let ignored = ElasticMatcher.KernelBuild.requestIgnored { StrokeTool.printError("stroke-tool: \(ignored)") }
         if args.flag("help") {
@@ -79,6 +82,8 @@ enum EvalCommand {
             libraryTemplate.orientation = parsed
         }
         libraryTemplate.maxRotationDegrees = try args.parsed("max-rotation", default: 30.0)
+        let direction = args.value("stroke-direction") == nil ? nil : try StrokeTool.strokeDirection(args)
+        if let direction { libraryTemplate.strokeDirection = direction }
         libraryTemplate.minimumScore = 0
         var evaluator = Evaluator(
             samples: samples, recognizerConfiguration: configuration, checkmarkConfiguration: checkmark,
@@ -97,7 +102,8 @@ enum EvalCommand {
                 templatesPerGesture: try args.parsed("templates-per-gesture", default: 1),
                 trials: try args.parsed("trials", default: 10), seed: try args.parsed("seed", default: 1))
         case "user-independent":
-            let library = try LibraryCommand.load(args.value("library") ?? "default")
+            var library = try LibraryCommand.load(args.value("library") ?? "default")
+            if let direction { library.strokeDirection = direction }
             report = try evaluator.userIndependent(library: library)
         case let other:
             throw CommandLineArguments.Failure(description: "--protocol \(other): user-dependent or user-independent")

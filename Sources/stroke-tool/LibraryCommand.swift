@@ -7,7 +7,7 @@ enum LibraryCommand {
     static let usage = """
         USAGE
           stroke-tool library build --dataset DIR -o FILE [--name N] [--subjects s02,s03] [--orientation O]
-                                    [--per-gesture K | --all] [--seed S]
+                                    [--per-gesture K | --all] [--seed S] [--stroke-direction D]
               With --per-gesture K, the K medoids of each gesture's samples (elastic distance); with --all,
               every sample; else a condensed library (each training sample recognized by the others).
           stroke-tool library add FILE --dataset DIR [--subjects …] [--gesture NAME]
@@ -16,9 +16,12 @@ enum LibraryCommand {
               (saved as version 2): {"name": "plus", "strokes": [[[x, y], …], [[x, y], …]]}. A FILE that does
               not exist is created: a library named N (default: the file's name), sensitive unless --orientation
               invariant. --stroke-order any|drawn: how templates of several strokes are matched (default any).
+              --stroke-direction drawn|any: whether strokes match only the way round their templates were
+              drawn (default) or either way (a circle clockwise or not); with add, changes the FILE's.
           stroke-tool library remove FILE --gesture NAME [--index I]
           stroke-tool library list FILE|default
-          stroke-tool library export-default -o FILE
+          stroke-tool library export-default -o FILE [--name N] [--stroke-direction D]
+              The built-in library as a file, to edit or to load beside it under another name (N).
         """
 
     static func load(_ pathOrDefault: String) throws -> TemplateLibrary {
@@ -30,7 +33,7 @@ enum LibraryCommand {
             arguments, flags: ["all"],
             known: [
                 "per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes",
-                "index", "stroke-order",
+                "index", "stroke-order", "stroke-direction",
             ])
         guard let action = args.positional.first, !args.flag("help") else {
             print(usage)
@@ -63,7 +66,7 @@ enum LibraryCommand {
             }
             let logs = try samples()
             let name = args.value("name") ?? "default"
-            let library: TemplateLibrary
+            var library: TemplateLibrary
             if let perGesture = args.value("per-gesture") {
                 guard let k = Int(perGesture), k > 0 else {
                     throw CommandLineArguments.Failure(description: "--per-gesture: a positive number")
@@ -78,6 +81,7 @@ enum LibraryCommand {
                 library = try TemplateLibrary.condensed(
                     name: name, samples: logs, orientation: orientation, seed: try args.parsed("seed", default: 1))
             }
+            library.strokeDirection = try StrokeTool.strokeDirection(args)
             try library.save(to: output)
             print("wrote \(output): \(library.templates.count) templates of \(library.gestureNames.count) gestures")
         case "add":
@@ -99,6 +103,7 @@ enum LibraryCommand {
                 }
                 library.strokeOrder = strokeOrder
             }
+            if args.value("stroke-direction") != nil { library.strokeDirection = try StrokeTool.strokeDirection(args) }
             let before = library.templates.count
             if let strokes = args.value("strokes") {
                 let data = try Data(contentsOf: URL(fileURLWithPath: strokes))
@@ -134,7 +139,8 @@ enum LibraryCommand {
                     + (several.isEmpty
                         ? ""
                         : " (\(several.count) of several strokes, matched "
-                            + (library.strokeOrder == .any ? "in any order" : "as drawn") + ")"))
+                            + (library.strokeOrder == .any ? "in any order" : "as drawn") + ")")
+                    + (library.strokeDirection == .any ? ", strokes either way round" : ""))
             for (name, count) in library.gestureCounts {
                 let strokes = Set(library.templates.filter { $0.name == name }.map(\.strokeCount)).sorted()
                 print(
@@ -145,7 +151,10 @@ enum LibraryCommand {
             guard let output = args.value("output") else {
                 throw CommandLineArguments.Failure(description: "-o FILE is required")
             }
-            try TemplateLibrary.builtIn().save(to: output)
+            var library = try TemplateLibrary.builtIn()
+            library.name = args.value("name") ?? library.name
+            library.strokeDirection = try StrokeTool.strokeDirection(args)
+            try library.save(to: output)
             print("wrote \(output)")
         default:
             throw CommandLineArguments.Failure(description: "unknown library action \"\(action)\"\n\n\(usage)")

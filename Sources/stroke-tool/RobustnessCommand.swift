@@ -20,6 +20,8 @@ enum RobustnessCommand {
                                    \(defaultSweep.joined(separator: "; ")))
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
           --checkmark-margin M     the detector's verdict in the match, as `stroke-tool eval` (default 0.04)
+          --stroke-direction D     drawn (default) or any: the libraries match their templates either way
+                                   round too (reverse=1 draws the tested strokes the other way)
           --seed S                 seeds the jitter (default 1)
           --json                   print exactly one JSON object
         """
@@ -42,7 +44,7 @@ enum RobustnessCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["json"],
-            known: ["dataset", "perturbations", "checkmark-config", "checkmark-margin", "seed"])
+            known: ["dataset", "perturbations", "checkmark-config", "checkmark-margin", "seed", "stroke-direction"])
         if args.flag("help") {
             print(usage)
             return 0
@@ -60,14 +62,16 @@ enum RobustnessCommand {
         recognizer.checkmarkMargin = try args.parsed("checkmark-margin", default: recognizer.checkmarkMargin)
         try recognizer.validate()
         let seed: UInt64 = try args.parsed("seed", default: 1)
+        let direction = try StrokeTool.strokeDirection(args)
         // Each subject's evaluator, with its library built once from the other subjects.
         let subjects = Set(samples.map(\.subject)).sorted()
         guard subjects.count >= 2 else {
             throw CommandLineArguments.Failure(description: "\(dataset): leaving one subject out needs two or more")
         }
         let heldOut = try subjects.map { subject throws(RecognitionError) in
-            let library = try TemplateLibrary.medoids(
+            var library = try TemplateLibrary.medoids(
                 name: "without-\(subject)", samples: samples.filter { $0.subject != subject }, perGesture: 8)
+            library.strokeDirection = direction
             let evaluator = Evaluator(
                 samples: samples.filter { $0.subject == subject }, recognizerConfiguration: recognizer,
                 checkmarkConfiguration: checkmark)

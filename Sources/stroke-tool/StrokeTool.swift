@@ -66,6 +66,15 @@ enum StrokeTool {
         try args.value("checkmark-config").map { try CheckmarkConfiguration(contentsOf: $0) } ?? .default
     }
 
+    /// The library's stroke direction of `--stroke-direction drawn|any` (default: drawn).
+    static func strokeDirection(_ args: CommandLineArguments) throws -> TemplateLibrary.StrokeDirection {
+        guard let direction = TemplateLibrary.StrokeDirection(rawValue: args.value("stroke-direction") ?? "drawn")
+        else {
+            throw CommandLineArguments.Failure(description: "--stroke-direction: drawn or any")
+        }
+        return direction
+    }
+
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

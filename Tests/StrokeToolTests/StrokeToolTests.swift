@@ -262,6 +262,37 @@ struct StrokeToolTests {
         #expect(result.output.contains("check: 5"))
     }
 
+    @Test("strokes either way round: export-default names the copy and sets it; robustness and eval draw backward")
+    func eitherWayRound() throws {
+        let path = NSTemporaryDirectory() + "stroke-tool-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var result = try Self.run([
+            "library", "export-default", "-o", path, "--name", "either", "--stroke-direction", "any",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        result = try Self.run(["library", "list", path])
+        #expect(result.output.hasPrefix("either:") && result.output.contains("strokes either way round"))
+        func accuracy(_ arguments: [String]) throws -> [Double] {
+            let result = try Self.run(
+                ["robustness", "--dataset", Self.fixtures, "--perturbations", "none;reverse=1", "--json"] + arguments)
+            #expect(result.status == 0, "\(result.error)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as! [String: Any]
+            return (object["rows"] as! [[String: Any]]).map { $0["accuracy"] as! Double }
+        }
+        let drawn = try accuracy([])
+        let either = try accuracy(["--stroke-direction", "any"])
+        #expect(drawn[1] < 0.2 && either[1] > 0.8, "backward: \(drawn[1]) as drawn, \(either[1]) either way")
+        #expect(either[0] >= drawn[0] - 0.05)
+        let backward = try Self.run([
+            "eval", "--dataset", Self.fixtures, "--protocol", "user-independent", "--library", path, "--perturb",
+            "reverse=1", "--json",
+        ])
+        let report = try JSONSerialization.jsonObject(with: Data(backward.output.utf8)) as! [String: Any]
+        #expect((report["accuracy"] as? Double ?? 0) > 0.8 && report["templatesPerRecognition"] as? Double == 256)
+        let bad = try Self.run(["library", "export-default", "-o", path, "--stroke-direction", "sideways"])
+        #expect(bad.status != 0 && bad.error.contains("--stroke-direction: drawn or any"))
+    }
+
     @Test("bad arguments and files give clear errors and a non-zero status")
     func errors() throws {
         var result = try Self.run(["eval"])
