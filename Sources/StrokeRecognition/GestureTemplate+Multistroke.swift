@@ -13,23 +13,9 @@ extension GestureTemplate {
     public var unistrokes: [GestureTemplate] {
         guard strokeCount > 1 else { return [self] }
         let strokes = self.strokes
-        var variants = [GestureTemplate]()
-        for order in Self.orders(of: strokes.count) {
-            for reversals in 0..<(1 << strokes.count) {
-                var variant = GestureTemplate(name: name, points: [])
-                variant.points.reserveCapacity(points.count)
-                for (position, stroke) in order.enumerated() {
-                    if position > 0 { variant.strokeStarts.append(variant.points.count) }
-                    if reversals & (1 << position) == 0 {
-                        variant.points.append(contentsOf: strokes[stroke])
-                    } else {
-                        variant.points.append(contentsOf: strokes[stroke].reversed())
-                    }
-                }
-                variants.append(variant)
-            }
+        return Self.orders(of: strokes.count).flatMap { order in
+            (0..<(1 << strokes.count)).map { joined(strokes, order: order, reversed: $0) }
         }
-        return variants
     }
 
     /// The paths the matcher compares a gesture with for this template: its unistrokes in a library that
@@ -41,19 +27,24 @@ extension GestureTemplate {
         if order == .any && strokeCount > 1 { return unistrokes }
         guard direction == .any else { return [self] }
         let strokes = self.strokes
-        return (0..<(1 << strokes.count)).map { reversals in
-            var variant = GestureTemplate(name: name, points: [])
-            variant.points.reserveCapacity(points.count)
-            for (position, stroke) in strokes.enumerated() {
-                if position > 0 { variant.strokeStarts.append(variant.points.count) }
-                if reversals & (1 << position) == 0 {
-                    variant.points.append(contentsOf: stroke)
-                } else {
-                    variant.points.append(contentsOf: stroke.reversed())
-                }
+        let drawn = Array(strokes.indices)
+        return (0..<(1 << strokes.count)).map { joined(strokes, order: drawn, reversed: $0) }
+    }
+
+    /// A template of this name whose path is `strokes` in `order`, joined end to start, the one at position `k` of
+    /// the order reversed where bit `k` of `reversed` is set.
+    private func joined(_ strokes: [ArraySlice<SIMD2<Double>>], order: [Int], reversed: Int) -> GestureTemplate {
+        var variant = GestureTemplate(name: name, points: [])
+        variant.points.reserveCapacity(points.count)
+        for (position, stroke) in order.enumerated() {
+            if position > 0 { variant.strokeStarts.append(variant.points.count) }
+            if reversed & (1 << position) == 0 {
+                variant.points.append(contentsOf: strokes[stroke])
+            } else {
+                variant.points.append(contentsOf: strokes[stroke].reversed())
             }
-            return variant
         }
+        return variant
     }
 
     /// Every order of `count` strokes, starting with `0, 1, …, count − 1` (lexicographic).
