@@ -65,6 +65,9 @@ public struct CommandLineArguments: Sendable {
         return env.flatMap { environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// Every value of a repeatable option as given, commas and all (no environment variable).
+    public func wholeValues(_ name: String) -> [String] { values[name] ?? [] }
+
     /// Every value of a repeatable option (each may be a comma-separated list), else the comma-separated
     /// environment variable.
     public func values(_ name: String, env: String? = nil) -> [String] {

@@ -23,6 +23,7 @@ enum RecognizeCommand {
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
           --gestures LIST          match among these gestures only, as a session that chose them
                                    (`options` with `gestures`; default: all)
+          --gesture NAME           one more such gesture, repeatable, its name taken whole (commas too)
           --json                   one JSON object per stroke, a line each
         """
 
@@ -95,7 +96,7 @@ enum RecognizeCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["json"],
-            known: ["strokes", "dataset", "subjects", "library", "checkmark-config", "gestures"])
+            known: ["strokes", "dataset", "subjects", "library", "checkmark-config", "gestures", "gesture"])
         if args.flag("help") {
             print(usage)
             return 0
@@ -122,7 +123,7 @@ enum RecognizeCommand {
         }
         let recognizer = try Recognizer(library: try LibraryCommand.load(args.value("library") ?? "default"))
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
-        let chosen = args.values("gestures")
+        let chosen = args.values("gestures") + args.wholeValues("gesture")
         var detector = CheckmarkDetector(configuration: checkmark)
         var correct = 0
         var named = 0

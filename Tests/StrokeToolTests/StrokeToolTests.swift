@@ -75,6 +75,20 @@ struct StrokeToolTests {
                 #expect(line["match"] as? String == line["expected"] as? String)
             }
         }
+        // --gesture takes one name whole: two of them choose as the list does; a name with a comma is one name.
+        let repeated = try Self.run([
+            "recognize", "--dataset", Self.fixtures, "--subjects", "s02", "--gesture", "circle", "--gesture", "x",
+            "--json",
+        ])
+        #expect(repeated.status == 0 && repeated.output == answers.output)
+        let comma = try Self.run([
+            "recognize", "--dataset", Self.fixtures, "--subjects", "s02", "--gesture", "circle,x", "--json",
+        ])
+        let commaLines = comma.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(comma.status == 0 && commaLines.count == 48)
+        #expect(commaLines.allSatisfy { ($0["candidates"] as? [Any])?.isEmpty == true && $0["match"] == nil })
         let own = try Self.run([
             "eval", "--dataset", Self.fixtures, "--protocol", "user-independent", "--among", "1", "--json",
         ])
