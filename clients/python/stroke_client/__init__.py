@@ -8,10 +8,11 @@ from .codec import (
     encode_json,
 )
 from .shard import BUCKET_COUNT, bucket, fnv1a32, shard_prefixes, topic
-from .client import Consumer, Event, Producer
+from .client import AsyncConsumer, Consumer, Event, Producer
 from .curve import CurveKeys, load_key, load_keys
 
 __all__ = [
+    "AsyncConsumer",
     "BINARY_MAGIC",
     "BUCKET_COUNT",
     "Consumer",

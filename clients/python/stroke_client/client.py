@@ -1,9 +1,10 @@
 """Producer and consumer sockets for stroke-worker (Protocol/README.md, sections 1, 5, 6 and 8)."""
 
 import time
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import zmq
+import zmq.asyncio
 
 from .codec import Point, decode_event, encode_binary, encode_json
 from .curve import CurveKeys
@@ -255,30 +256,72 @@ class Producer:
         return seq
 
 
+def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], system: bool,
+                curve: Optional[CurveKeys]) -> zmq.Socket:
+    """A SUB socket of ``context`` (plain or asyncio) connected to ``endpoint`` with these subscriptions."""
+    socket = context.socket(zmq.SUB)
+    socket.setsockopt(zmq.RCVHWM, 0)
+    socket.setsockopt(zmq.LINGER, 0)
+    if curve is not None:
+        curve.apply(socket)
+    for prefix in prefixes:
+        socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
+    if system:
+        socket.setsockopt(zmq.SUBSCRIBE, b"$system")
+    socket.connect(endpoint)
+    return socket
+
+
+class _Sequencer:
+    """Turns received frames into events, noting per session how many events were lost before each (``gap``)."""
+
+    def __init__(self, on_gap: Any) -> None:
+        self.on_gap = on_gap
+        self.last: Dict[str, int] = {}
+        self.gaps = 0
+
+    def event(self, frames: List[bytes]) -> Event:
+        received_at = time.monotonic()
+        if len(frames) != 2:
+            raise ValueError("an event has 2 frames, got %d" % len(frames))
+        fields = decode_event(frames[1])
+        gap = 0
+        session = fields.get("session")
+        number = fields.get("eventSeq", 0)
+        if session is not None and number:
+            last = self.last.get(session)
+            if last is not None and number > last + 1:
+                gap = number - last - 1
+                self.gaps += gap
+                if self.on_gap:
+                    self.on_gap(session, last, number)
+            self.last[session] = number
+        return Event(frames[0], fields, gap, received_at)
+
+
+def _probe_session(consumer: Any) -> str:
+    return "probe-%d-%d" % (id(consumer), int(time.monotonic() * 1000))
+
+
 class Consumer:
     """Receives events from stroke-worker for sessions or prefixes of session ids (a game room).
 
     Iterating yields :class:`Event` objects whose ``gap`` tells how many events of that session were lost
-    just before (a jump in ``eventSeq``); ``on_gap`` is also called when given.
+    just before (a jump in ``eventSeq``); ``on_gap`` is also called when given. :class:`AsyncConsumer` is the same
+    for asyncio.
     """
 
     def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
                  context: Optional[zmq.Context] = None, on_gap: Any = None, system: bool = False,
                  curve: Optional[CurveKeys] = None) -> None:
         self._context = context or zmq.Context.instance()
-        self.socket = self._context.socket(zmq.SUB)
-        self.socket.setsockopt(zmq.RCVHWM, 0)
-        self.socket.setsockopt(zmq.LINGER, 0)
-        if curve is not None:
-            curve.apply(self.socket)
-        for prefix in prefixes:
-            self.socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
-        if system:
-            self.socket.setsockopt(zmq.SUBSCRIBE, b"$system")
-        self.socket.connect(endpoint)
-        self.on_gap = on_gap
-        self._last: Dict[str, int] = {}
-        self.gaps = 0
+        self.socket = _subscriber(self._context, endpoint, prefixes, system, curve)
+        self._sequencer = _Sequencer(on_gap)
+
+    @property
+    def gaps(self) -> int:
+        """Events lost so far, over all sessions."""
+        return self._sequencer.gaps
 
     def __enter__(self) -> "Consumer":
         return self
@@ -293,7 +336,7 @@ class Consumer:
     def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
         """Make sure the worker has our subscription: send an invalid message for a probe session until its
         error event comes back (the probe's events are discarded; the probe session holds no state)."""
-        session = "probe-%d-%d" % (id(self), int(time.monotonic() * 1000))
+        session = _probe_session(self)
         self.socket.setsockopt(zmq.SUBSCRIBE, session.encode())
         deadline = time.monotonic() + timeout
         try:
@@ -312,23 +355,7 @@ class Consumer:
         """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever)."""
         if timeout is not None and not self.socket.poll(int(timeout * 1000)):
             return None
-        frames = self.socket.recv_multipart()
-        received_at = time.monotonic()
-        if len(frames) != 2:
-            raise ValueError("an event has 2 frames, got %d" % len(frames))
-        fields = decode_event(frames[1])
-        gap = 0
-        session = fields.get("session")
-        number = fields.get("eventSeq", 0)
-        if session is not None and number:
-            last = self._last.get(session)
-            if last is not None and number > last + 1:
-                gap = number - last - 1
-                self.gaps += gap
-                if self.on_gap:
-                    self.on_gap(session, last, number)
-            self._last[session] = number
-        return Event(frames[0], fields, gap, received_at)
+        return self._sequencer.event(self.socket.recv_multipart())
 
     def iter(self, timeout: Optional[float] = None) -> Iterator[Event]:
         """Iterate over events until none arrives for ``timeout`` seconds."""
@@ -339,4 +366,68 @@ class Consumer:
             yield event
 
     def __iter__(self) -> Iterator[Event]:
+        return self.iter(None)
+
+
+class AsyncConsumer:
+    """:class:`Consumer` for asyncio (a game server on asyncio, aiohttp or FastAPI): ``await receive()``, and
+    ``async for event in consumer``, on a socket of a ``zmq.asyncio.Context``, so that waiting for events never
+    blocks the event loop.
+    """
+
+    def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
+                 context: Optional[zmq.asyncio.Context] = None, on_gap: Any = None, system: bool = False,
+                 curve: Optional[CurveKeys] = None) -> None:
+        self._context = context or zmq.asyncio.Context.instance()
+        self.socket = _subscriber(self._context, endpoint, prefixes, system, curve)
+        self._sequencer = _Sequencer(on_gap)
+
+    @property
+    def gaps(self) -> int:
+        """Events lost so far, over all sessions."""
+        return self._sequencer.gaps
+
+    async def __aenter__(self) -> "AsyncConsumer":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.socket.close()
+
+    async def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
+        """As :meth:`Consumer.wait_until_subscribed`, without blocking the event loop. The producer's sends
+        do not block (its high-water mark is unlimited by default)."""
+        session = _probe_session(self)
+        self.socket.setsockopt(zmq.SUBSCRIBE, session.encode())
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the worker did not answer the probe within %.1f s" % timeout)
+                producer.socket.send_multipart([topic(session), b"probe"])
+                if await self.socket.poll(50) and (await self.socket.recv_multipart())[0] == session.encode():
+                    break
+            while await self.socket.poll(20):
+                await self.socket.recv_multipart()
+        finally:
+            self.socket.setsockopt(zmq.UNSUBSCRIBE, session.encode())
+
+    async def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
+        """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever)."""
+        if timeout is not None and not await self.socket.poll(int(timeout * 1000)):
+            return None
+        return self._sequencer.event(await self.socket.recv_multipart())
+
+    async def iter(self, timeout: Optional[float] = None) -> AsyncIterator[Event]:
+        """Iterate over events until none arrives for ``timeout`` seconds."""
+        while True:
+            event = await self.receive(timeout)
+            if event is None:
+                return
+            yield event
+
+    def __aiter__(self) -> AsyncIterator[Event]:
         return self.iter(None)

@@ -1,5 +1,6 @@
 """The Python client against the protocol's vectors and schemas, and against the real stroke-worker."""
 
+import asyncio
 import json
 import os
 import queue
@@ -14,8 +15,9 @@ import time
 import jsonschema
 import pytest
 import zmq
+import zmq.asyncio
 
-from stroke_client import (Consumer, CurveKeys, Producer, bucket, decode_binary, decode_event, encode_binary,
+from stroke_client import (AsyncConsumer, Consumer, CurveKeys, Producer, bucket, decode_binary, decode_event, encode_binary,
                            encode_json, fnv1a32, load_keys, shard_prefixes, topic)
 from stroke_client.replay import load_logs, replay
 
@@ -139,11 +141,55 @@ def test_consumer_surfaces_event_gaps():
     context.term()
 
 
+def test_async_consumer_surfaces_event_gaps():
+    async def scenario():
+        context = zmq.asyncio.Context()
+        publisher = context.socket(zmq.XPUB)
+        port = publisher.bind_to_random_port("tcp://127.0.0.1")
+        gaps = []
+        async with AsyncConsumer("tcp://127.0.0.1:%d" % port, prefixes=["s"], context=context,
+                                 on_gap=lambda session, last, number: gaps.append((session, last, number))) as consumer:
+            assert await publisher.poll(5000)
+            await publisher.recv()  # the subscription
+            for number in (1, 2, 5):
+                event = {"v": 1, "event": "error", "session": "s", "eventSeq": number, "seq": None, "code": "x",
+                         "message": "m"}
+                await publisher.send_multipart([b"s", json.dumps(event).encode()])
+            received = [event async for event in consumer.iter(timeout=1)]
+            assert await consumer.receive(timeout=0.05) is None
+        assert [e.gap for e in received] == [0, 0, 2] and [e.get("eventSeq") for e in received] == [1, 2, 5]
+        assert gaps == [("s", 2, 5)] and consumer.gaps == 2
+        publisher.close()
+        context.term()
+
+    asyncio.run(scenario())
+
+
 # MARK: - Against the real worker
 
 
 def read_stroke(fixtures_dir: str, gesture: str):
     return next(points for path, name, points in load_logs(fixtures_dir) if name == gesture)
+
+
+def test_an_async_consumer_receives_the_match(worker, fixtures_dir):
+    points = read_stroke(fixtures_dir, "check")
+
+    async def scenario():
+        with Producer(worker.input, binary=True) as producer:
+            async with AsyncConsumer(worker.output, prefixes=["async-player"]) as consumer:
+                producer.wait_for_worker()
+                await consumer.wait_until_subscribed(producer)
+                stroke = producer.send_stroke("async-player", points, batch=16)
+                kinds = []
+                async for event in consumer:
+                    kinds.append(event.kind)
+                    if event.kind == "match":
+                        assert event.get("name") == "check" and event.get("stroke") == stroke
+                        break
+                return kinds
+
+    assert asyncio.run(asyncio.wait_for(scenario(), timeout=10)) == ["checkmark", "match"]
 
 
 @pytest.mark.parametrize("binary,batch", [(False, 1), (True, 1), (True, 8), (False, 64)])
