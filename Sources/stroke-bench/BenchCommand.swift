@@ -330,7 +330,8 @@ enum BenchCommand {
             var all = [[ProcessorBenchmark.Row]]()
             for _ in 0..<runs {
                 all.append(
-                    // Quick: the first session count only (building 10,000 sessions' traffic took 6 of its 28 s).
+                    // Quick: the first session count only (10,000 sessions took 7.6 s of a 28-s run, most of it
+                    // building their traffic).
                     try ProcessorBenchmark.run(
                         strokes: strokes, quick: quick, cases: cases,
                         sessionCounts: quick ? Array(sessionCounts.prefix(1)) : sessionCounts,
