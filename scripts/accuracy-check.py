@@ -13,7 +13,7 @@ before session 27 let the checkmark detector's verdict decide between close cand
 a session learns from one stroke (`stroke-tool learned`; bounds just under what session 24 measured: 99.44%, 99.33%,
 0.03%), and gestures cut into two strokes (`stroke-tool multistroke`; session 25 measured 99.46% in the order drawn,
 98.21% in any order and direction, 99.33% and 99.33% in a library of both kinds), and libraries whose strokes go
-either way round (`--stroke-direction any`; session 30 measured 99.62% as recorded and 98.92% drawn backward, on
+either way round (`--stroke-direction any`; session 30 measured 99.62% as recorded and 99.46% drawn backward, on
 subjects left out).
 
 Usage: scripts/accuracy-check.py [--tool PATH] [--dataset DIR]   (skips, and passes, when DIR is absent)
@@ -80,7 +80,7 @@ def main():
     either = run(options.tool, "robustness", "--dataset", options.dataset, "--stroke-direction", "any",
                  "--perturbations", "none;reverse=1")[0]["rows"]
     check("either way round, each subject left out, as recorded", either[0]["accuracy"], 0.99)
-    check("either way round, each subject left out, drawn backward", either[1]["accuracy"], 0.985)
+    check("either way round, each subject left out, drawn backward", either[1]["accuracy"], 0.99)
     failed = checks.count(False)
     print("accuracy-check: %d passed, %d failed" % (len(checks) - failed, failed))
     return 1 if failed else 0

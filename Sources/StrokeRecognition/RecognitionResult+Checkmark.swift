@@ -4,19 +4,21 @@ extension RecognizerConfiguration {
     /// The candidate that the checkmark detector's verdict on a stroke makes its match instead of the best one, if
     /// any (`checkmarkGesture`, `checkmarkMargin`). `candidates` are best first, one per gesture, and the first is
     /// the match (it reached `minimumScore`); the one chosen must reach `minimumScore` too. `fired` is whether the
-    /// detector fired on the stroke; call this only where it ran on the whole stroke. Inlinable, so that a caller
+    /// detector fired on the stroke; call this only where it ran on the whole stroke. `bestDrawnBackward`: the best
+    /// candidate matched a template drawn the other way round (a library whose strokes go either way), of which the
+    /// detector, which knows a check one way round only, says nothing. Inlinable, so that a caller
     /// gets it specialized: unspecialized, its collection's conformances were looked up at run time, about 1,300
     /// instructions per stroke in the worker (`make profile`).
     @inlinable
     public func checkmarkChoice<C: Collection>(
-        among candidates: C, fired: Bool, minimumScore: Double, name: (C.Element) -> String,
-        score: (C.Element) -> Double
+        among candidates: C, fired: Bool, minimumScore: Double, bestDrawnBackward: Bool = false,
+        name: (C.Element) -> String, score: (C.Element) -> Double
     ) -> C.Index? {
         guard checkmarkMargin > 0, !checkmarkGesture.isEmpty, let best = candidates.first else { return nil }
         let bestIsCheckmark = name(best) == checkmarkGesture
         // Fired: the checkmark gesture, if it is close behind. Not fired: whatever is close behind a best
-        // checkmark gesture.
-        guard fired != bestIsCheckmark,
+        // checkmark gesture, unless that was drawn backward.
+        guard fired != bestIsCheckmark, fired || !bestDrawnBackward,
             let index = candidates.indices.dropFirst().first(where: {
                 (name(candidates[$0]) == checkmarkGesture) == fired
             })
@@ -30,12 +32,13 @@ extension RecognizerConfiguration {
     @inlinable
     @discardableResult
     public func moveCheckmarkChoiceFirst<Element>(
-        in candidates: inout [Element], fired: Bool, minimumScore: Double, name: (Element) -> String,
-        score: (Element) -> Double
+        in candidates: inout [Element], fired: Bool, minimumScore: Double, bestDrawnBackward: Bool = false,
+        name: (Element) -> String, score: (Element) -> Double
     ) -> Bool {
         guard
             let index = checkmarkChoice(
-                among: candidates, fired: fired, minimumScore: minimumScore, name: name, score: score)
+                among: candidates, fired: fired, minimumScore: minimumScore, bestDrawnBackward: bestDrawnBackward,
+                name: name, score: score)
         else { return false }
         let chosen = candidates[index]
         for k in stride(from: index, to: 0, by: -1) { candidates[k] = candidates[k - 1] }
@@ -54,7 +57,8 @@ extension RecognitionResult {
         var reordered = candidates
         guard match != nil,
             configuration.moveCheckmarkChoiceFirst(
-                in: &reordered, fired: fired, minimumScore: minimumScore, name: \.name, score: \.score)
+                in: &reordered, fired: fired, minimumScore: minimumScore,
+                bestDrawnBackward: reordered.first?.drawnBackward ?? false, name: \.name, score: \.score)
         else { return self }
         return RecognitionResult(match: reordered[0], candidates: reordered)
     }

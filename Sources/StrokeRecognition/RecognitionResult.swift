@@ -10,12 +10,16 @@ public struct RecognitionResult: Sendable, Hashable {
         /// The elastic distance to the closest template of this gesture: the mean per-point deviation, after
         /// optimal alignment, in units of the shape's RMS radius (0 for an identical stroke).
         public var distance: Double
+        /// Whether that template matched drawn the other way round (a library whose strokes go either way,
+        /// `TemplateLibrary.StrokeDirection.any`).
+        public var drawnBackward: Bool
 
         /// Creates a candidate.
-        public init(name: String, score: Double, distance: Double) {
+        public init(name: String, score: Double, distance: Double, drawnBackward: Bool = false) {
             self.name = name
             self.score = score
             self.distance = distance
+            self.drawnBackward = drawnBackward
         }
     }
 

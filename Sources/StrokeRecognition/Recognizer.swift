@@ -23,10 +23,14 @@ public struct Recognizer: Sendable {
         let protractorLanes: [ElasticMatcher.Lanes]
         let elastic: [Float]  // templates.count × 4N
         let maxRotation: Float
+        /// Which templates are paths drawn the other way round (`TemplateLibrary.StrokeDirection.any`); empty
+        /// when none is.
+        let drawnBackward: [Bool]
 
         init(
             library: TemplateLibrary, configuration: RecognizerConfiguration, gestureIDs: [Int32],
-            gestureNames: [String], protractorLanes: [ElasticMatcher.Lanes], elastic: [Float], maxRotation: Float
+            gestureNames: [String], protractorLanes: [ElasticMatcher.Lanes], elastic: [Float], maxRotation: Float,
+            drawnBackward: [Bool]
         ) {
             self.library = library
             self.configuration = configuration
@@ -37,6 +41,7 @@ public struct Recognizer: Sendable {
             self.protractorLanes = protractorLanes
             self.elastic = elastic
             self.maxRotation = maxRotation
+            self.drawnBackward = drawnBackward
         }
     }
 
@@ -56,7 +61,8 @@ public struct Recognizer: Sendable {
                 library: storage.library, configuration: storage.configuration,
                 gestureIDs: storage.gestureIDs.map { $0 },
                 gestureNames: storage.gestureNames.map { String(decoding: Array($0.utf8), as: UTF8.self) },
-                protractorLanes: storage.protractorLanes, elastic: storage.elastic, maxRotation: storage.maxRotation))
+                protractorLanes: storage.protractorLanes, elastic: storage.elastic, maxRotation: storage.maxRotation,
+                drawnBackward: storage.drawnBackward))
     }
 
     /// The library this recognizer was compiled from.
@@ -81,9 +87,15 @@ public struct Recognizer: Sendable {
         try configuration.validate()
         try library.validate(source: library.name)
         // A template of several strokes is matched as every unistroke it could be drawn as, and one whose strokes
-        // may go either way as each of them.
-        let paths = library.templates.flatMap {
-            $0.paths(order: library.strokeOrder, direction: library.strokeDirection)
+        // may go either way as each of them; each template's first path is the one drawn.
+        var paths = [GestureTemplate]()
+        var drawnBackward = [Bool]()
+        for template in library.templates {
+            let variants = template.paths(order: library.strokeOrder, direction: library.strokeDirection)
+            paths.append(contentsOf: variants)
+            if library.strokeDirection == .any {
+                drawnBackward.append(contentsOf: variants.indices.map { $0 > 0 })
+            }
         }
         var vectors = [Float]()
         var elastic = [Float]()
@@ -121,7 +133,8 @@ public struct Recognizer: Sendable {
             library: library, configuration: configuration, gestureIDs: gestureIDs, gestureNames: gestureNames,
             protractorLanes: protractorLanes, elastic: elastic,
             maxRotation: library.orientation == .invariant
-                ? .infinity : Float(library.maxRotationDegrees * .pi / 180))
+                ? .infinity : Float(library.maxRotationDegrees * .pi / 180),
+            drawnBackward: drawnBackward)
     }
 
     /// Number of templates compiled: a template of several strokes counts once for each unistroke it could be
@@ -258,7 +271,7 @@ public struct Recognizer: Sendable {
                 } else {
                     rerank(UnsafeBufferPointer(shortlist), elastic: elastic, into: scored)
                 }
-                return result(scored)
+                return result(scored, shortlist: UnsafeBufferPointer(shortlist))
             }
         }
     }
@@ -267,10 +280,14 @@ public struct Recognizer: Sendable {
     /// ties by shortlist order (as a stable sort by distance would give), their names looked up only for them.
     ///
     /// Each candidate is one scan for the lowest distance; its gesture's other entries are then set to infinity,
-    /// so the next scan passes them over: `topK` scans in all, no sort.
-    private func result(_ scored: UnsafeMutableBufferPointer<Scored>) -> RecognitionResult {
+    /// so the next scan passes them over: `topK` scans in all, no sort. `shortlist[k]` is the template `scored[k]`
+    /// scored.
+    private func result(_ scored: UnsafeMutableBufferPointer<Scored>, shortlist: UnsafeBufferPointer<Shortlisted>)
+        -> RecognitionResult
+    {
         var candidates = [RecognitionResult.Candidate]()
         candidates.reserveCapacity(min(configuration.topK, scored.count))
+        let drawnBackward = storage.drawnBackward
         while candidates.count < configuration.topK {
             var best = -1
             var lowest = Float.infinity
@@ -282,9 +299,11 @@ public struct Recognizer: Sendable {
             let gesture = scored[best].gesture
             for k in scored.indices where scored[k].gesture == gesture { scored[k].distance = .infinity }
             let distance = Double(lowest)
+            let backward = !drawnBackward.isEmpty && drawnBackward[shortlist[best].index]
             candidates.append(
                 RecognitionResult.Candidate(
-                    name: gestureNames[Int(gesture)], score: 1 / (1 + distance), distance: distance))
+                    name: gestureNames[Int(gesture)], score: 1 / (1 + distance), distance: distance,
+                    drawnBackward: backward))
         }
         let match = candidates.first.flatMap { $0.score >= library.minimumScore ? $0 : nil }
         return RecognitionResult(match: match, candidates: candidates)

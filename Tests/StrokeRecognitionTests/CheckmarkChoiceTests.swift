@@ -7,19 +7,23 @@ import Testing
 struct CheckmarkChoiceTests {
     typealias Candidate = RecognitionResult.Candidate
 
-    static func result(_ candidates: [(String, Double)], minimumScore: Double = 0) -> RecognitionResult {
-        let list = candidates.map { Candidate(name: $0.0, score: $0.1, distance: 1 / $0.1 - 1) }
+    static func result(_ candidates: [(String, Double)], minimumScore: Double = 0, backward: Bool = false)
+        -> RecognitionResult
+    {
+        let list = candidates.enumerated().map {
+            Candidate(name: $1.0, score: $1.1, distance: 1 / $1.1 - 1, drawnBackward: backward && $0 == 0)
+        }
         return RecognitionResult(match: list.first.flatMap { $0.score >= minimumScore ? $0 : nil }, candidates: list)
     }
 
     static func decided(
         _ candidates: [(String, Double)], fired: Bool, margin: Double = 0.04, gesture: String = "check",
-        minimumScore: Double = 0
+        minimumScore: Double = 0, backward: Bool = false
     ) -> [String] {
         var configuration = RecognizerConfiguration.default
         configuration.checkmarkMargin = margin
         configuration.checkmarkGesture = gesture
-        let decided = result(candidates, minimumScore: minimumScore).applyingCheckmark(
+        let decided = result(candidates, minimumScore: minimumScore, backward: backward).applyingCheckmark(
             fired: fired, configuration: configuration, minimumScore: minimumScore)
         #expect(decided.match == nil || decided.match == decided.candidates.first)
         return decided.match == nil ? [] : decided.candidates.map(\.name)
@@ -39,6 +43,14 @@ struct CheckmarkChoiceTests {
         #expect(Self.decided([("check", 0.83), ("v", 0.78)], fired: false) == ["check", "v"])
         #expect(Self.decided([("v", 0.83), ("check", 0.82)], fired: false) == ["v", "check"])
         #expect(Self.decided([("check", 0.83)], fired: false) == ["check"])
+    }
+
+    @Test("drawn backward (a library either way round): the detector's silence does not demote the best check")
+    func backward() {
+        #expect(Self.decided([("check", 0.83), ("v", 0.80)], fired: false, backward: true) == ["check", "v"])
+        #expect(Self.decided([("check", 0.83), ("v", 0.80)], fired: false, backward: false) == ["v", "check"])
+        // Where the detector fired the stroke went the check's way: its verdict holds whatever the best matched.
+        #expect(Self.decided([("v", 0.83), ("check", 0.82)], fired: true, backward: true) == ["check", "v"])
     }
 
     @Test("off with a margin of 0 or no gesture; the choice must reach the library's minimum score")

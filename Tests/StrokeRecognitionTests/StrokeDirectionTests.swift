@@ -55,12 +55,14 @@ struct StrokeDirectionTests {
         let asDrawn = try drawn.recognize(points: reversed)
         #expect(asDrawn.match?.name != "circle")
         let eitherWay = try either.recognize(points: reversed)
-        #expect(eitherWay.match?.name == "circle")
+        #expect(eitherWay.match?.name == "circle" && eitherWay.match?.drawnBackward == true)
         #expect(eitherWay.match!.score > 0.99)
+        #expect(asDrawn.candidates.allSatisfy { !$0.drawnBackward })
         // Drawn the template's way, the stroke matches as it did; a gesture is one candidate either way.
         let forward = try either.recognize(points: Self.circle)
         let forwardAsDrawn = try drawn.recognize(points: Self.circle)
         #expect(forward.match?.name == "circle" && forward.match?.score == forwardAsDrawn.match?.score)
+        #expect(forward.match?.drawnBackward == false)
         #expect(Set(forward.candidates.map(\.name)).count == forward.candidates.count)
     }
 

@@ -111,6 +111,30 @@ struct CheckmarkVerdictTests {
         #expect(try Self.answer(Self.v, library: library, detector: false).match == "check")
     }
 
+    @Test("in a library either way round, a check matched backward stays the match: the detector knows one way only")
+    func backwardCheckStays() throws {
+        // The "check" template is the v drawn the other way round: the v matches it exactly, backward, and the v
+        // template a little less.
+        var library = TemplateLibrary(name: "verdict")
+        library.add(contentsOf: [
+            GestureTemplate(name: "check", strokePoints: Self.v.reversed()),
+            GestureTemplate(name: "v", strokePoints: Self.altered(Self.v, last: 6, by: 0.98)),
+        ])
+        library.strokeDirection = .any
+        let result = try Recognizer(library: library).recognize(Self.v)
+        #expect(result.candidates.map(\.name) == ["check", "v"] && result.candidates[0].drawnBackward)
+        let scores = result.candidates.map(\.score)
+        #expect(scores[0] - scores[1] > 0 && scores[0] - scores[1] <= 0.04, "\(scores)")
+        let answer = try Self.answer(Self.v, library: library, detector: true)
+        #expect(answer.match == "check" && answer.candidates == ["check", "v"])
+        // On the recognition helper too.
+        let registry = try LibraryRegistry([library])
+        let event = try BatchedRequest.event(
+            points: Self.v.map(\.position), registry: registry, slot: LibraryRegistry.Slot(library: 0, invariant: nil),
+            checkmarkFired: false)
+        #expect(event["name"] as? String == "check")
+    }
+
     @Test("the verdict travels with a stroke handed to the recognition helper")
     func throughTheEventPipe() throws {
         let library = Self.library(Self.check, best: "v", runnerUp: "check")
