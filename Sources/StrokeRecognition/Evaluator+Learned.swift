@@ -85,7 +85,8 @@ extension Evaluator {
                         if !detector.timesLookLikeSeconds,
                             let index = configuration.checkmarkChoice(
                                 among: merged, fired: fired, minimumScore: library.minimumScore,
-                                name: { $0.candidate.name }, score: { $0.candidate.score })
+                                bestDrawnBackward: best.candidate.drawnBackward, name: { $0.candidate.name },
+                                score: { $0.candidate.score })
                         {
                             best = merged[index]
                         }
