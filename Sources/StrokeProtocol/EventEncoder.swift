@@ -41,12 +41,16 @@ public enum EventEncoder {
         public var score: Double
         /// Whether the score is that of a template the session learned (`"learned": true` on the wire).
         public var learned: Bool
+        /// Whether that template matched drawn the other way round, in a library whose strokes go either way
+        /// (`"backward": true` on the wire).
+        public var backward: Bool
 
         /// Creates a candidate.
-        public init(name: String, score: Double, learned: Bool = false) {
+        public init(name: String, score: Double, learned: Bool = false, backward: Bool = false) {
             self.name = name
             self.score = score
             self.learned = learned
+            self.backward = backward
         }
     }
 
@@ -76,9 +80,15 @@ public enum EventEncoder {
                 out.string(name)
                 out.key("score")
                 out.number(score, decimals: 4)
-                if !candidates.isEmpty && candidates[0].learned && candidates[0].name == name {
-                    out.key("learned")
-                    out.bool(true)
+                if !candidates.isEmpty && candidates[0].name == name {
+                    if candidates[0].learned {
+                        out.key("learned")
+                        out.bool(true)
+                    }
+                    if candidates[0].backward {
+                        out.key("backward")
+                        out.bool(true)
+                    }
                 }
             }
             if let reason {
@@ -95,6 +105,10 @@ public enum EventEncoder {
                 out.number(candidate.score, decimals: 4)
                 if candidate.learned {
                     out.key("learned")
+                    out.bool(true)
+                }
+                if candidate.backward {
+                    out.key("backward")
                     out.bool(true)
                 }
                 out.endObject()

@@ -102,7 +102,9 @@ final class LearnedTemplates: Sendable {
         library: [RecognitionResult.Candidate], learned: [RecognitionResult.Candidate], limit: Int
     ) -> [EventEncoder.Candidate] {
         RecognitionResult.merged(library: library, learned: learned, limit: limit).map {
-            EventEncoder.Candidate(name: $0.candidate.name, score: $0.candidate.score, learned: $0.learned)
+            EventEncoder.Candidate(
+                name: $0.candidate.name, score: $0.candidate.score, learned: $0.learned,
+                backward: $0.candidate.drawnBackward)
         }
     }
 }

@@ -57,28 +57,20 @@ public struct RecognitionRequest {
         -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?)
     {
         var candidates: [EventEncoder.Candidate]
-        // Whether the best candidate is the library's best, matched drawn the other way round (learned templates
-        // are matched as drawn).
-        var bestDrawnBackward = false
         if let learned {
             let (fromLibrary, fromLearned) = try recognizer.recognize(
                 points: points, strokeStarts: strokeStarts, alongWith: learned.recognizer, among: choice?.names)
             candidates = LearnedTemplates.merged(
                 library: fromLibrary.candidates, learned: fromLearned.candidates, limit: recognizer.configuration.topK)
-            if let best = fromLibrary.candidates.first, best.drawnBackward, let merged = candidates.first {
-                bestDrawnBackward = !merged.learned && merged.name == best.name && merged.score == best.score
-            }
         } else {
             let result = try recognizer.recognize(points: points, strokeStarts: strokeStarts, among: choice?.names)
-            // Read before the candidates are mapped: read after, the array was retained for it.
-            bestDrawnBackward = result.match?.drawnBackward ?? false
-            candidates = result.candidates.map { .init(name: $0.name, score: $0.score) }
+            candidates = result.candidates.map { .init(name: $0.name, score: $0.score, backward: $0.drawnBackward) }
         }
         let minimumScore = recognizer.minimumScore
         guard let best = candidates.first, best.score >= minimumScore else { return (candidates, nil) }
         if let fired = checkmarkFired {
             recognizer.configuration.moveCheckmarkChoiceFirst(
-                in: &candidates, fired: fired, minimumScore: minimumScore, bestDrawnBackward: bestDrawnBackward,
+                in: &candidates, fired: fired, minimumScore: minimumScore, bestDrawnBackward: best.backward,
                 name: { $0.name }, score: { $0.score })
         }
         return (candidates, candidates[0])

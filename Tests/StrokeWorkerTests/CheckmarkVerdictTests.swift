@@ -127,12 +127,14 @@ struct CheckmarkVerdictTests {
         #expect(scores[0] - scores[1] > 0 && scores[0] - scores[1] <= 0.04, "\(scores)")
         let answer = try Self.answer(Self.v, library: library, detector: true)
         #expect(answer.match == "check" && answer.candidates == ["check", "v"])
-        // On the recognition helper too.
+        // On the recognition helper too; the event says the match went backward, and which candidates did.
         let registry = try LibraryRegistry([library])
         let event = try BatchedRequest.event(
             points: Self.v.map(\.position), registry: registry, slot: LibraryRegistry.Slot(library: 0, invariant: nil),
             checkmarkFired: false)
-        #expect(event["name"] as? String == "check")
+        #expect(event["name"] as? String == "check" && event["backward"] as? Bool == true)
+        let candidates = try #require(event["candidates"] as? [[String: Any]])
+        #expect(candidates.map { $0["backward"] as? Bool } == [true, nil])
     }
 
     @Test("the verdict travels with a stroke handed to the recognition helper")

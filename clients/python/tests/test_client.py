@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import math
 import os
 import queue
 import re
@@ -319,6 +320,42 @@ def test_gestures_of_several_strokes(protocol_dir, tmp_path, binary):
             producer.send_gesture(session, [line((1, 1), (91, 2), 5000), line((45, 1), (46, 90), 5300)])
             restored = next_event()
             assert restored.get("name") == "tee" and restored.get("library") == "symbols"
+    finally:
+        assert running.stop() == 0
+
+
+def test_a_library_either_way_round(protocol_dir, tmp_path):
+    """A library file with "strokeDirection": "any" matches a circle drawn the other way, and says so."""
+    circle = [[50 + 40 * math.cos(-2 * math.pi * k / 32), 50 + 40 * math.sin(-2 * math.pi * k / 32)]
+              for k in range(33)]
+    library = {"format": "stroke-worker/template-library", "version": 2, "name": "round",
+               "orientation": "sensitive", "strokeDirection": "any",
+               "templates": [{"name": "circle", "points": circle},
+                             {"name": "zigzag", "points": [[0, 0], [25, 60], [50, 0], [75, 60], [100, 0]]}]}
+    jsonschema.validate(library, schema(protocol_dir, "template-library.schema.json"))
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(library))
+    running = RunningWorker("--library", str(path))
+    try:
+        with Consumer(running.output, prefixes=["round-player"]) as consumer, \
+                Producer(running.input) as producer:
+            producer.wait_for_worker()
+            consumer.wait_until_subscribed(producer)
+            producer.set_options("round-player", library="round")
+            results = []
+            for direction in (-1, 1):  # as the template was drawn, then the other way round
+                points = [(200 + 60 * math.cos(direction * 2 * math.pi * k / 40),
+                           200 + 60 * math.sin(direction * 2 * math.pi * k / 40), 16 * k) for k in range(41)]
+                producer.send_stroke("round-player", points, batch=8)
+                for event in consumer.iter(timeout=5):
+                    validator.validate(event.fields)
+                    if event.kind in ("match", "nomatch"):
+                        results.append(event)
+                        break
+            assert [e.get("name") for e in results] == ["circle", "circle"]
+            assert [e.get("backward") for e in results] == [None, True]
+            assert results[1].get("candidates")[0].get("backward") is True
     finally:
         assert running.stop() == 0
 
