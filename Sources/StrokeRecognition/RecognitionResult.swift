@@ -11,7 +11,9 @@ public struct RecognitionResult: Sendable, Hashable {
         /// optimal alignment, in units of the shape's RMS radius (0 for an identical stroke).
         public var distance: Double
         /// Whether that template matched drawn the other way round (a library whose strokes go either way,
-        /// `TemplateLibrary.StrokeDirection.any`).
+        /// `TemplateLibrary.StrokeDirection.any`): a stroke reversed, or in a template of several strokes matched
+        /// in their drawn order, one or more of them. Never for a template of several strokes in a library that
+        /// matches any order, which takes them every way anyway.
         public var drawnBackward: Bool
 
         /// Creates a candidate.

@@ -66,6 +66,27 @@ struct StrokeDirectionTests {
         #expect(Set(forward.candidates.map(\.name)).count == forward.candidates.count)
     }
 
+    @Test("backward: a stroke or, in the drawn order, a stroke of several matched reversed; never in any order")
+    func backwardOfSeveral() throws {
+        let tee = GestureTemplate(name: "tee", strokes: [[[0, 0], [90, 0]], [[45, 0], [45, 90]]])
+        let bar: [SIMD2<Double>] = [[0, 1], [30, 1], [60, 0], [90, 1]]
+        let stem: [SIMD2<Double>] = [[46, 1], [45, 30], [44, 60], [45, 88]]
+        var library = Self.library(.any)
+        library.add(tee)
+        library.strokeOrder = .drawn
+        let inOrder = try Recognizer(library: library)
+        let forward = try inOrder.recognize(points: bar + stem, strokeStarts: [bar.count])
+        #expect(forward.match?.name == "tee" && forward.match?.drawnBackward == false)
+        let stemUp = try inOrder.recognize(points: bar + stem.reversed(), strokeStarts: [bar.count])
+        #expect(stemUp.match?.name == "tee" && stemUp.match?.drawnBackward == true)
+        library.strokeOrder = .any
+        let anyOrder = try Recognizer(library: library)
+        let stemFirst = try anyOrder.recognize(points: stem.reversed() + bar, strokeStarts: [stem.count])
+        #expect(stemFirst.match?.name == "tee" && stemFirst.match?.drawnBackward == false)
+        // One stroke, in the same library: backward as ever.
+        #expect(try anyOrder.recognize(points: Array(Self.circle.reversed())).match?.drawnBackward == true)
+    }
+
     // MARK: - Files
 
     @Test("the direction is saved (version 2) and read back; version 1 cannot say it; either way bounds the strokes")
