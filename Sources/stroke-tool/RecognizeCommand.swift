@@ -80,12 +80,16 @@ enum RecognizeCommand {
         struct Candidate: Encodable {
             var name: String
             var score: Double
+            /// Set (true) when its template matched drawn the other way round, as the event says.
+            var backward: Bool?
         }
 
         var index: Int
         var expected: String?
         var match: String?
         var score: Double?
+        /// Set (true) when the match's template matched drawn the other way round (a library either way round).
+        var backward: Bool?
         var candidates: [Candidate]
         var checkmarkPointIndex: Int?
         /// Set (true) when the detector held a check-shaped stroke back under a millisecond: times in seconds?
@@ -153,7 +157,10 @@ enum RecognizeCommand {
                 }
                 answer.match = result.match?.name
                 answer.score = result.match?.score
-                answer.candidates = result.candidates.map { Answer.Candidate(name: $0.name, score: $0.score) }
+                answer.backward = result.match?.drawnBackward == true ? true : nil
+                answer.candidates = result.candidates.map {
+                    Answer.Candidate(name: $0.name, score: $0.score, backward: $0.drawnBackward ? true : nil)
+                }
             } catch {
                 answer.error = "\(error)"
             }
@@ -182,7 +189,10 @@ enum RecognizeCommand {
         if let error = answer.error {
             line += ": \(error)"
         } else {
-            line += ": " + (answer.match.map { "\($0) \(String(format: "%.3f", answer.score ?? 0))" } ?? "no match")
+            line +=
+                ": "
+                + (answer.match.map { "\($0) \(String(format: "%.3f", answer.score ?? 0))" } ?? "no match")
+                + (answer.backward == true ? " (drawn backward)" : "")
             let others = answer.candidates.dropFirst(answer.match == nil ? 0 : 1)
                 .map { "\($0.name) \(String(format: "%.3f", $0.score))" }
             if !others.isEmpty { line += "; then " + others.joined(separator: ", ") }

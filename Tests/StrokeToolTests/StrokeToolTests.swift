@@ -303,6 +303,22 @@ struct StrokeToolTests {
         ])
         let report = try JSONSerialization.jsonObject(with: Data(backward.output.utf8)) as! [String: Any]
         #expect((report["accuracy"] as? Double ?? 0) > 0.8 && report["templatesPerRecognition"] as? Double == 256)
+        // recognize says which way a match went, in JSON and in text.
+        let circle = (0...32).map { k in
+            [50 + 40 * cos(2 * Double.pi * Double(k) / 32), 50 + 40 * sin(2 * Double.pi * Double(k) / 32)]
+        }
+        let strokes = NSTemporaryDirectory() + "stroke-tool-\(UUID().uuidString)-strokes.json"
+        defer { try? FileManager.default.removeItem(atPath: strokes) }
+        try JSONSerialization.data(withJSONObject: [["name": "circle", "points": circle]])
+            .write(to: URL(fileURLWithPath: strokes))
+        let json = try Self.run(["recognize", "--strokes", strokes, "--library", path, "--json"])
+        let answer = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as! [String: Any]
+        #expect(answer["match"] as? String == "circle" && answer["backward"] as? Bool == true, "\(json.output)")
+        #expect(((answer["candidates"] as? [[String: Any]])?.first?["backward"] as? Bool) == true)
+        let text = try Self.run(["recognize", "--strokes", strokes, "--library", path])
+        #expect(text.output.contains("circle") && text.output.contains("(drawn backward)"), "\(text.output)")
+        let asDrawn = try Self.run(["recognize", "--strokes", strokes, "--json"])
+        #expect(!asDrawn.output.contains("backward"))
         let bad = try Self.run(["library", "export-default", "-o", path, "--stroke-direction", "sideways"])
         #expect(bad.status != 0 && bad.error.contains("--stroke-direction: drawn or any"))
     }
