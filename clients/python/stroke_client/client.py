@@ -299,8 +299,27 @@ class _Sequencer:
         return Event(frames[0], fields, gap, received_at)
 
 
-def _probe_session(consumer: Any) -> str:
-    return "probe-%d-%d" % (id(consumer), int(time.monotonic() * 1000))
+class _Probe:
+    """A probe session for ``wait_until_subscribed``: subscribed to on ``socket`` until ``end()``; each ``send``
+    sends the worker an invalid message for it, whose error event ``answered`` recognizes."""
+
+    def __init__(self, socket: zmq.Socket, timeout: float) -> None:
+        self.socket = socket
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
+        self.session = ("probe-%d-%d" % (id(socket), int(time.monotonic() * 1000))).encode()
+        socket.setsockopt(zmq.SUBSCRIBE, self.session)
+
+    def send(self, producer: "Producer") -> None:
+        if time.monotonic() > self.deadline:
+            raise TimeoutError("the worker did not answer the probe within %.1f s" % self.timeout)
+        producer.socket.send_multipart([topic(self.session.decode()), b"probe"])
+
+    def answered(self, frames: List[bytes]) -> bool:
+        return frames[0] == self.session
+
+    def end(self) -> None:
+        self.socket.setsockopt(zmq.UNSUBSCRIBE, self.session)
 
 
 class Consumer:
@@ -336,20 +355,16 @@ class Consumer:
     def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
         """Make sure the worker has our subscription: send an invalid message for a probe session until its
         error event comes back (the probe's events are discarded; the probe session holds no state)."""
-        session = _probe_session(self)
-        self.socket.setsockopt(zmq.SUBSCRIBE, session.encode())
-        deadline = time.monotonic() + timeout
+        probe = _Probe(self.socket, timeout)
         try:
             while True:
-                if time.monotonic() > deadline:
-                    raise TimeoutError("the worker did not answer the probe within %.1f s" % timeout)
-                producer.socket.send_multipart([topic(session), b"probe"])
-                if self.socket.poll(50) and self.socket.recv_multipart()[0] == session.encode():
+                probe.send(producer)
+                if self.socket.poll(50) and probe.answered(self.socket.recv_multipart()):
                     break
             while self.socket.poll(20):
                 self.socket.recv_multipart()
         finally:
-            self.socket.setsockopt(zmq.UNSUBSCRIBE, session.encode())
+            probe.end()
 
     def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
         """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever)."""
@@ -400,20 +415,16 @@ class AsyncConsumer:
     async def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
         """As :meth:`Consumer.wait_until_subscribed`, without blocking the event loop. The producer's sends
         do not block (its high-water mark is unlimited by default)."""
-        session = _probe_session(self)
-        self.socket.setsockopt(zmq.SUBSCRIBE, session.encode())
-        deadline = time.monotonic() + timeout
+        probe = _Probe(self.socket, timeout)
         try:
             while True:
-                if time.monotonic() > deadline:
-                    raise TimeoutError("the worker did not answer the probe within %.1f s" % timeout)
-                producer.socket.send_multipart([topic(session), b"probe"])
-                if await self.socket.poll(50) and (await self.socket.recv_multipart())[0] == session.encode():
+                probe.send(producer)
+                if await self.socket.poll(50) and probe.answered(await self.socket.recv_multipart()):
                     break
             while await self.socket.poll(20):
                 await self.socket.recv_multipart()
         finally:
-            self.socket.setsockopt(zmq.UNSUBSCRIBE, session.encode())
+            probe.end()
 
     async def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
         """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever)."""
