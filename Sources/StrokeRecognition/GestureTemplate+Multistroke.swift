@@ -24,11 +24,19 @@ extension GestureTemplate {
     public func paths(order: TemplateLibrary.StrokeOrder, direction: TemplateLibrary.StrokeDirection)
         -> [GestureTemplate]
     {
-        if order == .any && strokeCount > 1 { return unistrokes }
-        guard direction == .any else { return [self] }
+        guard reversesStrokes(order: order, direction: direction) else {
+            return order == .any && strokeCount > 1 ? unistrokes : [self]
+        }
         let strokes = self.strokes
         let drawn = Array(strokes.indices)
         return (0..<(1 << strokes.count)).map { joined(strokes, order: drawn, reversed: $0) }
+    }
+
+    /// Whether `paths(order:direction:)` gives this template with its strokes reversed in the drawn order: then
+    /// every path but the first is drawn backward. Not in a library that matches any order, where a template of
+    /// several strokes is matched every way (`unistrokes`) whatever the direction says.
+    func reversesStrokes(order: TemplateLibrary.StrokeOrder, direction: TemplateLibrary.StrokeDirection) -> Bool {
+        direction == .any && !(order == .any && strokeCount > 1)
     }
 
     /// A template of this name whose path is `strokes` in `order`, joined end to start, the one at position `k` of

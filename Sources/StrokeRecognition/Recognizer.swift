@@ -94,9 +94,8 @@ public struct Recognizer: Sendable {
             let variants = template.paths(order: library.strokeOrder, direction: library.strokeDirection)
             paths.append(contentsOf: variants)
             if library.strokeDirection == .any {
-                // In any order a template of several strokes is matched every way regardless: none is backward.
-                let reversible = library.strokeOrder == .drawn || template.strokeCount == 1
-                drawnBackward.append(contentsOf: variants.indices.map { reversible && $0 > 0 })
+                let reversed = template.reversesStrokes(order: library.strokeOrder, direction: .any)
+                drawnBackward.append(contentsOf: variants.indices.map { reversed && $0 > 0 })
             }
         }
         var vectors = [Float]()
