@@ -67,13 +67,14 @@ public enum EventEncoder {
     }
 
     /// `match` (a gesture was recognized) or `nomatch` (none scored above the library's threshold, or the
-    /// stroke was degenerate: `reason`).
+    /// stroke was degenerate: `reason`; `unchosen`: the gesture outside the session's choice that it matched).
     public static func result(
         _ context: Context, name: String?, score: Double?, candidates: [Candidate], points: Int, library: String,
-        reason: String? = nil, strokes: [UInt32]? = nil, into writer: inout JSONWriter
+        reason: String? = nil, unchosen: Candidate? = nil, strokes: [UInt32]? = nil, into writer: inout JSONWriter
     ) {
         var bound = 256 + string(name) + string(reason) + string(library) + strokesBound(strokes)
         for candidate in candidates { bound += 96 + string(candidate.name) }
+        if let unchosen { bound += 112 + string(unchosen.name) }
         event(name == nil ? "nomatch" : "match", context, bound: bound, into: &writer) { out in
             if let name, let score {
                 out.key("name")
@@ -95,24 +96,13 @@ public enum EventEncoder {
                 out.key("reason")
                 out.string(reason)
             }
+            if let unchosen {
+                out.key("unchosen")
+                write(unchosen, into: &out)
+            }
             out.key("candidates")
             out.beginArray()
-            for candidate in candidates {
-                out.beginObject()
-                out.key("name")
-                out.string(candidate.name)
-                out.key("score")
-                out.number(candidate.score, decimals: 4)
-                if candidate.learned {
-                    out.key("learned")
-                    out.bool(true)
-                }
-                if candidate.backward {
-                    out.key("backward")
-                    out.bool(true)
-                }
-                out.endObject()
-            }
+            for candidate in candidates { write(candidate, into: &out) }
             out.endArray()
             out.key("points")
             out.integer(points)
@@ -159,8 +149,25 @@ public enum EventEncoder {
 
     // MARK: - Writing
 
-    /// Replaces the writer's contents with one event, written in one piece: the header, what `body` writes
-    /// (at most `bound` bytes) and the closing brace.
+    /// `{"name": …, "score": …}` of a candidate, with `learned` and `backward` where they are true (at most 96 bytes
+    /// and its name's).
+    private static func write(_ candidate: Candidate, into out: inout JSONCursor) {
+        out.beginObject()
+        out.key("name")
+        out.string(candidate.name)
+        out.key("score")
+        out.number(candidate.score, decimals: 4)
+        if candidate.learned {
+            out.key("learned")
+            out.bool(true)
+        }
+        if candidate.backward {
+            out.key("backward")
+            out.bool(true)
+        }
+        out.endObject()
+    }
+
     /// `"strokes": [id, …]`, a gesture's stroke ids (Protocol/README.md §4.2).
     private static func write(strokes: [UInt32], into out: inout JSONCursor) {
         out.key("strokes")
@@ -174,6 +181,8 @@ public enum EventEncoder {
         strokes.map { 16 + 11 * $0.count } ?? 0
     }
 
+    /// Replaces the writer's contents with one event, written in one piece: the header, what `body` writes
+    /// (at most `bound` bytes) and the closing brace.
     private static func event(
         _ event: StaticString, _ context: Context, bound: Int, into writer: inout JSONWriter,
         _ body: (inout JSONCursor) -> Void

@@ -32,19 +32,19 @@ public struct RecognitionRequest {
     /// Recognizes the stroke and writes the event into `writer`.
     public func encode(into writer: inout JSONWriter) {
         do {
-            let candidates: [EventEncoder.Candidate]
-            let match: EventEncoder.Candidate?
+            let (candidates, match, unchosen):
+                ([EventEncoder.Candidate], EventEncoder.Candidate?, EventEncoder.Candidate?)
             if let gesture {
-                (candidates, match) = try gesture.starts.withUnsafeBufferPointer { starts throws(RecognitionError) in
-                    try recognize(strokeStarts: starts)
+                (candidates, match, unchosen) = try gesture.starts.withUnsafeBufferPointer {
+                    starts throws(RecognitionError) in try result(strokeStarts: starts)
                 }
             } else {
-                (candidates, match) = try recognize(strokeStarts: .init(start: nil, count: 0))
+                (candidates, match, unchosen) = try result(strokeStarts: .init(start: nil, count: 0))
             }
+            let reason = match != nil ? nil : unchosen != nil ? "not_chosen" : "below_threshold"
             EventEncoder.result(
                 context, name: match?.name, score: match?.score, candidates: candidates, points: points.count,
-                library: library, reason: match == nil ? "below_threshold" : nil, strokes: gesture?.ids,
-                into: &writer)
+                library: library, reason: reason, unchosen: unchosen, strokes: gesture?.ids, into: &writer)
         } catch {
             EventEncoder.result(
                 context, name: nil, score: nil, candidates: [], points: points.count, library: library,
@@ -52,18 +52,33 @@ public struct RecognitionRequest {
         }
     }
 
-    /// The candidates and the match, from the library and the session's learned templates together.
-    private func recognize(strokeStarts: UnsafeBufferPointer<Int>) throws(RecognitionError)
+    /// The candidates and the match among the session's chosen gestures (all, if it chose none), and where none of
+    /// them matched, the gesture outside its choice that did: a second recognition, among all gestures, made only
+    /// then, so that a game can tell a player that a gesture is not available now from one it did not recognize.
+    private func result(strokeStarts: UnsafeBufferPointer<Int>) throws(RecognitionError)
+        -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, unchosen: EventEncoder.Candidate?)
+    {
+        let (candidates, match) = try recognize(strokeStarts: strokeStarts, among: choice?.names)
+        guard match == nil, let chosen = choice?.names else { return (candidates, match, nil) }
+        guard let other = try recognize(strokeStarts: strokeStarts, among: nil).match,
+            !chosen.contains(other.name)
+        else { return (candidates, nil, nil) }
+        return (candidates, nil, other)
+    }
+
+    /// The candidates and the match, from the library and the session's learned templates together, among the
+    /// gestures `names` (nil: all).
+    private func recognize(strokeStarts: UnsafeBufferPointer<Int>, among names: [String]?) throws(RecognitionError)
         -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?)
     {
         var candidates: [EventEncoder.Candidate]
         if let learned {
             let (fromLibrary, fromLearned) = try recognizer.recognize(
-                points: points, strokeStarts: strokeStarts, alongWith: learned.recognizer, among: choice?.names)
+                points: points, strokeStarts: strokeStarts, alongWith: learned.recognizer, among: names)
             candidates = LearnedTemplates.merged(
                 library: fromLibrary.candidates, learned: fromLearned.candidates, limit: recognizer.configuration.topK)
         } else {
-            let result = try recognizer.recognize(points: points, strokeStarts: strokeStarts, among: choice?.names)
+            let result = try recognizer.recognize(points: points, strokeStarts: strokeStarts, among: names)
             candidates = result.candidates.map { .init(name: $0.name, score: $0.score, backward: $0.drawnBackward) }
         }
         let minimumScore = recognizer.minimumScore

@@ -61,6 +61,62 @@ struct GestureChoiceTests {
         #expect(processor.core.choices.isEmpty)
     }
 
+    /// The last `nomatch` event.
+    static func lastNomatch(_ processor: Processor) -> [String: Any]? {
+        SessionProcessorTests.events(processor).map(\.payload).last { $0["event"] as? String == "nomatch" }
+    }
+
+    /// A tight scribble of 120 points, back and forth at irregular steps: like no gesture.
+    static func scribble() -> [[Double]] {
+        var points: [[Double]] = []
+        for k in 0..<120 {
+            let x = Double(k % 7) * 3 + Double(k) * 0.1
+            let y = Double((k * 5) % 11) * 2
+            points.append([x, y, Double(k) * 8])
+        }
+        return points
+    }
+
+    @Test("a stroke that matches a gesture outside the choice says which: not_chosen, not below_threshold")
+    func notChosen() throws {
+        var processor = SessionProcessorTests.processor()
+        var alice = Producer("alice")
+        alice.send(&processor, ["type": "options", "gestures": ["circle", "rectangle"]])
+        try Self.drawCheck(&processor, &alice)
+        let event = try #require(Self.lastNomatch(processor))
+        #expect(event["reason"] as? String == "not_chosen")
+        let unchosen = try #require(event["unchosen"] as? [String: Any])
+        #expect(unchosen["name"] as? String == "check")
+        #expect(
+            (unchosen["score"] as? Double ?? 0)
+                >= processor.core.registry.entries[0].recognizer(invariant: nil).minimumScore)
+        #expect(unchosen["learned"] == nil && unchosen["backward"] == nil)
+        let candidates = (event["candidates"] as! [[String: Any]]).map { $0["name"] as! String }
+        #expect(Set(candidates) == ["circle", "rectangle"], "the candidates stay among the chosen gestures")
+
+        // A stroke like no gesture at all is below the threshold, chosen or not: a tight scribble.
+        let before = processor.sink.events.count
+        alice.draw(&processor, Self.scribble())
+        let scribble = try #require(SessionProcessorTests.events(processor).dropFirst(before).map(\.payload).last)
+        #expect(scribble["event"] as? String == "nomatch")
+        #expect(scribble["reason"] as? String == "below_threshold")
+        #expect(scribble["unchosen"] == nil)
+    }
+
+    @Test("a learned gesture outside the choice is named as such, learned")
+    func notChosenLearned() throws {
+        var processor = SessionProcessorTests.processor()
+        var carol = Producer("carol")
+        carol.draw(&processor, LearnedTemplatesTests.bolt(0), learn: "bolt")
+        carol.send(&processor, ["type": "options", "gestures": ["circle"]])
+        carol.draw(&processor, LearnedTemplatesTests.bolt(1))
+        let event = try #require(Self.lastNomatch(processor))
+        #expect(event["reason"] as? String == "not_chosen")
+        let unchosen = try #require(event["unchosen"] as? [String: Any])
+        #expect(unchosen["name"] as? String == "bolt")
+        #expect(unchosen["learned"] as? Bool == true)
+    }
+
     @Test("a choice narrows the gestures a session learned as well as the library's")
     func learnedToo() {
         var processor = SessionProcessorTests.processor()
@@ -101,6 +157,16 @@ struct GestureChoiceTests {
         #expect(!narrowed.isEmpty && Set(narrowed).isSubset(of: ["plus", "o"]))
         #expect(results.last?["name"] as? String != "x")
         #expect(results.last?["strokes"] as? [Int] == [3, 4])
+
+        // Among the o alone, it matches nothing chosen: the x it is, outside the choice.
+        dana.send(&processor, ["type": "options", "gestures": ["o"]])
+        Shapes.draw(&dana, &processor, x[0])
+        Shapes.draw(&dana, &processor, x[1], ["last": true])
+        let outside = Shapes.events(processor, from: before).last { $0["strokes"] != nil }
+        #expect(outside?["event"] as? String == "nomatch")
+        #expect(outside?["reason"] as? String == "not_chosen")
+        #expect((outside?["unchosen"] as? [String: Any])?["name"] as? String == "x")
+        #expect(outside?["strokes"] as? [Int] == [5, 6])
     }
 
     @Test("sessions with the same list share one choice; it goes when they close, start over or are evicted")
@@ -146,5 +212,9 @@ struct GestureChoiceTests {
         #expect(answers.count == 2)
         #expect(answers.first?.first == "check")
         #expect(Set(answers.last ?? []) == ["triangle", "star"])
+        let narrowed = try BatchedRequest.event(
+            points: points, registry: registry, slot: slot, choice: pool.choice(of: ["triangle", "star"]))
+        #expect(narrowed["reason"] as? String == "not_chosen")
+        #expect((narrowed["unchosen"] as? [String: Any])?["name"] as? String == "check")
     }
 }

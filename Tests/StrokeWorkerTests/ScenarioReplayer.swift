@@ -66,6 +66,10 @@ enum ScenarioReplayer {
         if let a = a as? [Any], let b = b as? [Any] {
             return a.count == b.count && zip(a, b).allSatisfy { same($0, $1) }
         }
+        if let a = a as? [String: Any], let b = b as? [String: Any] {
+            // The fields a vector names; others may come along.
+            return b.allSatisfy { same(a[$0.key], $0.value) }
+        }
         return false
     }
 }

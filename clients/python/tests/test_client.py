@@ -105,6 +105,20 @@ def test_json_messages_follow_the_schema(protocol_dir):
             validator.validate(bad)
 
 
+def test_a_nomatch_outside_the_choice_names_the_gesture(protocol_dir):
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    event = {"v": 1, "event": "nomatch", "session": "p", "eventSeq": 3, "seq": 9, "stroke": 2, "pointer": 0,
+             "reason": "not_chosen", "unchosen": {"name": "check", "score": 0.91, "learned": True},
+             "candidates": [{"name": "circle", "score": 0.4}], "points": 40, "library": "default"}
+    validator.validate(event)
+    for bad in ({"unchosen": None}, {"unchosen": {"name": "check"}}, {"unchosen": {"name": "x", "score": 0}}):
+        changed = {**event, **bad}
+        if bad["unchosen"] is None:
+            del changed["unchosen"]
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate(changed)
+
+
 def test_template_library_schema(protocol_dir, tmp_path):
     library = {"format": "stroke-worker/template-library", "version": 1, "name": "t", "orientation": "sensitive",
                "templates": [{"name": "a", "points": [[0, 0], [1, 1]]}]}
@@ -368,7 +382,8 @@ def test_gestures_encoding():
             encode_json("options", 1, gestures=bad)
 
 
-def test_a_session_chooses_its_gestures(worker, fixtures_dir):
+def test_a_session_chooses_its_gestures(worker, protocol_dir, fixtures_dir):
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
     points = read_stroke(fixtures_dir, "check")
     with Consumer(worker.output, prefixes=["chooser", "other"]) as consumer, \
             Producer(worker.input) as producer:
@@ -378,15 +393,17 @@ def test_a_session_chooses_its_gestures(worker, fixtures_dir):
         def result(session):
             producer.send_stroke(session, points, batch=16)
             for event in consumer.iter(timeout=5):
+                validator.validate(event.fields)
                 if event.kind in ("match", "nomatch") and event.session == session:
                     return event
             raise AssertionError("no result for %s" % session)
 
         producer.set_options("chooser", gestures=["circle", "rectangle"], checkmark=False)
         narrowed = result("chooser")
-        # A check looks like neither: matched as one of them at the most.
+        # A check looks like neither: no match, and the event names the check it is, outside the choice.
         assert {c["name"] for c in narrowed.get("candidates")} == {"circle", "rectangle"}
-        assert narrowed.get("name") in (None, "circle", "rectangle")
+        assert narrowed.kind == "nomatch" and narrowed.get("reason") == "not_chosen"
+        assert narrowed.get("unchosen")["name"] == "check"
         assert result("other").get("name") == "check"
         producer.set_options("chooser", gestures=["v", "check"])
         assert result("chooser").get("name") == "check"
