@@ -18,6 +18,10 @@ public struct Evaluator: Sendable {
     public var chosenGestures = 0
     /// Seeds the draw of `chosenGestures`. Default: `1`.
     public var choiceSeed: UInt64 = 1
+    /// Whether the gestures a stroke is recognized among (`chosenGestures`) include its own. Without it, each
+    /// stroke is a gesture the session did not choose, and it counts as right when it is not answered with a
+    /// chosen one (`RecognizerConfiguration.choiceMargin`). Default: `true`.
+    public var choiceIncludesOwn = true
 
     /// Creates an evaluator.
     public init(
@@ -42,14 +46,17 @@ public struct Evaluator: Sendable {
         var elapsed = Duration.zero
         var templates = 0
 
-        mutating func record(expected: String, result: RecognitionResult, elapsed: Duration, templates: Int) {
-            let actual = result.match?.name ?? "(none)"
+        /// Counts a recognition of a stroke of `expected` answered with `actual` (a gesture, `(none)`, or
+        /// `(not chosen: NAME)`), right when `right` says so (default: when `actual` is `expected`).
+        mutating func record(
+            expected: String, actual: String, right: Bool? = nil, elapsed: Duration, templates: Int
+        ) {
             tests += 1
             self.elapsed += elapsed
             self.templates += templates
             var entry = perGesture[expected, default: (0, 0)]
             entry.total += 1
-            if actual == expected {
+            if right ?? (actual == expected) {
                 correct += 1
                 entry.correct += 1
             } else {
@@ -104,21 +111,39 @@ public struct Evaluator: Sendable {
         var chosen: [String]?
         if chosenGestures > 0 {
             let others = recognizer.gestureNames.filter { $0 != sample.gesture }.shuffled(using: &tally.chooser)
-            chosen = [sample.gesture] + others.prefix(chosenGestures - 1)
+            chosen =
+                choiceIncludesOwn
+                ? [sample.gesture] + others.prefix(chosenGestures - 1) : Array(others.prefix(chosenGestures))
         }
         let positions = points.map(\.position)
-        let clock = ContinuousClock()
-        let started = clock.now
-        var result = try recognizer.recognize(points: positions, among: chosen)
-        let elapsed = clock.now - started
         // As the worker answers: with the checkmark detector's verdict on the stroke.
         var detector = CheckmarkDetector(configuration: checkmarkConfiguration)
         let fired = detector.add(contentsOf: points) != nil
-        if !detector.timesLookLikeSeconds {
-            result = result.applyingCheckmark(
-                fired: fired, configuration: recognizerConfiguration, minimumScore: recognizer.minimumScore)
+        let verdict = !detector.timesLookLikeSeconds
+        let clock = ContinuousClock()
+        let started = clock.now
+        let actual = try positions.withUnsafeBufferPointer { (positions) throws(RecognitionError) in
+            try recognizer.withPreparedStroke(points: positions) { stroke in
+                func recognize(among names: [String]?) -> RecognitionResult {
+                    let result = recognizer.recognize(stroke, among: names)
+                    guard verdict else { return result }
+                    return result.applyingCheckmark(
+                        fired: fired, configuration: recognizerConfiguration, minimumScore: recognizer.minimumScore)
+                }
+                let (result, answer, unchosen) = recognizerConfiguration.answer(
+                    among: chosen, recognize: recognize(among:), match: { $0.match.map { ($0.name, $0.score) } })
+                switch answer {
+                case .chosen: return result.match!.name
+                case .unchosen: return "(not chosen: \(unchosen!.match!.name))"
+                case .none: return "(none)"
+                }
+            }
         }
-        tally.record(expected: sample.gesture, result: result, elapsed: elapsed, templates: recognizer.templateCount)
+        let elapsed = clock.now - started
+        let right = chosen == nil || choiceIncludesOwn ? nil : !chosen!.contains(actual)
+        tally.record(
+            expected: sample.gesture, actual: actual, right: right, elapsed: elapsed,
+            templates: recognizer.templateCount)
     }
 
     // MARK: - Checkmark detector

@@ -221,17 +221,8 @@ public struct Recognizer: Sendable {
         strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0),
         alongWith other: Recognizer, among gestures: [String]? = nil
     ) throws(RecognitionError) -> (RecognitionResult, RecognitionResult) {
-        precondition(
-            other.configuration.pointCount == configuration.pointCount
-                && other.configuration.tangentWeight == configuration.tangentWeight
-                && other.configuration.jumpTangentFactor == configuration.jumpTangentFactor,
-            "the two recognizers preprocess strokes differently")
-        return try ShapeFeatures.withFeatures(of: points, strokeStarts: strokeStarts, configuration: configuration) {
-            vector, elastic in
-            (
-                withSelection(of: gestures) { recognize(vector: vector, elastic: elastic, selection: $0) },
-                other.withSelection(of: gestures) { other.recognize(vector: vector, elastic: elastic, selection: $0) }
-            )
+        try withPreparedStroke(points: points, strokeStarts: strokeStarts) { stroke in
+            (recognize(stroke, among: gestures), other.recognize(stroke, among: gestures))
         }
     }
 
@@ -247,7 +238,7 @@ public struct Recognizer: Sendable {
 
     /// Recognizes a stroke given as its Protractor vector and elastic features (`ShapeFeatures`'s layout), among
     /// the templates of `selection`'s gestures when given.
-    private func recognize(
+    func recognize(
         vector: UnsafeBufferPointer<Float>, elastic: UnsafeBufferPointer<Float>, selection: Selection?
     ) -> RecognitionResult {
         // The shortlist holds selected templates only: no more than there are.

@@ -52,34 +52,36 @@ public struct RecognitionRequest {
         }
     }
 
-    /// The candidates and the match among the session's chosen gestures (all, if it chose none), and where none of
-    /// them matched, the gesture outside its choice that did: a second recognition, among all gestures, made only
-    /// then, so that a game can tell a player that a gesture is not available now from one it did not recognize.
+    /// The candidates and the match among the session's chosen gestures (all, if it chose none), and the gesture
+    /// outside its choice that answers instead (`RecognizerConfiguration.choiceAnswer`): a second recognition of
+    /// the same prepared stroke, among all gestures, tells a gesture the game does not allow now from one it allows
+    /// or none.
     private func result(strokeStarts: UnsafeBufferPointer<Int>) throws(RecognitionError)
         -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, unchosen: EventEncoder.Candidate?)
     {
-        let (candidates, match) = try recognize(strokeStarts: strokeStarts, among: choice?.names)
-        guard match == nil, let chosen = choice?.names else { return (candidates, match, nil) }
-        guard let other = try recognize(strokeStarts: strokeStarts, among: nil).match,
-            !chosen.contains(other.name)
-        else { return (candidates, nil, nil) }
-        return (candidates, nil, other)
+        try recognizer.withPreparedStroke(points: points, strokeStarts: strokeStarts) { stroke in
+            let (chosen, answer, unchosen) = recognizer.configuration.answer(
+                among: choice?.names, recognize: { recognize(stroke, among: $0) },
+                match: { $0.match.map { ($0.name, $0.score) } })
+            return (chosen.candidates, answer == .chosen ? chosen.match : nil, unchosen?.match)
+        }
     }
 
     /// The candidates and the match, from the library and the session's learned templates together, among the
     /// gestures `names` (nil: all).
-    private func recognize(strokeStarts: UnsafeBufferPointer<Int>, among names: [String]?) throws(RecognitionError)
+    private func recognize(_ stroke: Recognizer.PreparedStroke, among names: [String]?)
         -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?)
     {
         var candidates: [EventEncoder.Candidate]
+        let fromLibrary = recognizer.recognize(stroke, among: names)
         if let learned {
-            let (fromLibrary, fromLearned) = try recognizer.recognize(
-                points: points, strokeStarts: strokeStarts, alongWith: learned.recognizer, among: names)
+            let fromLearned = learned.recognizer.recognize(stroke, among: names)
             candidates = LearnedTemplates.merged(
                 library: fromLibrary.candidates, learned: fromLearned.candidates, limit: recognizer.configuration.topK)
         } else {
-            let result = try recognizer.recognize(points: points, strokeStarts: strokeStarts, among: names)
-            candidates = result.candidates.map { .init(name: $0.name, score: $0.score, backward: $0.drawnBackward) }
+            candidates = fromLibrary.candidates.map {
+                .init(name: $0.name, score: $0.score, backward: $0.drawnBackward)
+            }
         }
         let minimumScore = recognizer.minimumScore
         guard let best = candidates.first, best.score >= minimumScore else { return (candidates, nil) }

@@ -60,6 +60,12 @@ extension WorkerConfiguration {
             help: "how close in score (0...1) the checkmark detector's choice must be to the best candidate to "
                 + "become the match; 0 turns this off. Default: 0.04"),
         Option(
+            flag: "choice-margin", env: "STROKE_WORKER_CHOICE_MARGIN", value: "SCORE|inf",
+            help: "in a session that chose the gestures it may match (options gestures), how far above the best "
+                + "chosen match a gesture outside the choice must score to answer nomatch not_chosen, naming it, "
+                + "instead of the chosen one; each stroke of such a session is then also recognized among all "
+                + "gestures; inf answers with a chosen match whenever one reaches the threshold. Default: 0.05"),
+        Option(
             flag: "curve-secret-key", env: "STROKE_WORKER_CURVE_SECRET_KEY", value: "FILE",
             help: "encrypt the input and output endpoints with CURVE: FILE holds this worker's secret key (40 Z85 "
                 + "characters, or a ZeroMQ certificate; stroke-tool keygen makes a pair); producers and consumers "
@@ -218,6 +224,13 @@ extension WorkerConfiguration {
                 throw CommandLineArguments.Failure(description: "--checkmark-margin: a score in 0...1, got \"\(text)\"")
             }
             recognizer.checkmarkMargin = margin
+        }
+        if let text = args.value("choice-margin", env: env("choice-margin")) {
+            guard let margin = Double(text), margin >= 0 else {
+                throw CommandLineArguments.Failure(
+                    description: "--choice-margin: a score of at least 0, or inf, got \"\(text)\"")
+            }
+            recognizer.choiceMargin = margin
         }
         if let value = args.value("recognition-offload", env: env("recognition-offload")) {
             guard let offload = RecognitionOffload(rawValue: value) else {

@@ -47,8 +47,8 @@ enum BenchCommand {
           --learned LIST   the recognizer section also times the built-in library matched along with this
                            many templates a session learned, as the worker does (default 1,32; 0: not measured)
           --among LIST     the recognizer section also times the built-in library recognizing each stroke among
-                           this many of its gestures only, as for a session that chose them (default 1,4,8; 0: not
-                           measured)
+                           this many of its gestures, then among all, as the worker does for a session that chose
+                           them (default 1,4,8; 0: not measured)
           --capacity N     the worker capacity (messages/s) whose half is the latency load, when throughput is
                            not measured in the same run
           --checkmark on|off

@@ -101,7 +101,9 @@ enum RecognizerBenchmark {
 
     /// One row per count: the built-in library recognizing each stroke among `count` of its gestures only, as the
     /// worker recognizes for a session that chose them (`Recognizer.recognize(points:among:)`): the stroke's own
-    /// gesture, when the library has it, and the next ones in the library's order.
+    /// gesture, when the library has it, and the next ones in the library's order; then, as the worker does where
+    /// `RecognizerConfiguration.choiceMargin` asks for it (by default always), among all of them, from the same
+    /// prepared stroke.
     static func run(among counts: [Int], dataset: String?, minimumSeconds: Double) throws -> [Row] {
         let samples = strokes(dataset: dataset)
         let builtIn = try TemplateLibrary.builtIn()
@@ -116,7 +118,15 @@ enum RecognizerBenchmark {
             var sink = 0.0
             let (seconds, done) = try repeatFor(seconds: minimumSeconds) {
                 for (query, choice) in zip(queries, choices) {
-                    sink += try library.recognize(points: query, among: choice).candidates.first?.score ?? 0
+                    sink += try query.withUnsafeBufferPointer { (query) throws(RecognitionError) in
+                        try library.withPreparedStroke(points: query) { stroke in
+                            let chosen = library.recognize(stroke, among: choice)
+                            let score = chosen.candidates.first?.score ?? 0
+                            guard library.configuration.needsRecognitionAmongAll(chosenMatched: chosen.match != nil)
+                            else { return score }
+                            return score + (library.recognize(stroke).candidates.first?.score ?? 0)
+                        }
+                    }
                 }
                 return queries.count
             }

@@ -43,6 +43,12 @@ enum EvalCommand {
           --among K                     recognize each stroke among K of the library's gestures only: its
                                         own and K − 1 others drawn from --seed, as a session that chooses
                                         the gestures it expects (default 0: among all)
+          --among-others K              recognize each stroke among K gestures that are not its own, drawn
+                                        from --seed, as a session that chose gestures the player did not
+                                        draw: right when no chosen gesture answers it
+          --choice-margin M             how far above the best chosen match a gesture outside the choice
+                                        must score to answer not_chosen (default inf: only where no chosen
+                                        gesture matched)
           --json                        print exactly one JSON object
         """
 
@@ -53,7 +59,7 @@ enum EvalCommand {
                 "shortlist-divisor", "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects",
                 "seed", "shortlist",
                 "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config", "perturb",
-                "checkmark-margin", "among", "stroke-direction",
+                "checkmark-margin", "among", "among-others", "choice-margin", "stroke-direction",
             ])
         if let ignored = ElasticMatcher.KernelBuild.requestIgnored { StrokeTool.printError("stroke-tool: \(ignored)") }
         if args.flag("help") {
@@ -73,6 +79,8 @@ enum EvalCommand {
         configuration.shortlistDivisor = try args.parsed("shortlist-divisor", default: configuration.shortlistDivisor)
         configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
         configuration.checkmarkMargin = try args.parsed("checkmark-margin", default: configuration.checkmarkMargin)
+        configuration.choiceMargin = try args.parsed("choice-margin", default: configuration.choiceMargin)
+        try configuration.validate()
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         var libraryTemplate = TemplateLibrary(name: "evaluation")
         if let orientation = args.value("orientation") {
@@ -94,6 +102,16 @@ enum EvalCommand {
         evaluator.choiceSeed = evaluator.perturbationSeed
         guard evaluator.chosenGestures >= 0 else {
             throw CommandLineArguments.Failure(description: "--among: a number of gestures, at least 0")
+        }
+        if args.value("among-others") != nil {
+            guard evaluator.chosenGestures == 0 else {
+                throw CommandLineArguments.Failure(description: "--among and --among-others: one or the other")
+            }
+            evaluator.chosenGestures = try args.parsed("among-others", default: 0)
+            evaluator.choiceIncludesOwn = false
+            guard evaluator.chosenGestures >= 1 else {
+                throw CommandLineArguments.Failure(description: "--among-others: a number of gestures, at least 1")
+            }
         }
         let report: EvaluationReport
         switch args.value("protocol") ?? "user-dependent" {

@@ -24,6 +24,9 @@ enum RecognizeCommand {
           --gestures LIST          match among these gestures only, as a session that chose them
                                    (`options` with `gestures`; default: all)
           --gesture NAME           one more such gesture, repeatable, its name taken whole (commas too)
+          --choice-margin M        with a choice: how far above the best chosen match a gesture outside it
+                                   must score to answer "not chosen" (as the worker's --choice-margin;
+                                   default 0.05, inf: only where no chosen gesture matched)
           --json                   one JSON object per stroke, a line each
         """
 
@@ -91,6 +94,8 @@ enum RecognizeCommand {
         /// Set (true) when the match's template matched drawn the other way round (a library either way round).
         var backward: Bool?
         var candidates: [Candidate]
+        /// With a choice, the gesture outside it that answers instead of a match (the event's `unchosen`).
+        var unchosen: Candidate?
         var checkmarkPointIndex: Int?
         /// Set (true) when the detector held a check-shaped stroke back under a millisecond: times in seconds?
         var timesLookLikeSeconds: Bool?
@@ -100,7 +105,9 @@ enum RecognizeCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["json"],
-            known: ["strokes", "dataset", "subjects", "library", "checkmark-config", "gestures", "gesture"])
+            known: [
+                "strokes", "dataset", "subjects", "library", "checkmark-config", "gestures", "gesture", "choice-margin",
+            ])
         if args.flag("help") {
             print(usage)
             return 0
@@ -125,7 +132,11 @@ enum RecognizeCommand {
         } else {
             throw CommandLineArguments.Failure(description: "--strokes FILE or --dataset DIR is required\n\n\(usage)")
         }
-        let recognizer = try Recognizer(library: try LibraryCommand.load(args.value("library") ?? "default"))
+        var configuration = RecognizerConfiguration.default
+        configuration.choiceMargin = try args.parsed("choice-margin", default: configuration.choiceMargin)
+        try configuration.validate()
+        let recognizer = try Recognizer(
+            library: try LibraryCommand.load(args.value("library") ?? "default"), configuration: configuration)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let chosen = args.values("gestures") + args.wholeValues("gesture")
         var detector = CheckmarkDetector(configuration: checkmark)
@@ -143,22 +154,32 @@ enum RecognizeCommand {
                 offset += part.count
             }
             do {
-                var result = try stroke.points.map(\.position).withUnsafeBufferPointer { points in
+                // As the worker answers: a single stroke with the detector's verdict, a choice as its sessions'.
+                let verdict = stroke.strokes.count == 1 && answer.timesLookLikeSeconds != true
+                let fired = answer.checkmarkPointIndex != nil
+                let (result, chosen, unchosen) = try stroke.points.map(\.position).withUnsafeBufferPointer { points in
                     try stroke.strokeStarts.withUnsafeBufferPointer { starts in
-                        try recognizer.recognize(
-                            points: points, strokeStarts: starts, among: chosen.isEmpty ? nil : chosen)
+                        try recognizer.withPreparedStroke(points: points, strokeStarts: starts) { prepared in
+                            configuration.answer(
+                                among: chosen.isEmpty ? nil : chosen,
+                                recognize: { names in
+                                    let result = recognizer.recognize(prepared, among: names)
+                                    guard verdict else { return result }
+                                    return result.applyingCheckmark(
+                                        fired: fired, configuration: configuration,
+                                        minimumScore: recognizer.library.minimumScore)
+                                }, match: { $0.match.map { ($0.name, $0.score) } })
+                        }
                     }
                 }
-                // As the worker answers a single stroke: with the detector's verdict.
-                if stroke.strokes.count == 1 && answer.timesLookLikeSeconds != true {
-                    result = result.applyingCheckmark(
-                        fired: answer.checkmarkPointIndex != nil, configuration: recognizer.configuration,
-                        minimumScore: recognizer.library.minimumScore)
-                }
-                answer.match = result.match?.name
-                answer.score = result.match?.score
-                answer.backward = result.match?.drawnBackward == true ? true : nil
+                let match = chosen == .chosen ? result.match : nil
+                answer.match = match?.name
+                answer.score = match?.score
+                answer.backward = match?.drawnBackward == true ? true : nil
                 answer.candidates = result.candidates.map {
+                    Answer.Candidate(name: $0.name, score: $0.score, backward: $0.drawnBackward ? true : nil)
+                }
+                answer.unchosen = unchosen?.match.map {
                     Answer.Candidate(name: $0.name, score: $0.score, backward: $0.drawnBackward ? true : nil)
                 }
             } catch {
@@ -193,6 +214,7 @@ enum RecognizeCommand {
                 ": "
                 + (answer.match.map { "\($0) \(String(format: "%.3f", answer.score ?? 0))" } ?? "no match")
                 + (answer.backward == true ? " (drawn backward)" : "")
+                + (answer.unchosen.map { "; not chosen: \($0.name) \(String(format: "%.3f", $0.score))" } ?? "")
             let others = answer.candidates.dropFirst(answer.match == nil ? 0 : 1)
                 .map { "\($0.name) \(String(format: "%.3f", $0.score))" }
             if !others.isEmpty { line += "; then " + others.joined(separator: ", ") }

@@ -100,4 +100,24 @@ struct RecognizerSelectionTests {
         #expect(all.candidates.count == 3)
         #expect(Set(allLearned.candidates.map(\.name)) == ["spiral", "hook"])
     }
+
+    @Test("a stroke prepared once is recognized among each choice and among all as if prepared for each")
+    func preparedOnce() throws {
+        let recognizer = try Recognizer(library: try TemplateLibrary.builtIn())
+        for log in Fixtures.logs where log.subject == "s03" {
+            let points = log.points.map(\.position)
+            let choices: [[String]?] = [nil] + Self.choices
+            let prepared = try points.withUnsafeBufferPointer { (points) throws(RecognitionError) in
+                try recognizer.withPreparedStroke(points: points) { stroke in
+                    choices.map { recognizer.recognize(stroke, among: $0) }
+                }
+            }
+            for (names, result) in zip(choices, prepared) {
+                let alone = try recognizer.recognize(points: points, among: names)
+                #expect(result.candidates.map(\.name) == alone.candidates.map(\.name))
+                #expect(result.candidates.map(\.distance) == alone.candidates.map(\.distance))
+                #expect(result.match?.name == alone.match?.name)
+            }
+        }
+    }
 }

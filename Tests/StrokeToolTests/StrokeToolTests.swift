@@ -94,9 +94,58 @@ struct StrokeToolTests {
         ])
         #expect(own.status == 0, "\(own.error)")
         let report = try JSONSerialization.jsonObject(with: Data(own.output.utf8)) as! [String: Any]
-        // Among its own gesture alone, a stroke is that gesture or below the built-in library's threshold.
-        #expect((report["confusions"] as? [[String: Any]] ?? []).allSatisfy { $0["actual"] as? String == "(none)" })
+        // Among its own gesture alone, a stroke is that gesture, below the built-in library's threshold, or another
+        // gesture outside the choice.
+        #expect(
+            (report["confusions"] as? [[String: Any]] ?? []).allSatisfy {
+                let actual = $0["actual"] as? String ?? ""
+                return actual == "(none)" || actual.hasPrefix("(not chosen: ")
+            })
         #expect(try Self.run(["eval", "--dataset", Self.fixtures, "--among", "-1"]).status == 2)
+    }
+
+    @Test("recognize and eval name the gesture outside the choice that answers, by --choice-margin")
+    func outsideTheChoice() throws {
+        func lines(_ arguments: [String]) throws -> [[String: Any]] {
+            let result = try Self.run(
+                ["recognize", "--dataset", Self.fixtures, "--subjects", "s02", "--json"] + arguments)
+            #expect(result.status == 0, "\(result.error)")
+            return result.output.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        let strict = try lines(["--gestures", "circle,x"])
+        let lenient = try lines(["--gestures", "circle,x", "--choice-margin", "inf"])
+        #expect(strict.count == 48 && lenient.count == 48)
+        func named(_ line: [String: Any]) -> Bool {
+            (line["unchosen"] as? [String: Any])?["name"] as? String == line["expected"] as? String
+        }
+        let others = strict.indices.filter { !["circle", "x"].contains(strict[$0]["expected"] as? String) }
+        // Strokes of other gestures: at 0.05, nearly all are turned away, named; at inf, only those that no chosen
+        // gesture matched.
+        let turnedAway = others.filter { strict[$0]["match"] == nil && named(strict[$0]) }
+        let lenientAway = others.filter { lenient[$0]["match"] == nil && named(lenient[$0]) }
+        #expect(turnedAway.count >= others.count * 9 / 10)
+        #expect(lenientAway.count < turnedAway.count)
+        #expect(strict.allSatisfy { $0["match"] == nil || $0["unchosen"] == nil })
+        let text = try Self.run(["recognize", "--dataset", Self.fixtures, "--subjects", "s02", "--gestures", "circle"])
+        #expect(text.output.contains("not chosen: check"))
+        #expect(try Self.run(["recognize", "--dataset", Self.fixtures, "--choice-margin", "-1"]).status != 0)
+
+        func rejected(_ margin: String) throws -> Double {
+            let result = try Self.run([
+                "eval", "--dataset", Self.fixtures, "--protocol", "user-independent", "--among-others", "4",
+                "--choice-margin", margin, "--json",
+            ])
+            #expect(result.status == 0, "\(result.error)")
+            let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+            return report?["accuracy"] as? Double ?? -1
+        }
+        // Among 4 gestures that are not its own, a stroke counts as right when no chosen gesture answers it.
+        let (atDefault, atInf) = (try rejected("0.05"), try rejected("inf"))
+        #expect(atDefault > 0.9 && atInf < atDefault)
+        #expect(try Self.run(["eval", "--dataset", Self.fixtures, "--among-others", "0"]).status == 2)
+        #expect(try Self.run(["eval", "--dataset", Self.fixtures, "--among", "2", "--among-others", "2"]).status == 2)
     }
 
     @Test("robustness: a row per perturbation, subjects left out of their libraries; eval --perturb changes results")

@@ -103,6 +103,33 @@ struct GestureChoiceTests {
         #expect(scribble["unchosen"] == nil)
     }
 
+    @Test("a gesture outside the choice that scores well above the chosen match answers, unless the margin is inf")
+    func choiceMargin() throws {
+        var processor = SessionProcessorTests.processor()
+        var alice = Producer("alice")
+        alice.send(&processor, ["type": "options", "gestures": ["v"]])
+        try Self.drawCheck(&processor, &alice)
+        let event = try #require(Self.lastNomatch(processor))
+        #expect(event["reason"] as? String == "not_chosen")
+        #expect((event["unchosen"] as? [String: Any])?["name"] as? String == "check")
+        let v = try #require((event["candidates"] as? [[String: Any]])?.first)
+        #expect(v["name"] as? String == "v")
+        // The v reached the threshold: only the margin turned it down.
+        let minimumScore = processor.core.registry.entries[0].recognizer(invariant: nil).minimumScore
+        #expect((v["score"] as? Double ?? 0) >= minimumScore)
+
+        var configuration = RecognizerConfiguration.default
+        configuration.choiceMargin = .infinity
+        var lenient = SessionProcessor(
+            sink: CollectingSink(), configuration: WorkerConfiguration(),
+            registry: try LibraryRegistry([try TemplateLibrary.builtIn()], configuration: configuration),
+            metrics: WorkerMetrics())
+        var bob = Producer("bob")
+        bob.send(&lenient, ["type": "options", "gestures": ["v"]])
+        try Self.drawCheck(&lenient, &bob)
+        #expect(Self.lastResult(lenient).name == "v", "at inf, a chosen match reaching the threshold answers")
+    }
+
     @Test("a learned gesture outside the choice is named as such, learned")
     func notChosenLearned() throws {
         var processor = SessionProcessorTests.processor()

@@ -278,6 +278,14 @@ struct WorkerUnitTests {
         #expect(verdict.recognizer.checkmarkGesture == "tick" && verdict.recognizer.checkmarkMargin == 0.1)
         #expect(WorkerConfiguration().recognizer.checkmarkGesture == "check")
         #expect(WorkerConfiguration().recognizer.checkmarkMargin == 0.04)
+        #expect(WorkerConfiguration().recognizer.choiceMargin == 0.05)
+        let margins = try ["0", "0.2", "inf"].map {
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_CHOICE_MARGIN": $0]).recognizer
+        }
+        #expect(margins.map(\.choiceMargin) == [0, 0.2, .infinity])
+        #expect(
+            try WorkerConfiguration(arguments: ["--choice-margin", "0.1"], environment: [:]).recognizer.choiceMargin
+                == 0.1)
         let ordinal = try WorkerConfiguration(
             arguments: ["--shard", "ordinal/3"], environment: ["HOSTNAME": "stroke-worker-2"])
         #expect(ordinal.shard == (2, 3))
@@ -286,7 +294,8 @@ struct WorkerUnitTests {
             ["--recognition-offload", "sometimes"], ["--input-hwm", "-1"], ["--input-hwm", "many"],
             ["--checkmark", "maybe"], ["--recognition-thread", "yes"], ["--max-session-templates", "-1"],
             ["--max-learned-templates", "many"], ["--checkmark-margin", "2"], ["--checkmark-margin", "close"],
-            ["--checkmark-margin", "nan"],
+            ["--checkmark-margin", "nan"], ["--choice-margin", "-0.1"], ["--choice-margin", "nan"],
+            ["--choice-margin", "wide"],
         ] {
             #expect(throws: CommandLineArguments.Failure.self) {
                 try WorkerConfiguration(arguments: bad, environment: [:])
