@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo: a worker of its own on ports 5575/5576, sample strokes replayed into it, events printed; then a
-# player teaches it a gesture of their own and draws it again, and symbols of several strokes.
+# player teaches it a gesture of their own and draws it again, symbols of several strokes, and a game that allows a
+# few spells at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dataset=../shared/datasets/dollar1
@@ -23,3 +24,6 @@ scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients
 echo
 echo "Symbols of several strokes (Protocol/README.md, section 4.2):"
 scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients/python/examples/symbols.py
+echo
+echo "Spells the game allows now, and those it does not (Protocol/README.md, section 4, gestures):"
+scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients/python/examples/spells.py

@@ -457,6 +457,15 @@ def test_the_symbols_example_runs(worker):
     assert result.stdout.count("learned") == 4 and "caret" in result.stdout
 
 
+def test_the_spells_example_runs(worker):
+    """clients/python/examples/spells.py (part of `make demo`): allowed spells cast, others named, not cast."""
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "spells.py")
+    result = subprocess.run([sys.executable, example, "--input", worker.input, "--output", worker.output],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "not now: rectangle" in result.stdout and "cast circle" in result.stdout
+
+
 def test_first_messages_are_not_lost(worker, fixtures_dir):
     """wait_for_worker() (XPUB) means the very first messages of a new producer arrive."""
     points = read_stroke(fixtures_dir, "circle")
