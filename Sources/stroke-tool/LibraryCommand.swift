@@ -8,8 +8,11 @@ enum LibraryCommand {
         USAGE
           stroke-tool library build --dataset DIR -o FILE [--name N] [--subjects s02,s03] [--orientation O]
                                     [--per-gesture K | --all] [--seed S] [--stroke-direction D]
+                                    [--minimum-score S]
               With --per-gesture K, the K medoids of each gesture's samples (elastic distance); with --all,
               every sample; else a condensed library (each training sample recognized by the others).
+              --minimum-score: the score a match needs (default 0.5; the built-in library has 0.55, measured
+              with `stroke-tool robustness --minimum-score`).
           stroke-tool library add FILE --dataset DIR [--subjects …] [--gesture NAME]
           stroke-tool library add FILE --strokes STROKES.json [--name N] [--orientation O] [--stroke-order S]
               STROKES.json: [{"name": "check", "points": [[x, y], …]}, …]; a gesture of several strokes
@@ -33,7 +36,7 @@ enum LibraryCommand {
             arguments, flags: ["all"],
             known: [
                 "per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes",
-                "index", "stroke-order", "stroke-direction",
+                "index", "stroke-order", "stroke-direction", "minimum-score",
             ])
         guard let action = args.positional.first, !args.flag("help") else {
             print(usage)
@@ -82,6 +85,10 @@ enum LibraryCommand {
                     name: name, samples: logs, orientation: orientation, seed: try args.parsed("seed", default: 1))
             }
             library.strokeDirection = try StrokeTool.strokeDirection(args)
+            library.minimumScore = try args.parsed("minimum-score", default: library.minimumScore)
+            guard (0...1).contains(library.minimumScore) else {
+                throw CommandLineArguments.Failure(description: "--minimum-score: a score in 0...1")
+            }
             try library.save(to: output)
             print("wrote \(output): \(library.templates.count) templates of \(library.gestureNames.count) gestures")
         case "add":
@@ -154,6 +161,10 @@ enum LibraryCommand {
             var library = try TemplateLibrary.builtIn()
             library.name = args.value("name") ?? library.name
             library.strokeDirection = try StrokeTool.strokeDirection(args)
+            library.minimumScore = try args.parsed("minimum-score", default: library.minimumScore)
+            guard (0...1).contains(library.minimumScore) else {
+                throw CommandLineArguments.Failure(description: "--minimum-score: a score in 0...1")
+            }
             try library.save(to: output)
             print("wrote \(output)")
         default:

@@ -12,6 +12,8 @@ enum RobustnessCommand {
         rhythm (`stroke-tool eval --help`, --perturb). For each perturbation of the tested strokes:
           accuracy   leave one subject out: each subject's strokes against a library of 8 medoids per
                      gesture built from the other subjects (unperturbed), as the built-in library is built
+          unknown    the same libraries, each stroke against the other gestures only (its own left out, as
+                     if the library lacked it): the share turned away (no template reaches the threshold)
           checkmark  true positives over the checks, false positives over the rest, median lead
 
         OPTIONS
@@ -23,6 +25,7 @@ enum RobustnessCommand {
           --stroke-direction D     drawn (default) or any: the libraries match their templates either way
                                    round too (reverse=1 draws the tested strokes the other way)
           --seed S                 seeds the jitter (default 1)
+          --minimum-score S        the libraries' threshold (default: the built-in library's)
           --json                   print exactly one JSON object
         """
 
@@ -38,13 +41,18 @@ enum RobustnessCommand {
     struct Row: Codable {
         var perturbation: String
         var accuracy: Double
+        /// The share of strokes turned away where the library lacks their gesture.
+        var unknownRejected: Double
         var checkmark: EvaluationReport.Checkmark
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["json"],
-            known: ["dataset", "perturbations", "checkmark-config", "checkmark-margin", "seed", "stroke-direction"])
+            known: [
+                "dataset", "perturbations", "checkmark-config", "checkmark-margin", "seed", "stroke-direction",
+                "minimum-score",
+            ])
         if args.flag("help") {
             print(usage)
             return 0
@@ -63,6 +71,10 @@ enum RobustnessCommand {
         try recognizer.validate()
         let seed: UInt64 = try args.parsed("seed", default: 1)
         let direction = try StrokeTool.strokeDirection(args)
+        let minimumScore: Double = try args.parsed("minimum-score", default: try TemplateLibrary.builtIn().minimumScore)
+        guard (0...1).contains(minimumScore) else {
+            throw CommandLineArguments.Failure(description: "--minimum-score: a score in 0...1")
+        }
         // Each subject's evaluator, with its library built once from the other subjects.
         let subjects = Set(samples.map(\.subject)).sorted()
         guard subjects.count >= 2 else {
@@ -72,6 +84,7 @@ enum RobustnessCommand {
             var library = try TemplateLibrary.medoids(
                 name: "without-\(subject)", samples: samples.filter { $0.subject != subject }, perGesture: 8)
             library.strokeDirection = direction
+            library.minimumScore = minimumScore
             let evaluator = Evaluator(
                 samples: samples.filter { $0.subject == subject }, recognizerConfiguration: recognizer,
                 checkmarkConfiguration: checkmark)
@@ -80,11 +93,17 @@ enum RobustnessCommand {
         var rows = [Row]()
         for perturbation in perturbations {
             var correct = 0.0
+            var rejected = 0.0
             for (evaluator, library) in heldOut {
                 var evaluator = evaluator
                 evaluator.perturbation = perturbation
                 evaluator.perturbationSeed = seed
                 correct += try evaluator.userIndependent(library: library).accuracy * Double(evaluator.samples.count)
+                // Among all the other gestures, as if the library lacked the stroke's own: right when turned away.
+                evaluator.chosenGestures = Set(library.templates.map(\.name)).count - 1
+                evaluator.choiceIncludesOwn = false
+                evaluator.recognizerConfiguration.choiceMargin = .infinity
+                rejected += try evaluator.userIndependent(library: library).accuracy * Double(evaluator.samples.count)
             }
             var all = Evaluator(samples: samples, checkmarkConfiguration: checkmark)
             all.perturbation = perturbation
@@ -92,7 +111,7 @@ enum RobustnessCommand {
             rows.append(
                 Row(
                     perturbation: perturbation.description, accuracy: correct / Double(samples.count),
-                    checkmark: all.checkmarkFigures()))
+                    unknownRejected: rejected / Double(samples.count), checkmark: all.checkmarkFigures()))
         }
         if args.flag("json") {
             try StrokeTool.printJSON(["rows": rows])
@@ -105,14 +124,17 @@ enum RobustnessCommand {
     static func printTable(_ rows: [Row], samples: Int, subjects: Int) {
         func percent(_ value: Double) -> String { String(format: "%6.2f%%", value * 100) }
         print("\(samples) strokes of \(subjects) subjects; accuracy with each subject left out of its library")
-        print("perturbation                        accuracy   checks  false pos.  lead   false positives by gesture")
+        print(
+            "perturbation                        accuracy  unknown   checks  false pos.  lead   false positives by gesture"
+        )
         for row in rows {
             let check = row.checkmark
             let gestures = check.falsePositivesByGesture.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
                 .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             print(
                 row.perturbation.padding(toLength: 34, withPad: " ", startingAt: 0) + "  " + percent(row.accuracy)
-                    + "  " + percent(check.truePositiveRate) + "  " + percent(check.falsePositiveRate)
+                    + "  " + percent(row.unknownRejected) + "  " + percent(check.truePositiveRate) + "  "
+                    + percent(check.falsePositiveRate)
                     + String(format: "  %.3f  ", check.medianLeadFraction) + gestures)
         }
     }

@@ -167,6 +167,17 @@ struct StrokeToolTests {
         ])
         let report = try JSONSerialization.jsonObject(with: Data(turned.output.utf8)) as! [String: Any]
         #expect((report["accuracy"] as? Double ?? 1) < 0.5)
+        // A gesture the library lacks: a stricter threshold turns more of its strokes away, and fewer are recognized.
+        let strict = try Self.run([
+            "robustness", "--dataset", Self.fixtures, "--perturbations", "none", "--minimum-score", "0.8", "--json",
+        ])
+        let strictRow = try #require(
+            ((try JSONSerialization.jsonObject(with: Data(strict.output.utf8)) as? [String: Any])?["rows"]
+                as? [[String: Any]])?.first)
+        let unknown = (rows[0]["unknownRejected"] as? Double ?? -1, strictRow["unknownRejected"] as? Double ?? -1)
+        #expect(unknown.0 >= 0 && unknown.0 < unknown.1)
+        #expect((strictRow["accuracy"] as? Double ?? 1) < accuracies[0])
+        #expect(try Self.run(["robustness", "--dataset", Self.fixtures, "--minimum-score", "2"]).status == 2)
         let bad = try Self.run(["eval", "--dataset", Self.fixtures, "--perturb", "spin=3"])
         #expect(bad.status == 1 && bad.error.contains("spin=3"))
         #expect(try Self.run(["robustness"]).status == 2)
@@ -322,7 +333,17 @@ struct StrokeToolTests {
         result = try Self.run(["library", "remove", path, "--gesture", "check", "--index", "0"])
         #expect(result.status == 0)
         result = try Self.run(["library", "list", path])
-        #expect(result.output.contains("check: 5"))
+        #expect(result.output.contains("check: 5") && result.output.contains("minimum score 0.5,"))
+        result = try Self.run([
+            "library", "build", "--dataset", Self.fixtures, "--per-gesture", "1", "--minimum-score", "0.7", "-o", path,
+        ])
+        let listed = try Self.run(["library", "list", path])
+        #expect(result.status == 0 && listed.output.contains("minimum score 0.7,"))
+        #expect(try Self.run(["library", "list", "default"]).output.contains("minimum score 0.55,"))
+        result = try Self.run([
+            "library", "build", "--dataset", Self.fixtures, "--per-gesture", "1", "--minimum-score", "-1", "-o", path,
+        ])
+        #expect(result.status == 2)
     }
 
     @Test("strokes either way round: export-default names the copy and sets it; robustness and eval draw backward")
