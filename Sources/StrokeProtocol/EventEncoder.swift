@@ -151,6 +151,7 @@ public enum EventEncoder {
 
     /// `{"name": …, "score": …}` of a candidate, with `learned` and `backward` where they are true (at most 96 bytes
     /// and its name's).
+    @inline(__always)
     private static func write(_ candidate: Candidate, into out: inout JSONCursor) {
         out.beginObject()
         out.key("name")

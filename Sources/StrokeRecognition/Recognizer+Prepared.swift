@@ -11,7 +11,7 @@ extension Recognizer {
     }
 
     /// What decides how a recognizer preprocesses a stroke.
-    fileprivate struct Preprocessing: Equatable {
+    struct Preprocessing: Equatable {
         let pointCount: Int
         let tangentWeight: Double
         let jumpTangentFactor: Double
@@ -26,15 +26,32 @@ extension Recognizer {
     /// Preprocesses a stroke, or a gesture of several strokes joined end to start (`strokeStarts`: where each
     /// stroke after the first begins in `points`), into temporary memory and calls `body` with it.
     ///
+    /// Inlinable, so that a caller's `Result` costs no generic calls: the preprocessing itself is not generic.
+    ///
     /// - Throws: as `recognize(points:)`.
+    @inlinable
     public func withPreparedStroke<Result>(
         points: UnsafeBufferPointer<SIMD2<Double>>,
         strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0),
         _ body: (PreparedStroke) -> Result
     ) throws(RecognitionError) -> Result {
-        let preprocessing = Preprocessing(configuration)
-        return try ShapeFeatures.withFeatures(of: points, strokeStarts: strokeStarts, configuration: configuration) {
-            vector, elastic in body(PreparedStroke(vector: vector, elastic: elastic, preprocessing: preprocessing))
+        var result: Result?
+        try prepare(points: points, strokeStarts: strokeStarts) { result = body($0) }
+        return result!
+    }
+
+    /// Preprocesses the stroke and calls `body` with it (`withPreparedStroke`).
+    @usableFromInline
+    func prepare(
+        points: UnsafeBufferPointer<SIMD2<Double>>, strokeStarts: UnsafeBufferPointer<Int>,
+        _ body: (PreparedStroke) -> Void
+    ) throws(RecognitionError) {
+        let preprocessing = self.preprocessing
+        try ShapeFeatures.withFeatures(
+            of: points, pointCount: preprocessing.pointCount, tangentWeight: preprocessing.tangentWeight,
+            strokeStarts: strokeStarts, jumpTangentFactor: preprocessing.jumpTangentFactor
+        ) { vector, elastic in
+            body(PreparedStroke(vector: vector, elastic: elastic, preprocessing: preprocessing))
         }
     }
 
@@ -44,7 +61,7 @@ extension Recognizer {
     /// - Precondition: `stroke` was prepared by a recognizer that preprocesses as this one does (the same
     ///   `pointCount`, `tangentWeight` and `jumpTangentFactor`).
     public func recognize(_ stroke: PreparedStroke, among gestures: [String]? = nil) -> RecognitionResult {
-        precondition(stroke.preprocessing == Preprocessing(configuration), "the stroke was prepared differently")
+        precondition(stroke.preprocessing == preprocessing, "the stroke was prepared differently")
         return withSelection(of: gestures) { recognize(vector: stroke.vector, elastic: stroke.elastic, selection: $0) }
     }
 }

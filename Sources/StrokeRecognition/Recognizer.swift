@@ -26,6 +26,9 @@ public struct Recognizer: Sendable {
         /// Which templates are paths drawn the other way round (`TemplateLibrary.StrokeDirection.any`); empty
         /// when none is.
         let drawnBackward: [Bool]
+        /// What decides how strokes are preprocessed, read without copying `configuration` (and retaining its
+        /// strings) for each stroke.
+        let preprocessing: Preprocessing
 
         init(
             library: TemplateLibrary, configuration: RecognizerConfiguration, gestureIDs: [Int32],
@@ -42,6 +45,7 @@ public struct Recognizer: Sendable {
             self.elastic = elastic
             self.maxRotation = maxRotation
             self.drawnBackward = drawnBackward
+            self.preprocessing = Preprocessing(configuration)
         }
     }
 
@@ -64,6 +68,9 @@ public struct Recognizer: Sendable {
                 protractorLanes: storage.protractorLanes, elastic: storage.elastic, maxRotation: storage.maxRotation,
                 drawnBackward: storage.drawnBackward))
     }
+
+    /// What decides how this recognizer preprocesses a stroke.
+    var preprocessing: Preprocessing { storage.preprocessing }
 
     /// The library this recognizer was compiled from.
     public var library: TemplateLibrary { storage.library }

@@ -60,8 +60,12 @@ public struct RecognitionRequest {
         -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, unchosen: EventEncoder.Candidate?)
     {
         try recognizer.withPreparedStroke(points: points, strokeStarts: strokeStarts) { stroke in
+            guard let choice else {
+                let (candidates, match) = recognize(stroke, among: nil)
+                return (candidates, match, nil)
+            }
             let (chosen, answer, unchosen) = recognizer.configuration.answer(
-                among: choice?.names, recognize: { recognize(stroke, among: $0) },
+                among: choice.names, recognize: { recognize(stroke, among: $0) },
                 match: { $0.match.map { ($0.name, $0.score) } })
             return (chosen.candidates, answer == .chosen ? chosen.match : nil, unchosen?.match)
         }
