@@ -47,9 +47,10 @@ extension EventPipe.Batch {
     // MARK: - Reading
 
     /// Calls `body` with each event's topic and payload, in order, recognizing the strokes on the way with the
-    /// recognizers of `registry`, the calling thread's own copy (their events are encoded into `writer`).
+    /// recognizers of `registry`, the calling thread's own copy (their events are encoded into `writer`, their
+    /// outcomes counted in `metrics`).
     func forEachEvent(
-        encodingRequestsWith writer: inout JSONWriter, registry: LibraryRegistry,
+        encodingRequestsWith writer: inout JSONWriter, registry: LibraryRegistry, metrics: WorkerMetrics,
         _ body: (_ topic: UnsafeRawBufferPointer, _ payload: UnsafeRawBufferPointer) -> Void
     ) {
         bytes.withUnsafeBytes { bytes in
@@ -60,7 +61,7 @@ extension EventPipe.Batch {
                         body(topic, UnsafeRawBufferPointer(rebasing: bytes[entry.topicEnd..<entry.end]))
                         continue
                     }
-                    RecognitionRequest(
+                    let outcome = RecognitionRequest(
                         context: EventEncoder.Context(
                             session: topic, eventSequence: request.eventSequence, sequence: request.sequence,
                             stroke: request.stroke, pointer: request.pointer),
@@ -71,6 +72,7 @@ extension EventPipe.Batch {
                         gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil,
                         checkmarkFired: request.checkmarkFired
                     ).encode(into: &writer)
+                    metrics.count(outcome)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }
                 }
             }

@@ -67,7 +67,7 @@ struct Lane: Sendable {
             try attachInputs(input)
             let sink = SocketSink(socket: output, metrics: metrics)
             if configuration.recognitionOffload != .off {
-                let helper = try RecognitionHelper(lane: index, libraries: libraries)
+                let helper = try RecognitionHelper(lane: index, libraries: libraries, metrics: metrics)
                 helper.start()
                 defer { helper.finish() }
                 var processor = SessionProcessor(

@@ -83,7 +83,7 @@ struct OffloadingSink: LaneSink {
     /// Hands the stroke to the helper when the lane is saturated; else recognizes it now.
     mutating func publishRecognition(_ request: RecognitionRequest, writer: inout JSONWriter) {
         guard saturated else {
-            request.encode(into: &writer)
+            socket.metrics.count(request.encode(into: &writer))
             publish(topic: request.context.session, payload: writer.bytes)
             return
         }
@@ -125,7 +125,8 @@ struct OffloadingSink: LaneSink {
         swap(&gathered, &jobs)
         swap(&writer, &self.writer)
         var place = head
-        gathered.forEachEvent(encodingRequestsWith: &writer, registry: registry) { topic, payload in
+        gathered.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: socket.metrics) {
+            topic, payload in
             while queue[place].end >= 0 { place += 1 }
             let start = bytes.count
             bytes.append(contentsOf: topic)

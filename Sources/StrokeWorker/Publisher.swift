@@ -127,8 +127,8 @@ final class Publisher: Sendable {
     private func publish(
         _ batch: EventPipe.Batch, to sink: inout SocketSink, writer: inout JSONWriter, registry: LibraryRegistry
     ) {
-        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { topic, payload in
-            sink.sendNow(topic: topic, payload: payload)
+        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: sink.metrics) {
+            topic, payload in sink.sendNow(topic: topic, payload: payload)
         }
     }
 }

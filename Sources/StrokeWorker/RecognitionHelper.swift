@@ -18,13 +18,16 @@ final class RecognitionHelper: Sendable {
     let name: String
     /// The libraries, of which the thread keeps a copy of its own.
     let libraries: LibrarySource
+    /// Counts how the strokes it recognizes are answered.
+    let metrics: WorkerMetrics
 
     /// Creates the helper of lane `lane` (not started).
     ///
     /// - Throws: `ZMQError` when the results' signal cannot be created.
-    init(lane: Int, libraries: LibrarySource) throws(ZMQError) {
+    init(lane: Int, libraries: LibrarySource, metrics: WorkerMetrics) throws(ZMQError) {
         name = "recognize-\(lane)"
         self.libraries = libraries
+        self.metrics = metrics
         results = try RecognitionResults()
     }
 
@@ -54,7 +57,8 @@ final class RecognitionHelper: Sendable {
                 }
                 // The lane took reloaded libraries before it handed this batch over.
                 if let fresh = libraries.refresh(&generation) { registry = fresh }
-                batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { topic, payload in
+                batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: metrics) {
+                    topic, payload in
                     results.append(topic: topic, payload: payload)
                 }
                 jobs.recycle(batch)

@@ -29,8 +29,19 @@ public struct RecognitionRequest {
     /// session that groups strokes and where the detector did not run.
     var checkmarkFired: Bool? = nil
 
-    /// Recognizes the stroke and writes the event into `writer`.
-    public func encode(into writer: inout JSONWriter) {
+    /// How a finished stroke was answered, for the worker's counters.
+    public enum Outcome: Sendable {
+        /// A `match`.
+        case match
+        /// A `nomatch` below the threshold, or of a degenerate stroke.
+        case noMatch
+        /// A `nomatch` because a gesture outside the session's choice matched (`not_chosen`).
+        case notChosen
+    }
+
+    /// Recognizes the stroke and writes the event into `writer`; how it was answered.
+    @discardableResult
+    public func encode(into writer: inout JSONWriter) -> Outcome {
         do {
             let (candidates, match, unchosen):
                 ([EventEncoder.Candidate], EventEncoder.Candidate?, EventEncoder.Candidate?)
@@ -45,10 +56,12 @@ public struct RecognitionRequest {
             EventEncoder.result(
                 context, name: match?.name, score: match?.score, candidates: candidates, points: points.count,
                 library: library, reason: reason, unchosen: unchosen, strokes: gesture?.ids, into: &writer)
+            return match != nil ? .match : unchosen != nil ? .notChosen : .noMatch
         } catch {
             EventEncoder.result(
                 context, name: nil, score: nil, candidates: [], points: points.count, library: library,
                 reason: error.code.rawValue, strokes: gesture?.ids, into: &writer)
+            return .noMatch
         }
     }
 

@@ -1,3 +1,4 @@
+import StrokeProtocol
 import ZeroMQ
 
 /// Publishes events on the lane's XPUB socket; counts what a slow consumer made it drop.
@@ -32,6 +33,12 @@ struct SocketSink: EventSink {
         bytes.append(contentsOf: payload)
         events.append((topicEnd, bytes.count))
         if events.count >= Self.queueLimit { send() }
+    }
+
+    /// Recognizes the stroke now, counts how it was answered, and queues the event.
+    mutating func publishRecognition(_ request: RecognitionRequest, writer: inout JSONWriter) {
+        metrics.count(request.encode(into: &writer))
+        publish(topic: request.context.session, payload: writer.bytes)
     }
 
     /// Sends the queued events, in order.

@@ -25,6 +25,17 @@ extension WorkerMetrics {
             name: "stroke_worker_strokes_recognized_total", help: "Strokes matched against a library.",
             type: "counter", key: "strokesRecognized"),
         Family(
+            name: "stroke_worker_strokes_matched_total", help: "Strokes answered with a match.", type: "counter",
+            key: "strokesMatched"),
+        Family(
+            name: "stroke_worker_strokes_unmatched_total",
+            help: "Strokes answered with a nomatch, whatever the reason.",
+            type: "counter", key: "strokesUnmatched"),
+        Family(
+            name: "stroke_worker_strokes_not_chosen_total",
+            help: "Strokes answered with a nomatch because a gesture outside their session's choice matched.",
+            type: "counter", key: "strokesNotChosen"),
+        Family(
             name: "stroke_worker_strokes_offloaded_total",
             help: "Finished strokes recognized by a lane's helper thread.", type: "counter", key: "strokesOffloaded"),
         Family(

@@ -12,6 +12,12 @@ public final class WorkerMetrics: Sendable {
     public let eventsDropped = Atomic<Int>(0)
     /// Strokes matched (match or no match).
     public let strokesRecognized = Atomic<Int>(0)
+    /// Strokes (and gestures of several strokes) answered with a `match`.
+    public let strokesMatched = Atomic<Int>(0)
+    /// Strokes answered with a `nomatch`, whatever the reason (`strokesNotChosen` included).
+    public let strokesUnmatched = Atomic<Int>(0)
+    /// Strokes answered with a `nomatch` because a gesture outside their session's choice matched (`not_chosen`).
+    public let strokesNotChosen = Atomic<Int>(0)
     /// Finished strokes a lane handed to its recognition helper thread (included in `strokesRecognized`).
     public let strokesOffloaded = Atomic<Int>(0)
     /// Checkmarks detected.
@@ -43,6 +49,17 @@ public final class WorkerMetrics: Sendable {
     /// Creates zeroed counters.
     public init() {}
 
+    /// Counts how a finished stroke was answered.
+    public func count(_ outcome: RecognitionRequest.Outcome) {
+        switch outcome {
+        case .match: strokesMatched.add(1, ordering: .relaxed)
+        case .noMatch: strokesUnmatched.add(1, ordering: .relaxed)
+        case .notChosen:
+            strokesUnmatched.add(1, ordering: .relaxed)
+            strokesNotChosen.add(1, ordering: .relaxed)
+        }
+    }
+
     /// Counts an error event by code.
     public func countError(_ code: String) {
         errors.withLock { $0[code, default: 0] += 1 }
@@ -59,6 +76,9 @@ public final class WorkerMetrics: Sendable {
             "eventsPublished": eventsPublished.load(ordering: .relaxed),
             "eventsDropped": eventsDropped.load(ordering: .relaxed),
             "strokesRecognized": strokesRecognized.load(ordering: .relaxed),
+            "strokesMatched": strokesMatched.load(ordering: .relaxed),
+            "strokesUnmatched": strokesUnmatched.load(ordering: .relaxed),
+            "strokesNotChosen": strokesNotChosen.load(ordering: .relaxed),
             "strokesOffloaded": strokesOffloaded.load(ordering: .relaxed),
             "checkmarks": checkmarks.load(ordering: .relaxed),
             "timesInSeconds": timesInSeconds.load(ordering: .relaxed),

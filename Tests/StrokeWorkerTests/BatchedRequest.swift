@@ -26,7 +26,7 @@ enum BatchedRequest {
         }
         var writer = JSONWriter()
         var payloads = [[UInt8]]()
-        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry) { _, payload in
+        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: WorkerMetrics()) { _, payload in
             payloads.append(Array(payload))
         }
         after(&batch)

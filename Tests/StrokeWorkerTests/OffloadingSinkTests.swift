@@ -57,7 +57,7 @@ struct OffloadingSinkTests {
         _ body: (_ sink: inout OffloadingSink, _ subscriber: ZMQSocket, _ metrics: WorkerMetrics) throws -> Void
     ) throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
-        let helper = try RecognitionHelper(lane: 0, libraries: LibrarySource(registry))
+        let helper = try RecognitionHelper(lane: 0, libraries: LibrarySource(registry), metrics: WorkerMetrics())
         helper.start()
         defer { helper.finish() }
         let metrics = WorkerMetrics()
@@ -98,7 +98,7 @@ struct OffloadingSinkTests {
     func reloadedLibraries() throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
         let libraries = LibrarySource(Self.registry)
-        let helper = try RecognitionHelper(lane: 0, libraries: libraries)
+        let helper = try RecognitionHelper(lane: 0, libraries: libraries, metrics: WorkerMetrics())
         helper.start()
         defer { helper.finish() }
         var sink = OffloadingSink(
@@ -202,7 +202,7 @@ struct OffloadingSinkTests {
         ) throws -> Void
     ) throws {
         let (context, publisher, subscriber) = try SocketSinkTests.pair()
-        let helper = try RecognitionHelper(lane: 0, libraries: LibrarySource(registry))
+        let helper = try RecognitionHelper(lane: 0, libraries: LibrarySource(registry), metrics: WorkerMetrics())
         let metrics = WorkerMetrics()
         var sink = OffloadingSink(
             socket: SocketSink(socket: publisher, metrics: metrics), helper: helper, registry: registry)

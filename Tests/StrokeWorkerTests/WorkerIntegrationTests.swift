@@ -203,6 +203,46 @@ struct WorkerIntegrationTests {
     }
 
     @Test(
+        "how strokes are answered is counted: match, nomatch, not_chosen (tcp), wherever strokes are recognized",
+        arguments: Recognition.allCases)
+    func outcomesCounted(recognition: Recognition) async throws {
+        /// The message with its sequence number moved on by one, after the options sent first.
+        func later(_ json: String) throws -> String {
+            var object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: Any]
+            object["seq"] = (object["seq"] as! Int) + 1
+            return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
+        let check = try Self.checkMessages()
+        let chosen = try check.map(later)
+        let scribble = try [
+            ["type": "begin", "seq": 1, "stroke": 1, "points": GestureChoiceTests.scribble()] as [String: Any],
+            ["type": "end", "seq": 2, "stroke": 1],
+        ].map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+        try await withWorker({ recognition.apply(to: &$0) }) { input, output, worker in
+            let results = try await withClient(input: input, output: output) { client in
+                try client.send(session: "chooser", #"{"type":"options","seq":1,"gestures":["circle"]}"#)
+                for (message, renumbered) in zip(check, chosen) {
+                    try client.send(session: "matcher", message)
+                    try client.send(session: "chooser", renumbered)
+                }
+                for message in scribble { try client.send(session: "scribbler", message) }
+                var results: [String: String] = [:]
+                while results.count < 3 {
+                    let (topic, event) = try client.nextEvent()
+                    guard ["match", "nomatch"].contains(event["event"] as? String) else { continue }
+                    results[topic] = (event["reason"] as? String) ?? (event["name"] as? String)
+                }
+                return results
+            }
+            #expect(results == ["matcher": "check", "chooser": "not_chosen", "scribbler": "below_threshold"])
+            #expect(worker.metrics.strokesMatched.load(ordering: .relaxed) == 1)
+            #expect(worker.metrics.strokesUnmatched.load(ordering: .relaxed) == 2)
+            #expect(worker.metrics.strokesNotChosen.load(ordering: .relaxed) == 1)
+            #expect(worker.metrics.snapshot["strokesNotChosen"] == 1)
+        }
+    }
+
+    @Test(
         "a grouping session's strokes are matched together once the wait passes (tcp), wherever strokes are recognized",
         arguments: Recognition.allCases)
     func multistrokeGesture(recognition: Recognition) async throws {
