@@ -47,8 +47,8 @@ enum EvalCommand {
                                         from --seed, as a session that chose gestures the player did not
                                         draw: right when no chosen gesture answers it
           --choice-margin M             how far above the best chosen match a gesture outside the choice
-                                        must score to answer not_chosen (default inf: only where no chosen
-                                        gesture matched)
+                                        must score to answer not_chosen (default 0.05, as the worker's;
+                                        inf: only where no chosen gesture matched)
           --json                        print exactly one JSON object
         """
 

@@ -23,8 +23,9 @@ enum LibraryCommand {
               drawn (default) or either way (a circle clockwise or not); with add, changes the FILE's.
           stroke-tool library remove FILE --gesture NAME [--index I]
           stroke-tool library list FILE|default
-          stroke-tool library export-default -o FILE [--name N] [--stroke-direction D]
-              The built-in library as a file, to edit or to load beside it under another name (N).
+          stroke-tool library export-default -o FILE [--name N] [--stroke-direction D] [--minimum-score S]
+              The built-in library as a file, to edit or to load beside it under another name (N), with
+              another threshold (S) if given.
         """
 
     static func load(_ pathOrDefault: String) throws -> TemplateLibrary {
@@ -85,10 +86,7 @@ enum LibraryCommand {
                     name: name, samples: logs, orientation: orientation, seed: try args.parsed("seed", default: 1))
             }
             library.strokeDirection = try StrokeTool.strokeDirection(args)
-            library.minimumScore = try args.parsed("minimum-score", default: library.minimumScore)
-            guard (0...1).contains(library.minimumScore) else {
-                throw CommandLineArguments.Failure(description: "--minimum-score: a score in 0...1")
-            }
+            library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
             try library.save(to: output)
             print("wrote \(output): \(library.templates.count) templates of \(library.gestureNames.count) gestures")
         case "add":
@@ -161,10 +159,7 @@ enum LibraryCommand {
             var library = try TemplateLibrary.builtIn()
             library.name = args.value("name") ?? library.name
             library.strokeDirection = try StrokeTool.strokeDirection(args)
-            library.minimumScore = try args.parsed("minimum-score", default: library.minimumScore)
-            guard (0...1).contains(library.minimumScore) else {
-                throw CommandLineArguments.Failure(description: "--minimum-score: a score in 0...1")
-            }
+            library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
             try library.save(to: output)
             print("wrote \(output)")
         default:

@@ -85,6 +85,12 @@ enum RecognizeCommand {
             var score: Double
             /// Set (true) when its template matched drawn the other way round, as the event says.
             var backward: Bool?
+
+            init(_ candidate: RecognitionResult.Candidate) {
+                name = candidate.name
+                score = candidate.score
+                backward = candidate.drawnBackward ? true : nil
+            }
         }
 
         var index: Int
@@ -176,12 +182,8 @@ enum RecognizeCommand {
                 answer.match = match?.name
                 answer.score = match?.score
                 answer.backward = match?.drawnBackward == true ? true : nil
-                answer.candidates = result.candidates.map {
-                    Answer.Candidate(name: $0.name, score: $0.score, backward: $0.drawnBackward ? true : nil)
-                }
-                answer.unchosen = unchosen?.match.map {
-                    Answer.Candidate(name: $0.name, score: $0.score, backward: $0.drawnBackward ? true : nil)
-                }
+                answer.candidates = result.candidates.map(Answer.Candidate.init)
+                answer.unchosen = unchosen?.match.map(Answer.Candidate.init)
             } catch {
                 answer.error = "\(error)"
             }

@@ -71,10 +71,7 @@ enum RobustnessCommand {
         try recognizer.validate()
         let seed: UInt64 = try args.parsed("seed", default: 1)
         let direction = try StrokeTool.strokeDirection(args)
-        let minimumScore: Double = try args.parsed("minimum-score", default: try TemplateLibrary.builtIn().minimumScore)
-        guard (0...1).contains(minimumScore) else {
-            throw CommandLineArguments.Failure(description: "--minimum-score: a score in 0...1")
-        }
+        let minimumScore = try StrokeTool.minimumScore(args, default: try TemplateLibrary.builtIn().minimumScore)
         // Each subject's evaluator, with its library built once from the other subjects.
         let subjects = Set(samples.map(\.subject)).sorted()
         guard subjects.count >= 2 else {

@@ -75,6 +75,15 @@ enum StrokeTool {
         return direction
     }
 
+    /// `--minimum-score S`: a library's threshold, in 0...1 (`defaultValue` when not given).
+    static func minimumScore(_ args: CommandLineArguments, default defaultValue: Double) throws -> Double {
+        let score: Double = try args.parsed("minimum-score", default: defaultValue)
+        guard (0...1).contains(score) else {
+            throw CommandLineArguments.Failure(description: "--minimum-score: a score in 0...1")
+        }
+        return score
+    }
+
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
