@@ -13,6 +13,7 @@ enum StrokeTool {
           stroke-tool recognize --strokes FILE [options]  a worker's answers for strokes of your own
           stroke-tool learned --dataset DIR [options]     what a gesture a session learns achieves
           stroke-tool multistroke --dataset DIR [options] what templates of several strokes achieve
+          stroke-tool scribbles [options]                 how often a library turns away strokes of no gesture
           stroke-tool library build --dataset DIR -o FILE  make a library from $1-format logs
           stroke-tool library add FILE (--dataset DIR | --json STROKES) [--gesture NAME]
           stroke-tool library remove FILE --gesture NAME [--index I]
@@ -36,6 +37,7 @@ enum StrokeTool {
             case "recognize": return try RecognizeCommand.run(rest)
             case "learned": return try LearnedCommand.run(rest)
             case "multistroke": return try MultistrokeCommand.run(rest)
+            case "scribbles": return try ScribblesCommand.run(rest)
             case "library": return try LibraryCommand.run(rest)
             case "keygen": return try KeygenCommand.run(rest)
             case "--help", "-h", "help":

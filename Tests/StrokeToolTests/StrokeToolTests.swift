@@ -393,6 +393,29 @@ struct StrokeToolTests {
         #expect(bad.status != 0 && bad.error.contains("--stroke-direction: drawn or any"))
     }
 
+    @Test("scribbles: the share turned away at the library's threshold and others, by kind, as text and JSON")
+    func scribbles() throws {
+        var result = try Self.run(["scribbles", "--count", "100", "--seed", "2", "--thresholds", "0.4,0.9", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        #expect(report?["tested"] as? Int == 100 && report?["minimumScore"] as? Double == 0.55)
+        let thresholds = report?["thresholds"] as? [[String: Any]] ?? []
+        #expect(thresholds.compactMap { $0["minimumScore"] as? Double } == [0.4, 0.9])
+        let turnedAway = report?["turnedAway"] as? Double ?? -1
+        #expect(
+            (thresholds.first?["turnedAway"] as? Double ?? 1) <= turnedAway
+                && turnedAway <= (thresholds.last?["turnedAway"] as? Double ?? 0))
+        result = try Self.run(["scribbles", "--count", "50"])
+        #expect(result.status == 0 && result.output.hasPrefix("50 scribbles: "), "\(result.output)")
+        #expect(result.output.contains("by kind: curve3") && result.output.contains("checkmark detector fired on"))
+        for bad in [
+            ["--count", "0"], ["--thresholds", "1.5"], ["--thresholds", "x"], ["--library", "/nonexistent"],
+        ] {
+            result = try Self.run(["scribbles"] + bad)
+            #expect(result.status != 0 && !result.error.isEmpty, "\(bad)")
+        }
+    }
+
     @Test("bad arguments and files give clear errors and a non-zero status")
     func errors() throws {
         var result = try Self.run(["eval"])
@@ -405,7 +428,7 @@ struct StrokeToolTests {
         #expect(result.status == 2)
         for command in [
             ["--help"], ["eval", "--help"], ["library", "--help"], ["robustness", "--help"], ["recognize", "--help"],
-            ["multistroke", "--help"],
+            ["multistroke", "--help"], ["scribbles", "--help"],
         ] {
             #expect(try Self.run(command).status == 0)
         }
