@@ -69,8 +69,8 @@ public enum ShardKey {
     /// Splits and checks an input topic.
     ///
     /// - Returns: the session id's byte range within `topic`.
-    /// - Throws: `.badTopic` when the topic is not `<3 hex digits>/<1–128 bytes of printable UTF-8>` or the shard
-    ///   key is not the session id's bucket.
+    /// - Throws: `.badTopic` when the topic is not `<3 hex digits>/<1–128 bytes of printable UTF-8>`, the session
+    ///   id starts with `$` or the shard key is not the session id's bucket.
     @inlinable
     public static func sessionID(inTopic topic: UnsafeRawBufferPointer) throws(ProtocolError) -> Range<Int> {
         try check(topic: topic).sessionID
@@ -109,6 +109,10 @@ public enum ShardKey {
             throw ProtocolError(.badTopic, "session id is \(range.count) bytes; at most \(maximumSessionIDLength)")
         }
         let id = UnsafeRawBufferPointer(rebasing: topic[range])
+        // `$` starts the worker's own topics (`$system`): a session named so would publish among them.
+        guard id[0] != UInt8(ascii: "$") else {
+            throw ProtocolError(.badTopic, "session id must not start with $ (the worker's own topics)")
+        }
         // One pass: the bucket's hash, control characters and whether any byte is non-ASCII (then, rarely, a
         // full UTF-8 validation).
         var hash: UInt32 = 0x811C_9DC5

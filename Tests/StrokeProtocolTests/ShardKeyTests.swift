@@ -46,8 +46,9 @@ struct ShardKeyTests {
                 _ = try Array(topic.utf8).withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
             }
         }
-        // Control characters and DEL, behind a shard key that matches (so only the character is wrong).
-        for session in ["player-1\u{1}", "tab\there", "del\u{7F}"] {
+        // Control characters and DEL, and a `$` first (the worker's own topics, `$system`), behind a shard key
+        // that matches (so only the character is wrong).
+        for session in ["player-1\u{1}", "tab\there", "del\u{7F}", "$system", "$x"] {
             #expect(throws: ProtocolError.self) {
                 _ = try Array(ShardKey.topic(for: session).utf8).withUnsafeBytes { try ShardKey.sessionID(inTopic: $0) }
             }

@@ -34,7 +34,7 @@ final class TestClient {
         try Self.waitForAllBuckets(producer)
         // Probe until the consumer's subscription has reached the worker: a bad message to a probe session.
         try consumer.setTimeouts(receive: 50)
-        let probe = Array(ShardKey.topic(for: "$probe-client").utf8)
+        let probe = Array(ShardKey.topic(for: Self.probeSession).utf8)
         for _ in 0..<100 {
             try producer.sendMultipart([probe, Array("probe".utf8)])
             if try consumer.receiveMultipart() != nil { break }
@@ -42,6 +42,9 @@ final class TestClient {
         while try consumer.receiveMultipart(dontWait: true) != nil {}
         try consumer.setTimeouts(receive: 10_000)
     }
+
+    /// The session the client probes the worker with (an invalid message, whose error comes back on its topic).
+    static let probeSession = "probe-client"
 
     /// Reads subscription messages until one covers everything (`""`) or all 4,096 bucket prefixes are in.
     private static func waitForAllBuckets(_ producer: ZMQSocket) throws {
@@ -70,7 +73,7 @@ final class TestClient {
         while true {
             guard let frames = try consumer.receiveMultipart() else { throw TestFailure("no event within 10 s") }
             let topic = String(decoding: frames[0], as: UTF8.self)
-            if topic.hasPrefix("$probe") { continue }
+            if topic == Self.probeSession { continue }
             let event = try JSONSerialization.jsonObject(with: Data(frames[1])) as! [String: Any]
             if event["event"] as? String == "stats" { continue }
             return (topic, event)
