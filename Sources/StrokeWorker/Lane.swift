@@ -33,6 +33,8 @@ struct Lane: Sendable {
     /// client keys only: after a reload revokes keys, the lane cuts the connections made with them
     /// (`ConnectionVetting`).
     let authenticator: ClientAuthenticator?
+    /// Sessions of this lane's buckets kept in the state file, restored before the lane reads its first message.
+    var restored: [SessionSnapshot] = []
 
     /// Most messages handled between two polls.
     static let batchLimit = 4096
@@ -88,6 +90,7 @@ struct Lane: Sendable {
         input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>, generation: Int
     ) throws {
         var generation = generation
+        if !restored.isEmpty { report(processor.restore(restored)) }
         if publishesStats { beat() }
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }
@@ -169,6 +172,22 @@ struct Lane: Sendable {
         processor.flushMetrics()
         processor.sink.flush()
         try? input.setLinger(milliseconds: 0)
+        if configuration.stateFile != nil {
+            let sessions = processor.snapshot()
+            control.savedSessions.withLock { $0.append(contentsOf: sessions) }
+        }
+    }
+
+    /// Logs what the lane made of the sessions of the state file.
+    private func report(_ report: RestoreReport) {
+        logger.info(
+            "sessions restored from the state file",
+            [
+                "lane": "\(index)", "restored": "\(report.restored)", "skipped": "\(report.skipped.count)",
+                "learnedTemplatesDropped": "\(report.templatesDropped)",
+            ])
+        for reason in report.skipped.prefix(5) { logger.warning("not restored: \(reason)") }
+        if report.skipped.count > 5 { logger.warning("not restored: \(report.skipped.count - 5) more sessions") }
     }
 
     /// Tells the liveness checks that the loop runs: the health file and `/healthz`.

@@ -45,6 +45,16 @@ final class LearnedTemplates: Sendable {
 
     // MARK: - Learning and forgetting
 
+    /// `templates`, learned before and kept in a state file, compiled for `slot`.
+    ///
+    /// - Throws: `RecognitionError` when one has fewer than 2 points or no extent.
+    static func restoring(
+        _ templates: [GestureTemplate], entry: LibraryRegistry.Entry, slot: LibraryRegistry.Slot,
+        metrics: WorkerMetrics
+    ) throws(RecognitionError) -> LearnedTemplates {
+        try LearnedTemplates(templates: templates, entry: entry, slot: slot, metrics: metrics)
+    }
+
     /// These templates (if any) and `template`.
     ///
     /// - Throws: `RecognitionError` when the template has fewer than 2 points or no extent: it could match

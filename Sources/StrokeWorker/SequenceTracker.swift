@@ -48,6 +48,10 @@ public struct SequenceTracker: Sendable, Hashable {
     /// Creates a tracker for a new session.
     public init() {}
 
+    /// Creates a tracker that takes `last + 1` as the next message, as for a session restored from a state file
+    /// (`SessionSnapshot`); `nil`: as a new session.
+    public init(resumingAfter last: UInt32?) { self.last = last }
+
     /// Takes the sequence number of an incoming message.
     ///
     /// Inlined into the per-message path: out of line, the call cost 18 instructions a message (`make profile`).

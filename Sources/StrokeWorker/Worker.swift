@@ -63,7 +63,7 @@ public final class Worker: Sendable {
     /// Runs until `shutdown()` and the drain that follows.
     public func run() async throws {
         guard lifecycle.withLock({ $0.start() }) == .startThreads else { return }
-        let lanes = makeLanes()
+        let lanes = makeLanes(restoring: takeSavedSessions())
         let forwarders = configuration.lanes > 1
         do {
             let metricsServer = try configuration.metricsAddress.map { try MetricsServer(address: $0) }
@@ -116,6 +116,7 @@ public final class Worker: Sendable {
                 group.addTask {
                     defer { self.control.lanesDone.store(true, ordering: .releasing) }
                     try await self.runLanes(lanes)
+                    self.saveSessions()
                     if forwarders {
                         try await Task.sleep(for: .milliseconds(200))
                         try? Forwarder.send("TERMINATE", to: self.outputControl, context: self.context)
@@ -197,7 +198,7 @@ public final class Worker: Sendable {
 
     // MARK: - Lanes
 
-    private func makeLanes() -> [Lane] {
+    private func makeLanes(restoring saved: [SessionSnapshot]) -> [Lane] {
         let count = configuration.lanes
         let prefixes = ShardKey.subscriptionPrefixes(shard: configuration.shard.index, of: configuration.shard.count)
         var shares = [[String]](repeating: [], count: count)
@@ -211,8 +212,22 @@ public final class Worker: Sendable {
                 shares[position % count].append("\(ShardKey.key(ofBucket: bucket))/")
             }
         }
+        var restored = [[SessionSnapshot]](repeating: [], count: count)
+        let shard = configuration.shard
+        for session in saved where session.bucket % shard.count == shard.index {
+            // The lane whose share holds the bucket: its position among the shard's buckets, modulo the lanes.
+            restored[(session.bucket / shard.count) % count].append(session)
+        }
+        if saved.count > restored.map(\.count).reduce(0, +) {
+            logger.info(
+                "state file: sessions of buckets this worker does not serve left out",
+                [
+                    "sessions": "\(saved.count - restored.map(\.count).reduce(0, +))",
+                    "shard": "\(shard.index)/\(shard.count)",
+                ])
+        }
         return (0..<count).map { index in
-            Lane(
+            var lane = Lane(
                 index: index, context: context, configuration: configuration, libraries: libraries, metrics: metrics,
                 control: control, logger: logger,
                 inputs: count == 1
@@ -223,6 +238,8 @@ public final class Worker: Sendable {
                     : [.init(bind: false, address: "inproc://stroke-worker-\(identifier)-output")],
                 prefixes: shares[index], publishesStats: index == 0, recordsEndpoints: count == 1,
                 authenticator: count == 1 ? authenticator : nil)
+            lane.restored = restored[index]
+            return lane
         }
     }
 }

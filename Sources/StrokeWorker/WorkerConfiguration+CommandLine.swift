@@ -134,6 +134,10 @@ extension WorkerConfiguration {
             flag: "health-file", env: "STROKE_WORKER_HEALTH_FILE", value: "PATH",
             help: "touched every second while the receive loop runs, for liveness probes. Default: none"),
         Option(
+            flag: "state-file", env: "STROKE_WORKER_STATE_FILE", value: "PATH",
+            help: "keep the sessions (numbering, options, learned gestures) across a restart: written there at a "
+                + "graceful stop, read back and removed at the start. Default: none"),
+        Option(
             flag: "metrics", env: "STROKE_WORKER_METRICS", value: "HOST:PORT",
             help: "serve GET /metrics (Prometheus text format) and /healthz (200 while the receive loop runs, "
                 + "503 otherwise) over HTTP there, e.g. 0.0.0.0:9100. Default: none"),
@@ -244,6 +248,7 @@ extension WorkerConfiguration {
             serverKey: args.value("curve-server-key", env: env("curve-server-key")),
             authorizedKeysFile: args.value("curve-authorized-keys", env: env("curve-authorized-keys")))
         healthFile = args.value("health-file", env: env("health-file"))
+        stateFile = args.value("state-file", env: env("state-file"))
         metricsAddress = args.value("metrics", env: env("metrics"))
         systemd = SystemdNotifier.fromEnvironment(environment)
         if let level = args.value("log-level", env: env("log-level")) {

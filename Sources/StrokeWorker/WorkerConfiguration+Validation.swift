@@ -1,3 +1,4 @@
+import Foundation
 import StrokeProtocol
 import StrokeRecognition
 
@@ -69,9 +70,20 @@ extension WorkerConfiguration {
                 "\(libraries.count) --library files; a worker loads at most \(Self.maximumLibraries - 1) beside default"
             )
         }
+        if let stateFile {
+            // Found out at the start, not at the stop, when the sessions would be lost.
+            let directory = URL(fileURLWithPath: stateFile).deletingLastPathComponent().path
+            guard access(directory, W_OK) == 0 else {
+                throw RecognitionError(
+                    .invalidConfiguration, "--state-file \(stateFile): cannot write in \(directory) (\(errnoText()))")
+            }
+        }
         try checkmark.validate()
         try recognizer.validate()
     }
+
+    /// The text of the last system error.
+    private func errnoText() -> String { String(cString: strerror(errno)) }
 
     /// The most template libraries a worker holds, the built-in one included.
     public static let maximumLibraries = Int(UInt16.max)

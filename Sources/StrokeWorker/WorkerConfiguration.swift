@@ -107,6 +107,12 @@ public struct WorkerConfiguration: Sendable {
     /// A file whose modification time the worker refreshes every second while its receive loop runs (for
     /// liveness probes); `nil` for none. Default: `nil`.
     public var healthFile: String?
+    /// A file the worker writes its sessions to when it stops gracefully, and reads them back from (then removes)
+    /// when it starts: their numbering, options and learned gestures (`SessionSnapshot`), so that a restart or a
+    /// rolling update loses only the strokes open at that moment. Sessions of buckets the worker no longer serves
+    /// (another `--shard`) are left out. `nil`: sessions end with the worker (their next message starts them
+    /// afresh with `session_reset`). Default: `nil`.
+    public var stateFile: String?
     /// Where an HTTP endpoint serves `/metrics` (Prometheus) and `/healthz`, as `HOST:PORT`; `nil` for none.
     /// Default: `nil`.
     public var metricsAddress: String?

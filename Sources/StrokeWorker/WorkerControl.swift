@@ -19,5 +19,8 @@ final class WorkerControl: Sendable {
     /// The endpoints actually bound (with the ports chosen for `:*`), as `input:…`/`output:…`.
     let endpoints = Mutex<[String]>([])
 
+    /// The lanes' sessions after their drain, for the state file (`WorkerConfiguration.stateFile`).
+    let savedSessions = Mutex<[SessionSnapshot]>([])
+
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
 }

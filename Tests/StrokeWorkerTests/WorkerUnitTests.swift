@@ -286,6 +286,11 @@ struct WorkerUnitTests {
         #expect(
             try WorkerConfiguration(arguments: ["--choice-margin", "0.1"], environment: [:]).recognizer.choiceMargin
                 == 0.1)
+        #expect(WorkerConfiguration().stateFile == nil)
+        #expect(
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_STATE_FILE": "/var/lib/s.json"])
+                .stateFile == "/var/lib/s.json")
+        #expect(try WorkerConfiguration(arguments: ["--state-file", "s.json"], environment: [:]).stateFile == "s.json")
         let ordinal = try WorkerConfiguration(
             arguments: ["--shard", "ordinal/3"], environment: ["HOSTNAME": "stroke-worker-2"])
         #expect(ordinal.shard == (2, 3))

@@ -1,0 +1,121 @@
+import StrokeProtocol
+import StrokeRecognition
+
+// MARK: - Sessions across a restart
+
+/// What `SessionProcessor.restore(_:)` made of a state file's sessions.
+public struct RestoreReport: Sendable, Hashable {
+    /// Sessions restored.
+    public var restored = 0
+    /// Sessions left out, each with why (a library the worker no longer has, an id twice, a value out of range).
+    public var skipped: [String] = []
+    /// Learned templates left out: over the limits, or not a stroke the matcher can take.
+    public var templatesDropped = 0
+
+    /// Creates an empty report.
+    public init() {}
+}
+
+extension SessionProcessor {
+    /// The lane's sessions as they stand: numbering, options and learned gestures (`SessionSnapshot`), for a state
+    /// file. Open strokes are not kept.
+    public func snapshot() -> [SessionSnapshot] {
+        table.sessions.map { session in
+            SessionSnapshot(
+                session: session.key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+                seq: session.sequence.last, eventSeq: session.eventSequence,
+                library: core.registry.entries[Int(session.library)].name,
+                orientation: session.invariant.map { $0 ? "invariant" : "sensitive" }, checkmark: session.checkmark,
+                multistroke: Int(session.multistroke), gestures: core.choice(of: session)?.names,
+                learned: core.templates(of: session)?.templates)
+        }
+    }
+
+    /// Adds sessions kept in a state file, before any message: each goes on from its numbering, with its options
+    /// and learned gestures, as if the worker had not stopped. A session that cannot be restored as it was (its
+    /// library is gone, its id is not a valid one, it is listed twice, the worker holds its limit of sessions) is
+    /// left out and said why; its next message starts it afresh (`session_reset`). Learned templates past the
+    /// limits (`maxSessionTemplates`, `maxLearnedTemplates`) are left out.
+    public mutating func restore(_ snapshots: some Sequence<SessionSnapshot>) -> RestoreReport {
+        var report = RestoreReport()
+        for snapshot in snapshots {
+            if let reason = restore(snapshot, report: &report) {
+                report.skipped.append("session \"\(snapshot.session)\": \(reason)")
+            } else {
+                report.restored += 1
+            }
+        }
+        return report
+    }
+
+    /// Restores one session; returns why it was left out, if it was.
+    private mutating func restore(_ snapshot: SessionSnapshot, report: inout RestoreReport) -> String? {
+        let topic = Array(ShardKey.topic(for: snapshot.session).utf8)
+        let parts: ShardKey.CheckedTopic
+        do {
+            parts = try topic.withUnsafeBytes { try ShardKey.check(topic: $0) }
+        } catch {
+            return "not a session id: \(error)"
+        }
+        guard let library = core.registry.index(of: snapshot.library) else {
+            return "no template library \"\(snapshot.library)\" any more"
+        }
+        let invariant: Bool?
+        switch snapshot.orientation {
+        case nil: invariant = nil
+        case "invariant": invariant = true
+        case "sensitive": invariant = false
+        case let other?: return "orientation \"\(other)\" is neither invariant nor sensitive"
+        }
+        guard (0...SessionOptions.maximumMultistrokeGap).contains(snapshot.multistroke) else {
+            return "multistroke \(snapshot.multistroke) is outside 0...\(SessionOptions.maximumMultistrokeGap)"
+        }
+        if let names = snapshot.gestures {
+            guard (1...SessionOptions.Gestures.maximumCount).contains(names.count),
+                names.allSatisfy(LearnedName.isValid)
+            else { return "gestures: 1 to \(SessionOptions.Gestures.maximumCount) valid names" }
+        }
+        guard table.count < configuration.maxSessions else {
+            return "the worker holds \(configuration.maxSessions) sessions, its limit"
+        }
+        return topic.withUnsafeBytes { bytes -> String? in
+            let id = UnsafeRawBufferPointer(rebasing: bytes[parts.sessionID])
+            let hash = table.hash(id)
+            guard table.find(id, hash: hash) == nil else { return "listed twice" }
+            var session = Session(
+                key: SessionKey(id), hash: hash, shardKey: bytes.loadUnaligned(as: UInt32.self), now: now,
+                checkmark: snapshot.checkmark, multistroke: UInt16(snapshot.multistroke))
+            session.sequence = SequenceTracker(resumingAfter: snapshot.seq)
+            session.eventSequence = snapshot.eventSeq
+            session.library = Int32(library)
+            session.invariant = invariant
+            if let names = snapshot.gestures { core.choices[session.key] = core.choicePool.choice(of: names) }
+            if let templates = snapshot.learned, !templates.isEmpty {
+                report.templatesDropped += restoreLearned(templates, of: session)
+            }
+            _ = table.insert(session)
+            metrics.sessions.add(1, ordering: .relaxed)
+            return nil
+        }
+    }
+
+    /// Compiles a restored session's learned templates, as many as the limits allow; returns how many were left
+    /// out.
+    private mutating func restoreLearned(_ templates: [GestureTemplate], of session: Session) -> Int {
+        let room = min(
+            configuration.maxSessionTemplates,
+            max(0, configuration.maxLearnedTemplates - metrics.learnedTemplates.load(ordering: .relaxed)))
+        let kept = templates.filter {
+            $0.points.count >= 2 && StrokeGeometry.pathLength($0.points) > 0 && LearnedName.isValid($0.name)
+        }.prefix(room)
+        guard !kept.isEmpty else { return templates.count }
+        let slot = LibraryRegistry.Slot(library: session.library, invariant: session.invariant)
+        do {
+            core.learned[session.key] = try LearnedTemplates.restoring(
+                Array(kept), entry: core.registry.entries[Int(session.library)], slot: slot, metrics: metrics)
+        } catch {
+            return templates.count
+        }
+        return templates.count - kept.count
+    }
+}

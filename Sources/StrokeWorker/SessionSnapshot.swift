@@ -1,0 +1,118 @@
+import Foundation
+import StrokeProtocol
+import StrokeRecognition
+
+/// What a session keeps across a restart of its worker (`WorkerConfiguration.stateFile`): its numbering, its
+/// options and the gestures it learned.
+///
+/// Strokes still open when the worker stopped are not kept (their later messages get `unknown_stroke`, as after
+/// any loss of state); gestures of several strokes are matched during the drain, before the snapshot.
+public struct SessionSnapshot: Sendable, Hashable, Codable {
+    /// The session id (the input topic without its shard key).
+    public var session: String
+    /// The last input sequence number processed; nil when none was.
+    public var seq: UInt32?
+    /// The last event sequence number published.
+    public var eventSeq: UInt64
+    /// The name of the session's library.
+    public var library: String
+    /// The orientation the session set (`invariant` or `sensitive`); nil: its library's own.
+    public var orientation: String?
+    /// Whether the checkmark detector runs for the session's strokes.
+    public var checkmark: Bool
+    /// Milliseconds the session's gestures wait for a next stroke; 0: every stroke is a gesture of its own.
+    public var multistroke: Int
+    /// The gestures the session chose to be matched among; nil: all.
+    public var gestures: [String]?
+    /// The templates the session learned, resampled as the matcher keeps them.
+    public var learned: [GestureTemplate]?
+
+    /// Creates a snapshot.
+    public init(
+        session: String, seq: UInt32?, eventSeq: UInt64, library: String, orientation: String? = nil,
+        checkmark: Bool = true, multistroke: Int = 0, gestures: [String]? = nil, learned: [GestureTemplate]? = nil
+    ) {
+        self.session = session
+        self.seq = seq
+        self.eventSeq = eventSeq
+        self.library = library
+        self.orientation = orientation
+        self.checkmark = checkmark
+        self.multistroke = multistroke
+        self.gestures = gestures
+        self.learned = learned
+    }
+
+    /// The session's bucket (`ShardKey.bucket(of:)`), which decides the worker and lane that hold it.
+    public var bucket: Int { ShardKey.bucket(of: session) }
+}
+
+// MARK: - The state file
+
+/// The file a worker writes its sessions to when it stops and reads them back from when it starts
+/// (`--state-file`): one JSON object, `{"format": "stroke-worker-state", "version": 1, "sessions": [...]}`.
+public enum StateFile {
+    /// The `format` field's value.
+    public static let format = "stroke-worker-state"
+    /// The version written and read.
+    public static let version = 1
+
+    private struct Contents: Codable {
+        var format: String
+        var version: Int
+        var savedAt: String?
+        var sessions: [SessionSnapshot]
+    }
+
+    /// Reads the sessions from `path`; nil when there is no such file.
+    ///
+    /// - Throws: `RecognitionError` `.io` when the file cannot be read, `.malformedState` when it is not a state
+    ///   file, `.unsupportedVersion` when it is one of another version.
+    public static func read(_ path: String) throws(RecognitionError) -> [SessionSnapshot]? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw RecognitionError(.io, "cannot read the state file \(path): \(error.localizedDescription)")
+        }
+        let contents: Contents
+        do {
+            contents = try JSONDecoder().decode(Contents.self, from: data)
+        } catch {
+            throw RecognitionError(.malformedState, "the state file \(path) is not a state file: \(error)")
+        }
+        guard contents.format == format, contents.version == version else {
+            throw RecognitionError(
+                .unsupportedVersion,
+                "the state file \(path) is \"\(contents.format)\" version \(contents.version); this worker reads "
+                    + "\"\(format)\" version \(version)")
+        }
+        return contents.sessions
+    }
+
+    /// Writes `sessions` to `path` whole or not at all: to a file beside it first, then renamed over it.
+    ///
+    /// - Throws: `RecognitionError` `.io` when it cannot be written.
+    public static func write(_ sessions: [SessionSnapshot], to path: String) throws(RecognitionError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let staging = path + ".partial"
+        do {
+            let contents = Contents(
+                format: format, version: version, savedAt: ISO8601DateFormatter().string(from: Date()),
+                sessions: sessions)
+            try encoder.encode(contents).write(to: URL(fileURLWithPath: staging))
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+            try FileManager.default.moveItem(atPath: staging, toPath: path)
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw RecognitionError(.io, "cannot write the state file \(path): \(error.localizedDescription)")
+        }
+    }
+}
+
+extension RecognitionError.Code {
+    /// A state file (`--state-file`) could not be parsed.
+    public static let malformedState = RecognitionError.Code(rawValue: "malformed_state")
+}

@@ -1,0 +1,109 @@
+import Foundation
+import StrokeProtocol
+import StrokeRecognition
+import Synchronization
+import Testing
+
+@testable import StrokeWorker
+
+@Suite("A worker's sessions across its restart (--state-file, tcp)")
+struct WorkerStateFileTests {
+    /// A stroke as one `begin` with its points and an `end`, numbered from `seq`.
+    static func stroke(_ id: Int, _ points: [[Double]], seq: Int, learn: String? = nil) throws -> [String] {
+        let begin = try JSONSerialization.data(withJSONObject: [
+            "type": "begin", "seq": seq, "stroke": id, "points": points,
+        ])
+        var end: [String: Any] = ["type": "end", "seq": seq + 1, "stroke": id]
+        if let learn { end["learn"] = learn }
+        return [begin, try JSONSerialization.data(withJSONObject: end)].map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The fields of an event these tests look at.
+    struct Seen: Sendable {
+        var event: String?
+        var name: String?
+        var learned: Bool?
+        var eventSeq: Int?
+        var seq: Int?
+
+        init(_ fields: [String: Any]) {
+            event = fields["event"] as? String
+            name = fields["name"] as? String
+            learned = fields["learned"] as? Bool
+            eventSeq = fields["eventSeq"] as? Int
+            seq = fields["seq"] as? Int
+        }
+    }
+
+    @Test(
+        "taught, stopped, started again: the session goes on with its numbering, choice and learned gesture",
+        arguments: [1, 2])
+    func restart(lanes: Int) async throws {
+        let path = SessionSnapshotTests.temporaryPath("worker-state.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let session = "keeper"
+        let teach =
+            [#"{"type": "options", "seq": 1, "gestures": ["bolt", "check"]}"#]
+            + (try Self.stroke(1, LearnedTemplatesTests.bolt(0), seq: 2, learn: "bolt"))
+        let learned = try await runWorker(lanes: lanes, stateFile: path) { input, output in
+            try await withClient(input: input, output: output) { client in
+                for message in teach { try client.send(session: session, message) }
+                return Seen(try client.nextEvent().event)
+            }
+        }
+        #expect(learned.event == "learned")
+        let saved = try #require(try StateFile.read(path))
+        #expect(saved.map(\.session) == [session] && saved.first?.seq == 3)
+        #expect(saved.first?.gestures == ["bolt", "check"] && saved.first?.learned?.map(\.name) == ["bolt"])
+
+        let draw = try Self.stroke(2, LearnedTemplatesTests.bolt(1), seq: 4)
+        let match = try await runWorker(lanes: lanes, stateFile: path) { input, output in
+            #expect(!FileManager.default.fileExists(atPath: path), "read and removed at the start")
+            return try await withClient(input: input, output: output) { client in
+                for message in draw { try client.send(session: session, message) }
+                return Seen(try client.nextEvent().event)
+            }
+        }
+        #expect(match.event == "match", "no session_reset: \(match)")
+        #expect(match.name == "bolt" && match.learned == true)
+        #expect(match.eventSeq == (learned.eventSeq ?? 0) + 1 && match.seq == 5)
+        #expect(try StateFile.read(path)?.first?.seq == 5)
+    }
+
+    @Test("sessions of buckets another shard serves are left out; an unreadable file is moved aside, not fatal")
+    func leftOutAndUnreadable() async throws {
+        let path = SessionSnapshotTests.temporaryPath("worker-state.json")
+        defer {
+            for file in [path, path + ".unreadable"] { try? FileManager.default.removeItem(atPath: file) }
+        }
+        let mine = SessionSnapshot(session: "a", seq: 4, eventSeq: 2, library: "default")  // bucket 0x92c: even
+        let theirs = SessionSnapshot(session: "player-1", seq: 9, eventSeq: 5, library: "default")  // 0x712: even
+        let odd = (0..<100).map { "odd-\($0)" }.first { ShardKey.bucket(of: $0) % 2 == 1 }!
+        try StateFile.write(
+            [mine, theirs, SessionSnapshot(session: odd, seq: 1, eventSeq: 1, library: "default")], to: path)
+        _ = try await runWorker(lanes: 2, stateFile: path, shard: (1, 2)) { _, _ in () }
+        #expect(try StateFile.read(path)?.map(\.session) == [odd])
+
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: path))
+        _ = try await runWorker(lanes: 1, stateFile: path) { _, _ in () }
+        #expect(FileManager.default.fileExists(atPath: path + ".unreadable"))
+        #expect(try StateFile.read(path) == [], "the worker ran, and wrote its (no) sessions at the stop")
+    }
+
+    /// Runs a worker with the state file until `body` returns, and returns what it returned.
+    func runWorker<T: Sendable>(
+        lanes: Int, stateFile: String, shard: (index: Int, count: Int) = (0, 1),
+        _ body: @escaping @Sendable (String, String) async throws -> T
+    ) async throws -> T {
+        let result = Mutex<T?>(nil)
+        try await withWorker({
+            $0.lanes = lanes
+            $0.stateFile = stateFile
+            $0.shard = shard
+        }) { input, output, _ in
+            let value = try await body(input, output)
+            result.withLock { $0 = value }
+        }
+        return try #require(result.withLock { $0 })
+    }
+}
