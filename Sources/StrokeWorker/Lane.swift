@@ -33,8 +33,9 @@ struct Lane: Sendable {
     /// client keys only: after a reload revokes keys, the lane cuts the connections made with them
     /// (`ConnectionVetting`).
     let authenticator: ClientAuthenticator?
-    /// Sessions of this lane's buckets kept in the state file, restored before the lane reads its first message.
-    var restored: [SessionSnapshot] = []
+    /// Sessions of this lane's buckets kept in the state file, restored before the lane reads its first message
+    /// (and then let go).
+    var restored = SessionHandoff()
 
     /// Most messages handled between two polls.
     static let batchLimit = 4096
@@ -90,7 +91,7 @@ struct Lane: Sendable {
         input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>, generation: Int
     ) throws {
         var generation = generation
-        if !restored.isEmpty { report(processor.restore(restored)) }
+        if let sessions = restored.take(), !sessions.isEmpty { report(processor.restore(sessions)) }
         if publishesStats { beat() }
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // MARK: - Sessions across a restart (`--state-file`)
 
@@ -25,7 +26,10 @@ extension Worker {
     /// Writes the lanes' sessions after their drain to the state file, if there is one.
     func saveSessions() {
         guard let path = configuration.stateFile else { return }
-        let sessions = control.savedSessions.withLock { $0 }
+        let sessions = control.savedSessions.withLock { saved in
+            defer { saved = [] }
+            return saved
+        }
         do {
             try StateFile.write(sessions, to: path)
             logger.info("state file written", ["path": path, "sessions": "\(sessions.count)"])
@@ -33,4 +37,15 @@ extension Worker {
             logger.error("state file not written: \(error)")
         }
     }
+}
+
+/// Sessions handed to a lane once: the lane takes them, and nothing holds them after it restored them.
+final class SessionHandoff: Sendable {
+    private let sessions: Mutex<[SessionSnapshot]?>
+
+    /// A handoff of `sessions` (none by default).
+    init(_ sessions: [SessionSnapshot] = []) { self.sessions = Mutex(sessions) }
+
+    /// The sessions, the first time; nil after that.
+    func take() -> [SessionSnapshot]? { sessions.withLock { $0.take() } }
 }

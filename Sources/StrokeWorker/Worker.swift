@@ -238,7 +238,7 @@ public final class Worker: Sendable {
                     : [.init(bind: false, address: "inproc://stroke-worker-\(identifier)-output")],
                 prefixes: shares[index], publishesStats: index == 0, recordsEndpoints: count == 1,
                 authenticator: count == 1 ? authenticator : nil)
-            lane.restored = restored[index]
+            lane.restored = SessionHandoff(restored[index])
             return lane
         }
     }
