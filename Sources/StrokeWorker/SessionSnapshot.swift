@@ -91,7 +91,8 @@ public enum StateFile {
         return contents.sessions
     }
 
-    /// Writes `sessions` to `path` whole or not at all: to a file beside it first, then renamed over it.
+    /// Writes `sessions` to `path` whole or not at all: to a file beside it first, readable by its owner only
+    /// (learned gestures are players' data), then renamed over it in one step.
     ///
     /// - Throws: `RecognitionError` `.io` when it cannot be written.
     public static func write(_ sessions: [SessionSnapshot], to path: String) throws(RecognitionError) {
@@ -103,8 +104,11 @@ public enum StateFile {
                 format: format, version: version, savedAt: ISO8601DateFormatter().string(from: Date()),
                 sessions: sessions)
             try encoder.encode(contents).write(to: URL(fileURLWithPath: staging))
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-            try FileManager.default.moveItem(atPath: staging, toPath: path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: staging)
+            guard rename(staging, path) == 0 else {
+                throw CocoaError(
+                    .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: staging)
             throw RecognitionError(.io, "cannot write the state file \(path): \(error.localizedDescription)")

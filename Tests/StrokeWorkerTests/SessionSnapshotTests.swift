@@ -108,6 +108,10 @@ struct SessionSnapshotTests {
         try StateFile.write([], to: path)
         #expect(try StateFile.read(path) == [])
         #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "readable by its owner only")
+        try StateFile.write([SessionSnapshot(session: "a", seq: 1, eventSeq: 1, library: "default")], to: path)
+        #expect(try StateFile.read(path)?.map(\.session) == ["a"], "written over the last one")
         for (contents, code) in [
             ("{\"sessions\": 3}", RecognitionError.Code.malformedState), ("not json", .malformedState),
             ("{\"format\": \"stroke-worker-state\", \"version\": 2, \"sessions\": []}", .unsupportedVersion),
