@@ -6,7 +6,7 @@ extension CheckmarkConfiguration {
     /// Checks the ranges in which the detector is defined: at least one resampled point per leg and room for
     /// both legs and their corner, a positive `initialSpacing` when one is set, curls of at least 1 (a path is
     /// never shorter than its chord), positive fire ratios, early-fire factor and speed, finite angles and
-    /// ratios, and a minimum duration of 0 or more.
+    /// ratios, a minimum duration of 0 or more, and a square corner's tolerance of 0 to 45 degrees.
     public func validate() throws(RecognitionError) {
         func fail(_ message: String) -> RecognitionError { RecognitionError(.invalidConfiguration, message) }
         guard (1...1024).contains(minimumLegPoints) else {
@@ -48,6 +48,9 @@ extension CheckmarkConfiguration {
         guard minimumFirstLegDuration.isFinite, minimumFirstLegDuration >= 0 else {
             throw fail("minimumFirstLegDuration \(minimumFirstLegDuration) must be 0 or more milliseconds")
         }
+        guard squareCornerTolerance.isFinite, (0...45).contains(squareCornerTolerance) else {
+            throw fail("squareCornerTolerance \(squareCornerTolerance) is outside 0...45 degrees")
+        }
     }
 
     // MARK: - Files
@@ -81,6 +84,7 @@ extension CheckmarkConfiguration {
         case firstLegMaxCurl, secondLegMaxCurl, minimumSharpness, firstLegMaxTurn, secondLegMaxTurn, fireRatio
         case steepFireRatio, steepAngle
         case steepFirstAngle, compareHeights, earlyFireFactor, earlyFireSpeed, minimumDuration, minimumFirstLegDuration
+        case squareCornerTolerance
     }
 
     /// Any key of a JSON object, to find the unknown ones.
@@ -125,6 +129,7 @@ extension CheckmarkConfiguration {
             earlyFireFactor: try value(.earlyFireFactor, d.earlyFireFactor),
             earlyFireSpeed: try value(.earlyFireSpeed, d.earlyFireSpeed),
             minimumDuration: try value(.minimumDuration, d.minimumDuration),
-            minimumFirstLegDuration: try value(.minimumFirstLegDuration, d.minimumFirstLegDuration))
+            minimumFirstLegDuration: try value(.minimumFirstLegDuration, d.minimumFirstLegDuration),
+            squareCornerTolerance: try value(.squareCornerTolerance, d.squareCornerTolerance))
     }
 }

@@ -63,6 +63,9 @@ extension CheckmarkDetector {
                     && Self.stillAtSpeed(times, corner: corner, count: n, threshold: c.earlyFireSpeed)
         else { return false }
         let turn = firstDirection - secondDirection
+        // The corner of an L (a bracket drawn backward, a box): rightward, then up, both close to the axes.
+        let square = c.squareCornerTolerance
+        if abs(firstDirection) < square && abs(secondDirection + 90) < square { return false }
         guard c.firstLegDirection.contains(firstDirection), c.secondLegDirection.contains(secondDirection),
             c.turn.contains(turn)
         else { return false }

@@ -30,7 +30,7 @@ struct CheckmarkConfigurationTests {
         let path = try Self.file(
             #"{"fireRatio": 1.3, "turn": [60, 150], "initialSpacing": 2.5, "minimumDuration": 40, "#
                 + #""earlyFireFactor": 0.9, "compareHeights": false, "firstLegMaxTurn": 0.7, "secondLegMaxTurn": 0.25, "#
-                + #""minimumFirstLegDuration": 45}"#)
+                + #""minimumFirstLegDuration": 45, "squareCornerTolerance": 0}"#)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let read = try CheckmarkConfiguration(contentsOf: path)
         var expected = CheckmarkConfiguration.default
@@ -43,6 +43,7 @@ struct CheckmarkConfigurationTests {
         expected.firstLegMaxTurn = 0.7
         expected.secondLegMaxTurn = 0.25
         expected.minimumFirstLegDuration = 45
+        expected.squareCornerTolerance = 0
         #expect(read == expected)
         #expect(try CheckmarkConfiguration(contentsOf: Self.file("{}")) == .default)
         for configuration in [CheckmarkConfiguration.default, expected] {
@@ -58,6 +59,8 @@ struct CheckmarkConfigurationTests {
             (#"{"minimumLegPoints": 0}"#, "minimumLegPoints 0"),
             (#"{"minimumDuration": -1}"#, "minimumDuration -1"),
             (#"{"minimumFirstLegDuration": -5}"#, "minimumFirstLegDuration -5"),
+            (#"{"squareCornerTolerance": 50}"#, "squareCornerTolerance 50.0 is outside 0...45"),
+            (#"{"squareCornerTolerance": -1}"#, "squareCornerTolerance -1.0"),
             (#"{"minimumLegPoints": -40}"#, "minimumLegPoints -40"),
             (#"{"capacity": 6}"#, "capacity 6 is outside 7..."),
             (#"{"initialSpacing": -1}"#, "initialSpacing -1.0"),

@@ -151,4 +151,43 @@ struct CheckmarkLegTests {
         var untimed = CheckmarkDetector()
         #expect(untimed.add(contentsOf: quick.map { StrokePoint(x: $0.x, y: $0.y, time: 0) }) != nil)
     }
+
+    /// Two straight legs at `first` and `second` degrees (screen y down), of `firstLength` and 1.6 times that, a
+    /// point every 2 units and 8 ms.
+    static func corner(first: Double, second: Double, firstLength: Double = 60) -> [StrokePoint] {
+        var points = [StrokePoint]()
+        var at = SIMD2(100.0, 100.0)
+        for (degrees, length) in [(first, firstLength), (second, firstLength * 1.6)] {
+            let step = SIMD2(cos(degrees * .pi / 180), sin(degrees * .pi / 180)) * 2
+            for _ in 0..<Int(length / 2) {
+                points.append(StrokePoint(x: at.x, y: at.y, time: Double(points.count) * 8))
+                at += step
+            }
+        }
+        points.append(StrokePoint(x: at.x, y: at.y, time: Double(points.count) * 8))
+        return points
+    }
+
+    @Test(
+        "the corner of an L, rightward then up (a right bracket drawn backward), fires only without squareCornerTolerance"
+    )
+    func squareCorner() {
+        var off = CheckmarkConfiguration.default
+        off.squareCornerTolerance = 0
+        for (first, second) in [(0.0, -90.0), (6, -84), (-4, -95)] where second >= -92 || first < 0 {
+            let l = Self.corner(first: first, second: second)
+            var without = CheckmarkDetector(configuration: off)
+            var with = CheckmarkDetector()
+            // `firstLegDirection` (0…120) and `secondLegDirection` (−92…−30) would refuse the others anyway.
+            if (0...120).contains(first) && (-92 ... -30).contains(second) {
+                #expect(without.add(contentsOf: l) != nil, "\(first), \(second)")
+            }
+            #expect(with.add(contentsOf: l) == nil, "\(first), \(second)")
+        }
+        // A check whose first leg is shallow but whose second leg leans right, or whose first leg falls more, fires.
+        for (first, second) in [(5.0, -70.0), (14, -85), (40, -60)] {
+            var detector = CheckmarkDetector()
+            #expect(detector.add(contentsOf: Self.corner(first: first, second: second)) != nil, "\(first), \(second)")
+        }
+    }
 }
