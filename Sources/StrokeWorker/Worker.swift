@@ -201,30 +201,31 @@ public final class Worker: Sendable {
     private func makeLanes(restoring saved: [SessionSnapshot]) -> [Lane] {
         let count = configuration.lanes
         let prefixes = ShardKey.subscriptionPrefixes(shard: configuration.shard.index, of: configuration.shard.count)
+        let shard = configuration.shard
+        /// The lane whose share holds one of the shard's buckets: its position among them, modulo the lanes.
+        func lane(ofBucket bucket: Int) -> Int { (bucket / shard.count) % count }
         var shares = [[String]](repeating: [], count: count)
         if count == 1 {
             shares[0] = prefixes
         } else {
             // Split the shard's buckets among lanes (with 1 shard, all 4,096 buckets).
-            let buckets = stride(
-                from: configuration.shard.index, to: ShardKey.bucketCount, by: configuration.shard.count)
-            for (position, bucket) in buckets.enumerated() {
-                shares[position % count].append("\(ShardKey.key(ofBucket: bucket))/")
+            for bucket in stride(from: shard.index, to: ShardKey.bucketCount, by: shard.count) {
+                shares[lane(ofBucket: bucket)].append("\(ShardKey.key(ofBucket: bucket))/")
             }
         }
         var restored = [[SessionSnapshot]](repeating: [], count: count)
-        let shard = configuration.shard
-        for session in saved where session.bucket % shard.count == shard.index {
-            // The lane whose share holds the bucket: its position among the shard's buckets, modulo the lanes.
-            restored[(session.bucket / shard.count) % count].append(session)
+        var elsewhere = 0
+        for session in saved {
+            guard session.bucket % shard.count == shard.index else {
+                elsewhere += 1
+                continue
+            }
+            restored[lane(ofBucket: session.bucket)].append(session)
         }
-        if saved.count > restored.map(\.count).reduce(0, +) {
+        if elsewhere > 0 {
             logger.info(
                 "state file: sessions of buckets this worker does not serve left out",
-                [
-                    "sessions": "\(saved.count - restored.map(\.count).reduce(0, +))",
-                    "shard": "\(shard.index)/\(shard.count)",
-                ])
+                ["sessions": "\(elsewhere)", "shard": "\(shard.index)/\(shard.count)"])
         }
         return (0..<count).map { index in
             var lane = Lane(
