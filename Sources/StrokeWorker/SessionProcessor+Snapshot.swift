@@ -45,6 +45,7 @@ extension SessionProcessor {
                 report.restored += 1
             }
         }
+        metrics.sessionsRestored.add(report.restored, ordering: .relaxed)
         return report
     }
 

@@ -74,6 +74,10 @@ extension WorkerMetrics {
             help: "Input messages dropped because their connection's CURVE key was revoked.", type: "counter",
             key: "messagesRevoked"),
         Family(name: "stroke_worker_sessions", help: "Sessions held.", type: "gauge", key: "sessions"),
+        Family(
+            name: "stroke_worker_sessions_restored_total",
+            help: "Sessions restored from the state file (--state-file) at the start.", type: "counter",
+            key: "sessionsRestored"),
     ]
 
     /// The counters in Prometheus's text exposition format (0.0.4), each sample with `labels`; error events as

@@ -38,6 +38,8 @@ public final class WorkerMetrics: Sendable {
     public let inputGaps = Atomic<Int>(0)
     /// Sessions currently held.
     public let sessions = Atomic<Int>(0)
+    /// Sessions restored from the state file at the start (`--state-file`).
+    public let sessionsRestored = Atomic<Int>(0)
     /// CURVE handshakes refused: a client whose key is not authorized, or one without CURVE.
     public let handshakesRefused = Atomic<Int>(0)
     /// Connections cut because their CURVE key was taken off the authorized list after they were made.
@@ -88,6 +90,7 @@ public final class WorkerMetrics: Sendable {
             "gesturesWaiting": gesturesWaiting.load(ordering: .relaxed),
             "inputGaps": inputGaps.load(ordering: .relaxed),
             "sessions": sessions.load(ordering: .relaxed),
+            "sessionsRestored": sessionsRestored.load(ordering: .relaxed),
             "handshakesRefused": handshakesRefused.load(ordering: .relaxed),
             "connectionsCut": connectionsCut.load(ordering: .relaxed),
             "messagesRevoked": messagesRevoked.load(ordering: .relaxed),

@@ -132,6 +132,7 @@ struct MetricsEndpointTests {
             #expect(metrics.body.contains("stroke_worker_strokes_matched_total{shard=\"0/1\"} 1\n"))
             #expect(metrics.body.contains("stroke_worker_strokes_unmatched_total{shard=\"0/1\"} 0\n"))
             #expect(metrics.body.contains("# TYPE stroke_worker_strokes_not_chosen_total counter\n"))
+            #expect(metrics.body.contains("# TYPE stroke_worker_sessions_restored_total counter\n"))
             #expect(metrics.body.contains("stroke_worker_errors_total{shard=\"0/1\",code=\"bad_topic\"} 1\n"))
             #expect(try Self.get("/healthz", at: address) == ("HTTP/1.1 200 OK", "ok\n"))
             #expect(try Self.get("/nothing", at: address).status == "HTTP/1.1 404 Not Found")

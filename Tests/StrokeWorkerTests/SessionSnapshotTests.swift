@@ -41,6 +41,8 @@ struct SessionSnapshotTests {
         let report = after.restore(read)
         #expect(report.restored == 2 && report.skipped.isEmpty && report.templatesDropped == 0)
         #expect(after.sessionCount == 2 && LearnedTemplatesTests.learnedCount(after) == 1)
+        #expect(after.metrics.sessionsRestored.load(ordering: .relaxed) == 2)
+        #expect(after.metrics.sessions.load(ordering: .relaxed) == 2)
         #expect(after.snapshot().sorted { $0.session < $1.session } == saved)
 
         // Alice's next stroke: the next number, no reset, matched against what she learned, among what she chose.
