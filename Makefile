@@ -96,8 +96,11 @@ fuzz: deps-system
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	STROKE_FUZZ_ROUNDS=$(FUZZ_ROUNDS) STROKE_FUZZ_SEED=$(FUZZ_SEED) $(SWIFT) test --skip-build --filter RobustnessTests
 
+# The Python client's tests, and the state file through a real worker's SIGTERM and start (scripts/state-file.py,
+# a small run: its "check" must be "ok").
 client-test: deps swift-test
 	$(PYTHON) -m pytest -q clients/python/tests
+	$(PYTHON) scripts/state-file.py --worker .build/debug/stroke-worker --sessions 2000 --learning 20
 
 c-client-test: deps swift-test
 	scripts/c-client-test.sh .build/debug/stroke-worker
