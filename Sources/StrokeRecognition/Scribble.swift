@@ -100,10 +100,10 @@ public enum Scribble {
         var points = [StrokePoint(x: first.x, y: first.y, time: 0)]
         var time = 0.0
         var previous = first
-        for position in path.dropFirst() {
+        for (index, position) in path.enumerated().dropFirst() {
             time += ((position - previous) * (position - previous)).sum().squareRoot() / speed
             previous = position
-            if time - points[points.count - 1].time >= 8 || position == path[path.count - 1] {
+            if time - points[points.count - 1].time >= 8 || index == path.count - 1 {
                 points.append(StrokePoint(x: position.x, y: position.y, time: time))
             }
         }

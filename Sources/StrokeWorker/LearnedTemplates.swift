@@ -45,6 +45,11 @@ final class LearnedTemplates: Sendable {
 
     // MARK: - Learning and forgetting
 
+    /// Whether `template` has something to match: 2 points or more, and an extent (a tap has none).
+    static func hasExtent(_ template: GestureTemplate) -> Bool {
+        template.points.count >= 2 && StrokeGeometry.pathLength(template.points) > 0
+    }
+
     /// `templates`, learned before and kept in a state file, compiled for `slot`.
     ///
     /// - Throws: `RecognitionError` when one has fewer than 2 points or no extent.

@@ -70,7 +70,7 @@ extension SessionProcessor.Core {
             return
         }
         // A tap could match nothing, whatever the limits: said before them.
-        guard template.points.count >= 2, StrokeGeometry.pathLength(template.points) > 0 else {
+        guard LearnedTemplates.hasExtent(template) else {
             emitError(
                 &session, id: id, code: "degenerate_stroke",
                 "\(what) has \(received) point(s) and no extent to learn; \"\(name)\" not learned")

@@ -106,9 +106,7 @@ extension SessionProcessor {
         let room = min(
             configuration.maxSessionTemplates,
             max(0, configuration.maxLearnedTemplates - metrics.learnedTemplates.load(ordering: .relaxed)))
-        let kept = templates.filter {
-            $0.points.count >= 2 && StrokeGeometry.pathLength($0.points) > 0 && LearnedName.isValid($0.name)
-        }.prefix(room)
+        let kept = templates.filter { LearnedTemplates.hasExtent($0) && LearnedName.isValid($0.name) }.prefix(room)
         guard !kept.isEmpty else { return templates.count }
         let slot = LibraryRegistry.Slot(library: session.library, invariant: session.invariant)
         do {

@@ -30,8 +30,10 @@ enum ScribblesCommand {
             print(usage)
             return 0
         }
-        let count = try StrokeTool.counts(args, "count", defaults: [2000], range: 1...1_000_000)
-        guard count.count == 1 else { throw CommandLineArguments.Failure(description: "--count: one count") }
+        let count: Int = try args.parsed("count", default: 2000)
+        guard (1...1_000_000).contains(count) else {
+            throw CommandLineArguments.Failure(description: "--count: not a count from 1 to 1000000: \(count)")
+        }
         let thresholds = try args.values("thresholds").map { text in
             guard let threshold = Double(text), (0...1).contains(threshold) else {
                 throw CommandLineArguments.Failure(description: "--thresholds: not a score in 0...1: \(text)")
@@ -39,7 +41,7 @@ enum ScribblesCommand {
             return threshold
         }
         let report = try Evaluator.scribbles(
-            library: try LibraryCommand.load(args.value("library") ?? "default"), count: count[0],
+            library: try LibraryCommand.load(args.value("library") ?? "default"), count: count,
             seed: try args.parsed("seed", default: 1),
             thresholds: thresholds.isEmpty ? [0.5, 0.55, 0.6, 0.65, 0.7] : thresholds,
             checkmark: try StrokeTool.checkmarkConfiguration(args))
