@@ -9,7 +9,12 @@ learning session's next stroke is matched as its learned gesture, with the next 
 plain session's next message is taken with no `session_reset`. The same stop and start without a state file are
 timed for comparison.
 
-Usage: scripts/state-file.py [--worker PATH] [--sessions N] [--learning K]
+Then a crash: the same sessions in a worker that writes a checkpoint every second (`--checkpoint-interval 1`),
+killed (SIGKILL) once the file holds them, and started again. A learning session and one that chose gestures come
+back from the checkpoint (`session_reset` with `"restored": true`, the learned gesture matched); a session with
+nothing a new one lacks is not in it (a plain `session_reset`).
+
+Usage: scripts/state-file.py [--worker PATH] [--sessions N] [--learning L] [--choosing-every K]
 """
 
 import argparse
@@ -42,13 +47,15 @@ def free_ports(count: int):
     return ports
 
 
-def start(worker: str, state_file, ports):
+def start(worker: str, state_file, ports, checkpoint_interval=None):
     """Starts a worker on `ports` (input, output), where the clients of the last one find it again; returns it,
     its endpoints, the seconds to its `listening` line and its log so far."""
     arguments = [worker, "--input", "tcp://127.0.0.1:%d" % ports[0], "--output", "tcp://127.0.0.1:%d" % ports[1],
                  "--stats-interval", "0", "--lanes", "1", "--idle-timeout", "3600"]
     if state_file:
         arguments += ["--state-file", state_file]
+    if checkpoint_interval is not None:
+        arguments += ["--checkpoint-interval", str(checkpoint_interval)]
     started = time.monotonic()
     process = subprocess.Popen(arguments, stderr=subprocess.PIPE, text=True)
     log = []
@@ -71,14 +78,14 @@ def stop(process) -> float:
     return time.monotonic() - started
 
 
-def fill(endpoints, sessions: int, learning: int) -> Producer:
+def fill(endpoints, sessions: int, learning: int, choosing: int = 10) -> Producer:
     """Opens the sessions and teaches some; returns the producer (its numbering goes on after the restart)."""
     producer = Producer(endpoints[0], binary=True)
     with Consumer(endpoints[1], prefixes=["learn-"]) as consumer:
         producer.wait_for_worker()
         consumer.wait_until_subscribed(producer)
         for s in range(sessions):
-            if s % 10 == 0:
+            if s % choosing == 0:
                 producer.set_options("s-%d" % s, gestures=["circle", "check"])
             else:
                 producer.set_options("s-%d" % s, checkmark=True)
@@ -116,11 +123,63 @@ def check(endpoints, producer: Producer, learning: int) -> str:
         return "ok"
 
 
+def wait_for_checkpoint(path: str, expected: int, log) -> dict:
+    """Waits (up to 120 s) until the state file is a checkpoint of `expected` sessions; returns what the worker
+    logged of it."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as file:
+                contents = json.load(file)
+            if contents.get("checkpoint") and len(contents["sessions"]) == expected:
+                written = [line for line in list(log) if "checkpoint written" in line]
+                fields = dict(re.findall(r"(\w+)=(\S+)", written[-1])) if written else {}
+                return {"sessions": expected, "fileBytes": os.path.getsize(path),
+                        "laneMilliseconds": float(fields.get("laneMilliseconds", "nan")),
+                        "writeMilliseconds": float(fields.get("writeMilliseconds", "nan"))}
+        except (OSError, ValueError):
+            pass  # not written yet, or being renamed into place
+        time.sleep(0.1)
+    sys.exit("state-file: no checkpoint of %d sessions within 120 s" % expected)
+
+
+def check_crash(endpoints, producer: Producer, choosing: int) -> str:
+    """After the crash: the learning session and one that chose gestures are restored, a plain one is not."""
+    expected = {"learn-0": True, "s-0": True, "s-1": choosing == 1}
+    with Consumer(endpoints[1], prefixes=list(expected)) as consumer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+        for session in expected:
+            producer.send_stroke(session, stroke(3), batch=37)
+        events = {}
+        while sum(len(seen) for seen in events.values()) < 2 * len(expected):
+            event = consumer.receive(timeout=10)
+            if event is None:
+                return "no answer after the crash: %r" % events
+            if event.session in expected:
+                events.setdefault(event.session, []).append(event)
+    for session, restored in expected.items():
+        reset, answer = events[session][:2]
+        if reset.get("code") != "session_reset" or (reset.get("restored") is True) != restored:
+            return "%s: %r, a session_reset with restored %s expected" % (session, reset.fields, restored)
+        if reset.get("eventSeq") != 1 or answer.get("eventSeq") != 2:
+            return "%s: events numbered %r, %r after the crash" % (session, reset.get("eventSeq"),
+                                                                  answer.get("eventSeq"))
+        if reset.needs_reteach == restored:
+            return "%s: needs_reteach %s" % (session, reset.needs_reteach)
+    match = events["learn-0"][1]
+    if match.kind != "match" or match.get("name") != "bolt" or not match.get("learned"):
+        return "the learned gesture was not matched after the crash: %r" % match.fields
+    return "ok"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", default=os.path.join(ROOT, ".build", "release", "stroke-worker"))
     parser.add_argument("--sessions", type=int, default=100_000)
     parser.add_argument("--learning", type=int, default=1_000)
+    parser.add_argument("--choosing-every", type=int, default=10, metavar="K",
+                        help="in the crash, every K-th session chooses gestures (and is in the checkpoint)")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "sessions.json")
@@ -143,8 +202,23 @@ def main() -> int:
                 report["stopSecondsWithout"], report["startSecondsWithout"] = round(stopped, 3), round(ready, 3)
             producer.close()
             stop(process)
+        # A crash after a checkpoint: every K-th session chose gestures, and the learning ones learned one.
+        # A file of its own: the sessions the last worker wrote at its stop would take these numbers as repeats.
+        path = os.path.join(folder, "crash.json")
+        ports = free_ports(2)
+        process, endpoints, _, log = start(options.worker, path, ports, checkpoint_interval=1)
+        every = options.choosing_every
+        producer = fill(endpoints, options.sessions, options.learning, every)
+        report["checkpoint"] = wait_for_checkpoint(path, (options.sessions + every - 1) // every + options.learning, log)
+        process.kill()
+        process.wait()
+        process, endpoints, ready, _ = start(options.worker, path, ports)
+        report["checkpoint"]["startSeconds"] = round(ready, 3)
+        report["checkAfterCrash"] = check_crash(endpoints, producer, every)
+        producer.close()
+        stop(process)
         print(json.dumps(report, indent=1))
-        return 0 if report.get("check") == "ok" else 1
+        return 0 if report.get("check") == "ok" and report["checkAfterCrash"] == "ok" else 1
 
 
 if __name__ == "__main__":

@@ -113,12 +113,20 @@ public enum EventEncoder {
     }
 
     /// `error`: bad input, a sequence gap, a limit; `code` is machine-readable, `message` is for people.
-    public static func error(_ context: Context, code: String, message: String, into writer: inout JSONWriter) {
-        event("error", context, bound: 64 + string(code) + string(message), into: &writer) { out in
+    /// `restored` (written only when true): on `session_reset`, the session's options and learned gestures were
+    /// restored from the worker's checkpoint, and need not be sent again.
+    public static func error(
+        _ context: Context, code: String, message: String, restored: Bool = false, into writer: inout JSONWriter
+    ) {
+        event("error", context, bound: 80 + string(code) + string(message), into: &writer) { out in
             out.key("code")
             out.string(code)
             out.key("message")
             out.string(message)
+            if restored {
+                out.key("restored")
+                out.bool(true)
+            }
         }
     }
 

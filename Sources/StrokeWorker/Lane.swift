@@ -33,6 +33,8 @@ struct Lane: Sendable {
     /// client keys only: after a reload revokes keys, the lane cuts the connections made with them
     /// (`ConnectionVetting`).
     let authenticator: ClientAuthenticator?
+    /// Where the lane hands over its checkpoints (`WorkerConfiguration.checkpointIntervalSeconds`), if it does.
+    let checkpointer: Checkpointer?
     /// Sessions of this lane's buckets kept in the state file, restored before the lane reads its first message
     /// (and then let go).
     var restored = SessionHandoff()
@@ -91,7 +93,10 @@ struct Lane: Sendable {
         input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>, generation: Int
     ) throws {
         var generation = generation
-        if let sessions = restored.take(), !sessions.isEmpty { report(processor.restore(sessions)) }
+        if let sessions = restored.take(), !sessions.isEmpty {
+            report(processor.restore(sessions, fromCheckpoint: restored.fromCheckpoint))
+        }
+        checkpoint(processor)
         if publishesStats { beat() }
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }
@@ -105,6 +110,7 @@ struct Lane: Sendable {
         let started = clock.now
         var lastSweep: UInt32 = 0
         var lastStats: UInt32 = 0
+        var lastCheckpoint: UInt32 = 0
         var load = LaneLoad(now: started)
         var vetting = authenticator.map { ConnectionVetting(authenticator: $0) }
         processor.sink.saturated = configuration.recognitionOffload == .always
@@ -161,6 +167,10 @@ struct Lane: Sendable {
                     lastStats = now
                     publishStats(into: &processor.sink)
                 }
+                if checkpointer != nil, now &- lastCheckpoint >= UInt32(configuration.checkpointIntervalSeconds) {
+                    lastCheckpoint = now
+                    checkpoint(processor)
+                }
             }
         }
         // Stop intake: finish what is already queued (bounded in time), then close with a linger.
@@ -177,6 +187,15 @@ struct Lane: Sendable {
             let sessions = processor.snapshot()
             control.savedSessions.withLock { $0.append(contentsOf: sessions) }
         }
+    }
+
+    /// Hands the lane's checkpoint to the checkpointer, if there is one, with the time it took to make.
+    private func checkpoint(_ processor: borrowing SessionProcessor<some LaneSink>) {
+        guard let checkpointer else { return }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let sessions = processor.checkpoint()
+        checkpointer.handOver(lane: index, sessions, took: clock.now - started)
     }
 
     /// Logs what the lane made of the sessions of the state file.

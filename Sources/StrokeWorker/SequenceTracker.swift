@@ -31,13 +31,19 @@ public struct SequenceTracker: Sendable, Hashable {
         /// that one: `stray` was out of line, and the `missing` messages its gap reported were not lost (the late
         /// one was dropped). Report it, then process this one and go on from it.
         case acceptAfterStray(stray: UInt32, missing: UInt32)
+        /// The first message of a session restored from the worker's last checkpoint after a crash
+        /// (`SequenceTracker.afterCheckpoint()`), numbered `sequence`: the worker kept the session's options and
+        /// learned gestures but not its numbering, nor the strokes in flight. Report that, then process it (from 1:
+        /// as a producer that started over).
+        case acceptAfterCheckpoint(sequence: UInt32)
     }
 
     // `beforeGap` first: with `last`'s optional and a byte after it the tracker takes 10 bytes, and a session
     // still 112.
 
     /// After a gap, the last number before it; 0 otherwise (a session numbered from 0 that loses messages right
-    /// after its first is not checked for a stray number).
+    /// after its first is not checked for a stray number). Before the first message (`last` nil), 1 marks a
+    /// session restored from a checkpoint (`afterCheckpoint()`).
     private var beforeGap: UInt32 = 0
     /// The last accepted sequence number, or `nil` before the first message.
     public private(set) var last: UInt32?
@@ -52,6 +58,14 @@ public struct SequenceTracker: Sendable, Hashable {
     /// (`SessionSnapshot`); `nil`: as a new session.
     public init(resumingAfter last: UInt32?) { self.last = last }
 
+    /// A tracker for a session restored from a checkpoint (`StateFile.Saved.isCheckpoint`): whatever its first
+    /// message is numbered, it is `acceptAfterCheckpoint`, since the numbering it had was not kept.
+    public static func afterCheckpoint() -> SequenceTracker {
+        var tracker = SequenceTracker()
+        tracker.beforeGap = 1
+        return tracker
+    }
+
     /// Takes the sequence number of an incoming message.
     ///
     /// Inlined into the per-message path: out of line, the call cost 18 instructions a message (`make profile`).
@@ -59,6 +73,10 @@ public struct SequenceTracker: Sendable, Hashable {
     public mutating func receive(_ sequence: UInt32) -> Action {
         guard let last else {
             self.last = sequence
+            if beforeGap != 0 {
+                beforeGap = 0
+                return .acceptAfterCheckpoint(sequence: sequence)
+            }
             return sequence <= 1 ? .accept : .acceptAfterReset(sequence: sequence)
         }
         if sequence == last &+ 1 && sequence != 0 {

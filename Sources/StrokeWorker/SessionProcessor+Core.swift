@@ -67,7 +67,9 @@ extension SessionProcessor {
                     &session, id: id, code: "sequence_late", "seq \(sequence) arrived after seq \(last); dropped")
                 return true
             case .restart(let last):
-                restart(&session, id: id, after: last)
+                restart(&session, id: id, because: "seq 1 after seq \(last): the producer started over")
+            case .acceptAfterCheckpoint(let first):
+                resumeAfterCheckpoint(&session, id: id, first: first)
             case .acceptAfterStray(let stray, let missing):
                 metrics.inputGaps.subtract(Int(missing), ordering: .relaxed)
                 emitError(
@@ -134,7 +136,7 @@ extension SessionProcessor {
 
         /// Starts a session over for a producer that numbers from 1 again: its open strokes are dropped and its
         /// options go back to their defaults, as for a new session; its events keep their numbering.
-        private mutating func restart(_ session: inout Session, id: UnsafeRawBufferPointer, after last: UInt32) {
+        private mutating func restart(_ session: inout Session, id: UnsafeRawBufferPointer, because reason: String) {
             let dropped = session.strokes.count
             while session.strokes.count > 0 { recycle(session.strokes.remove(at: 0)) }
             session.library = 0
@@ -147,10 +149,28 @@ extension SessionProcessor {
             let ungrouped = dropGesture(session)
             emitError(
                 &session, id: id, code: "session_restart",
-                "seq 1 after seq \(last): the producer started over; \(dropped) open stroke(s) dropped, "
-                    + "options back to their defaults"
+                "\(reason); \(dropped) open stroke(s) dropped, options back to their defaults"
                     + (ungrouped > 0 ? ", a gesture of \(ungrouped) ended stroke(s) dropped unmatched" : "")
                     + (forgotten > 0 ? ", \(forgotten) learned template(s) forgotten" : ""))
+        }
+
+        /// The first message of a session restored from the worker's checkpoint after a crash: numbered 1, the
+        /// producer started over too, and the session's options and learned gestures go back to their defaults,
+        /// as they would have in a worker that had not stopped; numbered above, the session keeps them and gets
+        /// `session_reset` with `restored: true`, so that its producer knows it need not teach them again.
+        private mutating func resumeAfterCheckpoint(_ session: inout Session, id: UnsafeRawBufferPointer, first: UInt32)
+        {
+            guard first > 1 else {
+                restart(&session, id: id, because: "seq \(first) after the worker restarted from its checkpoint")
+                return
+            }
+            let learned = templates(of: session)?.count ?? 0
+            emitError(
+                &session, id: id, code: "session_reset",
+                "the worker restarted from its checkpoint before seq \(first): strokes in flight before it are "
+                    + "lost; the session's options, chosen gestures and \(learned) learned template(s) as of the "
+                    + "checkpoint were restored",
+                restored: true)
         }
 
         /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.

@@ -15,7 +15,7 @@ extension SessionProcessor.Core {
 
     /// Publishes an `error` event for the session, about the current message (and its stroke, if open).
     mutating func emitError(
-        _ session: inout Session, id: UnsafeRawBufferPointer, code: String, _ text: String
+        _ session: inout Session, id: UnsafeRawBufferPointer, code: String, _ text: String, restored: Bool = false
     ) {
         metrics.countError(code)
         session.eventSequence += 1
@@ -25,7 +25,7 @@ extension SessionProcessor.Core {
             eventContext.stroke = message.stroke
             eventContext.pointer = message.pointer
         }
-        EventEncoder.error(eventContext, code: code, message: text, into: &writer)
+        EventEncoder.error(eventContext, code: code, message: text, restored: restored, into: &writer)
         publish(id)
     }
 

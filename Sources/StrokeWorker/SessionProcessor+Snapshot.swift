@@ -20,15 +20,37 @@ extension SessionProcessor {
     /// The lane's sessions as they stand: numbering, options and learned gestures (`SessionSnapshot`), for a state
     /// file. Open strokes are not kept.
     public func snapshot() -> [SessionSnapshot] {
-        table.sessions.map { session in
-            SessionSnapshot(
-                session: session.key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
-                seq: session.sequence.last, eventSeq: session.eventSequence,
-                library: core.registry.entries[Int(session.library)].name,
-                orientation: session.invariant.map { $0 ? "invariant" : "sensitive" }, checkmark: session.checkmark,
-                multistroke: Int(session.multistroke), gestures: core.choice(of: session)?.names,
-                learned: core.templates(of: session)?.templates)
+        table.sessions.map { snapshot(of: $0, numbered: true) }
+    }
+
+    /// A checkpoint of the lane's sessions, for a worker that crashes (`WorkerConfiguration.checkpointIntervalSeconds`):
+    /// those whose options, chosen gestures or learned gestures differ from a new session's, without their
+    /// numbering (`seq` nil, `eventSeq` 0). The others would come back as they are without it.
+    public func checkpoint() -> [SessionSnapshot] {
+        let checkmark = configuration.checkmarkByDefault
+        let multistroke = UInt16(configuration.multistrokeMilliseconds)
+        let chosen = !core.choices.isEmpty
+        let learned = !core.learned.isEmpty
+        var sessions: [SessionSnapshot] = []
+        for session in table.sessions {
+            let changed =
+                session.library != 0 || session.invariant != nil || session.checkmark != checkmark
+                || session.multistroke != multistroke || (chosen && core.choices[session.key] != nil)
+                || (learned && core.learned[session.key] != nil)
+            if changed { sessions.append(snapshot(of: session, numbered: false)) }
         }
+        return sessions
+    }
+
+    /// One session's snapshot; without its numbering unless `numbered`.
+    private func snapshot(of session: Session, numbered: Bool) -> SessionSnapshot {
+        SessionSnapshot(
+            session: session.key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+            seq: numbered ? session.sequence.last : nil, eventSeq: numbered ? session.eventSequence : 0,
+            library: core.registry.entries[Int(session.library)].name,
+            orientation: session.invariant.map { $0 ? "invariant" : "sensitive" }, checkmark: session.checkmark,
+            multistroke: Int(session.multistroke), gestures: core.choice(of: session)?.names,
+            learned: core.templates(of: session)?.templates)
     }
 
     /// Adds sessions kept in a state file, before any message: each goes on from its numbering, with its options
@@ -36,10 +58,15 @@ extension SessionProcessor {
     /// library is gone, its id is not a valid one, it is listed twice, the worker holds its limit of sessions) is
     /// left out and said why; its next message starts it afresh (`session_reset`). Learned templates past the
     /// limits (`maxSessionTemplates`, `maxLearnedTemplates`) are left out.
-    public mutating func restore(_ snapshots: some Sequence<SessionSnapshot>) -> RestoreReport {
+    ///
+    /// From a checkpoint (`fromCheckpoint`), the sessions' numbering was not kept: each one's first message is
+    /// `SequenceTracker.Action.acceptAfterCheckpoint`, and its events are numbered from 1 again.
+    public mutating func restore(
+        _ snapshots: some Sequence<SessionSnapshot>, fromCheckpoint: Bool = false
+    ) -> RestoreReport {
         var report = RestoreReport()
         for snapshot in snapshots {
-            if let reason = restore(snapshot, report: &report) {
+            if let reason = restore(snapshot, fromCheckpoint: fromCheckpoint, report: &report) {
                 report.skipped.append("session \"\(snapshot.session)\": \(reason)")
             } else {
                 report.restored += 1
@@ -50,7 +77,9 @@ extension SessionProcessor {
     }
 
     /// Restores one session; returns why it was left out, if it was.
-    private mutating func restore(_ snapshot: SessionSnapshot, report: inout RestoreReport) -> String? {
+    private mutating func restore(
+        _ snapshot: SessionSnapshot, fromCheckpoint: Bool, report: inout RestoreReport
+    ) -> String? {
         let topic = Array(ShardKey.topic(for: snapshot.session).utf8)
         let parts: ShardKey.CheckedTopic
         do {
@@ -86,8 +115,8 @@ extension SessionProcessor {
             var session = Session(
                 key: SessionKey(id), hash: hash, shardKey: bytes.loadUnaligned(as: UInt32.self), now: now,
                 checkmark: snapshot.checkmark, multistroke: UInt16(snapshot.multistroke))
-            session.sequence = SequenceTracker(resumingAfter: snapshot.seq)
-            session.eventSequence = snapshot.eventSeq
+            session.sequence = fromCheckpoint ? .afterCheckpoint() : SequenceTracker(resumingAfter: snapshot.seq)
+            session.eventSequence = fromCheckpoint ? 0 : snapshot.eventSeq
             session.library = Int32(library)
             session.invariant = invariant
             if let names = snapshot.gestures { core.choices[session.key] = core.choicePool.choice(of: names) }

@@ -7,44 +7,59 @@ extension Worker {
     /// The sessions the state file holds, which it then no longer does: the file is removed once read, so that a
     /// worker that crashes later does not bring back sessions older than what its clients have seen since. A file
     /// that cannot be read is logged and moved aside (`PATH.unreadable`), and the worker starts without it.
-    func takeSavedSessions() -> [SessionSnapshot] {
-        guard let path = configuration.stateFile else { return [] }
+    ///
+    /// With checkpoints, the lanes' first one (right after they restored these sessions) takes the file's place.
+    func takeSavedSessions() -> StateFile.Saved {
+        let none = StateFile.Saved(sessions: [])
+        guard let path = configuration.stateFile else { return none }
         do {
-            guard let sessions = try StateFile.read(path) else { return [] }
+            guard let saved = try StateFile.read(path) else { return none }
             try? FileManager.default.removeItem(atPath: path)
-            logger.info("state file read", ["path": path, "sessions": "\(sessions.count)"])
-            return sessions
+            logger.info(
+                saved.isCheckpoint
+                    ? "state file read: a checkpoint, the worker did not stop gracefully" : "state file read",
+                ["path": path, "sessions": "\(saved.sessions.count)"])
+            return saved
         } catch {
             let aside = path + ".unreadable"
             try? FileManager.default.removeItem(atPath: aside)
             try? FileManager.default.moveItem(atPath: path, toPath: aside)
             logger.error("state file not read; starting without it", ["error": "\(error)", "movedTo": aside])
-            return []
+            return none
         }
     }
 
-    /// Writes the lanes' sessions after their drain to the state file, if there is one.
+    /// Writes the lanes' sessions after their drain to the state file, if there is one, in place of the last
+    /// checkpoint (which stays if this fails).
     func saveSessions() {
         guard let path = configuration.stateFile else { return }
         let sessions = control.savedSessions.withLock { saved in
             defer { saved = [] }
             return saved
         }
-        do {
-            try StateFile.write(sessions, to: path)
-            logger.info("state file written", ["path": path, "sessions": "\(sessions.count)"])
-        } catch {
-            logger.error("state file not written: \(error)")
+        let write = {
+            do {
+                try StateFile.write(StateFile.Saved(sessions: sessions), to: path)
+                self.logger.info("state file written", ["path": path, "sessions": "\(sessions.count)"])
+            } catch {
+                self.logger.error("state file not written: \(error)")
+            }
         }
+        if let checkpointer { checkpointer.finish(writing: write) } else { write() }
     }
 }
 
 /// Sessions handed to a lane once: the lane takes them, and nothing holds them after it restored them.
 final class SessionHandoff: Sendable {
     private let sessions: Mutex<[SessionSnapshot]?>
+    /// Whether they come from a checkpoint (`StateFile.Saved.isCheckpoint`): without their numbering.
+    let fromCheckpoint: Bool
 
     /// A handoff of `sessions` (none by default).
-    init(_ sessions: [SessionSnapshot] = []) { self.sessions = Mutex(sessions) }
+    init(_ sessions: [SessionSnapshot] = [], fromCheckpoint: Bool = false) {
+        self.sessions = Mutex(sessions)
+        self.fromCheckpoint = fromCheckpoint
+    }
 
     /// The sessions, the first time; nil after that.
     func take() -> [SessionSnapshot]? { sessions.withLock { $0.take() } }

@@ -25,6 +25,8 @@ public final class Worker: Sendable {
     let identifier = UInt32.random(in: 0...UInt32.max)
     /// The ZAP handler, when only authorized CURVE clients are admitted.
     let authenticator: ClientAuthenticator?
+    /// The writer of checkpoints to the state file, when there is one and checkpoints are on.
+    let checkpointer: Checkpointer?
 
     /// Creates a worker; libraries are compiled here.
     ///
@@ -43,6 +45,10 @@ public final class Worker: Sendable {
                 [try TemplateLibrary.builtIn()] + configuration.libraries, configuration: configuration.recognizer))
         authenticator = ClientAuthenticator.forListedClients(
             configuration.security, context: self.context, logger: self.logger, metrics: metrics)
+        checkpointer = configuration.stateFile.flatMap { [logger = self.logger, metrics] path in
+            configuration.checkpointIntervalSeconds > 0
+                ? Checkpointer(path: path, lanes: configuration.lanes, logger: logger, metrics: metrics) : nil
+        }
     }
 
     /// The endpoints actually bound or connected, as `input:…` and `output:…`, inputs first (available once
@@ -110,6 +116,13 @@ public final class Worker: Sendable {
                                     control.readyForwarders.add(1, ordering: .releasing)
                                 }
                             }
+                        }
+                    }
+                }
+                if let checkpointer {
+                    group.addTask { [control] in
+                        try await ThreadRunner.run(name: "checkpoint") {
+                            checkpointer.run(stopped: { control.lanesDone.load(ordering: .acquiring) })
                         }
                     }
                 }
@@ -198,7 +211,7 @@ public final class Worker: Sendable {
 
     // MARK: - Lanes
 
-    private func makeLanes(restoring saved: [SessionSnapshot]) -> [Lane] {
+    private func makeLanes(restoring saved: StateFile.Saved) -> [Lane] {
         let count = configuration.lanes
         let prefixes = ShardKey.subscriptionPrefixes(shard: configuration.shard.index, of: configuration.shard.count)
         let shard = configuration.shard
@@ -215,7 +228,7 @@ public final class Worker: Sendable {
         }
         var restored = [[SessionSnapshot]](repeating: [], count: count)
         var elsewhere = 0
-        for session in saved {
+        for session in saved.sessions {
             guard session.bucket % shard.count == shard.index else {
                 elsewhere += 1
                 continue
@@ -238,8 +251,8 @@ public final class Worker: Sendable {
                     ? configuration.outputs
                     : [.init(bind: false, address: "inproc://stroke-worker-\(identifier)-output")],
                 prefixes: shares[index], publishesStats: index == 0, recordsEndpoints: count == 1,
-                authenticator: count == 1 ? authenticator : nil)
-            lane.restored = SessionHandoff(restored[index])
+                authenticator: count == 1 ? authenticator : nil, checkpointer: checkpointer)
+            lane.restored = SessionHandoff(restored[index], fromCheckpoint: saved.isCheckpoint)
             return lane
         }
     }

@@ -138,6 +138,10 @@ extension WorkerConfiguration {
             help: "keep the sessions (numbering, options, learned gestures) across a restart: written there at a "
                 + "graceful stop, read back and removed at the start. Default: none"),
         Option(
+            flag: "checkpoint-interval", env: "STROKE_WORKER_CHECKPOINT_INTERVAL", value: "SECONDS",
+            help: "with --state-file, write the sessions' options and learned gestures there this often while "
+                + "running, for a worker that crashes; 0 to disable. Default: 30"),
+        Option(
             flag: "metrics", env: "STROKE_WORKER_METRICS", value: "HOST:PORT",
             help: "serve GET /metrics (Prometheus text format) and /healthz (200 while the receive loop runs, "
                 + "503 otherwise) over HTTP there, e.g. 0.0.0.0:9100. Default: none"),

@@ -47,6 +47,7 @@ extension WorkerConfiguration {
         Limit("linger", -1...600_000, \.lingerMilliseconds),
         Limit("heartbeat", 0...600_000, \.heartbeatMilliseconds),
         Limit("stats-interval", 0...86_400, \.statsIntervalSeconds),
+        Limit("checkpoint-interval", 0...86_400, \.checkpointIntervalSeconds),
     ]
 
     // MARK: - Validation

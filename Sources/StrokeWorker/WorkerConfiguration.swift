@@ -113,6 +113,12 @@ public struct WorkerConfiguration: Sendable {
     /// (another `--shard`) are left out. `nil`: sessions end with the worker (their next message starts them
     /// afresh with `session_reset`). Default: `nil`.
     public var stateFile: String?
+    /// With a state file, how often the worker also writes a checkpoint there while it runs, in seconds: the
+    /// sessions whose options, chosen gestures or learned gestures differ from a new session's, without their
+    /// numbering. A worker that crashed brings them back from it (their next message gets `session_reset` with
+    /// `restored: true`); what changed after the checkpoint is lost. 0: no checkpoints (a crash loses every
+    /// session). Default: `30`.
+    public var checkpointIntervalSeconds = 30
     /// Where an HTTP endpoint serves `/metrics` (Prometheus) and `/healthz`, as `HOST:PORT`; `nil` for none.
     /// Default: `nil`.
     public var metricsAddress: String?

@@ -78,6 +78,10 @@ extension WorkerMetrics {
             name: "stroke_worker_sessions_restored_total",
             help: "Sessions restored from the state file (--state-file) at the start.", type: "counter",
             key: "sessionsRestored"),
+        Family(
+            name: "stroke_worker_checkpoints_total",
+            help: "Checkpoints of the sessions written to the state file (--checkpoint-interval).", type: "counter",
+            key: "checkpointsWritten"),
     ]
 
     /// The counters in Prometheus's text exposition format (0.0.4), each sample with `labels`; error events as

@@ -40,6 +40,8 @@ public final class WorkerMetrics: Sendable {
     public let sessions = Atomic<Int>(0)
     /// Sessions restored from the state file at the start (`--state-file`).
     public let sessionsRestored = Atomic<Int>(0)
+    /// Checkpoints written to the state file while the worker ran (`--checkpoint-interval`).
+    public let checkpointsWritten = Atomic<Int>(0)
     /// CURVE handshakes refused: a client whose key is not authorized, or one without CURVE.
     public let handshakesRefused = Atomic<Int>(0)
     /// Connections cut because their CURVE key was taken off the authorized list after they were made.
@@ -91,6 +93,7 @@ public final class WorkerMetrics: Sendable {
             "inputGaps": inputGaps.load(ordering: .relaxed),
             "sessions": sessions.load(ordering: .relaxed),
             "sessionsRestored": sessionsRestored.load(ordering: .relaxed),
+            "checkpointsWritten": checkpointsWritten.load(ordering: .relaxed),
             "handshakesRefused": handshakesRefused.load(ordering: .relaxed),
             "connectionsCut": connectionsCut.load(ordering: .relaxed),
             "messagesRevoked": messagesRevoked.load(ordering: .relaxed),

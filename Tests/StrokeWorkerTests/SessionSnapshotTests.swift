@@ -34,11 +34,11 @@ struct SessionSnapshotTests {
         // Through the file, into a worker that never saw them.
         let path = Self.temporaryPath("state.json")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try StateFile.write(saved, to: path)
+        try StateFile.write(StateFile.Saved(sessions: saved), to: path)
         let read = try #require(try StateFile.read(path))
-        #expect(read == saved)
+        #expect(read.sessions == saved && !read.isCheckpoint)
         var after = SessionProcessorTests.processor()
-        let report = after.restore(read)
+        let report = after.restore(read.sessions)
         #expect(report.restored == 2 && report.skipped.isEmpty && report.templatesDropped == 0)
         #expect(after.sessionCount == 2 && LearnedTemplatesTests.learnedCount(after) == 1)
         #expect(after.metrics.sessionsRestored.load(ordering: .relaxed) == 2)
@@ -107,13 +107,19 @@ struct SessionSnapshotTests {
         let path = Self.temporaryPath("state.json")
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(try StateFile.read(path) == nil)
-        try StateFile.write([], to: path)
-        #expect(try StateFile.read(path) == [])
+        try StateFile.write(StateFile.Saved(sessions: []), to: path)
+        #expect(try StateFile.read(path) == StateFile.Saved(sessions: []))
         #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600, "readable by its owner only")
-        try StateFile.write([SessionSnapshot(session: "a", seq: 1, eventSeq: 1, library: "default")], to: path)
-        #expect(try StateFile.read(path)?.map(\.session) == ["a"], "written over the last one")
+        let checkpoint = StateFile.Saved(
+            sessions: [SessionSnapshot(session: "a", seq: nil, eventSeq: 0, library: "default")], isCheckpoint: true)
+        try StateFile.write(checkpoint, to: path)
+        #expect(try StateFile.read(path) == checkpoint, "written over the last one")
+        // A file of a worker before checkpoints, without the field, is what a graceful stop wrote.
+        let older = #"{"format": "stroke-worker-state", "version": 1, "sessions": []}"#
+        try Data(older.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try StateFile.read(path) == StateFile.Saved(sessions: [], isCheckpoint: false))
         for (contents, code) in [
             ("{\"sessions\": 3}", RecognitionError.Code.malformedState), ("not json", .malformedState),
             ("{\"format\": \"stroke-worker-state\", \"version\": 2, \"sessions\": []}", .unsupportedVersion),
@@ -123,7 +129,9 @@ struct SessionSnapshotTests {
             let error = #expect(throws: RecognitionError.self) { try StateFile.read(path) }
             #expect(error?.code == code && error?.message.contains(path) == true, "\(contents)")
         }
-        #expect(throws: RecognitionError.self) { try StateFile.write([], to: "/nonexistent-directory/state.json") }
+        #expect(throws: RecognitionError.self) {
+            try StateFile.write(StateFile.Saved(sessions: []), to: "/nonexistent-directory/state.json")
+        }
         // A worker finds out at its start that it could not write the file at its stop.
         var configuration = WorkerConfiguration()
         configuration.stateFile = "/nonexistent-directory/state.json"

@@ -25,8 +25,12 @@ struct WorkerStateFileTests {
         var learned: Bool?
         var eventSeq: Int?
         var seq: Int?
+        var code: String?
+        var restored: Bool?
 
         init(_ fields: [String: Any]) {
+            code = fields["code"] as? String
+            restored = fields["restored"] as? Bool
             event = fields["event"] as? String
             name = fields["name"] as? String
             learned = fields["learned"] as? Bool
@@ -52,13 +56,16 @@ struct WorkerStateFileTests {
             }
         }
         #expect(learned.event == "learned")
-        let saved = try #require(try StateFile.read(path))
+        let file = try #require(try StateFile.read(path))
+        let saved = file.sessions
+        #expect(!file.isCheckpoint)
         #expect(saved.map(\.session) == [session] && saved.first?.seq == 3)
         #expect(saved.first?.gestures == ["bolt", "check"] && saved.first?.learned?.map(\.name) == ["bolt"])
 
         let draw = try Self.stroke(2, LearnedTemplatesTests.bolt(1), seq: 4)
         let match = try await runWorker(lanes: lanes, stateFile: path) { input, output in
-            #expect(!FileManager.default.fileExists(atPath: path), "read and removed at the start")
+            // Read and removed at the start; the lanes' first checkpoint may have taken its place since.
+            #expect(try StateFile.read(path)?.isCheckpoint != false)
             return try await withClient(input: input, output: output) { client in
                 for message in draw { try client.send(session: session, message) }
                 return Seen(try client.nextEvent().event)
@@ -67,7 +74,47 @@ struct WorkerStateFileTests {
         #expect(match.event == "match", "no session_reset: \(match)")
         #expect(match.name == "bolt" && match.learned == true)
         #expect(match.eventSeq == (learned.eventSeq ?? 0) + 1 && match.seq == 5)
-        #expect(try StateFile.read(path)?.first?.seq == 5)
+        #expect(try StateFile.read(path)?.sessions.first?.seq == 5)
+    }
+
+    @Test(
+        "crashed after a checkpoint: the session comes back with its learned gesture and a session_reset that says so")
+    func crashAfterCheckpoint() async throws {
+        let path = SessionSnapshotTests.temporaryPath("worker-checkpoint.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let session = "survivor"
+        let teach = try Self.stroke(1, LearnedTemplatesTests.bolt(0), seq: 1, learn: "bolt")
+        // The file as a crash would leave it: the checkpoint written while the worker ran.
+        let checkpoint = try await runWorker(lanes: 2, stateFile: path, checkpointSeconds: 1) { input, output in
+            try await withClient(input: input, output: output) { client in
+                for message in teach { try client.send(session: session, message) }
+                #expect(Seen(try client.nextEvent().event).event == "learned")
+            }
+            for _ in 0..<100 {
+                if let saved = try? StateFile.read(path), saved.isCheckpoint,
+                    saved.sessions.first?.learned?.count == 1
+                {
+                    return try Data(contentsOf: URL(fileURLWithPath: path))
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("no checkpoint with the learned gesture within 10 s")
+            return Data()
+        }
+        let saved = try #require(try? StateFile.read(path))
+        #expect(!saved.isCheckpoint, "the graceful stop wrote its own file over the checkpoint")
+        try checkpoint.write(to: URL(fileURLWithPath: path))
+
+        let draw = try Self.stroke(2, LearnedTemplatesTests.bolt(1), seq: 3)
+        let events = try await runWorker(lanes: 2, stateFile: path, checkpointSeconds: 1) { input, output in
+            try await withClient(input: input, output: output) { client in
+                for message in draw { try client.send(session: session, message) }
+                return [Seen(try client.nextEvent().event), Seen(try client.nextEvent().event)]
+            }
+        }
+        #expect(events[0].code == "session_reset" && events[0].restored == true && events[0].eventSeq == 1)
+        #expect(events[1].event == "match" && events[1].name == "bolt" && events[1].learned == true)
+        #expect(events[1].eventSeq == 2 && events[1].seq == 4)
     }
 
     @Test("sessions of buckets another shard serves are left out; an unreadable file is moved aside, not fatal")
@@ -80,19 +127,23 @@ struct WorkerStateFileTests {
         let theirs = SessionSnapshot(session: "player-1", seq: 9, eventSeq: 5, library: "default")  // 0x712: even
         let odd = (0..<100).map { "odd-\($0)" }.first { ShardKey.bucket(of: $0) % 2 == 1 }!
         try StateFile.write(
-            [mine, theirs, SessionSnapshot(session: odd, seq: 1, eventSeq: 1, library: "default")], to: path)
+            StateFile.Saved(sessions: [
+                mine, theirs, SessionSnapshot(session: odd, seq: 1, eventSeq: 1, library: "default"),
+            ]), to: path)
         _ = try await runWorker(lanes: 2, stateFile: path, shard: (1, 2)) { _, _ in () }
-        #expect(try StateFile.read(path)?.map(\.session) == [odd])
+        #expect(try StateFile.read(path)?.sessions.map(\.session) == [odd])
 
         try Data("{ not json".utf8).write(to: URL(fileURLWithPath: path))
         _ = try await runWorker(lanes: 1, stateFile: path) { _, _ in () }
         #expect(FileManager.default.fileExists(atPath: path + ".unreadable"))
-        #expect(try StateFile.read(path) == [], "the worker ran, and wrote its (no) sessions at the stop")
+        #expect(
+            try StateFile.read(path) == StateFile.Saved(sessions: []),
+            "the worker ran, and wrote its (no) sessions at the stop")
     }
 
     /// Runs a worker with the state file until `body` returns, and returns what it returned.
     func runWorker<T: Sendable>(
-        lanes: Int, stateFile: String, shard: (index: Int, count: Int) = (0, 1),
+        lanes: Int, stateFile: String, shard: (index: Int, count: Int) = (0, 1), checkpointSeconds: Int = 30,
         _ body: @escaping @Sendable (String, String) async throws -> T
     ) async throws -> T {
         let result = Mutex<T?>(nil)
@@ -100,6 +151,7 @@ struct WorkerStateFileTests {
             $0.lanes = lanes
             $0.stateFile = stateFile
             $0.shard = shard
+            $0.checkpointIntervalSeconds = checkpointSeconds
         }) { input, output, _ in
             let value = try await body(input, output)
             result.withLock { $0 = value }

@@ -37,6 +37,16 @@ class Event:
         """A field of the event."""
         return self.fields.get(key, default)
 
+    @property
+    def needs_reteach(self) -> bool:
+        """Whether the worker no longer holds the session's options and learned gestures, so that its producer
+        should send them again (:meth:`Producer.reteach`): ``closed``, ``session_restart``, and ``session_reset``
+        unless the worker brought them back from its checkpoint after a crash (``"restored": true``)."""
+        if self.kind == "closed":
+            return True
+        code = self.fields.get("code") if self.kind == "error" else None
+        return code == "session_restart" or (code == "session_reset" and self.fields.get("restored") is not True)
+
     def __repr__(self) -> str:
         return "Event(%r, %r, gap=%d)" % (self.topic, self.fields, self.gap)
 

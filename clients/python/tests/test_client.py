@@ -18,8 +18,8 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from stroke_client import (AsyncConsumer, Consumer, CurveKeys, Producer, bucket, decode_binary, decode_event, encode_binary,
-                           encode_json, fnv1a32, load_keys, shard_prefixes, topic)
+from stroke_client import (AsyncConsumer, Consumer, CurveKeys, Event, Producer, bucket, decode_binary, decode_event,
+                           encode_binary, encode_json, fnv1a32, load_keys, shard_prefixes, topic)
 from stroke_client.replay import load_logs, replay
 
 from conftest import RunningWorker, worker_binary
@@ -117,6 +117,22 @@ def test_a_nomatch_outside_the_choice_names_the_gesture(protocol_dir):
             del changed["unchosen"]
         with pytest.raises(jsonschema.ValidationError):
             validator.validate(changed)
+
+
+def test_a_session_reset_says_whether_the_session_needs_teaching_again(protocol_dir):
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    reset = {"v": 1, "event": "error", "session": "p", "eventSeq": 1, "seq": 9, "code": "session_reset",
+             "message": "the worker restarted from its checkpoint"}
+    restored = dict(reset, restored=True)
+    for fields in (reset, restored):
+        validator.validate(fields)
+    assert not validator.is_valid(dict(reset, restored=False)), "written only when true"
+    event = lambda fields: Event(b"p", fields, 0, 0.0)  # noqa: E731
+    assert event(reset).needs_reteach and not event(restored).needs_reteach
+    assert event(dict(reset, code="session_restart")).needs_reteach
+    assert event({"v": 1, "event": "closed", "session": "p", "eventSeq": 4, "seq": 9, "reason": "idle"}).needs_reteach
+    assert not event(dict(reset, code="sequence_gap")).needs_reteach
+    assert not event({"v": 1, "event": "match", "session": "p", "eventSeq": 2, "seq": 9}).needs_reteach
 
 
 def test_template_library_schema(protocol_dir, tmp_path):
