@@ -6,27 +6,35 @@ import Synchronization
 /// out of memory, its machine gone) brings back its sessions' options and learned gestures
 /// (`WorkerConfiguration.checkpointIntervalSeconds`).
 ///
-/// Each lane hands over its checkpoint (`SessionProcessor.checkpoint()`) on its own thread, right after the start
-/// and then every interval; that costs the lane one lock and the copy of its sessions that differ from a new one.
-/// The checkpointer's own thread writes the file once every lane has handed over one since the last write, and
-/// only if the sessions changed. After the graceful stop's state file (`finish(writing:)`) it writes nothing.
+/// Each lane hands over, on its own thread, its whole checkpoint once at its start (`SessionProcessor.checkpoint()`)
+/// and then, every interval, what changed since (`SessionProcessor.checkpointChanges()`): that costs the lane one
+/// lock and the copy of the sessions that changed. The checkpointer's own thread merges them and writes the file
+/// once every lane has handed over since the last write, and only if something changed. After the graceful stop's
+/// state file (`finish(writing:)`) it writes nothing.
 final class Checkpointer: Sendable {
     /// Where the state file is.
     let path: String
     private let logger: Logger
     private let metrics: WorkerMetrics
-    private let lanes: Mutex<Lanes>
+    private let inbox: Mutex<Inbox>
     /// Held while a file is written; true once the graceful stop's file is.
     private let finished = Mutex(false)
     private let wake = DispatchSemaphore(value: 0)
 
-    /// What the lanes handed over.
-    private struct Lanes {
-        /// Each lane's latest checkpoint.
-        var latest: [[SessionSnapshot]]
-        /// Which lanes handed one over since the last write.
+    /// What a lane hands over.
+    enum Handover: Sendable {
+        /// Its whole checkpoint.
+        case all([SessionSnapshot])
+        /// What changed since its last handover.
+        case changes(CheckpointChanges)
+    }
+
+    /// What the lanes handed over and the writer has not taken yet.
+    private struct Inbox {
+        var pending: [(lane: Int, handover: Handover)] = []
+        /// Which lanes handed over since the last write.
         var fresh: [Bool]
-        /// The longest a lane took to make its checkpoint since the last write.
+        /// The longest a lane took to make its handover since the last write.
         var longest = Duration.zero
     }
 
@@ -35,37 +43,49 @@ final class Checkpointer: Sendable {
         self.path = path
         self.logger = logger
         self.metrics = metrics
-        self.lanes = Mutex(
-            Lanes(latest: Array(repeating: [], count: lanes), fresh: Array(repeating: false, count: lanes)))
+        self.inbox = Mutex(Inbox(fresh: Array(repeating: false, count: lanes)))
     }
 
     // MARK: - Lanes
 
-    /// Takes lane `lane`'s checkpoint, which took the lane `took` to make (called on the lane's thread).
-    func handOver(lane: Int, _ sessions: [SessionSnapshot], took: Duration) {
-        lanes.withLock { lanes in
-            lanes.latest[lane] = sessions
-            lanes.fresh[lane] = true
-            lanes.longest = max(lanes.longest, took)
+    /// Takes lane `lane`'s handover, which took the lane `took` to make (called on the lane's thread).
+    func handOver(lane: Int, _ handover: Handover, took: Duration) {
+        inbox.withLock { inbox in
+            inbox.pending.append((lane, handover))
+            inbox.fresh[lane] = true
+            inbox.longest = max(inbox.longest, took)
         }
         wake.signal()
     }
 
     // MARK: - Writing
 
-    /// Writes each round of checkpoints until `stopped()` says the lanes have finished (on a thread of its own).
+    /// Merges the handovers and writes each round that changed something until `stopped()` says the lanes have
+    /// finished (on a thread of its own).
     func run(stopped: () -> Bool) {
-        var written: [SessionSnapshot]?
+        var lanes = [[String: SessionSnapshot]](repeating: [:], count: inbox.withLock { $0.fresh.count })
+        var changed = false
         while !stopped() {
             guard wake.wait(timeout: .now() + .milliseconds(100)) == .success else { continue }
-            let round = lanes.withLock { lanes -> (sessions: [SessionSnapshot], longest: Duration)? in
-                guard lanes.fresh.allSatisfy({ $0 }) else { return nil }
-                defer { lanes.longest = .zero }
-                lanes.fresh = Array(repeating: false, count: lanes.fresh.count)
-                return (lanes.latest.flatMap { $0 }, lanes.longest)
+            let (pending, round, longest) = inbox.withLock { inbox in
+                defer { inbox.pending = [] }
+                guard inbox.fresh.allSatisfy({ $0 }) else { return (inbox.pending, false, Duration.zero) }
+                defer { (inbox.fresh, inbox.longest) = (inbox.fresh.map { _ in false }, .zero) }
+                return (inbox.pending, true, inbox.longest)
             }
-            guard let round, round.sessions != written else { continue }
-            if write(round.sessions, laneTime: round.longest) { written = round.sessions }
+            for (lane, handover) in pending {
+                switch handover {
+                case .all(let sessions):
+                    lanes[lane] = Dictionary(sessions.map { ($0.session, $0) }, uniquingKeysWith: { $1 })
+                    changed = true
+                case .changes(let changes):
+                    for session in changes.changed { lanes[lane][session.session] = session }
+                    for id in changes.removed { lanes[lane][id] = nil }
+                    changed = changed || !changes.isEmpty
+                }
+            }
+            guard round, changed else { continue }
+            if write(lanes.flatMap(\.values), laneTime: longest) { changed = false }
         }
     }
 

@@ -96,7 +96,7 @@ struct Lane: Sendable {
         if let sessions = restored.take(), !sessions.isEmpty {
             report(processor.restore(sessions, fromCheckpoint: restored.fromCheckpoint))
         }
-        checkpoint(processor)
+        checkpoint(&processor, whole: true)
         if publishesStats { beat() }
         control.readyLanes.add(1, ordering: .releasing)
         defer { control.finishedLanes.add(1, ordering: .releasing) }
@@ -169,7 +169,7 @@ struct Lane: Sendable {
                 }
                 if checkpointer != nil, now &- lastCheckpoint >= UInt32(configuration.checkpointIntervalSeconds) {
                     lastCheckpoint = now
-                    checkpoint(processor)
+                    checkpoint(&processor, whole: false)
                 }
             }
         }
@@ -189,13 +189,15 @@ struct Lane: Sendable {
         }
     }
 
-    /// Hands the lane's checkpoint to the checkpointer, if there is one, with the time it took to make.
-    private func checkpoint(_ processor: borrowing SessionProcessor<some LaneSink>) {
+    /// Hands the lane's checkpoint (`whole`) or what changed in it to the checkpointer, if there is one, with
+    /// the time it took to make.
+    private func checkpoint(_ processor: inout SessionProcessor<some LaneSink>, whole: Bool) {
         guard let checkpointer else { return }
         let clock = ContinuousClock()
         let started = clock.now
-        let sessions = processor.checkpoint()
-        checkpointer.handOver(lane: index, sessions, took: clock.now - started)
+        let handover: Checkpointer.Handover =
+            whole ? .all(processor.checkpoint()) : .changes(processor.checkpointChanges())
+        checkpointer.handOver(lane: index, handover, took: clock.now - started)
     }
 
     /// Logs what the lane made of the sessions of the state file.

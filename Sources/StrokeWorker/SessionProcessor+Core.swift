@@ -34,6 +34,9 @@ extension SessionProcessor {
         var nextGestureDeadline = UInt64.max
         /// `gestures.count` as last added to the shared `gesturesWaiting` gauge.
         var reportedGestures = 0
+        /// The sessions whose options, choice or learned gestures changed, or that ended, since the lane's last
+        /// checkpoint (`SessionProcessor.checkpointChanges()`); nil when the worker writes no checkpoints.
+        var settingsChanged: Set<SessionKey>?
 
         init(sink: Sink, configuration: WorkerConfiguration, registry: LibraryRegistry, metrics: WorkerMetrics) {
             self.sink = sink
@@ -42,7 +45,12 @@ extension SessionProcessor {
             self.metrics = metrics
             self.decoder = InputDecoder(maximumPointsPerMessage: configuration.maxPointsPerMessage)
             self.detector = CheckmarkDetector.State(configuration: configuration.checkmark)
+            if configuration.stateFile != nil && configuration.checkpointIntervalSeconds > 0 { settingsChanged = [] }
         }
+
+        /// Notes that the session's options, choice or learned gestures may have changed, or that it ended, for
+        /// the next checkpoint (nothing without checkpoints; never on the per-point path).
+        mutating func noteSettingsChanged(_ key: SessionKey) { settingsChanged?.insert(key) }
 
         /// Returns whether the session lives on.
         mutating func process(_ session: inout Session, id: UnsafeRawBufferPointer) -> Bool {
@@ -137,6 +145,7 @@ extension SessionProcessor {
         /// Starts a session over for a producer that numbers from 1 again: its open strokes are dropped and its
         /// options go back to their defaults, as for a new session; its events keep their numbering.
         private mutating func restart(_ session: inout Session, id: UnsafeRawBufferPointer, because reason: String) {
+            noteSettingsChanged(session.key)
             let dropped = session.strokes.count
             while session.strokes.count > 0 { recycle(session.strokes.remove(at: 0)) }
             session.library = 0
@@ -296,6 +305,7 @@ extension SessionProcessor {
 
         private mutating func applyOptions(_ session: inout Session, id: UnsafeRawBufferPointer) {
             guard let options = message.options else { return }
+            noteSettingsChanged(session.key)
             if let name = options.library {
                 if let index = registry.index(of: name) {
                     session.library = Int32(index)

@@ -103,6 +103,7 @@ extension SessionProcessor.Core {
             return
         }
         learned[session.key] = templates
+        noteSettingsChanged(session.key)
         metrics.templatesLearned.add(1, ordering: .relaxed)
         session.eventSequence += 1
         var eventContext = context(session, id: id)

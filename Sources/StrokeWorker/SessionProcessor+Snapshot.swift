@@ -16,6 +16,20 @@ public struct RestoreReport: Sendable, Hashable {
     public init() {}
 }
 
+/// What changed in a lane's checkpoint (`SessionProcessor.checkpointChanges()`).
+public struct CheckpointChanges: Sendable, Hashable {
+    /// Sessions to add to the checkpoint or to replace in it.
+    public var changed: [SessionSnapshot] = []
+    /// Ids of sessions to take out of it.
+    public var removed: [String] = []
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { changed.isEmpty && removed.isEmpty }
+
+    /// Creates an empty set of changes.
+    public init() {}
+}
+
 extension SessionProcessor {
     /// The lane's sessions as they stand: numbering, options and learned gestures (`SessionSnapshot`), for a state
     /// file. Open strokes are not kept.
@@ -26,20 +40,53 @@ extension SessionProcessor {
     /// A checkpoint of the lane's sessions, for a worker that crashes (`WorkerConfiguration.checkpointIntervalSeconds`):
     /// those whose options, chosen gestures or learned gestures differ from a new session's, without their
     /// numbering (`seq` nil, `eventSeq` 0). The others would come back as they are without it.
+    ///
+    /// The lane makes it once, at its start; after that it hands over `checkpointChanges()`.
     public func checkpoint() -> [SessionSnapshot] {
-        let checkmark = configuration.checkmarkByDefault
-        let multistroke = UInt16(configuration.multistrokeMilliseconds)
-        let chosen = !core.choices.isEmpty
-        let learned = !core.learned.isEmpty
         var sessions: [SessionSnapshot] = []
-        for session in table.sessions {
-            let changed =
-                session.library != 0 || session.invariant != nil || session.checkmark != checkmark
-                || session.multistroke != multistroke || (chosen && core.choices[session.key] != nil)
-                || (learned && core.learned[session.key] != nil)
-            if changed { sessions.append(snapshot(of: session, numbered: false)) }
+        for session in table.sessions where ownSettingsChanged(session) {
+            sessions.append(snapshot(of: session, numbered: false))
         }
+        // The sessions whose only change is a choice or learned gestures, found from those (usually few) rather
+        // than by two lookups for every session.
+        func add(_ key: SessionKey) {
+            let found = key.withUnsafeBytes { table.find($0, hash: table.hash($0)) }
+            guard let index = found, !ownSettingsChanged(table.sessions[index]) else { return }
+            sessions.append(snapshot(of: table.sessions[index], numbered: false))
+        }
+        for key in core.choices.keys { add(key) }
+        for key in core.learned.keys where core.choices[key] == nil { add(key) }
         return sessions
+    }
+
+    /// What changed in the lane's checkpoint since the last call: the sessions whose options, choice or learned
+    /// gestures changed (as `checkpoint()` has them), and those that left it (closed, idle, back to a new
+    /// session's settings). It costs the lane the sessions that changed, not all of them. Empty when the worker
+    /// writes no checkpoints.
+    public mutating func checkpointChanges() -> CheckpointChanges {
+        var changes = CheckpointChanges()
+        guard let keys = core.settingsChanged, !keys.isEmpty else { return changes }
+        core.settingsChanged = []
+        for key in keys {
+            let found = key.withUnsafeBytes { table.find($0, hash: table.hash($0)) }
+            if let index = found, isCheckpointed(table.sessions[index]) {
+                changes.changed.append(snapshot(of: table.sessions[index], numbered: false))
+            } else {
+                changes.removed.append(key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+            }
+        }
+        return changes
+    }
+
+    /// Whether the session's own fields differ from a new session's.
+    private func ownSettingsChanged(_ session: Session) -> Bool {
+        session.library != 0 || session.invariant != nil || session.checkmark != configuration.checkmarkByDefault
+            || session.multistroke != UInt16(configuration.multistrokeMilliseconds)
+    }
+
+    /// Whether the session belongs in a checkpoint.
+    private func isCheckpointed(_ session: Session) -> Bool {
+        ownSettingsChanged(session) || core.choice(of: session) != nil || core.templates(of: session) != nil
     }
 
     /// One session's snapshot; without its numbering unless `numbered`.

@@ -111,6 +111,7 @@ public struct SessionProcessor<Sink: EventSink> {
         if core.process(&table[index!], id: id) {
             table[index!].lastActive = now
         } else {
+            core.noteSettingsChanged(table[index!].key)
             table.remove(at: index!)
             metrics.sessions.subtract(1, ordering: .relaxed)
         }
@@ -160,6 +161,7 @@ public struct SessionProcessor<Sink: EventSink> {
         while index >= 0 {
             if now &- table[index].lastActive > timeout {
                 core.closeIdle(&table[index])
+                core.noteSettingsChanged(table[index].key)
                 table.remove(at: index)
                 metrics.sessions.subtract(1, ordering: .relaxed)
             }

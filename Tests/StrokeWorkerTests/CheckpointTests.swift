@@ -79,6 +79,55 @@ struct CheckpointTests {
         #expect(after.checkpoint().map(\.session) == ["carol"])
     }
 
+    @Test("the changes a lane hands over, merged, always equal its whole checkpoint", arguments: [1, 2, 3])
+    func changesAddUpToTheCheckpoint(seed: UInt64) throws {
+        let registry = try LibraryRegistry([try TemplateLibrary.builtIn(), TemplateLibrary(name: "none")])
+        var configuration = WorkerConfiguration()
+        configuration.stateFile = "/unused/state.json"
+        configuration.idleTimeoutSeconds = 5
+        var processor = SessionProcessor(
+            sink: CollectingSink(), configuration: configuration, registry: registry, metrics: WorkerMetrics())
+        var producers = (0..<12).map { Producer("p\($0)") }
+        var merged = Dictionary(uniqueKeysWithValues: processor.checkpoint().map { ($0.session, $0) })
+        var random = SeededGenerator(seed: seed)
+        var merges = 0
+        for step in 0..<600 {
+            let who = Int.random(in: 0..<producers.count, using: &random)
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0:
+                producers[who].send(
+                    &processor, ["type": "options", "library": ["default", "none"].randomElement(using: &random)!])
+            case 1: producers[who].send(&processor, ["type": "options", "checkmark": Bool.random(using: &random)])
+            case 2:
+                producers[who].send(
+                    &processor, ["type": "options", "gestures": Bool.random(using: &random) ? "*" : ["bolt"]])
+            case 3: producers[who].send(&processor, ["type": "options", "forget": "*"])
+            case 4: producers[who].draw(&processor, LearnedTemplatesTests.bolt(step), learn: "bolt")
+            case 5: producers[who].send(&processor, ["type": "close"])
+            case 6:
+                producers[who].sequence = 0  // the producer starts over: session_restart
+                producers[who].send(&processor, ["type": "options", "orientation": "invariant"])
+            case 7:
+                processor.now += UInt32.random(in: 0...3, using: &random)
+                processor.evictIdle()
+            default: producers[who].draw(&processor, LearnedTemplatesTests.bolt(step))
+            }
+            if Int.random(in: 0..<8, using: &random) == 0 || step == 599 {
+                let changes = processor.checkpointChanges()
+                for session in changes.changed { merged[session.session] = session }
+                for id in changes.removed { merged[id] = nil }
+                let whole = processor.checkpoint().sorted { $0.session < $1.session }
+                #expect(merged.values.sorted { $0.session < $1.session } == whole, "step \(step)")
+                merges += 1
+            }
+        }
+        #expect(merges > 50 && !merged.isEmpty && processor.checkpointChanges().isEmpty)
+        // Without checkpoints, nothing is tracked.
+        var untracked = SessionProcessorTests.processor()
+        producers[0].send(&untracked, ["type": "options", "checkmark": false])
+        #expect(untracked.checkpointChanges().isEmpty && untracked.checkpoint().count == 1)
+    }
+
     @Test("a graceful stop's file restores the numbering; only a checkpoint's sessions are reset")
     func numberingOnlyFromAGracefulStop() {
         var tracker = SequenceTracker.afterCheckpoint()
