@@ -86,7 +86,8 @@ soak: deps release
 	$(PYTHON) scripts/soak.py --seconds $(SOAK_SECONDS) --worker $(RELEASE_BIN)/stroke-worker
 
 # Sessions across a restart (`--state-file`, scripts/state-file.py): 101,000 sessions, 1,000 of them taught a
-# gesture, through a stop and a start of a real worker; the file's size, the stop's and the start's time.
+# gesture, through a stop and a start of a real worker; the file's size, the stop's and the start's time; then
+# through a crash (SIGKILL) after a checkpoint, and the checkpoint's cost.
 state-file: deps release
 	$(PYTHON) scripts/state-file.py --worker $(RELEASE_BIN)/stroke-worker
 
@@ -96,8 +97,8 @@ fuzz: deps-system
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	STROKE_FUZZ_ROUNDS=$(FUZZ_ROUNDS) STROKE_FUZZ_SEED=$(FUZZ_SEED) $(SWIFT) test --skip-build --filter RobustnessTests
 
-# The Python client's tests, and the state file through a real worker's SIGTERM and start (scripts/state-file.py,
-# a small run: its "check" must be "ok").
+# The Python client's tests, and the state file through a real worker's SIGTERM and start, and a checkpoint through
+# its SIGKILL (scripts/state-file.py, a small run: its checks must be "ok").
 client-test: deps swift-test
 	$(PYTHON) -m pytest -q clients/python/tests
 	$(PYTHON) scripts/state-file.py --worker .build/debug/stroke-worker --sessions 2000 --learning 20

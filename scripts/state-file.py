@@ -123,6 +123,16 @@ def check(endpoints, producer: Producer, learning: int) -> str:
         return "ok"
 
 
+def last_checkpoint(log) -> dict:
+    """What the worker's last `checkpoint written` line says: its sessions, and the milliseconds the slowest
+    lane took to make its part and the checkpoint thread took to write the file."""
+    written = [line for line in list(log) if "checkpoint written" in line]
+    fields = dict(re.findall(r"(\w+)=(\S+)", written[-1])) if written else {}
+    return {"sessions": int(fields.get("sessions", -1)),
+            "laneMilliseconds": float(fields.get("laneMilliseconds", "nan")),
+            "writeMilliseconds": float(fields.get("writeMilliseconds", "nan"))}
+
+
 def wait_for_checkpoint(path: str, expected: int, log) -> dict:
     """Waits (up to 120 s) until the state file is a checkpoint of `expected` sessions; returns what the worker
     logged of it."""
@@ -132,11 +142,7 @@ def wait_for_checkpoint(path: str, expected: int, log) -> dict:
             with open(path) as file:
                 contents = json.load(file)
             if contents.get("checkpoint") and len(contents["sessions"]) == expected:
-                written = [line for line in list(log) if "checkpoint written" in line]
-                fields = dict(re.findall(r"(\w+)=(\S+)", written[-1])) if written else {}
-                return {"sessions": expected, "fileBytes": os.path.getsize(path),
-                        "laneMilliseconds": float(fields.get("laneMilliseconds", "nan")),
-                        "writeMilliseconds": float(fields.get("writeMilliseconds", "nan"))}
+                return dict(last_checkpoint(log), fileBytes=os.path.getsize(path))
         except (OSError, ValueError):
             pass  # not written yet, or being renamed into place
         time.sleep(0.1)
@@ -198,6 +204,12 @@ def main() -> int:
                 restored = [json.loads(line) if line.startswith("{") else line for line in log if "restored" in line]
                 report["restoredLog"] = [str(entry).strip() for entry in restored]
                 report["check"] = check(endpoints, producer, options.learning)
+                # The lane's whole checkpoint of what it restored, right after the start.
+                for _ in range(100):
+                    if any("checkpoint written" in line for line in list(log)):
+                        break
+                    time.sleep(0.1)
+                report["checkpointAfterStart"] = last_checkpoint(log)
             else:
                 report["stopSecondsWithout"], report["startSecondsWithout"] = round(stopped, 3), round(ready, 3)
             producer.close()
