@@ -8,13 +8,15 @@ extension Worker {
     /// worker that crashes later does not bring back sessions older than what its clients have seen since. A file
     /// that cannot be read is logged and moved aside (`PATH.unreadable`), and the worker starts without it.
     ///
-    /// With checkpoints, the lanes' first one (right after they restored these sessions) takes the file's place.
+    /// With checkpoints, the lanes' first one (right after they restored these sessions) takes the file's place; a
+    /// checkpoint read is left until then.
     func takeSavedSessions() -> StateFile.Saved {
         let none = StateFile.Saved(sessions: [])
         guard let path = configuration.stateFile else { return none }
         do {
             guard let saved = try StateFile.read(path) else { return none }
-            try? FileManager.default.removeItem(atPath: path)
+            // A checkpoint stays for a crash before the lanes' first one replaces it: it holds no numbering.
+            if !(saved.isCheckpoint && checkpointer != nil) { try? FileManager.default.removeItem(atPath: path) }
             logger.info(
                 saved.isCheckpoint
                     ? "state file read: a checkpoint, the worker did not stop gracefully" : "state file read",

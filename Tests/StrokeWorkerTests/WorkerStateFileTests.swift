@@ -117,6 +117,22 @@ struct WorkerStateFileTests {
         #expect(events[1].eventSeq == 2 && events[1].seq == 4)
     }
 
+    @Test("a graceful stop's file is removed once read; a checkpoint stays until the next one, if there is one")
+    func whatStaysAfterReading() throws {
+        let path = SessionSnapshotTests.temporaryPath("worker-read.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let session = SessionSnapshot(session: "a", seq: nil, eventSeq: 0, library: "default", checkmark: false)
+        for (checkpoint, interval, stays) in [(false, 30, false), (true, 30, true), (true, 0, false)] {
+            try StateFile.write(StateFile.Saved(sessions: [session], isCheckpoint: checkpoint), to: path)
+            var configuration = WorkerConfiguration()
+            configuration.stateFile = path
+            configuration.checkpointIntervalSeconds = interval
+            let worker = try Worker(configuration: configuration, logger: Logger(level: .error))
+            #expect(worker.takeSavedSessions() == StateFile.Saved(sessions: [session], isCheckpoint: checkpoint))
+            #expect(FileManager.default.fileExists(atPath: path) == stays, "\(checkpoint), \(interval)")
+        }
+    }
+
     @Test("sessions of buckets another shard serves are left out; an unreadable file is moved aside, not fatal")
     func leftOutAndUnreadable() async throws {
         let path = SessionSnapshotTests.temporaryPath("worker-state.json")
