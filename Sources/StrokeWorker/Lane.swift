@@ -94,7 +94,7 @@ struct Lane: Sendable {
     ) throws {
         var generation = generation
         if let sessions = restored.take(), !sessions.isEmpty {
-            report(processor.restore(sessions, fromCheckpoint: restored.fromCheckpoint))
+            report(processor.restore(sessions))
         }
         checkpoint(&processor, whole: true)
         if publishesStats { beat() }

@@ -55,8 +55,8 @@ public struct SequenceTracker: Sendable, Hashable {
     public init() {}
 
     /// Creates a tracker that takes `last + 1` as the next message, as for a session restored from a state file
-    /// (`SessionSnapshot`); `nil`: as a new session.
-    public init(resumingAfter last: UInt32?) { self.last = last }
+    /// (`SessionSnapshot`).
+    public init(resumingAfter last: UInt32) { self.last = last }
 
     /// A tracker for a session restored from a checkpoint (`StateFile.Saved.isCheckpoint`): whatever its first
     /// message is numbered, it is `acceptAfterCheckpoint`, since the numbering it had was not kept.

@@ -106,14 +106,15 @@ extension SessionProcessor {
     /// left out and said why; its next message starts it afresh (`session_reset`). Learned templates past the
     /// limits (`maxSessionTemplates`, `maxLearnedTemplates`) are left out.
     ///
-    /// From a checkpoint (`fromCheckpoint`), the sessions' numbering was not kept: each one's first message is
-    /// `SequenceTracker.Action.acceptAfterCheckpoint`, and its events are numbered from 1 again.
+    /// A session without its numbering (`seq` nil: from a checkpoint, or one that had no message since it came
+    /// back from one) gets `SequenceTracker.Action.acceptAfterCheckpoint` for its first message, and its events are
+    /// numbered from 1 again.
     public mutating func restore(
-        _ snapshots: some Sequence<SessionSnapshot>, fromCheckpoint: Bool = false
+        _ snapshots: some Sequence<SessionSnapshot>
     ) -> RestoreReport {
         var report = RestoreReport()
         for snapshot in snapshots {
-            if let reason = restore(snapshot, fromCheckpoint: fromCheckpoint, report: &report) {
+            if let reason = restore(snapshot, report: &report) {
                 report.skipped.append("session \"\(snapshot.session)\": \(reason)")
             } else {
                 report.restored += 1
@@ -125,7 +126,7 @@ extension SessionProcessor {
 
     /// Restores one session; returns why it was left out, if it was.
     private mutating func restore(
-        _ snapshot: SessionSnapshot, fromCheckpoint: Bool, report: inout RestoreReport
+        _ snapshot: SessionSnapshot, report: inout RestoreReport
     ) -> String? {
         let topic = Array(ShardKey.topic(for: snapshot.session).utf8)
         let parts: ShardKey.CheckedTopic
@@ -162,8 +163,8 @@ extension SessionProcessor {
             var session = Session(
                 key: SessionKey(id), hash: hash, shardKey: bytes.loadUnaligned(as: UInt32.self), now: now,
                 checkmark: snapshot.checkmark, multistroke: UInt16(snapshot.multistroke))
-            session.sequence = fromCheckpoint ? .afterCheckpoint() : SequenceTracker(resumingAfter: snapshot.seq)
-            session.eventSequence = fromCheckpoint ? 0 : snapshot.eventSeq
+            session.sequence = snapshot.seq.map { SequenceTracker(resumingAfter: $0) } ?? .afterCheckpoint()
+            session.eventSequence = snapshot.seq == nil ? 0 : snapshot.eventSeq
             session.library = Int32(library)
             session.invariant = invariant
             if let names = snapshot.gestures { core.choices[session.key] = core.choicePool.choice(of: names) }

@@ -10,7 +10,9 @@ import StrokeRecognition
 public struct SessionSnapshot: Sendable, Hashable, Codable {
     /// The session id (the input topic without its shard key).
     public var session: String
-    /// The last input sequence number processed; nil when none was.
+    /// The last input sequence number processed; nil when it was not kept (a checkpoint's sessions, and those that
+    /// came back from one and had no message since): the session's first message after its restore then gets
+    /// `session_reset` with `restored: true` (`SequenceTracker.afterCheckpoint()`).
     public var seq: UInt32?
     /// The last event sequence number published.
     public var eventSeq: UInt64

@@ -54,14 +54,9 @@ extension Worker {
 /// Sessions handed to a lane once: the lane takes them, and nothing holds them after it restored them.
 final class SessionHandoff: Sendable {
     private let sessions: Mutex<[SessionSnapshot]?>
-    /// Whether they come from a checkpoint (`StateFile.Saved.isCheckpoint`): without their numbering.
-    let fromCheckpoint: Bool
 
     /// A handoff of `sessions` (none by default).
-    init(_ sessions: [SessionSnapshot] = [], fromCheckpoint: Bool = false) {
-        self.sessions = Mutex(sessions)
-        self.fromCheckpoint = fromCheckpoint
-    }
+    init(_ sessions: [SessionSnapshot] = []) { self.sessions = Mutex(sessions) }
 
     /// The sessions, the first time; nil after that.
     func take() -> [SessionSnapshot]? { sessions.withLock { $0.take() } }

@@ -252,7 +252,7 @@ public final class Worker: Sendable {
                     : [.init(bind: false, address: "inproc://stroke-worker-\(identifier)-output")],
                 prefixes: shares[index], publishesStats: index == 0, recordsEndpoints: count == 1,
                 authenticator: count == 1 ? authenticator : nil, checkpointer: checkpointer)
-            lane.restored = SessionHandoff(restored[index], fromCheckpoint: saved.isCheckpoint)
+            lane.restored = SessionHandoff(restored[index])
             return lane
         }
     }

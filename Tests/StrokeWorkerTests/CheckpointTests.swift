@@ -41,7 +41,7 @@ struct CheckpointTests {
     @Test("restored from a checkpoint, a session's next message is a session_reset that says what was kept")
     func restoredSessionIsReset() throws {
         var after = SessionProcessorTests.processor()
-        let report = after.restore(Self.taught().checkpoint(), fromCheckpoint: true)
+        let report = after.restore(Self.taught().checkpoint())
         #expect(report.restored == 2 && report.skipped.isEmpty)
         #expect(after.checkpoint().count == 2, "kept in the next checkpoint before their first message too")
 
@@ -63,10 +63,26 @@ struct CheckpointTests {
         #expect(SessionProcessorTests.events(after).count == 3)
     }
 
+    @Test("stopped gracefully before its first message, a session that came back from a checkpoint still says so")
+    func stoppedBeforeItsFirstMessage() throws {
+        var first = SessionProcessorTests.processor()
+        _ = first.restore(Self.taught().checkpoint())
+        // The graceful stop's file: alice has had no message since, so her numbering is still not known.
+        let saved = first.snapshot().first { $0.session == "alice" }
+        #expect(saved?.seq == nil && saved?.eventSeq == 0)
+        var second = SessionProcessorTests.processor()
+        _ = second.restore(first.snapshot())
+        var alice = Producer("alice")
+        alice.sequence = 20
+        alice.draw(&second, LearnedTemplatesTests.bolt(2))
+        let reset = try #require(SessionProcessorTests.events(second).first?.payload)
+        #expect(reset["code"] as? String == "session_reset" && reset["restored"] as? Bool == true)
+    }
+
     @Test("restored from a checkpoint, a session whose producer started over too goes back to its defaults")
     func producerStartedOverToo() throws {
         var after = SessionProcessorTests.processor()
-        _ = after.restore(Self.taught().checkpoint(), fromCheckpoint: true)
+        _ = after.restore(Self.taught().checkpoint())
         #expect(LearnedTemplatesTests.learnedCount(after) == 1)
         var alice = Producer("alice")
         alice.draw(&after, LearnedTemplatesTests.bolt(2))
