@@ -93,9 +93,7 @@ struct Lane: Sendable {
         input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>, generation: Int
     ) throws {
         var generation = generation
-        if let sessions = restored.take(), !sessions.isEmpty {
-            report(processor.restore(sessions))
-        }
+        if let sessions = restored.take(), !sessions.isEmpty { report(processor.restore(sessions)) }
         checkpoint(&processor, whole: true)
         if publishesStats { beat() }
         control.readyLanes.add(1, ordering: .releasing)
