@@ -18,6 +18,7 @@ Usage: scripts/state-file.py [--worker PATH] [--sessions N] [--learning L] [--ch
 """
 
 import argparse
+import atexit
 import importlib
 import json
 import os
@@ -58,6 +59,7 @@ def start(worker: str, state_file, ports, checkpoint_interval=None):
         arguments += ["--checkpoint-interval", str(checkpoint_interval)]
     started = time.monotonic()
     process = subprocess.Popen(arguments, stderr=subprocess.PIPE, text=True)
+    atexit.register(process.kill)  # no worker outlives a failed check
     log = []
     while True:
         line = process.stderr.readline()
