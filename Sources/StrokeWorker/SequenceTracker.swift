@@ -58,8 +58,9 @@ public struct SequenceTracker: Sendable, Hashable {
     /// (`SessionSnapshot`).
     public init(resumingAfter last: UInt32) { self.last = last }
 
-    /// A tracker for a session restored from a checkpoint (`StateFile.Saved.isCheckpoint`): whatever its first
-    /// message is numbered, it is `acceptAfterCheckpoint`, since the numbering it had was not kept.
+    /// A tracker for a session restored without its numbering (`SessionSnapshot.seq` nil, as in a checkpoint):
+    /// whatever its first message is numbered, it is `acceptAfterCheckpoint`, since the numbering it had was not
+    /// kept.
     public static func afterCheckpoint() -> SequenceTracker {
         var tracker = SequenceTracker()
         tracker.beforeGap = 1

@@ -109,9 +109,7 @@ extension SessionProcessor {
     /// A session without its numbering (`seq` nil: from a checkpoint, or one that had no message since it came
     /// back from one) gets `SequenceTracker.Action.acceptAfterCheckpoint` for its first message, and its events are
     /// numbered from 1 again.
-    public mutating func restore(
-        _ snapshots: some Sequence<SessionSnapshot>
-    ) -> RestoreReport {
+    public mutating func restore(_ snapshots: some Sequence<SessionSnapshot>) -> RestoreReport {
         var report = RestoreReport()
         for snapshot in snapshots {
             if let reason = restore(snapshot, report: &report) {
@@ -125,9 +123,7 @@ extension SessionProcessor {
     }
 
     /// Restores one session; returns why it was left out, if it was.
-    private mutating func restore(
-        _ snapshot: SessionSnapshot, report: inout RestoreReport
-    ) -> String? {
+    private mutating func restore(_ snapshot: SessionSnapshot, report: inout RestoreReport) -> String? {
         let topic = Array(ShardKey.topic(for: snapshot.session).utf8)
         let parts: ShardKey.CheckedTopic
         do {
