@@ -7,8 +7,9 @@ import Synchronization
 /// (`WorkerConfiguration.checkpointIntervalSeconds`).
 ///
 /// Each lane hands over, on its own thread, its whole checkpoint once at its start (`SessionProcessor.checkpoint()`)
-/// and then, every interval, what changed since (`SessionProcessor.checkpointChanges()`): that costs the lane one
-/// lock and the copy of the sessions that changed. The checkpointer's own thread merges them and writes the file
+/// and then, every interval, what changed since (`SessionProcessor.checkpointChanges(limit:)`), a part of at most
+/// `Lane.checkpointPart` sessions per turn of its loop: that costs the lane one lock and the copy of the sessions
+/// that changed, at most a few milliseconds at a time. The checkpointer's own thread merges them and writes the file
 /// once every lane has handed over since the last write, and only if something changed. After the graceful stop's
 /// state file (`finish(writing:)`) it writes nothing.
 final class Checkpointer: Sendable {
@@ -34,7 +35,7 @@ final class Checkpointer: Sendable {
         var pending: [(lane: Int, handover: Handover)] = []
         /// Which lanes handed over since the last write.
         var fresh: [Bool]
-        /// The longest a lane took to make its handover since the last write.
+        /// The longest a lane took to make a handover (or a part of one) since the last write.
         var longest = Duration.zero
     }
 
@@ -48,11 +49,12 @@ final class Checkpointer: Sendable {
 
     // MARK: - Lanes
 
-    /// Takes lane `lane`'s handover, which took the lane `took` to make (called on the lane's thread).
-    func handOver(lane: Int, _ handover: Handover, took: Duration) {
+    /// Takes lane `lane`'s handover, which took the lane `took` to make (called on the lane's thread); the lane's
+    /// round is complete unless more of it follows (`completesRound` false).
+    func handOver(lane: Int, _ handover: Handover, took: Duration, completesRound: Bool = true) {
         inbox.withLock { inbox in
             inbox.pending.append((lane, handover))
-            inbox.fresh[lane] = true
+            if completesRound { inbox.fresh[lane] = true }
             inbox.longest = max(inbox.longest, took)
         }
         wake.signal()

@@ -61,12 +61,16 @@ extension SessionProcessor {
 
     /// What changed in the lane's checkpoint since the last call: the sessions whose options, choice or learned
     /// gestures changed (as `checkpoint()` has them), and those that left it (closed, idle, back to a new
-    /// session's settings). It costs the lane the sessions that changed, not all of them. Empty when the worker
-    /// writes no checkpoints.
-    public mutating func checkpointChanges() -> CheckpointChanges {
+    /// session's settings), at most `limit` of them; the rest wait for the next call
+    /// (`hasCheckpointChanges`). It costs the lane the sessions that changed, not all of them. Empty when the
+    /// worker writes no checkpoints.
+    public mutating func checkpointChanges(limit: Int = .max) -> CheckpointChanges {
         var changes = CheckpointChanges()
-        guard let keys = core.settingsChanged, !keys.isEmpty else { return changes }
-        core.settingsChanged = []
+        guard var noted = core.settingsChanged, !noted.isEmpty else { return changes }
+        core.settingsChanged = nil  // unshared while it is taken from
+        var keys: [SessionKey] = []
+        while keys.count < limit, let key = noted.popFirst() { keys.append(key) }
+        core.settingsChanged = noted
         for key in keys {
             let found = key.withUnsafeBytes { table.find($0, hash: table.hash($0)) }
             if let index = found, isCheckpointed(table.sessions[index]) {
@@ -77,6 +81,9 @@ extension SessionProcessor {
         }
         return changes
     }
+
+    /// Whether sessions noted for the checkpoint wait for `checkpointChanges(limit:)`.
+    public var hasCheckpointChanges: Bool { core.settingsChanged?.isEmpty == false }
 
     /// Whether the session's own fields differ from a new session's.
     private func ownSettingsChanged(_ session: Session) -> Bool {

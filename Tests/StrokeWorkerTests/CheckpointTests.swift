@@ -95,7 +95,7 @@ struct CheckpointTests {
         #expect(after.checkpoint().map(\.session) == ["carol"])
     }
 
-    @Test("the changes a lane hands over, merged, always equal its whole checkpoint", arguments: [1, 2, 3])
+    @Test("the changes a lane hands over in parts, merged, always equal its whole checkpoint", arguments: [1, 2, 3])
     func changesAddUpToTheCheckpoint(seed: UInt64) throws {
         let registry = try LibraryRegistry([try TemplateLibrary.builtIn(), TemplateLibrary(name: "none")])
         var configuration = WorkerConfiguration()
@@ -129,9 +129,13 @@ struct CheckpointTests {
             default: producers[who].draw(&processor, LearnedTemplatesTests.bolt(step))
             }
             if Int.random(in: 0..<8, using: &random) == 0 || step == 599 {
-                let changes = processor.checkpointChanges()
-                for session in changes.changed { merged[session.session] = session }
-                for id in changes.removed { merged[id] = nil }
+                // In parts of a few sessions, as a lane hands over a burst of changes.
+                repeat {
+                    let changes = processor.checkpointChanges(limit: Int(seed) * 2)
+                    #expect(changes.changed.count + changes.removed.count <= Int(seed) * 2)
+                    for session in changes.changed { merged[session.session] = session }
+                    for id in changes.removed { merged[id] = nil }
+                } while processor.hasCheckpointChanges
                 let whole = processor.checkpoint().sorted { $0.session < $1.session }
                 #expect(merged.values.sorted { $0.session < $1.session } == whole, "step \(step)")
                 merges += 1
