@@ -69,11 +69,12 @@ final class Checkpointer: Sendable {
         var changed = false
         while !stopped() {
             guard wake.wait(timeout: .now() + .milliseconds(100)) == .success else { continue }
+            // Everything handed over so far; a round when every lane completed one since the last.
             let (pending, round, longest) = inbox.withLock { inbox in
-                defer { inbox.pending = [] }
-                guard inbox.fresh.allSatisfy({ $0 }) else { return (inbox.pending, false, Duration.zero) }
-                defer { (inbox.fresh, inbox.longest) = (inbox.fresh.map { _ in false }, .zero) }
-                return (inbox.pending, true, inbox.longest)
+                let taken = (inbox.pending, inbox.fresh.allSatisfy { $0 }, inbox.longest)
+                inbox.pending = []
+                if taken.1 { (inbox.fresh, inbox.longest) = (inbox.fresh.map { _ in false }, .zero) }
+                return taken
             }
             for (lane, handover) in pending {
                 switch handover {

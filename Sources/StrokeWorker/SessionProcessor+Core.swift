@@ -45,7 +45,7 @@ extension SessionProcessor {
             self.metrics = metrics
             self.decoder = InputDecoder(maximumPointsPerMessage: configuration.maxPointsPerMessage)
             self.detector = CheckmarkDetector.State(configuration: configuration.checkmark)
-            if configuration.stateFile != nil && configuration.checkpointIntervalSeconds > 0 { settingsChanged = [] }
+            if configuration.writesCheckpoints { settingsChanged = [] }
         }
 
         /// Notes that the session's options, choice or learned gestures may have changed, or that it ended, for

@@ -45,10 +45,11 @@ public final class Worker: Sendable {
                 [try TemplateLibrary.builtIn()] + configuration.libraries, configuration: configuration.recognizer))
         authenticator = ClientAuthenticator.forListedClients(
             configuration.security, context: self.context, logger: self.logger, metrics: metrics)
-        checkpointer = configuration.stateFile.flatMap { [logger = self.logger, metrics] path in
-            configuration.checkpointIntervalSeconds > 0
-                ? Checkpointer(path: path, lanes: configuration.lanes, logger: logger, metrics: metrics) : nil
-        }
+        checkpointer =
+            configuration.writesCheckpoints
+            ? Checkpointer(
+                path: configuration.stateFile!, lanes: configuration.lanes, logger: self.logger, metrics: metrics)
+            : nil
     }
 
     /// The endpoints actually bound or connected, as `input:…` and `output:…`, inputs first (available once

@@ -119,6 +119,9 @@ public struct WorkerConfiguration: Sendable {
     /// `restored: true`); what changed after the checkpoint is lost. 0: no checkpoints (a crash loses every
     /// session). Default: `30`.
     public var checkpointIntervalSeconds = 30
+
+    /// Whether the worker writes checkpoints: it has a state file and a checkpoint interval above 0.
+    public var writesCheckpoints: Bool { stateFile != nil && checkpointIntervalSeconds > 0 }
     /// Where an HTTP endpoint serves `/metrics` (Prometheus) and `/healthz`, as `HOST:PORT`; `nil` for none.
     /// Default: `nil`.
     public var metricsAddress: String?
