@@ -26,6 +26,9 @@ enum BenchCommand {
           processor   the worker's per-message work alone, in process, without sockets
           cluster     through libzmq proxies: the proxy alone, 1-3 sharded workers, one worker without proxies
                       (not run by default; --only cluster)
+          state-file  writing and reading the state file (--state-file) of 101,000 sessions at a graceful stop,
+                      and a checkpoint of the 11,000 of them that differ from a new session (not run by default;
+                      --only state-file)
         Each figure is the median of --runs runs (default 3; --quick: 1 run, smaller loads, the processor section
         at the first session count only, about 25 s).
 
@@ -35,7 +38,8 @@ enum BenchCommand {
           --worker PATH    the stroke-worker binary (default: beside this one)
           --worker-args A  arguments added to every worker the throughput, latency and memory sections start,
                            separated by spaces (as "--recognition-offload always"; default: none)
-          --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor)
+          --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor,
+                           cluster,state-file)
           --cases LIST     throughput and processor cases to run, as ENCODING-POINTS (default
                            binary-1,binary-32,json-1,json-32)
           --sessions LIST  concurrent sessions of the throughput and processor cases (default 1000,10000;
@@ -93,6 +97,8 @@ enum BenchCommand {
         var detectorNanosecondsPerPoint: Double?
         var processor: [ProcessorBenchmark.Row]
         var cluster: [ClusterBenchmark.Row]
+        /// The state file's costs (`--only state-file`).
+        var stateFile: [StateFileBenchmark.Row]?
     }
 
     static func main(_ arguments: [String]) async -> Int32 {
@@ -147,6 +153,10 @@ enum BenchCommand {
         let sections = Set(
             args.values("only").isEmpty
                 ? ["throughput", "latency", "memory", "recognizer", "processor"] : args.values("only"))
+        let known = ["throughput", "latency", "memory", "recognizer", "processor", "cluster", "state-file"]
+        for section in sections where !known.contains(section) {
+            throw BenchError("--only: unknown section \(section) (one of \(known.joined(separator: ", ")))")
+        }
         let strokes = Traffic.strokes(dataset: dataset)
         let allCases = Traffic.Encoding.allCases.flatMap { encoding in [1, 32].map { "\(encoding.rawValue)-\($0)" } }
         let cases = args.values("cases").isEmpty ? allCases : args.values("cases")
@@ -326,6 +336,16 @@ enum BenchCommand {
                         row.messagesPerSecond, row.pointsPerSecond))
             }
         }
+        if sections.contains("state-file") {
+            report.stateFile = try StateFileBenchmark.run(quick: quick, rounds: runs)
+            for row in report.stateFile! {
+                log(
+                    String(
+                        format: "state file: %@ of %d sessions (%d learned), %.1f MB: write %.1f ms, read %.1f ms",
+                        row.file, row.sessions, row.learned, Double(row.bytes) / 1e6, row.writeMilliseconds,
+                        row.readMilliseconds))
+            }
+        }
         if sections.contains("processor") {
             var all = [[ProcessorBenchmark.Row]]()
             for _ in 0..<runs {
@@ -433,6 +453,13 @@ enum BenchCommand {
         }
         if let detector = report.detectorNanosecondsPerPoint {
             print(String(format: "checkmark detector: %.1f ns per point", detector))
+        }
+        for row in report.stateFile ?? [] {
+            print(
+                String(
+                    format: "state file: %@ of %d sessions (%d learned), %.1f MB: write %.1f ms, read %.1f ms",
+                    row.file, row.sessions, row.learned, Double(row.bytes) / 1e6, row.writeMilliseconds,
+                    row.readMilliseconds))
         }
         for row in report.processor {
             print(
