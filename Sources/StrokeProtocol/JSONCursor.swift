@@ -151,6 +151,19 @@ struct JSONCursor {
         count += digits
     }
 
+    /// A finite number in the fewest digits that read back as exactly `value` (Swift's `description`, which is
+    /// JSON's syntax for finite values), or `null` (`numberBound` bytes at most).
+    mutating func exactNumber(_ value: Double) {
+        separator()
+        needsComma = true
+        guard value.isFinite else {
+            put("null")
+            return
+        }
+        var text = value.description
+        text.withUTF8 { put(UnsafeRawPointer($0.baseAddress!), count: $0.count) }
+    }
+
     /// `true` or `false` (6 bytes at most).
     mutating func bool(_ value: Bool) {
         separator()

@@ -61,6 +61,12 @@ public struct JSONWriter: Sendable {
         write(bound: JSONCursor.numberBound) { $0.number(value, decimals: decimals) }
     }
 
+    /// A number that reads back as exactly `value`: the fewest digits that do (as Swift's `description`); `null`
+    /// if not finite. For data kept and read again (a state file), where `number(_:decimals:)` would round.
+    public mutating func exactNumber(_ value: Double) {
+        write(bound: JSONCursor.numberBound) { $0.exactNumber(value) }
+    }
+
     /// `true` or `false`.
     public mutating func bool(_ value: Bool) { write(bound: JSONCursor.punctuationBound) { $0.bool(value) } }
 

@@ -63,30 +63,6 @@ public enum StateFile {
         }
         return Saved(sessions: contents.sessions, isCheckpoint: contents.checkpoint ?? false)
     }
-
-    /// Writes `saved` to `path` whole or not at all: to a file beside it first, readable by its owner only
-    /// (learned gestures are players' data), then renamed over it in one step.
-    ///
-    /// - Throws: `RecognitionError` `.io` when it cannot be written.
-    public static func write(_ saved: Saved, to path: String) throws(RecognitionError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let staging = path + ".partial"
-        do {
-            let contents = Contents(
-                format: format, version: version, savedAt: ISO8601DateFormatter().string(from: Date()),
-                checkpoint: saved.isCheckpoint ? true : nil, sessions: saved.sessions)
-            try encoder.encode(contents).write(to: URL(fileURLWithPath: staging))
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: staging)
-            guard rename(staging, path) == 0 else {
-                throw CocoaError(
-                    .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-            }
-        } catch {
-            try? FileManager.default.removeItem(atPath: staging)
-            throw RecognitionError(.io, "cannot write the state file \(path): \(error.localizedDescription)")
-        }
-    }
 }
 
 extension RecognitionError.Code {

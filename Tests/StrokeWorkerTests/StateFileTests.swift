@@ -1,0 +1,110 @@
+import Foundation
+import StrokeRecognition
+import Testing
+
+@testable import StrokeWorker
+
+@Suite("The state file's own encoding")
+struct StateFileTests {
+    /// Sessions with every field set and unset, names that need escaping, and numbers at the ends of `Double`'s
+    /// range.
+    static let awkward: [SessionSnapshot] = [
+        SessionSnapshot(session: "plain", seq: 1, eventSeq: 0, library: "default"),
+        SessionSnapshot(
+            session: "quote\"back\\slash/tab\tnew\nline\u{01}\u{7F}", seq: UInt32.max, eventSeq: UInt64.max,
+            library: "ünïcödé 🎯", orientation: "sensitive", checkmark: false, multistroke: 10_000,
+            gestures: ["circle", "", "\u{2028}"]),
+        SessionSnapshot(
+            session: "teacher", seq: nil, eventSeq: 0, library: "default", orientation: "invariant",
+            gestures: [],
+            learned: [
+                GestureTemplate(
+                    name: "numbers",
+                    points: [
+                        SIMD2(0.1, -0.0), SIMD2(1e-300, -1.7976931348623157e308),
+                        SIMD2(Double(bitPattern: 1), 123456789.123456789),
+                        SIMD2(-2.2250738585072014e-308, 1 / 3), SIMD2(1e22, 100), SIMD2(0.000001, 9007199254740994),
+                    ]),
+                GestureTemplate(name: "two strokes", strokes: [[SIMD2(0, 0), SIMD2(1, 1)], [SIMD2(2.5, -3.25)]]),
+            ]),
+    ]
+
+    /// What `JSONEncoder` makes of the same contents, the encoding the file had before and that `read` decodes.
+    struct Reference: Encodable {
+        var checkpoint: Bool?
+        var format = StateFile.format
+        var savedAt: String
+        var sessions: [SessionSnapshot]
+        var version = StateFile.version
+    }
+
+    @Test("it reads back exactly, and it is the JSON that JSONEncoder writes for the same contents")
+    func sameAsJSONEncoder() throws {
+        for checkpoint in [false, true] {
+            let saved = StateFile.Saved(sessions: Self.awkward, isCheckpoint: checkpoint)
+            let bytes = StateFile.encode(saved, savedAt: "2026-12-03T04:00:00Z")
+            let reference = try JSONEncoder().encode(
+                Reference(checkpoint: checkpoint ? true : nil, savedAt: "2026-12-03T04:00:00Z", sessions: Self.awkward))
+            let ours = try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary
+            let theirs = try JSONSerialization.jsonObject(with: reference) as? NSDictionary
+            #expect(ours != nil && ours == theirs, "\(String(decoding: bytes, as: UTF8.self))")
+
+            let path = SessionSnapshotTests.temporaryPath("state.json")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try StateFile.write(saved, to: path)
+            let read = try #require(try StateFile.read(path))
+            #expect(read == saved)
+            // Bit for bit, negative zero included.
+            let numbers = { (saved: StateFile.Saved) in
+                saved.sessions.flatMap { $0.learned ?? [] }.flatMap(\.points).flatMap {
+                    [$0.x.bitPattern, $0.y.bitPattern]
+                }
+            }
+            #expect(numbers(read) == numbers(saved) && numbers(saved).count == 18)
+        }
+    }
+
+    @Test("a number that is not finite is written as null, which the file's reader refuses rather than guessing")
+    func notFinite() throws {
+        let saved = StateFile.Saved(sessions: [
+            SessionSnapshot(
+                session: "odd", seq: 1, eventSeq: 1, library: "default",
+                learned: [GestureTemplate(name: "nan", points: [SIMD2(.nan, .infinity)])])
+        ])
+        let text = String(decoding: StateFile.encode(saved, savedAt: "now"), as: UTF8.self)
+        #expect(text.contains(#""points":[[null,null]]"#), "\(text)")
+    }
+
+    @Test("a staging file left by a crash, with other permissions, is replaced by one its owner alone can read")
+    func staleStagingFile() throws {
+        let path = SessionSnapshotTests.temporaryPath("state.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("left over".utf8).write(to: URL(fileURLWithPath: path + ".partial"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path + ".partial")
+        try StateFile.write(StateFile.Saved(sessions: Self.awkward), to: path)
+        #expect(try StateFile.read(path) == StateFile.Saved(sessions: Self.awkward))
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
+    }
+
+    @Test("a file that cannot be written says which step failed and why, and leaves nothing behind")
+    func cannotWrite() throws {
+        let directory = SessionSnapshotTests.temporaryPath("state-directory")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The target is a directory that is not empty: the rename over it fails.
+        let path = directory + "/state.json"
+        try FileManager.default.createDirectory(atPath: path + "/inside", withIntermediateDirectories: true)
+        let error = #expect(throws: RecognitionError.self) {
+            try StateFile.write(StateFile.Saved(sessions: []), to: path)
+        }
+        #expect(error?.code == .io, "\(String(describing: error))")
+        #expect(error?.message.contains("rename to \(path)") == true, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
+        let missing = #expect(throws: RecognitionError.self) {
+            try StateFile.write(StateFile.Saved(sessions: []), to: "/nonexistent-directory/state.json")
+        }
+        #expect(missing?.message.contains("open /nonexistent-directory/state.json.partial") == true)
+        #expect(missing?.message.contains("No such file or directory") == true)
+    }
+}
