@@ -7,6 +7,19 @@ import Testing
 
 @Suite("Worker building blocks")
 struct WorkerUnitTests {
+    @Test("background work runs on a thread of its own that gets the cores only when nothing else wants them")
+    func runWhenIdle() {
+        let caller = pthread_self()
+        let (policy, sameThread, value) = ThreadRunner.runWhenIdle(name: "test-idle") {
+            (sched_getscheduler(0), pthread_equal(pthread_self(), caller) != 0, 42)
+        }
+        #expect(value == 42 && !sameThread)
+        #if os(Linux)
+            #expect(policy == 5, "SCHED_IDLE")
+        #endif
+        #expect(sched_getscheduler(0) != 5, "the caller keeps its priority")
+    }
+
     @Test("sequence tracker transitions")
     func sequence() {
         var tracker = SequenceTracker()
