@@ -1,4 +1,3 @@
-import Foundation
 import StrokeRecognition
 
 /// The file a worker writes its sessions to when it stops and reads them back from when it starts
@@ -26,42 +25,6 @@ public enum StateFile {
             self.sessions = sessions
             self.isCheckpoint = isCheckpoint
         }
-    }
-
-    private struct Contents: Codable {
-        var format: String
-        var version: Int
-        var savedAt: String?
-        /// Absent (as in the files of workers before checkpoints) means false.
-        var checkpoint: Bool?
-        var sessions: [SessionSnapshot]
-    }
-
-    /// Reads the sessions from `path`; nil when there is no such file.
-    ///
-    /// - Throws: `RecognitionError` `.io` when the file cannot be read, `.malformedState` when it is not a state
-    ///   file, `.unsupportedVersion` when it is one of another version.
-    public static func read(_ path: String) throws(RecognitionError) -> Saved? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw RecognitionError(.io, "cannot read the state file \(path): \(error.localizedDescription)")
-        }
-        let contents: Contents
-        do {
-            contents = try JSONDecoder().decode(Contents.self, from: data)
-        } catch {
-            throw RecognitionError(.malformedState, "the state file \(path) is not a state file: \(error)")
-        }
-        guard contents.format == format, contents.version == version else {
-            throw RecognitionError(
-                .unsupportedVersion,
-                "the state file \(path) is \"\(contents.format)\" version \(contents.version); this worker reads "
-                    + "\"\(format)\" version \(version)")
-        }
-        return Saved(sessions: contents.sessions, isCheckpoint: contents.checkpoint ?? false)
     }
 }
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import StrokeWorker
 
-@Suite("The state file's own encoding")
+@Suite("The state file's own encoding and reading")
 struct StateFileTests {
     /// Sessions with every field set and unset, names that need escaping, and numbers at the ends of `Double`'s
     /// range.
@@ -106,5 +106,78 @@ struct StateFileTests {
         }
         #expect(missing?.message.contains("open /nonexistent-directory/state.json.partial") == true)
         #expect(missing?.message.contains("No such file or directory") == true)
+    }
+
+    @Test("a file JSONEncoder wrote, as workers before wrote theirs, reads the same, spaced out or not")
+    func readsJSONEncoderFiles() throws {
+        let path = SessionSnapshotTests.temporaryPath("state.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for formatting in [JSONEncoder.OutputFormatting.sortedKeys, [.prettyPrinted, .withoutEscapingSlashes]] {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = formatting
+            try encoder.encode(Reference(checkpoint: nil, savedAt: "then", sessions: Self.awkward))
+                .write(to: URL(fileURLWithPath: path))
+            #expect(try StateFile.read(path) == StateFile.Saved(sessions: Self.awkward))
+        }
+    }
+
+    @Test("keys it does not know are skipped, and null stands for a field left out")
+    func unknownKeysAndNull() throws {
+        let path = SessionSnapshotTests.temporaryPath("state.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let text = """
+            {"later": {"nested": [1, {"a": null}]}, "sessions": [
+              {"session": "s", "library": "default", "eventSeq": 18446744073709551615, "checkmark": true,
+               "multistroke": 0, "seq": null, "orientation": null, "gestures": null, "learned": null, "new": "x"},
+              {"session": "t", "library": "default", "eventSeq": 0, "checkmark": false, "multistroke": 250,
+               "seq": 4294967295, "learned": [{"name": "z", "points": [[1, 2.5e-3], [-3E2, 0]], "colour": 1}]}
+            ], "format": "stroke-worker-state", "checkpoint": null, "version": 1}
+            """
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let read = try #require(try StateFile.read(path))
+        #expect(!read.isCheckpoint)
+        #expect(
+            read.sessions == [
+                SessionSnapshot(session: "s", seq: nil, eventSeq: UInt64.max, library: "default"),
+                SessionSnapshot(
+                    session: "t", seq: UInt32.max, eventSeq: 0, library: "default", checkmark: false,
+                    multistroke: 250, learned: [GestureTemplate(name: "z", points: [SIMD2(1, 0.0025), SIMD2(-300, 0)])]),
+            ])
+    }
+
+    @Test("a file that is not a state file says what is wrong and at which byte")
+    func malformed() throws {
+        let path = SessionSnapshotTests.temporaryPath("state.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let session = #""session": "s", "library": "default", "eventSeq": 1, "checkmark": true, "multistroke": 0"#
+        func file(_ sessions: String) -> String {
+            #"{"format": "stroke-worker-state", "version": 1, "sessions": [\#(sessions)]}"#
+        }
+        for (text, fragment) in [
+            (
+                file(#"{"library": "default", "eventSeq": 1, "checkmark": true, "multistroke": 0}"#),
+                "the session has no \"session\" at byte 61"
+            ),
+            (file("{\(session), \"seq\": 4294967296}"), "integer out of range 0...4294967295"),
+            (file("{\(session), \"seq\": -1}"), "integer out of range"),
+            (file("{\(session), \"eventSeq\": 1.5}"), "expected an integer, not a fraction"),
+            (file("{\(session), \"eventSeq\": 01}"), "leading zero"),
+            (file("{\(session), \"checkmark\": 1}"), "expected true or false"),
+            (file("{\(session), \"learned\": [{\"name\": \"z\", \"points\": [[1, 2, 3]]}]}"), "more than two numbers"),
+            (file("{\(session), \"learned\": [{\"name\": \"z\", \"points\": [[1]]}]}"), "a point has 1 numbers"),
+            (file("{\(session), \"learned\": [{\"name\": \"z\"}]}"), "either \"points\" (one stroke) or \"strokes\""),
+            (file("{\(session), \"learned\": [{\"name\": \"z\", \"strokes\": []}]}"), "\"strokes\" is empty"),
+            (file("{\(session), \"learned\": [{\"points\": []}]}"), "has no \"name\""),
+            (file("{\(session)} {"), "expected ']'"),
+            (#"{"format": "stroke-worker-state", "version": 1}"#, "it has no sessions"),
+            (#"{"format": "stroke-worker-state", "version": 1, "sessions": {}}"#, "expected '['"),
+            (#"{"format": "stroke-worker-state", "version": 1, "sessions": []} x"#, "trailing characters"),
+            ("[]", "expected '{'"),
+        ] {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            let error = #expect(throws: RecognitionError.self, "\(text)") { try StateFile.read(path) }
+            #expect(error?.code == .malformedState, "\(text)")
+            #expect(error?.message.contains(fragment) == true, "\(String(describing: error?.message))")
+        }
     }
 }

@@ -1,0 +1,176 @@
+import Foundation
+import StrokeProtocol
+import StrokeRecognition
+
+extension StateFile {
+    /// Reads the sessions from `path`; nil when there is no such file.
+    ///
+    /// Read directly (`JSONReader`) rather than through `JSONDecoder`, which took 648 ms for the 101,000 sessions
+    /// of a stop (`stroke-bench --only state-file`) while the worker's lanes waited to start. Keys it does not
+    /// know are skipped, as a later version's additions; `null` stands for a field left out.
+    ///
+    /// - Throws: `RecognitionError` `.io` when the file cannot be read, `.malformedState` when it is not a state
+    ///   file (with what was wrong and where), `.unsupportedVersion` when it is one of another version.
+    public static func read(_ path: String) throws(RecognitionError) -> Saved? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw RecognitionError(.io, "cannot read the state file \(path): \(error.localizedDescription)")
+        }
+        let parsed = data.withUnsafeBytes { raw in
+            Result { () throws(ProtocolError) in
+                try JSONReader.read(raw) { reader throws(ProtocolError) in try readHeader(&reader) }
+            }
+        }
+        let header: Header
+        do {
+            header = try parsed.get()
+        } catch {
+            throw RecognitionError(.malformedState, "the state file \(path) is not a state file: \(error.message)")
+        }
+        guard let fileFormat = header.format, let fileVersion = header.version else {
+            throw RecognitionError(
+                .malformedState, "the state file \(path) is not a state file: it has no \"format\" and \"version\"")
+        }
+        guard fileFormat == format, fileVersion == version else {
+            throw RecognitionError(
+                .unsupportedVersion,
+                "the state file \(path) is \"\(fileFormat)\" version \(fileVersion); this worker reads \"\(format)\" "
+                    + "version \(version)")
+        }
+        // Its sessions only now: a file of another version may keep them in another shape.
+        guard let start = header.sessionsStart else {
+            throw RecognitionError(.malformedState, "the state file \(path) is not a state file: it has no sessions")
+        }
+        let sessions = data.withUnsafeBytes { raw in
+            Result { () throws(ProtocolError) in
+                try JSONReader.read(raw) { reader throws(ProtocolError) in
+                    reader.position = start
+                    var sessions = [SessionSnapshot]()
+                    try reader.array { reader throws(ProtocolError) in sessions.append(try readSession(&reader)) }
+                    reader.position = raw.count
+                    return sessions
+                }
+            }
+        }
+        do {
+            return Saved(sessions: try sessions.get(), isCheckpoint: header.checkpoint)
+        } catch {
+            throw RecognitionError(.malformedState, "the state file \(path) is not a state file: \(error.message)")
+        }
+    }
+
+    // MARK: - Parts
+
+    /// The top-level fields, and where the sessions start.
+    private struct Header {
+        var format: String?
+        var version: Int?
+        /// Absent (as in the files of workers before checkpoints) means false.
+        var checkpoint = false
+        var sessionsStart: Int?
+    }
+
+    private static func readHeader(_ reader: inout JSONReader) throws(ProtocolError) -> Header {
+        var header = Header()
+        try reader.object { key, reader throws(ProtocolError) in
+            switch key {
+            case "format": header.format = try reader.string()
+            case "version": header.version = try reader.integer()
+            case "checkpoint": header.checkpoint = reader.null() ? false : try reader.bool()
+            case "sessions":
+                header.sessionsStart = reader.position
+                try reader.skipValue()
+            default: try reader.skipValue()
+            }
+        }
+        return header
+    }
+
+    /// One session, with the fields `SessionSnapshot` requires.
+    private static func readSession(_ reader: inout JSONReader) throws(ProtocolError) -> SessionSnapshot {
+        let start = reader.position
+        var id: String?, library: String?, eventSeq: UInt64?, checkmark: Bool?, multistroke: Int?
+        var snapshot = SessionSnapshot(session: "", seq: nil, eventSeq: 0, library: "")
+        try reader.object { key, reader throws(ProtocolError) in
+            switch key {
+            case "session": id = try reader.string()
+            case "library": library = try reader.string()
+            case "eventSeq": eventSeq = try reader.integer()
+            case "checkmark": checkmark = try reader.bool()
+            case "multistroke": multistroke = try reader.integer()
+            case "seq": snapshot.seq = reader.null() ? nil : try reader.integer()
+            case "orientation": snapshot.orientation = reader.null() ? nil : try reader.string()
+            case "gestures":
+                guard !reader.null() else { return }
+                var gestures = [String]()
+                try reader.array { reader throws(ProtocolError) in gestures.append(try reader.string()) }
+                snapshot.gestures = gestures
+            case "learned":
+                guard !reader.null() else { return }
+                var learned = [GestureTemplate]()
+                try reader.array { reader throws(ProtocolError) in learned.append(try readTemplate(&reader)) }
+                snapshot.learned = learned
+            default: try reader.skipValue()
+            }
+        }
+        func missing(_ field: String) -> ProtocolError {
+            reader.position = start
+            return reader.error("the session has no \"\(field)\"")
+        }
+        guard let id else { throw missing("session") }
+        guard let library else { throw missing("library") }
+        guard let eventSeq else { throw missing("eventSeq") }
+        guard let checkmark else { throw missing("checkmark") }
+        guard let multistroke else { throw missing("multistroke") }
+        (snapshot.session, snapshot.library, snapshot.eventSeq) = (id, library, eventSeq)
+        (snapshot.checkmark, snapshot.multistroke) = (checkmark, multistroke)
+        return snapshot
+    }
+
+    /// A learned template: `{"name": …, "points": [[x, y], …]}` or `{"name": …, "strokes": [[[x, y], …], …]}`.
+    private static func readTemplate(_ reader: inout JSONReader) throws(ProtocolError) -> GestureTemplate {
+        let start = reader.position
+        var name: String?, points: [SIMD2<Double>]?, strokes: [[SIMD2<Double>]]?
+        try reader.object { key, reader throws(ProtocolError) in
+            switch key {
+            case "name": name = try reader.string()
+            case "points": points = try readPoints(&reader)
+            case "strokes":
+                var all = [[SIMD2<Double>]]()
+                try reader.array { reader throws(ProtocolError) in all.append(try readPoints(&reader)) }
+                strokes = all
+            default: try reader.skipValue()
+            }
+        }
+        func wrong(_ what: String) -> ProtocolError {
+            reader.position = start
+            return reader.error(what)
+        }
+        guard let name else { throw wrong("the learned template has no \"name\"") }
+        switch (points, strokes) {
+        case (let points?, nil): return GestureTemplate(name: name, points: points)
+        case (nil, let strokes?) where !strokes.isEmpty: return GestureTemplate(name: name, strokes: strokes)
+        case (nil, _?): throw wrong("the learned template's \"strokes\" is empty")
+        default: throw wrong("a learned template has either \"points\" (one stroke) or \"strokes\" (several)")
+        }
+    }
+
+    /// `[[x, y], …]`.
+    private static func readPoints(_ reader: inout JSONReader) throws(ProtocolError) -> [SIMD2<Double>] {
+        var points = [SIMD2<Double>]()
+        try reader.array { reader throws(ProtocolError) in
+            var pair = SIMD2<Double>(), count = 0
+            try reader.array { reader throws(ProtocolError) in
+                guard count < 2 else { throw reader.error("a point has more than two numbers; expected [x, y]") }
+                pair[count] = try reader.double()
+                count += 1
+            }
+            guard count == 2 else { throw reader.error("a point has \(count) numbers; expected [x, y]") }
+            points.append(pair)
+        }
+        return points
+    }
+}
