@@ -135,12 +135,26 @@ struct JSONScanner {
             case UInt8(ascii: "b"): out.append(0x08)
             case UInt8(ascii: "f"): out.append(0x0C)
             case UInt8(ascii: "u"):
-                guard k + 4 <= raw.count else { throw fail("bad \\u escape") }
-                var value: UInt32 = 0
-                for _ in 0..<4 {
-                    guard let digit = Self.hex(raw[k]) else { throw fail("bad \\u escape") }
-                    value = value << 4 | UInt32(digit)
-                    k += 1
+                func hex4() throws(ProtocolError) -> UInt32 {
+                    guard k + 4 <= raw.count else { throw fail("bad \\u escape") }
+                    var value: UInt32 = 0
+                    for _ in 0..<4 {
+                        guard let digit = Self.hex(raw[k]) else { throw fail("bad \\u escape") }
+                        value = value << 4 | UInt32(digit)
+                        k += 1
+                    }
+                    return value
+                }
+                var value = try hex4()
+                // A character beyond the first 65,536 comes as two escapes, a surrogate pair (as Python's
+                // `json.dumps` writes an emoji): high, then low.
+                if (0xD800...0xDBFF).contains(value), k + 2 <= raw.count, raw[k] == UInt8(ascii: "\\"),
+                    raw[k + 1] == UInt8(ascii: "u")
+                {
+                    k += 2
+                    let low = try hex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw fail("\\u escape is a lone surrogate") }
+                    value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let scalar = UnicodeScalar(value) else { throw fail("\\u escape is a lone surrogate") }
                 out.append(contentsOf: Array(String(Character(scalar)).utf8))

@@ -68,6 +68,14 @@ struct CodecTests {
     func gestures() throws {
         let chosen = try decode(Array(#"{"type":"options","seq":1,"gestures":[ "circle" , "c\u00e9" ,"circle"]}"#.utf8))
         #expect(chosen.options == SessionOptions(gestures: .only(["circle", "cé", "circle"])))
+        // Beyond the first 65,536 characters, as Python's json.dumps escapes them: a surrogate pair.
+        let emoji = try decode(
+            Array(#"{"type":"options","seq":1,"gestures":["\ud83d\udd25 fire", "\uD83C\uDFAF"]}"#.utf8))
+        #expect(emoji.options == SessionOptions(gestures: .only(["🔥 fire", "🎯"])))
+        for lone in [#"\ud83d"#, #"\ud83d x"#, #"\udd25"#, #"\ud83d\u0041"#, #"\ud83d\ud83d"#] {
+            let text = #"{"type":"options","seq":1,"gestures":[""# + lone + #""]}"#
+            #expect(throws: ProtocolError.self, "\(lone)") { try decode(Array(text.utf8)) }
+        }
         let all = try decode(Array(#"{"type":"options","gestures":"*","seq":2}"#.utf8))
         #expect(all.options == SessionOptions(gestures: .all))
         let most = (1...SessionOptions.Gestures.maximumCount).map { "g\($0)" }

@@ -293,6 +293,23 @@ def test_a_session_learns_a_gesture_of_its_own(worker, protocol_dir, binary):
         assert result(bolt(2)).get("learned") is True
 
 
+@pytest.mark.parametrize("binary", [False, True])
+def test_a_gesture_named_beyond_the_basic_plane(worker, binary):
+    # json.dumps escapes an emoji as a surrogate pair ("\\ud83d\\udd25"), which the worker must read as one character.
+    session = "emoji-%d" % binary
+    with Consumer(worker.output, prefixes=[session]) as consumer, \
+            Producer(worker.input, binary=binary) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+        producer.send_stroke(session, bolt(0), batch=8, learn="\U0001F525 fire")
+        learned = consumer.receive(timeout=5)
+        assert learned is not None and learned.kind == "learned", learned and learned.fields
+        assert learned.get("name") == "\U0001F525 fire"
+        producer.send_stroke(session, bolt(1), batch=8)
+        matched = consumer.receive(timeout=5)
+        assert matched.kind == "match" and matched.get("name") == "\U0001F525 fire"
+
+
 def line(a, b, t0):
     """A straight stroke from ``a`` to ``b``: 11 points 16 ms apart."""
     return [(a[0] + (b[0] - a[0]) * k / 10, a[1] + (b[1] - a[1]) * k / 10, t0 + 16 * k) for k in range(11)]
