@@ -98,7 +98,7 @@ final class Checkpointer: Sendable {
     /// it wrote it. `laneTime`: the longest a lane took to make its part, logged with it.
     ///
     /// The file is made and written on a thread that runs only on cores nothing else wants
-    /// (`ThreadRunner.runWhenIdle`): 21 ms for 11,000 sessions, 85 ms for 101,000 (`stroke-bench --only
+    /// (`ThreadRunner.runWhenIdle`): 24 ms for 11,000 sessions, 93 ms for 101,000 (`stroke-bench --only
     /// state-file`), which would otherwise be taken from the lanes and delay their messages.
     private func write(_ lanes: [[String: SessionSnapshot]], laneTime: Duration) -> Bool {
         finished.withLock { finished in

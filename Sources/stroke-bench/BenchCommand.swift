@@ -390,7 +390,7 @@ enum BenchCommand {
 
     static func printText(_ report: Report) {
         print("stroke-bench (\(report.quick ? "quick, " : "")median of \(report.runs) run(s))")
-        print("throughput (messages/s; worker ÷ raw):")
+        if !report.throughput.isEmpty { print("throughput (messages/s; worker ÷ raw):") }
         for row in report.throughput {
             print(
                 String(
