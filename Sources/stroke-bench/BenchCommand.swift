@@ -26,8 +26,8 @@ enum BenchCommand {
           processor   the worker's per-message work alone, in process, without sockets
           cluster     through libzmq proxies: the proxy alone, 1-3 sharded workers, one worker without proxies
                       (not run by default; --only cluster)
-          state-file  writing and reading the state file (--state-file) of 101,000 sessions at a graceful stop,
-                      and a checkpoint of the 11,000 of them that differ from a new session (not run by default;
+          state-file  writing and reading a worker's state file of 101,000 sessions at a graceful stop, and a
+                      checkpoint of the 11,000 of them that differ from a new session (not run by default;
                       --only state-file)
         Each figure is the median of --runs runs (default 3; --quick: 1 run, smaller loads, the processor section
         at the first session count only, about 25 s).
