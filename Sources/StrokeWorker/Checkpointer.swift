@@ -120,8 +120,8 @@ final class Checkpointer: Sendable {
                     "checkpoint written",
                     [
                         "path": path, "sessions": "\(sessions)",
-                        "laneMilliseconds": Self.milliseconds(laneTime),
-                        "writeMilliseconds": Self.milliseconds(clock.now - started),
+                        "laneMilliseconds": laneTime.millisecondsText,
+                        "writeMilliseconds": (clock.now - started).millisecondsText,
                     ])
                 return true
             } catch {
@@ -129,13 +129,6 @@ final class Checkpointer: Sendable {
                 return false
             }
         }
-    }
-
-    /// `duration` in milliseconds, with two decimals.
-    private static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let value = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        return String(format: "%.2f", value)
     }
 
     /// Runs `write`, the graceful stop's state file, after any checkpoint being written, and stops checkpoints.

@@ -96,7 +96,12 @@ struct Lane: Sendable {
         input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>, generation: Int
     ) throws {
         var generation = generation
-        if let sessions = restored.take(), !sessions.isEmpty { report(processor.restore(sessions)) }
+        if let sessions = restored.take(), !sessions.isEmpty {
+            let clock = ContinuousClock()
+            let started = clock.now
+            let restoring = processor.restore(sessions)
+            report(restoring, took: clock.now - started)
+        }
         checkpoint(&processor, whole: true)
         if publishesStats { beat() }
         control.readyLanes.add(1, ordering: .releasing)
@@ -206,13 +211,13 @@ struct Lane: Sendable {
         return more
     }
 
-    /// Logs what the lane made of the sessions of the state file.
-    private func report(_ report: RestoreReport) {
+    /// Logs what the lane made of the sessions of the state file, in `took`.
+    private func report(_ report: RestoreReport, took: Duration) {
         logger.info(
             "sessions restored from the state file",
             [
                 "lane": "\(index)", "restored": "\(report.restored)", "skipped": "\(report.skipped.count)",
-                "learnedTemplatesDropped": "\(report.templatesDropped)",
+                "learnedTemplatesDropped": "\(report.templatesDropped)", "milliseconds": took.millisecondsText,
             ])
         for reason in report.skipped.prefix(5) { logger.warning("not restored: \(reason)") }
         if report.skipped.count > 5 { logger.warning("not restored: \(report.skipped.count - 5) more sessions") }

@@ -13,6 +13,8 @@ extension Worker {
     func takeSavedSessions() -> StateFile.Saved {
         let none = StateFile.Saved(sessions: [])
         guard let path = configuration.stateFile else { return none }
+        let clock = ContinuousClock()
+        let started = clock.now
         do {
             guard let saved = try StateFile.read(path) else { return none }
             // A checkpoint stays for a crash before the lanes' first one replaces it: it holds no numbering.
@@ -20,7 +22,10 @@ extension Worker {
             logger.info(
                 saved.isCheckpoint
                     ? "state file read: a checkpoint, the worker did not stop gracefully" : "state file read",
-                ["path": path, "sessions": "\(saved.sessions.count)"])
+                [
+                    "path": path, "sessions": "\(saved.sessions.count)",
+                    "milliseconds": (clock.now - started).millisecondsText,
+                ])
             return saved
         } catch {
             let aside = path + ".unreadable"
@@ -40,9 +45,16 @@ extension Worker {
             return saved
         }
         let write = {
+            let clock = ContinuousClock()
+            let started = clock.now
             do {
                 try StateFile.write(StateFile.Saved(sessions: sessions), to: path)
-                self.logger.info("state file written", ["path": path, "sessions": "\(sessions.count)"])
+                self.logger.info(
+                    "state file written",
+                    [
+                        "path": path, "sessions": "\(sessions.count)",
+                        "milliseconds": (clock.now - started).millisecondsText,
+                    ])
             } catch {
                 self.logger.error("state file not written: \(error)")
             }
