@@ -180,4 +180,34 @@ struct StateFileTests {
             #expect(error?.message.contains(fragment) == true, "\(String(describing: error?.message))")
         }
     }
+
+    @Test("a damaged file, byte by byte or cut short, is read or refused with an error: never a crash")
+    func damaged() throws {
+        let path = SessionSnapshotTests.temporaryPath("state.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let good = StateFile.encode(StateFile.Saved(sessions: Self.awkward, isCheckpoint: true), savedAt: "then")
+        var generator = SeededGenerator(seed: 34)
+        let special = Array(#"{}[],:"\u0123456789.eE+-ntrfl"#.utf8) + [0, 0x7F, 0xC3, 0xFF]
+        var (read, refused) = (0, 0)
+        for round in 0..<1500 {
+            var bytes = good
+            if round % 5 == 0 {
+                bytes.removeLast(Int.random(in: 1..<bytes.count, using: &generator))
+            } else {
+                for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                    let at = Int.random(in: 0..<bytes.count, using: &generator)
+                    bytes[at] = special.randomElement(using: &generator)!
+                }
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            do {
+                _ = try StateFile.read(path)
+                read += 1
+            } catch {
+                #expect([.malformedState, .unsupportedVersion].contains(error.code), "\(error)")
+                refused += 1
+            }
+        }
+        #expect(read > 0 && refused > 0, "read \(read), refused \(refused)")
+    }
 }
