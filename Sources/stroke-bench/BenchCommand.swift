@@ -386,6 +386,11 @@ enum BenchCommand {
             cpu.total, cpu.lane, cpu.recognition, cpu.io, cpu.other, row.rawCPUMicroseconds,
             row.producerCPUWorkerRunMicroseconds, row.producerCPUMicroseconds, row.counterCPUMicroseconds,
             row.machineBusyWorker * 100, row.machineBusyRaw * 100, row.accountedRatio)
+            + (cpu.otherThreads.map { threads in
+                "; other: "
+                    + threads.sorted { $0.key < $1.key }.map { String(format: "%@ %.2f", $0.key, $0.value) }
+                    .joined(separator: ", ")
+            } ?? "")
     }
 
     static func printText(_ report: Report) {

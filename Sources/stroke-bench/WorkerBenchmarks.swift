@@ -50,6 +50,9 @@ struct WorkerBenchmarks {
         var recognition = 0.0
         var io = 0.0
         var other = 0.0
+        /// The threads counted as `other`, by name (µs per message), where they took 0.01 µs or more: which thread a
+        /// run's time went to when a thread's name was not the one expected.
+        var otherThreads: [String: Double]? = nil
         var total: Double { lane + recognition + io + other }
 
         /// The difference of two snapshots of thread CPU times, divided by `messages`.
@@ -57,6 +60,8 @@ struct WorkerBenchmarks {
             from before: [Int: (name: String, seconds: Double)], to after: [Int: (name: String, seconds: Double)],
             messages: Int
         ) {
+            var others = [String: Double]()
+            defer { otherThreads = others.isEmpty ? nil : others }
             for (id, thread) in after {
                 let microseconds = (thread.seconds - (before[id]?.seconds ?? 0)) * 1e6 / Double(messages)
                 if thread.name.hasPrefix("lane-") {
@@ -67,6 +72,7 @@ struct WorkerBenchmarks {
                     io += microseconds
                 } else {
                     other += microseconds
+                    if microseconds >= 0.01 { others["\(thread.name) (\(id))", default: 0] += microseconds }
                 }
             }
         }
