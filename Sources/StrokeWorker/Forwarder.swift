@@ -28,13 +28,17 @@ public struct Forwarder: Sendable {
     /// reads who sent each message, and after a reload revokes keys it drops the messages of connections made with
     /// them and cuts those connections (`ConnectionVetting`), where libzmq's proxy would forward them unread.
     public var frontendAuthenticator: ClientAuthenticator?
+    /// The handler of the XPUB side's CURVE handshakes, when it admits listed client keys only: the forwarder then
+    /// notes each subscriber's key, and after a reload revokes keys it cuts the subscribers' connections made with
+    /// them (`SubscriberVetting`), where libzmq's proxy would go on publishing to them.
+    public var backendAuthenticator: ClientAuthenticator?
 
     /// Creates a forwarder description.
     public init(
         frontend: [WorkerConfiguration.Endpoint], backend: [WorkerConfiguration.Endpoint], controlEndpoint: String,
         highWaterMark: Int32 = 100_000, noDrop: Bool = false, lingerMilliseconds: Int32 = 1000,
         frontendSecurity: TransportSecurity? = nil, backendSecurity: TransportSecurity? = nil,
-        frontendAuthenticator: ClientAuthenticator? = nil
+        frontendAuthenticator: ClientAuthenticator? = nil, backendAuthenticator: ClientAuthenticator? = nil
     ) {
         self.frontend = frontend
         self.backend = backend
@@ -45,6 +49,7 @@ public struct Forwarder: Sendable {
         self.frontendSecurity = frontendSecurity
         self.backendSecurity = backendSecurity
         self.frontendAuthenticator = frontendAuthenticator
+        self.backendAuthenticator = backendAuthenticator
     }
 
     /// High-water mark of the subscriptions' direction, backend to frontend, whatever `highWaterMark` is: a
@@ -66,20 +71,37 @@ public struct Forwarder: Sendable {
         try xsub.setLinger(milliseconds: 0)
         try frontendSecurity?.apply(to: xsub)
         try backendSecurity?.apply(to: xpub)
+        let subscribers = try backendAuthenticator.map { authenticator throws(ZMQError) in
+            try xpub.setVerbose(true)
+            return SubscriberVetting(authenticator: authenticator)
+        }
         try control.bind(controlEndpoint)
         let boundFrontend = try frontend.compactMap { endpoint throws(ZMQError) in try xsub.attach(endpoint) }
         let boundBackend = try backend.compactMap { endpoint throws(ZMQError) in try xpub.attach(endpoint) }
         ready(boundFrontend, boundBackend)
-        guard let frontendAuthenticator else {
+        guard frontendAuthenticator != nil || subscribers != nil else {
             try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
             return
         }
-        var vetting = ConnectionVetting(authenticator: frontendAuthenticator)
-        try ZMQProxy.runFiltering(frontend: xsub, backend: xpub, control: control) { message in
-            vetting.refresh()
-            return vetting.admits(message)
-        }
+        var vetting = frontendAuthenticator.map { ConnectionVetting(authenticator: $0) }
+        var subscriberVetting = subscribers
+        try ZMQProxy.runFiltering(
+            frontend: xsub, backend: xpub, control: control,
+            pollMilliseconds: subscribers == nil ? -1 : Self.vettingPollMilliseconds,
+            turn: { subscriberVetting?.refresh() },
+            admitBackend: { message in
+                if message.bytes.first == 1 { subscriberVetting?.note(message) }
+                return true
+            },
+            admit: { message in
+                vetting?.refresh()
+                return vetting?.admits(message) ?? true
+            })
     }
+
+    /// How long the forwarder's poll waits at most when it checks its subscribers' keys: the longest a revoked
+    /// subscriber of an idle forwarder goes on receiving.
+    static let vettingPollMilliseconds = 100
 
     /// Sends a command to a running forwarder's control socket (`TERMINATE`, `PAUSE`, `RESUME`).
     public static func send(_ command: String, to controlEndpoint: String, context: ZMQContext) throws {

@@ -61,7 +61,7 @@ struct Lane: Sendable {
             let publisher = Publisher(
                 name: "publish-\(index)", pipe: pipe, context: context, configuration: configuration, metrics: metrics,
                 logger: logger, outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil,
-                libraries: libraries)
+                libraries: libraries, authenticator: authenticator)
             try publisher.start()
             defer { publisher.finish() }
             try attachInputs(input)
@@ -71,6 +71,7 @@ struct Lane: Sendable {
         } else {
             let output = try ZMQSocket(context, .xpub)
             try Publisher.configure(output, configuration, external: recordsEndpoints)
+            let subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
             for endpoint in outputs { try attach(output, endpoint, role: "output") }
             try attachInputs(input)
             let sink = SocketSink(socket: output, metrics: metrics)
@@ -82,19 +83,20 @@ struct Lane: Sendable {
                     sink: OffloadingSink(socket: sink, helper: helper, registry: registry),
                     configuration: configuration,
                     registry: registry, metrics: metrics)
-                try loop(input: input, output: output, processor: &processor, generation: generation)
+                try loop(input: input, output: subscriptions, processor: &processor, generation: generation)
             } else {
                 var processor = SessionProcessor(
                     sink: sink, configuration: configuration, registry: registry, metrics: metrics)
-                try loop(input: input, output: output, processor: &processor, generation: generation)
+                try loop(input: input, output: subscriptions, processor: &processor, generation: generation)
             }
         }
     }
 
     /// `generation`: that of the libraries the processor holds (`LibrarySource.refresh`).
     private func loop<Sink: LaneSink>(
-        input: ZMQSocket, output: ZMQSocket?, processor: inout SessionProcessor<Sink>, generation: Int
+        input: ZMQSocket, output: OutputSubscriptions?, processor: inout SessionProcessor<Sink>, generation: Int
     ) throws {
+        var output = output
         var generation = generation
         if let sessions = restored.take(), !sessions.isEmpty {
             let clock = ContinuousClock()
@@ -109,7 +111,7 @@ struct Lane: Sendable {
         let batch = MessageBatch(count: SessionProcessor<Sink>.batchLimit)
         // With a publisher thread, that thread owns the output socket and reads its subscriptions. A sink whose
         // events wait for a helper's results is woken by its signal, after the sockets.
-        let sockets = output.map { [input, $0] } ?? [input]
+        let sockets = output.map { [input, $0.socket] } ?? [input]
         let signal = processor.sink.signal
         var poller = ZMQPoller(readable: sockets, signals: signal.map { [$0] } ?? [])
         let clock = ContinuousClock()
@@ -142,6 +144,7 @@ struct Lane: Sendable {
             if let fresh = libraries.refresh(&generation) { processor.replaceRegistry(fresh) }
             // Revoked client keys (SIGHUP) are looked for from the messages read after it: one atomic load.
             vetting?.refresh()
+            output?.refresh()
             if configuration.recognitionOffload == .whenBusy {
                 load.waited(from: polling, to: polled)
                 processor.sink.saturated = load.saturated
@@ -150,7 +153,7 @@ struct Lane: Sendable {
                 if poller.isReadable(0) {
                     try receiveBatch(input, batch, &processor, &vetting, limit: Self.batchLimit)
                 }
-                if let output, poller.isReadable(1) { try Publisher.drainSubscriptions(output, logger: logger) }
+                if output != nil, poller.isReadable(1) { try output?.drain() }
                 if signal != nil, poller.isReadable(sockets.count) { processor.sink.signalled() }
             }
             if processor.nextGestureDeadline != .max {

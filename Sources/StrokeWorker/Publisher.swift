@@ -22,6 +22,9 @@ final class Publisher: Sendable {
     let recordEndpointsIn: WorkerControl?
     /// The libraries, of which the thread keeps a copy of its own.
     let libraries: LibrarySource
+    /// The handler of the output's CURVE handshakes, when it admits listed client keys only: the thread then cuts
+    /// the consumers whose key a reload revokes (`SubscriberVetting`).
+    let authenticator: ClientAuthenticator?
 
     /// Signalled by the thread once its socket is attached (or failed), and when it has finished.
     private let started = DispatchSemaphore(value: 0)
@@ -31,9 +34,10 @@ final class Publisher: Sendable {
     init(
         name: String, pipe: EventPipe, context: ZMQContext, configuration: WorkerConfiguration, metrics: WorkerMetrics,
         logger: Logger, outputs: [WorkerConfiguration.Endpoint], recordEndpointsIn: WorkerControl?,
-        libraries: LibrarySource
+        libraries: LibrarySource, authenticator: ClientAuthenticator?
     ) {
         self.libraries = libraries
+        self.authenticator = authenticator
         self.name = name
         self.pipe = pipe
         self.context = context
@@ -72,23 +76,16 @@ final class Publisher: Sendable {
         try output.setLinger(milliseconds: configuration.lingerMilliseconds)
     }
 
-    /// Reads (and logs at debug level) the subscription messages consumers send to the XPUB socket.
-    static func drainSubscriptions(_ output: ZMQSocket, logger: Logger) throws {
-        while let frames = try output.receiveMultipart(dontWait: true) {
-            guard let frame = frames.first, let kind = frame.first else { continue }
-            let topic = String(decoding: frame.dropFirst(), as: UTF8.self)
-            logger.debug(kind == 1 ? "consumer subscribed" : "consumer unsubscribed", ["topic": topic])
-        }
-    }
-
     // MARK: - The thread
 
     private func run() {
         defer { stopped.signal() }
         let output: ZMQSocket
+        var subscriptions: OutputSubscriptions
         do {
             output = try ZMQSocket(context, .xpub)
             try Self.configure(output, configuration, external: recordEndpointsIn != nil)
+            subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
             for endpoint in outputs {
                 let bound = try output.attach(endpoint)
                 recordEndpointsIn?.endpoints.withLock { $0.append("output:\(bound ?? "connect:\(endpoint.address)")") }
@@ -105,7 +102,8 @@ final class Publisher: Sendable {
         var registry = libraries.refresh(&generation)!
         while true {
             pipe.waitForWork(milliseconds: Lane.pollMilliseconds)
-            try? Self.drainSubscriptions(output, logger: logger)
+            try? subscriptions.drain()
+            subscriptions.refresh()
             var finished = false
             while true {
                 let next = pipe.take()

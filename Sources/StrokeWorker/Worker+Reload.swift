@@ -61,7 +61,8 @@ extension Worker {
 
     /// Reads the authorized client keys file again (`--curve-authorized-keys`; SIGHUP): its keys alone are
     /// admitted from the next handshake on. A producer connected with a revoked key is cut at its next message, by
-    /// the lane or the input proxy that reads it (`ConnectionVetting`); consumers keep connections already made.
+    /// the lane or the input proxy that reads it (`ConnectionVetting`); a consumer connected with one is cut at once,
+    /// by the owner of the output socket (`SubscriberVetting`).
     ///
     /// - Returns: whether the list was replaced; false without such a file, or when it cannot be read or has a
     ///   bad line (the previous list stays, and the error is logged).

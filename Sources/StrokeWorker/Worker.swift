@@ -105,7 +105,8 @@ public final class Worker: Sendable {
                         frontend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-output")],
                         backend: configuration.outputs, controlEndpoint: outputControl,
                         highWaterMark: configuration.highWaterMark, noDrop: true,
-                        lingerMilliseconds: configuration.lingerMilliseconds, backendSecurity: configuration.security)
+                        lingerMilliseconds: configuration.lingerMilliseconds, backendSecurity: configuration.security,
+                        backendAuthenticator: authenticator)
                     for (name, forwarder) in [("input", input), ("output", output)] {
                         group.addTask { [context, control] in
                             try await ThreadRunner.run(name: "forward-\(name)") {

@@ -23,4 +23,23 @@ public enum ZMQConnection {
             return shutdown(descriptor, SHUT_RDWR) == 0
         #endif
     }
+
+    /// Which socket a descriptor stands for: its device and inode numbers (`fstat`). The system numbers a socket's
+    /// inode when it creates it and hands the number to no other open socket, so an identity read now and equal to
+    /// one read earlier means the descriptor still holds the same connection, not a later one that was given the
+    /// same descriptor after the first closed.
+    public struct Identity: Hashable, Sendable {
+        /// The file system device (`st_dev`).
+        public var device: UInt64
+        /// The inode number (`st_ino`).
+        public var inode: UInt64
+    }
+
+    /// The identity of the socket `descriptor` holds now; nil when it holds none (closed, or not a socket).
+    public static func identity(descriptor: Int32) -> Identity? {
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        return Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
 }

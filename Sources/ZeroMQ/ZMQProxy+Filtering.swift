@@ -7,14 +7,17 @@ extension ZMQProxy {
 
     /// Forwards as `runSteerable` does, frontend to backend and backend to frontend, but reads the first frame of
     /// every message that arrives on the frontend first and drops the message when `admit` refuses it (the
-    /// frame's connection and its metadata are there to look at: `ZMQMessage.sourceDescriptor`, `property`).
+    /// frame's connection and its metadata are there to look at: `ZMQMessage.sourceDescriptor`, `property`), and
+    /// the same on the backend with `admitBackend` (for an XPUB backend: the subscriptions).
+    /// `turn` is called after every poll, which waits at most `pollMilliseconds` (-1: until something arrives).
     /// `control` (PAIR or REP) takes `PAUSE`, `RESUME`, `TERMINATE` and `STATISTICS` (eight 8-byte counts:
     /// frames and bytes received and sent on the frontend, then on the backend), as libzmq's proxy does. Sends
     /// block while a high-water mark is reached, as there.
     ///
     /// - Returns: when terminated through `control` or when the context is shut down.
     public static func runFiltering(
-        frontend: ZMQSocket, backend: ZMQSocket, control: ZMQSocket, admit: (ZMQMessage) -> Bool
+        frontend: ZMQSocket, backend: ZMQSocket, control: ZMQSocket, pollMilliseconds: Int = -1,
+        turn: () -> Void = {}, admitBackend: (ZMQMessage) -> Bool = { _ in true }, admit: (ZMQMessage) -> Bool
     ) throws(ZMQError) {
         var poller = ZMQPoller(readable: [frontend, backend, control])
         let message = ZMQMessage()
@@ -22,7 +25,9 @@ extension ZMQProxy {
         var paused = false
         do {
             while true {
-                guard try poller.poll(timeoutMilliseconds: -1) > 0 else { continue }
+                let ready = try poller.poll(timeoutMilliseconds: pollMilliseconds)
+                turn()
+                guard ready > 0 else { continue }
                 if poller.isReadable(2) {
                     switch try command(control, message, counts: counts) {
                     case "TERMINATE": return
@@ -36,9 +41,8 @@ extension ZMQProxy {
                     try forward(from: frontend, to: backend, message, &counts.frontendIn, &counts.backendOut, admit)
                 }
                 if poller.isReadable(1) {
-                    try forward(from: backend, to: frontend, message, &counts.backendIn, &counts.frontendOut) { _ in
-                        true
-                    }
+                    try forward(
+                        from: backend, to: frontend, message, &counts.backendIn, &counts.frontendOut, admitBackend)
                 }
             }
         } catch  where error.code == .terminated {

@@ -63,7 +63,7 @@ enum ProxyCommand {
             let forwarder = Forwarder(
                 frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
                 noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"), frontendSecurity: security,
-                backendSecurity: security, frontendAuthenticator: authenticator)
+                backendSecurity: security, frontendAuthenticator: authenticator, backendAuthenticator: authenticator)
             // Under systemd's Type=notify: ready once bound, and each reload and the stop announced.
             let systemd = SystemdNotifier.fromEnvironment(environment)
             let reload = SignalHandling.onReload {

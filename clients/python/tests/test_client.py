@@ -655,9 +655,10 @@ def test_curve_worker_admits_only_listed_clients(fixtures_dir, tmp_path):
     assert any("authorized client keys reloaded" in line and "keys=2" in line for line in log)
 
 
-def test_curve_proxy_cuts_a_revoked_publisher(tmp_path):
-    """`stroke-worker proxy` with listed client keys: after the file drops a publisher's key and SIGHUP arrives,
-    that publisher's next message is dropped and its connection cut, while another publisher's still arrive."""
+def test_curve_proxy_cuts_a_revoked_publisher_and_subscriber(tmp_path):
+    """`stroke-worker proxy` with listed client keys: after the file drops a key and SIGHUP arrives, a subscriber
+    connected with it is cut at once, and a publisher's next message is dropped and its connection cut, while
+    another publisher's messages still reach another subscriber."""
     server_public, server_secret = zmq.curve_keypair()
     keys = {name: zmq.curve_keypair() for name in ("revoked", "kept", "consumer")}
     (tmp_path / "server.key").write_text(server_secret.decode() + "\n")
@@ -702,20 +703,32 @@ def test_curve_proxy_cuts_a_revoked_publisher(tmp_path):
             return socket
 
         consumer = client(zmq.SUB, "consumer", backend)
+        watcher = client(zmq.SUB, "revoked", backend)
         publishers = {name: client(zmq.XPUB, name, frontend) for name in ("revoked", "kept")}
         for publisher in publishers.values():
             publisher.recv()  # the consumer's subscription came up through the proxy
+        # The watcher's subscription may follow the consumer's: probe until it receives.
+        for _ in range(100):
+            publishers["kept"].send_multipart([b"probe", b""])
+            if watcher.poll(50):
+                break
+        for socket in (consumer, watcher):
+            while socket.poll(100):
+                socket.recv_multipart()
         for name, publisher in publishers.items():
             publisher.send_multipart([name.encode(), b"before"])
-        assert sorted(tuple(consumer.recv_multipart()) for _ in range(2)) == [(b"kept", b"before"),
-                                                                              (b"revoked", b"before")]
+        for socket in (consumer, watcher):
+            assert sorted(tuple(socket.recv_multipart()) for _ in range(2)) == [(b"kept", b"before"),
+                                                                                (b"revoked", b"before")]
         authorized.write_text("".join(keys[name][0].decode() + "\n" for name in ("kept", "consumer")))
         proxy.send_signal(signal.SIGHUP)
         read_log_until("authorized client keys reloaded")
+        read_log_until("consumer connection of a revoked client key cut")
         publishers["revoked"].send_multipart([b"revoked", b"after"])
         read_log_until("connection of a revoked client key cut")
         publishers["kept"].send_multipart([b"kept", b"after"])
         assert consumer.recv_multipart() == [b"kept", b"after"]
+        assert not watcher.poll(500), "the revoked subscriber still receives"
     finally:
         context.destroy(0)
         proxy.terminate()

@@ -1,0 +1,76 @@
+import ZeroMQ
+
+/// An output (XPUB) socket owner's check that the consumers it publishes to still hold an authorized CURVE key, for
+/// connections made before a reload took keys away (`ClientAuthenticator.reload`).
+///
+/// A consumer sends nothing after its subscriptions, so the owner cannot wait for its next message, as
+/// `ConnectionVetting` does for producers. Instead it keeps, from each subscription the XPUB socket reads (all of
+/// them: the socket is verbose, `ZMQ_XPUB_VERBOSE`), the connection's descriptor (`ZMQ_SRCFD`), its key
+/// (`User-Id`) and the socket's identity (`ZMQConnection.Identity`). After each revocation it cuts every connection
+/// whose key is gone; the consumer's reconnection is then refused at the handshake. A descriptor whose socket is no
+/// longer the one noted (its consumer left, and the system gave the number to another connection) is forgotten
+/// uncut: the identity keeps a revocation from cutting a connection it was not meant for.
+///
+/// Owned by the thread that reads the output socket: the lane, the publisher thread or the output forwarder.
+struct SubscriberVetting {
+    let authenticator: ClientAuthenticator
+    /// The authenticator's revocation count last read.
+    private var generation = 0
+    /// The consumers seen subscribing, by descriptor.
+    private var consumers: [Int32: Consumer] = [:]
+
+    /// A consumer's key and the socket its descriptor held when it subscribed.
+    struct Consumer {
+        var key: String
+        var socket: ZMQConnection.Identity
+    }
+
+    init(authenticator: ClientAuthenticator) {
+        self.authenticator = authenticator
+        generation = authenticator.revocations
+    }
+
+    /// How many consumer connections are noted.
+    var count: Int { consumers.count }
+
+    /// Notes the subscription message `message` read from the output socket: its consumer's connection is cut at
+    /// once when its key is no longer admitted (it connected before the revocation), noted otherwise. A message
+    /// without a descriptor or key (inproc, or a subscription libzmq made itself) is ignored.
+    mutating func note(_ message: ZMQMessage) {
+        let descriptor = message.sourceDescriptor
+        guard descriptor >= 0, let key = message.property("User-Id"), !key.isEmpty,
+            let socket = ZMQConnection.identity(descriptor: descriptor)
+        else { return }
+        guard authenticator.admits(userID: key) else {
+            consumers[descriptor] = nil
+            cut(descriptor, key: key)
+            return
+        }
+        consumers[descriptor] = Consumer(key: key, socket: socket)
+    }
+
+    /// After a revocation (one atomic load otherwise, once per turn of the owner's loop), cuts every noted consumer
+    /// whose key is no longer admitted, and forgets the descriptors whose socket has changed.
+    mutating func refresh() {
+        let current = authenticator.revocations
+        guard current != generation else { return }
+        generation = current
+        for (descriptor, consumer) in consumers {
+            guard ZMQConnection.identity(descriptor: descriptor) == consumer.socket else {
+                consumers[descriptor] = nil
+                continue
+            }
+            guard !authenticator.admits(userID: consumer.key) else { continue }
+            consumers[descriptor] = nil
+            cut(descriptor, key: consumer.key)
+        }
+    }
+
+    private func cut(_ descriptor: Int32, key: String) {
+        let cut = ZMQConnection.cut(descriptor: descriptor)
+        authenticator.metrics?.connectionsCut.add(1, ordering: .relaxed)
+        authenticator.logger.warning(
+            "consumer connection of a revoked client key cut",
+            ["key": key, "descriptor": "\(descriptor)", "shutdown": cut ? "done" : "failed"])
+    }
+}
