@@ -10,6 +10,7 @@ from .codec import (
 from .shard import BUCKET_COUNT, bucket, fnv1a32, shard_prefixes, topic
 from .client import AsyncConsumer, Consumer, Event, Producer
 from .curve import CurveKeys, load_key, load_keys
+from .handshakes import KeyRefused
 
 __all__ = [
     "AsyncConsumer",
@@ -18,6 +19,7 @@ __all__ = [
     "Consumer",
     "CurveKeys",
     "Event",
+    "KeyRefused",
     "Producer",
     "bucket",
     "decode_binary",

@@ -8,6 +8,7 @@ import zmq.asyncio
 
 from .codec import Point, decode_event, encode_binary, encode_json
 from .curve import CurveKeys
+from .handshakes import _Handshakes
 from .shard import BUCKET_COUNT, topic
 
 
@@ -65,8 +66,10 @@ class Producer:
         self.socket = self._context.socket(zmq.XPUB)
         self.socket.setsockopt(zmq.SNDHWM, high_water_mark)
         self.socket.setsockopt(zmq.LINGER, 2000)
+        self._handshakes: Optional[_Handshakes] = None
         if curve is not None:
             curve.apply(self.socket)
+            self._handshakes = _Handshakes(self.socket)
         (self.socket.bind if bind else self.socket.connect)(endpoint)
         self.binary = binary
         self._sequences: Dict[str, int] = {}
@@ -84,18 +87,27 @@ class Producer:
 
     def close(self) -> None:
         """Close the socket (pending messages linger up to 2 s)."""
+        if self._handshakes is not None:
+            self._handshakes.close()
         self.socket.close()
+
+    def _poll(self, timeout_ms: int) -> bool:
+        """Wait for a subscription message; with CURVE, raise :class:`KeyRefused` if the worker refused the key."""
+        if self._handshakes is not None:
+            return self._handshakes.wait(timeout_ms)
+        return bool(self.socket.poll(timeout_ms))
 
     def wait_for_worker(self, timeout: float = 10.0, prefixes: int = 1) -> None:
         """Block until ``prefixes`` subscriptions arrived from workers (one worker serving all shards sends one;
         with several lanes or workers, use :meth:`wait_for_all_buckets`).
 
-        Raises ``TimeoutError`` if none arrives in ``timeout`` seconds.
+        Raises ``TimeoutError`` if none arrives in ``timeout`` seconds, :class:`KeyRefused` if the worker refused
+        this client's CURVE key.
         """
         deadline = time.monotonic() + timeout
         while len(self.subscriptions) < prefixes:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self.socket.poll(int(remaining * 1000)):
+            if remaining <= 0 or not self._poll(int(remaining * 1000)):
                 raise TimeoutError("no subscription from a worker within %.1f s" % timeout)
             frame = self.socket.recv()
             if frame[:1] == b"\x01":
@@ -106,7 +118,8 @@ class Producer:
 
         A worker with one lane subscribes to everything at once; a worker with several lanes, or several workers
         behind a proxy, subscribe to their buckets' prefixes one by one, and until a bucket's subscription has
-        arrived, this XPUB drops what is sent to it. Raises ``TimeoutError`` after ``timeout`` seconds.
+        arrived, this XPUB drops what is sent to it. Raises ``TimeoutError`` after ``timeout`` seconds,
+        :class:`KeyRefused` if the worker refused this client's CURVE key.
         """
         covered = set()
         seen = 0
@@ -124,7 +137,7 @@ class Producer:
             if len(covered) >= BUCKET_COUNT:
                 return
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self.socket.poll(int(remaining * 1000)):
+            if remaining <= 0 or not self._poll(int(remaining * 1000)):
                 raise TimeoutError("subscriptions cover %d of %d buckets after %.1f s"
                                    % (len(covered), BUCKET_COUNT, timeout))
             frame = self.socket.recv()
@@ -140,7 +153,10 @@ class Producer:
     def send(self, session: str, kind: str, stroke: Optional[int] = None, pointer: int = 0,
              points: Sequence[Point] = (), seq: Optional[int] = None, binary: Optional[bool] = None,
              **options: Any) -> int:
-        """Send one message; returns its sequence number."""
+        """Send one message; returns its sequence number. With CURVE, raises :class:`KeyRefused` once the worker
+        has refused this client's key (the message would be lost: a refused producer has no connection)."""
+        if self._handshakes is not None:
+            self._handshakes.check()
         seq = self.next_seq(session) if seq is None else seq
         use_binary = self.binary if binary is None else binary
         if use_binary and kind != "options" and options.get("learn") is None:
@@ -267,19 +283,22 @@ class Producer:
 
 
 def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], system: bool,
-                curve: Optional[CurveKeys]) -> zmq.Socket:
-    """A SUB socket of ``context`` (plain or asyncio) connected to ``endpoint`` with these subscriptions."""
+                curve: Optional[CurveKeys]) -> Tuple[zmq.Socket, Optional[_Handshakes]]:
+    """A SUB socket of ``context`` (plain or asyncio) connected to ``endpoint`` with these subscriptions, and with
+    CURVE, the watch on its handshakes."""
     socket = context.socket(zmq.SUB)
     socket.setsockopt(zmq.RCVHWM, 0)
     socket.setsockopt(zmq.LINGER, 0)
+    handshakes = None
     if curve is not None:
         curve.apply(socket)
+        handshakes = _Handshakes(socket)
     for prefix in prefixes:
         socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
     if system:
         socket.setsockopt(zmq.SUBSCRIBE, b"$system")
     socket.connect(endpoint)
-    return socket
+    return socket, handshakes
 
 
 class _Sequencer:
@@ -344,7 +363,7 @@ class Consumer:
                  context: Optional[zmq.Context] = None, on_gap: Any = None, system: bool = False,
                  curve: Optional[CurveKeys] = None) -> None:
         self._context = context or zmq.Context.instance()
-        self.socket = _subscriber(self._context, endpoint, prefixes, system, curve)
+        self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
         self._sequencer = _Sequencer(on_gap)
 
     @property
@@ -360,6 +379,8 @@ class Consumer:
 
     def close(self) -> None:
         """Close the socket."""
+        if self._handshakes is not None:
+            self._handshakes.close()
         self.socket.close()
 
     def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
@@ -369,16 +390,24 @@ class Consumer:
         try:
             while True:
                 probe.send(producer)
-                if self.socket.poll(50) and probe.answered(self.socket.recv_multipart()):
+                if self._poll(50) and probe.answered(self.socket.recv_multipart()):
                     break
             while self.socket.poll(20):
                 self.socket.recv_multipart()
         finally:
             probe.end()
 
+    def _poll(self, timeout_ms: Optional[int]) -> bool:
+        """Wait for an event; with CURVE, raise :class:`KeyRefused` if the server refused the key."""
+        if self._handshakes is not None:
+            return self._handshakes.wait(timeout_ms)
+        return timeout_ms is None or bool(self.socket.poll(timeout_ms))
+
     def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
-        """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever)."""
-        if timeout is not None and not self.socket.poll(int(timeout * 1000)):
+        """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever). With CURVE, raises
+        :class:`KeyRefused` when the server refused this client's key (at the first handshake, or after a reload
+        took the key away and cut the connection) and no event is left queued."""
+        if not self._poll(None if timeout is None else int(timeout * 1000)):
             return None
         return self._sequencer.event(self.socket.recv_multipart())
 
@@ -404,7 +433,7 @@ class AsyncConsumer:
                  context: Optional[zmq.asyncio.Context] = None, on_gap: Any = None, system: bool = False,
                  curve: Optional[CurveKeys] = None) -> None:
         self._context = context or zmq.asyncio.Context.instance()
-        self.socket = _subscriber(self._context, endpoint, prefixes, system, curve)
+        self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
         self._sequencer = _Sequencer(on_gap)
 
     @property
@@ -420,6 +449,8 @@ class AsyncConsumer:
 
     def close(self) -> None:
         """Close the socket."""
+        if self._handshakes is not None:
+            self._handshakes.close()
         self.socket.close()
 
     async def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
@@ -429,16 +460,23 @@ class AsyncConsumer:
         try:
             while True:
                 probe.send(producer)
-                if await self.socket.poll(50) and probe.answered(await self.socket.recv_multipart()):
+                if await self._poll(50) and probe.answered(await self.socket.recv_multipart()):
                     break
             while await self.socket.poll(20):
                 await self.socket.recv_multipart()
         finally:
             probe.end()
 
+    async def _poll(self, timeout_ms: Optional[int]) -> bool:
+        """Wait for an event; with CURVE, raise :class:`KeyRefused` if the server refused the key."""
+        if self._handshakes is not None:
+            return await self._handshakes.wait_async(timeout_ms)
+        return timeout_ms is None or bool(await self.socket.poll(timeout_ms))
+
     async def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
-        """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever)."""
-        if timeout is not None and not await self.socket.poll(int(timeout * 1000)):
+        """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever); :class:`KeyRefused` as
+        :meth:`Consumer.receive`."""
+        if not await self._poll(None if timeout is None else int(timeout * 1000)):
             return None
         return self._sequencer.event(await self.socket.recv_multipart())
 
