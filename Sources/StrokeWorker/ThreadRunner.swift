@@ -21,7 +21,6 @@ public enum ThreadRunner {
             nameCurrentThread(name)
             body()
         }
-        thread.name = name
         thread.stackSize = 1 << 22
         thread.start()
     }
@@ -50,8 +49,22 @@ public enum ThreadRunner {
     }
 
     /// Gives the calling thread a name that `top -H`, `ps -L` and `/proc/…/task/…/comm` show. The kernel keeps
-    /// 15 bytes: longer names are cut. (Foundation names the OS thread only from the thread itself.)
+    /// 15 bytes: longer names are cut.
+    ///
+    /// Through the system, not Foundation's `Thread.name`: on Linux its setter names the thread only once the
+    /// thread that called `start()` has stored the new thread's handle, and names nothing before that, so a new
+    /// thread that named itself first kept the name of the thread that started it (a lane's recognition helper
+    /// was called `lane-0`, and a lane the dispatch pool's name, in 3 of 40 starts).
     public static func nameCurrentThread(_ name: String) {
-        Thread.current.name = String(decoding: Array(name.utf8.prefix(15)), as: UTF8.self)
+        let cut = String(decoding: Array(name.utf8.prefix(15)), as: UTF8.self)
+        #if canImport(Glibc)
+            // Glibc's module leaves out pthread_setname_np (it needs _GNU_SOURCE): found by name instead.
+            typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+            if let symbol = dlsym(nil, "pthread_setname_np") {
+                _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), cut)
+                return
+            }
+        #endif
+        Thread.current.name = cut
     }
 }

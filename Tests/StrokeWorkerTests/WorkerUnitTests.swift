@@ -1,6 +1,7 @@
 import Foundation
 import StrokeProtocol
 import StrokeRecognition
+import Synchronization
 import Testing
 
 @testable import StrokeWorker
@@ -18,6 +19,29 @@ struct WorkerUnitTests {
             #expect(policy == 5, "SCHED_IDLE")
         #endif
         #expect(sched_getscheduler(0) != 5, "the caller keeps its priority")
+    }
+
+    @Test("a thread started by another is called by its own name from its first line, not by its starter's")
+    func threadNames() {
+        let names = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        let count = 500
+        ThreadRunner.start(name: "test-starter") {
+            for index in 0..<count {
+                ThreadRunner.start(name: "test-\(index)") {
+                    let name =
+                        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
+                        .trimmingCharacters(in: .newlines) ?? ""
+                    names.withLock { $0.append(name) }
+                    done.signal()
+                }
+            }
+        }
+        for _ in 0..<count { done.wait() }
+        let wrong = names.withLock { $0 }.filter { !$0.hasPrefix("test-") || $0 == "test-starter" }
+        #expect(names.withLock { $0.count } == count)
+        #expect(wrong.isEmpty, "\(wrong.count) of \(count) threads had another name: \(Set(wrong))")
+        #expect(Set(names.withLock { $0 }).count == count, "each its own")
     }
 
     @Test("sequence tracker transitions")
