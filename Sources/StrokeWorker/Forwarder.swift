@@ -71,7 +71,7 @@ public struct Forwarder: Sendable {
         try xsub.setLinger(milliseconds: 0)
         try frontendSecurity?.apply(to: xsub)
         try backendSecurity?.apply(to: xpub)
-        let subscribers = try backendAuthenticator.map { authenticator throws(ZMQError) in
+        var subscribers = try backendAuthenticator.map { authenticator throws(ZMQError) in
             try xpub.setVerbose(true)
             return SubscriberVetting(authenticator: authenticator)
         }
@@ -84,13 +84,12 @@ public struct Forwarder: Sendable {
             return
         }
         var vetting = frontendAuthenticator.map { ConnectionVetting(authenticator: $0) }
-        var subscriberVetting = subscribers
         try ZMQProxy.runFiltering(
             frontend: xsub, backend: xpub, control: control,
             pollMilliseconds: subscribers == nil ? -1 : Self.vettingPollMilliseconds,
-            turn: { subscriberVetting?.refresh() },
+            turn: { subscribers?.refresh() },
             admitBackend: { message in
-                if message.bytes.first == 1 { subscriberVetting?.note(message) }
+                if message.bytes.first == 1 { subscribers?.note(message) }
                 return true
             },
             admit: { message in

@@ -9,7 +9,9 @@ import ZeroMQ
 /// (`User-Id`) and the socket's identity (`ZMQConnection.Identity`). After each revocation it cuts every connection
 /// whose key is gone; the consumer's reconnection is then refused at the handshake. A descriptor whose socket is no
 /// longer the one noted (its consumer left, and the system gave the number to another connection) is forgotten
-/// uncut: the identity keeps a revocation from cutting a connection it was not meant for.
+/// uncut: the identity keeps a revocation from cutting a connection it was not meant for. (What it cannot rule out is
+/// libzmq's I/O thread closing the connection in the microseconds between the check and the cut, and the system
+/// giving the number to a new connection in between, as for a producer's descriptor in `ConnectionVetting`.)
 ///
 /// Owned by the thread that reads the output socket: the lane, the publisher thread or the output forwarder.
 struct SubscriberVetting {
@@ -29,9 +31,6 @@ struct SubscriberVetting {
         self.authenticator = authenticator
         generation = authenticator.revocations
     }
-
-    /// How many consumer connections are noted.
-    var count: Int { consumers.count }
 
     /// Notes the subscription message `message` read from the output socket: its consumer's connection is cut at
     /// once when its key is no longer admitted (it connected before the revocation), noted otherwise. A message

@@ -24,10 +24,10 @@ public enum ZMQConnection {
         #endif
     }
 
-    /// Which socket a descriptor stands for: its device and inode numbers (`fstat`). The system numbers a socket's
-    /// inode when it creates it and hands the number to no other open socket, so an identity read now and equal to
-    /// one read earlier means the descriptor still holds the same connection, not a later one that was given the
-    /// same descriptor after the first closed.
+    /// Which socket a descriptor stands for: its device and inode numbers (`fstat`). Linux numbers a socket's inode
+    /// from a counter when it creates it (which would have to wrap its 32 bits to repeat a number), so an identity
+    /// read now and equal to one read earlier means the descriptor still holds the same connection, not a later
+    /// one that was given the same descriptor after the first closed.
     public struct Identity: Hashable, Sendable {
         /// The file system device (`st_dev`).
         public var device: UInt64
