@@ -28,5 +28,18 @@ for run in lanes-1 lanes-2 curve; do
         passed=$((passed + 1))
     fi
 done
-echo "C client: $passed passed, $((3 - passed)) failed"
-[ "$passed" -eq 3 ]
+# A worker that lists its clients, and a client with a key it does not list: the client says the key was
+# refused and exits 3, instead of waiting for a subscription that never comes.
+grep -v '^#' "$keys/worker.pub" | head -1 > "$keys/others.keys"  # some other key than the client's
+status=0
+# shellcheck disable=SC2016
+out=$(STROKE_WORKER_CURVE_SECRET_KEY="$keys/worker.key" STROKE_WORKER_CURVE_AUTHORIZED_KEYS="$keys/others.keys" \
+    STROKE_CURVE_SERVER_KEY=$(grep -v '^#' "$keys/worker.pub" | head -1) \
+    scripts/with-worker.sh "$bin" 5585 5586 -- sh -c '.build/send_stroke "$STROKE_INPUT" "$STROKE_OUTPUT" c-refused' \
+    2>&1) || status=$?
+echo "$out"
+if [ "$status" -eq 3 ] && echo "$out" | grep -q "refused this client's CURVE key (status 400)"; then
+    passed=$((passed + 1))
+fi
+echo "C client: $passed passed, $((4 - passed)) failed"
+[ "$passed" -eq 4 ]

@@ -9,9 +9,11 @@
  *
  * To a worker started with --curve-secret-key (section 1, "Security"), set STROKE_CURVE_SERVER_KEY to its public
  * key (40 Z85 characters) and, if the worker lists its clients, STROKE_CURVE_SECRET_KEY to this client's secret
- * key; without one, a fresh key pair is made.
+ * key; without one, a fresh key pair is made. A worker that lists its clients refuses an unlisted key at the
+ * handshake, and libzmq does not try again: a socket monitor reports it, and the client says so and exits.
  *
- * Exit status: 0 when a match event arrives, 1 on no match or timeout, 2 on a ZeroMQ error.
+ * Exit status: 0 when a match event arrives, 1 on no match or timeout, 2 on a ZeroMQ error, 3 when the worker
+ * refused this client's CURVE key.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +46,35 @@ static void put_f64(uint8_t *p, double d) {
     uint64_t v;
     memcpy(&v, &d, 8);
     for (int i = 0; i < 8; i++) p[i] = (v >> (8 * i)) & 0xFF;
+}
+
+/* CURVE (section 1, "Security"): a monitor of `socket` that reports refused handshakes only
+   (ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, whose value is the ZAP status code, 400 for a refused key). */
+static void *watch_handshakes(void *context, void *socket, const char *name) {
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "inproc://handshakes-%s", name);
+    CHECK(zmq_socket_monitor(socket, endpoint, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH));
+    void *monitor = zmq_socket(context, ZMQ_PAIR);
+    CHECK(zmq_connect(monitor, endpoint));
+    return monitor;
+}
+
+/* Waits up to `milliseconds` for a message on `socket`: 1 when one is queued, 0 on timeout. Exits with status 3
+   when `monitor` (NULL: none) reports that the worker refused the key. */
+static int wait_readable(void *socket, void *monitor, int milliseconds) {
+    zmq_pollitem_t items[2] = {{socket, 0, ZMQ_POLLIN, 0}, {monitor, 0, ZMQ_POLLIN, 0}};
+    CHECK(zmq_poll(items, monitor ? 2 : 1, milliseconds));
+    if (items[0].revents & ZMQ_POLLIN) return 1;
+    if (monitor && (items[1].revents & ZMQ_POLLIN)) {
+        uint8_t event[6];
+        uint32_t status = 0;
+        if (zmq_recv(monitor, event, sizeof event, 0) >= 6) memcpy(&status, event + 2, 4);
+        fprintf(stderr, "the worker refused this client's CURVE key (status %u): list its public key in the "
+                        "worker's --curve-authorized-keys file, or set STROKE_CURVE_SECRET_KEY to a listed one\n",
+                status);
+        exit(3);
+    }
+    return 0;
 }
 
 /* One binary message (section 3): 16-byte header, then x, y (f32) and t (f64) per point. */
@@ -97,6 +128,7 @@ int main(int argc, char **argv) {
     CHECK(zmq_setsockopt(producer, ZMQ_LINGER, &timeout, sizeof timeout));
     CHECK(zmq_setsockopt(consumer, ZMQ_LINGER, &zero, sizeof zero));
     /* Section 1, "Security": CURVE, when the worker has a key; both sockets are clients of its public key. */
+    void *producer_monitor = NULL, *consumer_monitor = NULL;
     const char *server_key = getenv("STROKE_CURVE_SERVER_KEY");
     if (server_key && *server_key) {
         char public_key[41], secret_key[41];
@@ -113,6 +145,8 @@ int main(int argc, char **argv) {
             CHECK(zmq_setsockopt(sockets[i], ZMQ_CURVE_PUBLICKEY, public_key, 40));
             CHECK(zmq_setsockopt(sockets[i], ZMQ_CURVE_SECRETKEY, secret_key, 40));
         }
+        producer_monitor = watch_handshakes(context, producer, "producer");
+        consumer_monitor = watch_handshakes(context, consumer, "consumer");
     }
     CHECK(zmq_setsockopt(consumer, ZMQ_SUBSCRIBE, session, session_length));
     CHECK(zmq_connect(consumer, output));
@@ -123,6 +157,10 @@ int main(int argc, char **argv) {
        everything). A subscription message is 0x01 followed by the prefix. */
     char subscription[256];
     for (;;) {
+        if (!wait_readable(producer, producer_monitor, timeout)) {
+            fprintf(stderr, "no subscription from the worker within %d ms\n", timeout);
+            exit(1);
+        }
         int n = zmq_recv(producer, subscription, sizeof subscription, 0);
         CHECK(n);
         if (n > (int)sizeof subscription) continue; /* truncated: longer than any shard prefix */
@@ -152,7 +190,9 @@ int main(int argc, char **argv) {
     int status = 1;
     for (;;) {
         char event_topic[160], payload[4096];
-        int n = zmq_recv(consumer, event_topic, sizeof event_topic - 1, 0);
+        int n = wait_readable(consumer, consumer_monitor, timeout) ? zmq_recv(consumer, event_topic,
+                                                                            sizeof event_topic - 1, 0)
+                                                                      : -1;
         if (n < 0) {
             fprintf(stderr, "no event within %d ms\n", timeout);
             break;
@@ -164,6 +204,8 @@ int main(int argc, char **argv) {
         if (strstr(payload, "\"event\":\"match\"")) { status = 0; break; }
         if (strstr(payload, "\"event\":\"nomatch\"")) break;
     }
+    if (producer_monitor) zmq_close(producer_monitor);
+    if (consumer_monitor) zmq_close(consumer_monitor);
     zmq_close(producer);
     zmq_close(consumer);
     zmq_ctx_term(context);
