@@ -40,6 +40,8 @@ struct SubscriberVetting {
         guard descriptor >= 0, let key = message.property("User-Id"), !key.isEmpty,
             let socket = ZMQConnection.identity(descriptor: descriptor)
         else { return }
+        // The same consumer subscribing again (a verbose socket passes every subscription up): nothing to look up.
+        if let known = consumers[descriptor], known.socket == socket, known.key == key { return }
         guard authenticator.admits(userID: key) else {
             consumers[descriptor] = nil
             cut(descriptor, key: key)
