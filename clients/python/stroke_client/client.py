@@ -154,9 +154,10 @@ class Producer:
              points: Sequence[Point] = (), seq: Optional[int] = None, binary: Optional[bool] = None,
              **options: Any) -> int:
         """Send one message; returns its sequence number. With CURVE, raises :class:`KeyRefused` once the worker
-        has refused this client's key (the message would be lost: a refused producer has no connection)."""
+        has refused this client's key (looked at every 64 messages: a refused producer has no connection, and what
+        it sends is lost)."""
         if self._handshakes is not None:
-            self._handshakes.check()
+            self._handshakes.check_sometimes()
         seq = self.next_seq(session) if seq is None else seq
         use_binary = self.binary if binary is None else binary
         if use_binary and kind != "options" and options.get("learn") is None:

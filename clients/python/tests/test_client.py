@@ -700,12 +700,12 @@ def test_curve_clients_learn_that_their_key_is_refused_or_revoked(fixtures_dir, 
             with pytest.raises(KeyRefused):
                 leaving.receive(timeout=10)
             # The producer is cut at its next message and refused when it connects again; until then its messages
-            # are dropped by the worker.
+            # are dropped by the worker. (A producer looks at its handshakes every 64 messages.)
             deadline = time.monotonic() + 10
             with pytest.raises(KeyRefused):
                 while time.monotonic() < deadline:
                     producer.send("refused-2", "cancel", 1)
-                    time.sleep(0.05)
+                    time.sleep(0.005)
             other.send_stroke("refused-3", points, batch=8)
             event = staying.receive(timeout=5)
             assert event is not None and event.session == "refused-3" and event.get("name") == "circle"
