@@ -1,16 +1,21 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ZeroMQ
 
 @Suite("The filtering proxy and a message's connection")
 struct ZMQProxyFilteringTests {
-    @Test("the filtering proxy forwards what it admits, drops the rest whole, counts, and terminates on command")
+    @Test(
+        "the filtering proxy forwards what it admits, drops the rest whole, counts, shows its turns and the backend's subscriptions, and terminates on command"
+    )
     func filtering() async throws {
         let context = try ZMQContext()
         // The proxy on a thread of its own, started here: a child task would wait for a thread of the shared pool,
         // which other tests may hold.
         let ended = DispatchSemaphore(value: 0)
+        // What the proxy's thread saw: turns of its loop, and the subscriptions its backend read.
+        let seen = Mutex((turns: 0, subscriptions: [[UInt8]]()))
         Thread {
             defer { ended.signal() }
             do {
@@ -20,7 +25,14 @@ struct ZMQProxyFilteringTests {
                 try frontend.bind("inproc://filtering-in")
                 try backend.bind("inproc://filtering-out")
                 try control.bind("inproc://filtering-control")
-                try ZMQProxy.runFiltering(frontend: frontend, backend: backend, control: control) { first in
+                try ZMQProxy.runFiltering(
+                    frontend: frontend, backend: backend, control: control, pollMilliseconds: 10,
+                    turn: { seen.withLock { $0.turns += 1 } },
+                    admitBackend: { message in
+                        seen.withLock { $0.subscriptions.append(Array(message.bytes)) }
+                        return true
+                    }
+                ) { first in
                     String(decoding: first.bytes, as: UTF8.self) != "drop"
                 }
             } catch {
@@ -65,6 +77,9 @@ struct ZMQProxyFilteringTests {
             #expect(statistics[4] >= 1 && statistics[4] == statistics[2])
         }
         #expect(terminated)
+        // The backend's subscription went through `admitBackend`; the loop turned at least once per poll.
+        #expect(seen.withLock { $0.subscriptions } == [[1]])
+        #expect(seen.withLock { $0.turns } >= 1)
     }
 
     @Test("a frame over tcp names its connection's descriptor; over inproc none, and cutting none does nothing")
