@@ -673,14 +673,24 @@ def test_curve_clients_learn_that_their_key_is_refused_or_revoked(fixtures_dir, 
         kept, revoked = CurveKeys(server_public, kept_secret), CurveKeys(server_public, revoked_secret)
         with Consumer(running.output, prefixes=["refused-"], context=context, curve=CurveKeys(server_public)) \
                 as stranger:
-            with pytest.raises(KeyRefused) as refused:
-                stranger.receive()  # no timeout: without KeyRefused, this would wait for ever
-            assert refused.value.status == 400 and refused.value.endpoint == running.output
+            # With no timeout, a receive would wait for ever without KeyRefused: on a thread of its own, given 10 s.
+            outcome = {}
+
+            def receive_for_ever():
+                try:
+                    outcome["returned"] = stranger.receive()
+                except KeyRefused as error:
+                    outcome["refused"] = error
+            waiting = threading.Thread(target=receive_for_ever, daemon=True)
+            waiting.start()
+            waiting.join(10)
+            assert "refused" in outcome, outcome
+            assert outcome["refused"].status == 400 and outcome["refused"].endpoint == running.output
 
         async def stranger_async():
             async with AsyncConsumer(running.output, curve=CurveKeys(server_public)) as consumer:
                 with pytest.raises(KeyRefused):
-                    await consumer.receive()
+                    await asyncio.wait_for(consumer.receive(), 10)
         asyncio.run(stranger_async())
 
         with Consumer(running.output, prefixes=["refused-"], context=context, curve=kept) as staying, \
