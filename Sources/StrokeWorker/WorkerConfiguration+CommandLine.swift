@@ -78,7 +78,7 @@ extension WorkerConfiguration {
             flag: "curve-authorized-keys", env: "STROKE_WORKER_CURVE_AUTHORIZED_KEYS", value: "FILE",
             help: "with --curve-secret-key: admit only clients whose public key is in FILE (one per line, # "
                 + "comments; SIGHUP reads it again, and a producer connected with a key no longer listed is cut "
-                + "at its next message); others are refused at the handshake, logged and counted. "
+                + "at its next message, a consumer at once); others are refused at the handshake, logged and counted. "
                 + "Default: any client that knows the worker's public key"),
         Option(
             flag: "max-points-per-stroke", env: "STROKE_WORKER_MAX_POINTS_PER_STROKE", value: "N",

@@ -27,7 +27,8 @@ enum ProxyCommand {
           --curve-authorized-keys FILE
                                [STROKE_PROXY_CURVE_AUTHORIZED_KEYS] with --curve-secret-key: admit only clients
                                whose public key is in FILE (one per line; SIGHUP reads it again, and a
-                               publisher connected with a key no longer listed is cut at its next message).
+                               publisher connected with a key no longer listed is cut at its next message,
+                               a subscriber at once).
                                Default: any client with the key
         SIGINT or SIGTERM terminate the proxy and exit 0; SIGHUP reads --curve-authorized-keys again.
         Under systemd (Type=notify), NOTIFY_SOCKET gets READY=1 once both sides are bound, and STOPPING=1.
