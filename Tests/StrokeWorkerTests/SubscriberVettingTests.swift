@@ -6,9 +6,10 @@ import ZeroMQ
 
 @Suite("Cutting the consumers of a revoked key")
 struct SubscriberVettingTests {
-    /// Who owns the worker's output socket.
+    /// Who owns the worker's output socket; `laneOverIPC`: the lane, with the output on an `ipc://` endpoint (a Unix
+    /// socket's descriptor and inode, not a TCP one's).
     enum Owner: String, CaseIterable, Sendable {
-        case lane, publisherThread, outputForwarder
+        case lane, publisherThread, outputForwarder, laneOverIPC
     }
 
     @Test(
@@ -26,6 +27,9 @@ struct SubscriberVettingTests {
             $0.recognitionThread = owner == .publisherThread
             $0.security = security
             $0.logLevel = .error
+            if owner == .laneOverIPC {
+                $0.outputs = [.init(bind: true, address: "ipc://\(directory.path)/output")]
+            }
         }) { input, output, worker in
             let metrics = worker.metrics
             let (before, after, afterTopics, leftovers) = try await onThread {
