@@ -31,7 +31,7 @@ public enum BinaryCodec {
         guard bytes[1] == version else {
             throw ProtocolError(.unsupportedVersion, "binary version \(bytes[1]) is not supported (1 is)")
         }
-        guard let kind = InputMessage.Kind(rawValue: bytes[2]), kind != .options else {
+        guard let kind = InputMessage.Kind(rawValue: bytes[2]), kind != .options, kind != .ping else {
             throw ProtocolError(.unknownType, "unknown binary message type \(bytes[2])")
         }
         let flags = bytes[3]
@@ -178,9 +178,9 @@ public enum BinaryCodec {
         private static func exponentCarry(_ bits: UInt32) -> UInt32 { (bits & 0x7F80_0000) &+ 0x0080_0000 }
     }
 
-    /// Encodes a message (not `.options`, which is JSON only) into `buffer`, replacing its contents.
+    /// Encodes a message (not `.options` or `.ping`, which are JSON only) into `buffer`, replacing its contents.
     public static func encode(_ message: InputMessage, into buffer: inout [UInt8]) {
-        precondition(message.kind != .options, "options messages are JSON only")
+        precondition(message.kind != .options && message.kind != .ping, "\(message.kind.name) messages are JSON only")
         precondition(message.points.count <= Int(UInt16.max), "at most 65,535 points per binary message")
         let hasPressure = message.points.contains { $0.pressure != nil }
         buffer.removeAll(keepingCapacity: true)

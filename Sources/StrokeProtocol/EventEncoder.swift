@@ -155,6 +155,18 @@ public enum EventEncoder {
         }
     }
 
+    /// `pong`: the answer to a `ping`, from the worker of shard `shard` (`"index/count"`); `known` tells whether that
+    /// worker holds state for the session. Numbered 0, outside the session's count, as the ping is outside its
+    /// numbering.
+    public static func pong(_ context: Context, shard: String, known: Bool, into writer: inout JSONWriter) {
+        event("pong", context, bound: 48 + string(shard), into: &writer) { out in
+            out.key("shard")
+            out.string(shard)
+            out.key("known")
+            out.bool(known)
+        }
+    }
+
     // MARK: - Writing
 
     /// `{"name": …, "score": …}` of a candidate, with `learned` and `backward` where they are true (at most 96 bytes

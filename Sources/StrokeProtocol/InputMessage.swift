@@ -99,6 +99,9 @@ public struct InputMessage: Sendable, Hashable {
         case close = 5
         /// Per-session options (JSON only).
         case options = 6
+        /// A probe of the way to the session's worker and back (JSON only): answered with a `pong` event, outside
+        /// the session's numbering, and the session's state (if the worker holds any) is left alone.
+        case ping = 7
 
         /// The `type` string of the JSON form.
         public var name: String {
@@ -109,6 +112,7 @@ public struct InputMessage: Sendable, Hashable {
             case .cancel: "cancel"
             case .close: "close"
             case .options: "options"
+            case .ping: "ping"
             }
         }
     }
@@ -138,6 +142,9 @@ public struct InputMessage: Sendable, Hashable {
     /// For `.end` messages: the stroke is the last of its gesture, which is matched at once (in a session that
     /// groups strokes into gestures; see `SessionOptions.multistroke`).
     public var last = false
+    /// Whether the message carries `seq`: every one does but a `ping`, for which it is optional (its `pong` then
+    /// answers `seq` null).
+    public var hasSequence = true
 
     /// Creates an empty message.
     public init() {}
@@ -175,6 +182,7 @@ public struct InputMessage: Sendable, Hashable {
         // Tested first: storing nil over nil still calls the release of the old value (11 instructions a message).
         if learn != nil { learn = nil }
         last = false
+        hasSequence = true
     }
 }
 

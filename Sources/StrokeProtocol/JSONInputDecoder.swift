@@ -100,7 +100,10 @@ enum JSONInputDecoder {
         }
         try scanner.expectEnd()
         guard let kind else { throw ProtocolError(.invalidField, "missing field \"type\"") }
-        guard sawSequence else { throw ProtocolError(.invalidField, "missing field \"seq\"") }
+        if !sawSequence {
+            guard kind == .ping else { throw ProtocolError(.invalidField, "missing field \"seq\"") }
+            message.hasSequence = false
+        }
         message.kind = kind
         switch kind {
         case .begin, .points, .end, .cancel:
@@ -124,7 +127,7 @@ enum JSONInputDecoder {
             message.options = SessionOptions(
                 library: library, orientation: orientation, checkmark: checkmark, forget: forget,
                 multistroke: multistroke, gestures: gestures)
-        case .close: break
+        case .close, .ping: break
         }
         if message.learn != nil && kind != .end {
             throw ProtocolError(.invalidField, "\"learn\" is a field of end messages, not of \(kind.name)")
@@ -187,6 +190,7 @@ enum JSONInputDecoder {
         if scanner.equals(range, "cancel") { return .cancel }
         if scanner.equals(range, "close") { return .close }
         if scanner.equals(range, "options") { return .options }
+        if scanner.equals(range, "ping") { return .ping }
         let name = String(decoding: UnsafeRawBufferPointer(rebasing: scanner.bytes[range]).prefix(40), as: UTF8.self)
         throw ProtocolError(.unknownType, "unknown message type \"\(name)\"")
     }

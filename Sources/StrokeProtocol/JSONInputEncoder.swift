@@ -6,8 +6,10 @@ public enum JSONInputEncoder {
         writer.beginObject()
         writer.key("type")
         writer.string(message.kind.name)
-        writer.key("seq")
-        writer.integer(message.sequence)
+        if message.hasSequence || message.kind != .ping {
+            writer.key("seq")
+            writer.integer(message.sequence)
+        }
         switch message.kind {
         case .begin, .points, .end, .cancel:
             writer.key("stroke")
@@ -16,7 +18,7 @@ public enum JSONInputEncoder {
                 writer.key("pointer")
                 writer.integer(message.pointer)
             }
-        case .close, .options: break
+        case .close, .options, .ping: break
         }
         if !message.points.isEmpty {
             writer.key("points")

@@ -37,6 +37,8 @@ extension SessionProcessor {
         /// The sessions whose options, choice or learned gestures changed, or that ended, since the lane's last
         /// checkpoint (`SessionProcessor.checkpointChanges()`); nil when the worker writes no checkpoints.
         var settingsChanged: Set<SessionKey>?
+        /// This worker's shard, `index/count`, as a `pong` gives it.
+        let shardName: String
 
         init(sink: Sink, configuration: WorkerConfiguration, registry: LibraryRegistry, metrics: WorkerMetrics) {
             self.sink = sink
@@ -45,6 +47,7 @@ extension SessionProcessor {
             self.metrics = metrics
             self.decoder = InputDecoder(maximumPointsPerMessage: configuration.maxPointsPerMessage)
             self.detector = CheckmarkDetector.State(configuration: configuration.checkmark)
+            self.shardName = "\(configuration.shard.index)/\(configuration.shard.count)"
             if configuration.writesCheckpoints { settingsChanged = [] }
         }
 
@@ -54,6 +57,12 @@ extension SessionProcessor {
 
         /// Returns whether the session lives on.
         mutating func process(_ session: inout Session, id: UnsafeRawBufferPointer) -> Bool {
+            // Outside the session's numbering, and its state; it counts as activity (the caller notes the time), so
+            // that a producer keeps a pausing session from being closed as idle.
+            if message.kind == .ping {
+                pong(id, known: true)
+                return true
+            }
             let sequence = message.sequence
             switch session.sequence.receive(sequence) {
             case .accept: break
@@ -138,6 +147,8 @@ extension SessionProcessor {
                 EventEncoder.closed(context(session, id: id), reason: "closed", into: &writer)
                 publish(id)
                 return false
+            case .ping:
+                assertionFailure("a ping is answered above")
             }
             return true
         }

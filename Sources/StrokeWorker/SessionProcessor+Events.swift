@@ -40,6 +40,17 @@ extension SessionProcessor.Core {
         topic.withUTF8 { sink.publish(topic: UnsafeRawBufferPointer($0), payload: writer.bytes) }
     }
 
+    /// Answers a `ping` with a `pong`, numbered 0: the session's numbering and state (`known`: whether there is
+    /// any) are left alone. Out of line, as the per-message path only branches to it.
+    @inline(never)
+    mutating func pong(_ id: UnsafeRawBufferPointer, known: Bool) {
+        metrics.pings.add(1, ordering: .relaxed)
+        let sequence = message.hasSequence ? message.sequence : nil
+        EventEncoder.pong(
+            .init(session: id, eventSequence: 0, sequence: sequence), shard: shardName, known: known, into: &writer)
+        publish(id)
+    }
+
     /// Publishes the event in `writer` on the session's topic.
     @inline(__always)
     mutating func publish(_ id: UnsafeRawBufferPointer) {

@@ -94,6 +94,11 @@ public struct SessionProcessor<Sink: EventSink> {
         }
         core.pendingPoints += core.message.points.count
         if index == nil {
+            // A ping creates no session (`Core.process` answers one for a session held).
+            if core.message.kind == .ping {
+                core.pong(id, known: false)
+                return
+            }
             guard table.count < configuration.maxSessions else {
                 sessionError(
                     id, at: nil, code: "too_many_sessions",

@@ -73,6 +73,9 @@ extension WorkerMetrics {
             name: "stroke_worker_messages_revoked_total",
             help: "Input messages dropped because their connection's CURVE key was revoked.", type: "counter",
             key: "messagesRevoked"),
+        Family(
+            name: "stroke_worker_pings_total", help: "Ping messages answered with a pong.", type: "counter",
+            key: "pings"),
         Family(name: "stroke_worker_sessions", help: "Sessions held.", type: "gauge", key: "sessions"),
         Family(
             name: "stroke_worker_sessions_restored_total",

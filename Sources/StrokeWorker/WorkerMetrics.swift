@@ -48,6 +48,8 @@ public final class WorkerMetrics: Sendable {
     public let connectionsCut = Atomic<Int>(0)
     /// Input messages dropped unread because their connection's key is no longer authorized.
     public let messagesRevoked = Atomic<Int>(0)
+    /// `ping` messages answered with a `pong`.
+    public let pings = Atomic<Int>(0)
     private let errors = Mutex<[String: Int]>([:])
 
     /// Creates zeroed counters.
@@ -97,6 +99,7 @@ public final class WorkerMetrics: Sendable {
             "handshakesRefused": handshakesRefused.load(ordering: .relaxed),
             "connectionsCut": connectionsCut.load(ordering: .relaxed),
             "messagesRevoked": messagesRevoked.load(ordering: .relaxed),
+            "pings": pings.load(ordering: .relaxed),
         ]
         for (code, count) in errorCounts { values["errors.\(code)"] = count }
         return values
