@@ -167,6 +167,16 @@ class Producer:
         self.socket.send_multipart([topic(session), payload])
         return seq
 
+    def ping(self, session: str, seq: Optional[int] = None) -> None:
+        """Send a ``ping`` for ``session``: the worker that holds the session's bucket answers with a ``pong`` event
+        on the session's topic (``eventSeq`` 0; ``seq`` the one given here, or null; ``shard``, the worker's; and
+        ``known``, whether it holds state for the session). It uses none of the session's sequence numbers and
+        creates no state; for a session the worker holds, it counts as activity (the session is not closed as
+        idle). A way to check the route to the worker and back, or to keep a pausing session open."""
+        if self._handshakes is not None:
+            self._handshakes.check_sometimes()
+        self.socket.send_multipart([topic(session), encode_json("ping", seq)])
+
     def new_stroke_id(self, session: str) -> int:
         """A fresh stroke id for ``session``."""
         value = self._strokes.get(session, 0) + 1
@@ -331,7 +341,8 @@ class _Sequencer:
 
 class _Probe:
     """A probe session for ``wait_until_subscribed``: subscribed to on ``socket`` until ``end()``; each ``send``
-    sends the worker an invalid message for it, whose error event ``answered`` recognizes."""
+    sends the worker a ``ping`` for it, whose ``pong`` ``answered`` recognizes (or the ``unknown_type`` error of a
+    worker older than the ping, on the same topic)."""
 
     def __init__(self, socket: zmq.Socket, timeout: float) -> None:
         self.socket = socket
@@ -343,7 +354,7 @@ class _Probe:
     def send(self, producer: "Producer") -> None:
         if time.monotonic() > self.deadline:
             raise TimeoutError("the worker did not answer the probe within %.1f s" % self.timeout)
-        producer.socket.send_multipart([topic(self.session.decode()), b"probe"])
+        producer.ping(self.session.decode())
 
     def answered(self, frames: List[bytes]) -> bool:
         return frames[0] == self.session
@@ -385,8 +396,8 @@ class Consumer:
         self.socket.close()
 
     def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
-        """Make sure the worker has our subscription: send an invalid message for a probe session until its
-        error event comes back (the probe's events are discarded; the probe session holds no state)."""
+        """Make sure the worker has our subscription: ping a probe session until its ``pong`` comes back (the
+        probe's events are discarded; the worker holds no state for the probe session)."""
         probe = _Probe(self.socket, timeout)
         try:
             while True:

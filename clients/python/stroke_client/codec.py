@@ -37,7 +37,7 @@ def _check_gestures(gestures: Any) -> Any:
 
 def encode_json(
     kind: str,
-    seq: int,
+    seq: Optional[int],
     stroke: Optional[int] = None,
     pointer: int = 0,
     points: Iterable[Point] = (),
@@ -50,10 +50,17 @@ def encode_json(
     its next stroke, 0 to 10000), ``gestures`` (the only gestures the session's strokes may match: a list of 1 to 32
     names, or ``"*"`` for all of them again); and for an ``end`` message ``learn`` (the name under which the session learns
     the stroke instead of matching it) and ``last`` (``True``: the stroke ends its session's gesture).
+
+    ``seq`` may be ``None`` in a ``ping`` alone, which is outside the session's numbering (its ``pong`` then
+    answers ``seq`` null).
     """
-    if kind not in _TYPES and kind != "options":
+    if kind not in _TYPES and kind not in ("options", "ping"):
         raise ValueError("unknown message type %r" % kind)
-    message: Dict[str, Any] = {"type": kind, "seq": int(seq)}
+    message: Dict[str, Any] = {"type": kind}
+    if seq is not None:
+        message["seq"] = int(seq)
+    elif kind != "ping":
+        raise ValueError("%s needs a seq" % kind)
     if kind in ("begin", "points", "end", "cancel"):
         if stroke is None:
             raise ValueError("%s needs a stroke id" % kind)

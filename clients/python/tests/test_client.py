@@ -79,6 +79,8 @@ def test_json_messages_follow_the_schema(protocol_dir):
         encode_json("options", 8, forget="*"),
         encode_json("options", 9, gestures=["check", "fire ball"]),
         encode_json("options", 10, gestures="*"),
+        encode_json("ping", None),
+        encode_json("ping", 11),
     ]
     for message in messages:
         validator.validate(json.loads(message))
@@ -88,6 +90,10 @@ def test_json_messages_follow_the_schema(protocol_dir):
                 validator.validate(message["json"])
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({"type": "points", "seq": 1, "stroke": 1, "points": []})
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({"type": "close"})  # only a ping may go without seq
+    with pytest.raises(ValueError):
+        encode_json("close", None)
     with pytest.raises(ValueError):
         encode_json("points", 1, 1, points=[(float("nan"), 0, 0)])
     for name in ("", "*", "x" * 65):
@@ -497,6 +503,38 @@ def test_the_spells_example_runs(worker):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "not now: rectangle" in result.stdout and "cast circle" in result.stdout
+
+
+def test_a_ping_is_answered_and_the_subscription_probe_is_no_error(protocol_dir, fixtures_dir):
+    """A ping gets its pong (outside the session's numbering, creating no state); wait_until_subscribed pings, so a
+    worker that only answered probes counts pings and no errors."""
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    running = RunningWorker("--shard", "0/1")
+    try:
+        with Consumer(running.output, prefixes=["pinged"]) as consumer, \
+                Producer(running.input) as producer:
+            producer.wait_for_worker()
+            consumer.wait_until_subscribed(producer)
+            producer.ping("pinged", seq=41)
+            pong = consumer.receive(timeout=5)
+            assert pong is not None and pong.kind == "pong", pong
+            validator.validate(pong.fields)
+            assert (pong.session, pong.get("seq"), pong.get("eventSeq")) == ("pinged", 41, 0)
+            assert (pong.get("shard"), pong.get("known")) == ("0/1", False)
+            producer.send_stroke("pinged", read_stroke(fixtures_dir, "circle"), batch=8)
+            assert consumer.receive(timeout=5).kind == "match"
+            producer.ping("pinged")
+            pong = consumer.receive(timeout=5)
+            assert (pong.kind, pong.get("seq"), pong.get("known")) == ("pong", None, True)
+            # The session's numbering went on as if there had been no ping: the next stroke is numbered on.
+            producer.send_stroke("pinged", read_stroke(fixtures_dir, "circle"), batch=8)
+            match = consumer.receive(timeout=5)
+            assert (match.kind, match.get("eventSeq"), match.gap) == ("match", 2, 0)
+    finally:
+        assert running.stop() == 0
+    stopped = next(line for line in running.process_log() if " stopped " in line)
+    assert re.search(r"\bpings=([0-9]+)", stopped) and int(re.search(r"\bpings=([0-9]+)", stopped).group(1)) >= 3
+    assert "errors." not in stopped, stopped
 
 
 def test_first_messages_are_not_lost(worker, fixtures_dir):
