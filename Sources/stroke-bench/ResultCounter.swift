@@ -82,17 +82,18 @@ final class ResultCounter: Sendable {
             || head.starts(with: #"{"v":1,"event":"nomatch""#.utf8)
     }
 
-    /// Sends probes through `producer` until this consumer has seen one come back.
+    /// Sends pings for a probe session through `producer` until this consumer has seen an answer come back.
     func waitUntilSubscribed(_ producer: BenchProducer) throws {
         while !subscribed.load(ordering: .acquiring) { usleep(1000) }
         // A sharded worker, or one with several lanes, subscribes bucket by bucket: messages sent before a
         // bucket's subscription arrives would be dropped by the producer's socket.
         try producer.waitForAllBuckets()
-        // A probe session id whose shard key is right, so the worker answers with an error event.
+        // A ping for a probe session whose shard key is right: the worker answers with a pong (the raw echo
+        // answers anything that is not binary).
         let session = "\(Self.probePrefix)\(UInt32.random(in: 0...UInt32.max))"
         let probeTopic = Array(StrokeProtocolTopics.topic(session).utf8)
         for _ in 0..<500 {
-            try producer.socket.sendMultipart([probeTopic, Array("probe".utf8)])
+            try producer.socket.sendMultipart([probeTopic, Array(#"{"type":"ping"}"#.utf8)])
             usleep(20_000)
             if probeSeen.load(ordering: .acquiring) { return }
         }
