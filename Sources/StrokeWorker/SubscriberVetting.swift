@@ -9,9 +9,9 @@ import ZeroMQ
 /// (`User-Id`) and the socket's identity (`ZMQConnection.Identity`). After each revocation it cuts every connection
 /// whose key is gone; the consumer's reconnection is then refused at the handshake. A descriptor whose socket is no
 /// longer the one noted (its consumer left, and the system gave the number to another connection) is forgotten
-/// uncut: the identity keeps a revocation from cutting a connection it was not meant for. (What it cannot rule out is
-/// libzmq's I/O thread closing the connection in the microseconds between the check and the cut, and the system
-/// giving the number to a new connection in between, as for a producer's descriptor in `ConnectionVetting`.)
+/// uncut: the identity keeps a revocation from cutting a connection it was not meant for, and the check and the cut
+/// are made on one duplicate of the descriptor (`ZMQConnection.cut(descriptor:ifStill:)`), so that libzmq's I/O
+/// thread closing the connection between them cannot turn the cut onto a new connection given the same number.
 ///
 /// Owned by the thread that reads the output socket: the lane, the publisher thread or the output forwarder.
 struct SubscriberVetting {
@@ -44,7 +44,7 @@ struct SubscriberVetting {
         if let known = consumers[descriptor], known.socket == socket, known.key == key { return }
         guard authenticator.admits(userID: key) else {
             consumers[descriptor] = nil
-            cut(descriptor, key: key)
+            cut(descriptor, socket: socket, key: key)
             return
         }
         consumers[descriptor] = Consumer(key: key, socket: socket)
@@ -63,12 +63,14 @@ struct SubscriberVetting {
             }
             guard !authenticator.admits(userID: consumer.key) else { continue }
             consumers[descriptor] = nil
-            cut(descriptor, key: consumer.key)
+            cut(descriptor, socket: consumer.socket, key: consumer.key)
         }
     }
 
-    private func cut(_ descriptor: Int32, key: String) {
-        let cut = ZMQConnection.cut(descriptor: descriptor)
+    /// Cuts the consumer's connection, if `descriptor` still holds its socket (else it left, and is forgotten).
+    private func cut(_ descriptor: Int32, socket: ZMQConnection.Identity, key: String) {
+        guard ZMQConnection.identity(descriptor: descriptor) == socket else { return }
+        let cut = ZMQConnection.cut(descriptor: descriptor, ifStill: socket)
         authenticator.metrics?.connectionsCut.add(1, ordering: .relaxed)
         authenticator.logger.warning(
             "consumer connection of a revoked client key cut",

@@ -24,6 +24,20 @@ public enum ZMQConnection {
         #endif
     }
 
+    /// Shuts the connection on `descriptor` down if the descriptor still holds the socket `identity`; returns whether
+    /// it did. The check and the shutdown act on a duplicate of the descriptor, which holds on to the socket it
+    /// found: were libzmq's I/O thread to close the connection in between and the system to give its number to a
+    /// new one, the shutdown still reaches the socket that was checked, never the new connection.
+    @discardableResult
+    public static func cut(descriptor: Int32, ifStill identity: Identity) -> Bool {
+        guard descriptor >= 0 else { return false }
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return false }
+        defer { close(copy) }
+        guard Self.identity(descriptor: copy) == identity else { return false }
+        return cut(descriptor: copy)
+    }
+
     /// Which socket a descriptor stands for: its device and inode numbers (`fstat`). Linux numbers a socket's inode
     /// from a counter when it creates it (which would have to wrap its 32 bits to repeat a number), so an identity
     /// read now and equal to one read earlier means the descriptor still holds the same connection, not a later
