@@ -100,7 +100,8 @@ public struct InputMessage: Sendable, Hashable {
         /// Per-session options (JSON only).
         case options = 6
         /// A probe of the way to the session's worker and back (JSON only): answered with a `pong` event, outside
-        /// the session's numbering, and the session's state (if the worker holds any) is left alone.
+        /// the session's numbering; it creates no state, and leaves a session the worker holds as it was but for
+        /// its idle time (a ping counts as activity).
         case ping = 7
 
         /// The `type` string of the JSON form.
