@@ -14,14 +14,15 @@ struct RobustnessTests {
     static let seed = ProcessInfo.processInfo.environment["STROKE_FUZZ_SEED"].flatMap { UInt64($0) }
 
     /// Valid payloads to mutate: the first two scenarios' (JSON and binary), the learning one's (`learn` and
-    /// `forget`, mutated; `LearnedTemplatesTests.randomOperations` drives learning itself), the grouping one's and
-    /// the one whose session chooses gestures (`gestures`, mutated).
+    /// `forget`, mutated; `LearnedTemplatesTests.randomOperations` drives learning itself), the grouping one's, the
+    /// one whose session chooses gestures (`gestures`, mutated) and the pinging one's (pings among strokes).
     static func samples() throws -> [[UInt8]] {
         let scenarios = try ScenarioReplayer.scenarios()
         let learning = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session learns") })
         let grouping = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session groups") })
         let choosing = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session chooses") })
-        return try (Array(scenarios[0...1]) + [learning, grouping, choosing]).flatMap { scenario in
+        let pinging = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("ping:") })
+        return try (Array(scenarios[0...1]) + [learning, grouping, choosing, pinging]).flatMap { scenario in
             try (scenario["messages"] as! [[String: Any]]).map { try ScenarioReplayer.frames($0)[1] }
         }
     }
