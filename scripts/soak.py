@@ -4,19 +4,19 @@
 Starts the worker on free loopback ports (idle timeout 2 s), sends random strokes (JSON or binary, in batches of
 1 to 16 points; a share of them learned as the session's own gestures, and now and then forgotten; now and then
 a session starts or stops grouping its strokes into gestures of several strokes, and a tenth of the strokes end
-with `last`) to SESSIONS
+with `last`; a share of the sessions pinged first) to SESSIONS
 sessions for SECONDS seconds, a share of them replaced by bad messages (bytes that are no message, bad topics,
 wrong frame counts, sequence numbers far ahead, a producer starting over from 1, oversized payloads), and reads
 every event. Every 10 s it prints the worker's resident memory and the events by
 kind; at the end it waits for the idle sessions to be evicted, stops the worker with SIGTERM and checks:
 - the worker ran throughout and exited 0;
-- no event was lost (each session's `eventSeq` has no gap);
+- no event was lost (each session's `eventSeq` has no gap), and every ping got its pong;
 - every session the worker held was closed by the idle sweep;
 - the resident memory after the sweep is within `--memory-margin` MB of its level after the first 10 s.
 Exits 1 if a check fails.
 
 Usage: scripts/soak.py [--seconds S] [--sessions N] [--bad-share F] [--learn-share F] [--group-share F]
-                      [--worker PATH] [--memory-margin MB]
+                      [--ping-share F] [--worker PATH] [--memory-margin MB]
 """
 
 import argparse
@@ -108,10 +108,13 @@ def main() -> int:
     parser.add_argument("--group-share", type=float, default=0.05,
                         help="share of strokes before which the session sets its multistroke wait to 0, 50 or "
                              "200 ms (default 0.05)")
+    parser.add_argument("--ping-share", type=float, default=0.02,
+                        help="share of strokes before which the session is pinged (default 0.02): every ping must "
+                             "get its pong")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if (args.seconds <= 0 or args.sessions < 1 or not 0 <= args.bad_share <= 1 or not 0 <= args.learn_share <= 1
-            or not 0 <= args.group_share <= 1):
+            or not 0 <= args.group_share <= 1 or not 0 <= args.ping_share <= 1):
         parser.error("--seconds must be positive, --sessions at least 1, the shares in 0...1")
     rng = random.Random(args.seed)
     worker, (input_endpoint, output_endpoint) = start_worker(args.worker)
@@ -138,7 +141,7 @@ def main() -> int:
             held.discard(session)
             last_event.pop(session, None)
 
-    sent = bad = 0
+    sent = bad = pings = 0
     baseline = None
     with Consumer(output_endpoint) as consumer, Producer(input_endpoint, binary=False) as producer:
         producer.wait_for_all_buckets()
@@ -157,6 +160,10 @@ def main() -> int:
                 batch = rng.randrange(1, 17)
                 # Now and then the session learns the stroke, or forgets what it learned.
                 learn = "g%d" % rng.randrange(4) if rng.random() < args.learn_share else None
+                if rng.random() < args.ping_share:
+                    producer.ping(session, seq=pings)
+                    pings += 1
+                    sent += 1
                 if rng.random() < args.group_share:
                     producer.set_options(session, multistroke=rng.choice([0, 50, 200]))
                     sent += 1
@@ -198,6 +205,8 @@ def main() -> int:
             failures.append(f"the worker exited with {code} on SIGTERM")
     if gaps:
         failures.append(f"{gaps} gaps in sessions' event numbers: events were lost")
+    if events.get("pong", 0) != pings:
+        failures.append(f"{pings} pings were answered with {events.get('pong', 0)} pongs")
     if held:
         failures.append(f"{len(held)} sessions were never closed by the idle sweep")
     if baseline is not None and memory > baseline + args.memory_margin:
