@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C client and runs it against a worker of its own: proof that Protocol/ is enough without our
-# libraries.
+# libraries. Each run must show the pong of the client's ping (its check that the worker has its subscription) and
+# the match of its stroke.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .build
@@ -24,7 +25,8 @@ for run in lanes-1 lanes-2 curve; do
     out=$(STROKE_WORKER_LANES=$lanes STROKE_WORKER_CURVE_SECRET_KEY=$secret STROKE_CURVE_SERVER_KEY=$server \
         scripts/with-worker.sh "$bin" 5585 5586 -- sh -c '.build/send_stroke "$STROKE_INPUT" "$STROKE_OUTPUT" c-client-test')
     echo "$out"
-    if echo "$out" | grep -q '"event":"match","session":"c-client-test"'; then
+    if echo "$out" | grep -q '"event":"pong","session":"c-client-test"' \
+        && echo "$out" | grep -q '"event":"match","session":"c-client-test"'; then
         passed=$((passed + 1))
     fi
 done

@@ -1,8 +1,9 @@
 /*
  * send_stroke: a stroke-worker client in plain C against libzmq, written from Protocol/README.md alone.
  *
- * Sends one check-shaped stroke in the binary form (begin, points in batches, end) for a session, then prints
- * every event for that session until the match (or no match) arrives.
+ * Pings the session until the worker answers (so that its events will reach us), sends one check-shaped stroke in
+ * the binary form (begin, points in batches, end), then prints every event for that session until the match (or
+ * no match) arrives.
  *
  *   cc -O2 -Wall -Wextra -o send_stroke send_stroke.c -lzmq
  *   ./send_stroke [input-endpoint] [output-endpoint] [session-id]
@@ -167,9 +168,31 @@ int main(int argc, char **argv) {
         if (n >= 1 && subscription[0] == 1 && n - 1 <= topic_length
             && memcmp(subscription + 1, topic, (size_t)(n - 1)) == 0) break;
     }
-    /* Give our own subscription a moment to reach the worker. */
-    zmq_pollitem_t none[1] = {{consumer, 0, ZMQ_POLLIN, 0}};
-    zmq_poll(none, 1, 200);
+    /* Section 4, ping: our own subscription must reach the worker too. Ping the session until its pong comes back
+       (outside the session's numbering; it creates no state). Later pongs of the pings sent meanwhile are printed
+       with the events below. */
+    static const char ping[] = "{\"type\":\"ping\"}";
+    int answered = 0;
+    for (int attempt = 0; attempt < 100 && !answered; attempt++) {
+        CHECK(zmq_send(producer, topic, (size_t)topic_length, ZMQ_SNDMORE));
+        CHECK(zmq_send(producer, ping, sizeof ping - 1, 0));
+        while (!answered && wait_readable(consumer, consumer_monitor, 100)) {
+            char event_topic[160], payload[512];
+            int n = zmq_recv(consumer, event_topic, sizeof event_topic, 0);
+            CHECK(n);
+            int m = zmq_recv(consumer, payload, sizeof payload - 1, 0);
+            CHECK(m);
+            payload[m < (int)sizeof payload - 1 ? m : (int)sizeof payload - 1] = 0;
+            if (strstr(payload, "\"event\":\"pong\"")) {
+                printf("%.*s %s\n", n < (int)sizeof event_topic ? n : (int)sizeof event_topic, event_topic, payload);
+                answered = 1;
+            }
+        }
+    }
+    if (!answered) {
+        fprintf(stderr, "the worker did not answer a ping within 10 s\n");
+        exit(1);
+    }
 
     uint8_t buffer[16 + 16 * 48];
     uint32_t seq = 1;
