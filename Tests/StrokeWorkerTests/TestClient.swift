@@ -32,18 +32,18 @@ final class TestClient {
         // to their buckets one by one, and a message to a bucket not yet subscribed would be dropped here.
         try producer.setTimeouts(receive: 5000)
         try Self.waitForAllBuckets(producer)
-        // Probe until the consumer's subscription has reached the worker: a bad message to a probe session.
+        // Ping a probe session until the consumer's subscription has reached the worker (its pong comes back).
         try consumer.setTimeouts(receive: 50)
         let probe = Array(ShardKey.topic(for: Self.probeSession).utf8)
         for _ in 0..<100 {
-            try producer.sendMultipart([probe, Array("probe".utf8)])
+            try producer.sendMultipart([probe, Array(#"{"type":"ping"}"#.utf8)])
             if try consumer.receiveMultipart() != nil { break }
         }
         while try consumer.receiveMultipart(dontWait: true) != nil {}
         try consumer.setTimeouts(receive: 10_000)
     }
 
-    /// The session the client probes the worker with (an invalid message, whose error comes back on its topic).
+    /// The session the client pings the worker for (its pong comes back on its topic; the worker keeps no state).
     static let probeSession = "probe-client"
 
     /// Reads subscription messages until one covers everything (`""`) or all 4,096 bucket prefixes are in.
