@@ -2,7 +2,7 @@ import Foundation
 import StrokeRecognition
 import StrokeWorker
 
-/// `stroke-tool`: evaluation and template library editing.
+/// `stroke-tool`: evaluation, template library editing, CURVE keys and pinging a worker.
 enum StrokeTool {
     static let usage = """
         stroke-tool: evaluate the recognizer, edit template libraries, make CURVE keys
@@ -20,6 +20,7 @@ enum StrokeTool {
           stroke-tool library list FILE|default
           stroke-tool library export-default -o FILE       write the built-in library as a file
           stroke-tool keygen [-o PREFIX]                  a CURVE key pair for the worker's --curve-… options
+          stroke-tool ping --input EP --output EP [options]  the way to a session's worker and back, timed
 
         Run `stroke-tool COMMAND --help` for a command's options.
         """
@@ -40,6 +41,7 @@ enum StrokeTool {
             case "scribbles": return try ScribblesCommand.run(rest)
             case "library": return try LibraryCommand.run(rest)
             case "keygen": return try KeygenCommand.run(rest)
+            case "ping": return try await PingCommand.run(rest)
             case "--help", "-h", "help":
                 print(usage)
                 return 0

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// `stroke-tool ping` against a real `stroke-worker` process on loopback.
+@Suite("stroke-tool ping")
+struct PingCommandTests {
+    /// A worker started beside the tool on free loopback ports; its endpoints, read from its log.
+    final class RunningWorker {
+        let process = Process()
+        private(set) var input = ""
+        private(set) var output = ""
+
+        init(_ arguments: [String] = []) throws {
+            let tool = URL(fileURLWithPath: StrokeToolTests.tool)
+            process.executableURL = tool.deletingLastPathComponent().appendingPathComponent("stroke-worker")
+            process.arguments =
+                ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--stats-interval", "0"] + arguments
+            let log = Pipe()
+            process.standardError = log
+            try process.run()
+            // The first line that names the endpoints; the log is read no further (the worker writes little more).
+            var text = ""
+            while !text.contains("listening"), text.count < 100_000 {
+                let chunk = log.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            func endpoint(_ name: String) -> String? {
+                guard let range = text.range(of: "\(name):") else { return nil }
+                return String(text[range.upperBound...].prefix { !$0.isWhitespace })
+            }
+            guard let input = endpoint("input"), let output = endpoint("output") else {
+                process.terminate()
+                throw WorkerFailure(log: text)
+            }
+            self.input = input
+            self.output = output
+        }
+
+        /// Stops the worker (SIGTERM) and returns its exit status.
+        func stop() -> Int32 {
+            process.terminate()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    struct WorkerFailure: Error, CustomStringConvertible {
+        let log: String
+        var description: String { "the worker did not start: \(log)" }
+    }
+
+    @Test("a worker's shard answers: once to find it, then the round trips timed; as JSON and as text")
+    func answered() throws {
+        let worker = try RunningWorker(["--shard", "0/1"])
+        defer { #expect(worker.stop() == 0) }
+        let json = try StrokeToolTests.run([
+            "ping", "--input", worker.input, "--output", worker.output, "--session", "room7/alice", "--count", "3",
+            "--json",
+        ])
+        #expect(json.status == 0, "\(json.error)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
+        #expect(report["session"] as? String == "room7/alice")
+        #expect(report["shard"] as? String == "0/1")
+        #expect(report["known"] as? Bool == false)
+        let trips = try #require(report["roundTripsMicroseconds"] as? [Double])
+        #expect(trips.count == 3 && trips.allSatisfy { $0 > 0 })
+
+        let text = try StrokeToolTests.run(["ping", "--input", worker.input, "--output", worker.output, "--count", "2"])
+        #expect(text.status == 0, "\(text.error)")
+        #expect(text.output.contains("pong for session stroke-tool-ping from shard 0/1, which holds no state for it"))
+        #expect(text.output.contains("2 round trips: least"))
+    }
+
+    @Test("no worker: status 1 and why; bad options: status 2")
+    func failures() throws {
+        // A port nothing listens on: connecting succeeds (ZeroMQ connects in the background), nothing answers.
+        let silent = try StrokeToolTests.run([
+            "ping", "--input", "tcp://127.0.0.1:9", "--output", "tcp://127.0.0.1:9", "--timeout", "0.3",
+        ])
+        #expect(silent.status == 1)
+        #expect(silent.error.contains("no pong for session stroke-tool-ping within 0.3 s"))
+        for arguments in [
+            ["ping"], ["ping", "--input", "tcp://127.0.0.1:9"],
+            ["ping", "--input", "a", "--output", "b", "--count", "-1"],
+            ["ping", "--input", "a", "--output", "b", "--session", "$system"],
+            ["ping", "--input", "a", "--output", "b", "--curve-server-key", "x"],
+        ] {
+            let run = try StrokeToolTests.run(arguments)
+            #expect(run.status == 2, "\(arguments): \(run.error)")
+        }
+    }
+}
