@@ -2,7 +2,8 @@
 """make cluster-test: a 3-worker cluster behind both proxies on loopback (Deploy/local-cluster.sh).
 
 1. 3,000 sessions draw real strokes: every stroke is answered exactly once, and the workers' session counts
-   partition the sessions by shard (none served by two workers, none by zero).
+   partition the sessions by shard (none served by two workers, none by zero); a ping of a session through the
+   proxies is answered once, by its shard's worker, which holds the session.
 2. Under load, worker 1 is killed with SIGKILL and restarted: the other shards lose nothing; shard 1 loses only
    the strokes in flight, each of whose sessions is told so (session_reset / unknown_stroke / sequence_gap)
    once the worker is back; the restarted worker serves again within 2 s.
@@ -62,6 +63,7 @@ class Collector(threading.Thread):
         self.result_times = {}                        # (session, stroke) -> first arrival
         self.errors = collections.defaultdict(list)   # session -> [(code, time)]
         self.stats = {}                               # shard -> counters
+        self.pongs = collections.defaultdict(list)    # session -> [(shard, known)]
         self.running = True
 
     def run(self):
@@ -75,6 +77,8 @@ class Collector(threading.Thread):
                 key = (event.session, event.get("stroke"))
                 self.results[key] += 1
                 self.result_times.setdefault(key, event.received_at)
+            elif event.kind == "pong":
+                self.pongs[event.session].append((event.get("shard"), event.get("known")))
             elif event.kind == "error" and event.session:
                 self.errors[event.session].append((event.get("code"), event.received_at))
 
@@ -128,6 +132,17 @@ def main():
                                                                      expected[shard]))
         check(sum(collector.stats.get("%d/%d" % (s, SHARDS), {}).get("sessions", 0) for s in range(SHARDS))
               == SESSIONS, "the workers' sessions add up to %d" % SESSIONS)
+        pinged = sessions[:60]
+        for session in pinged:
+            producer.ping(session)
+        deadline = time.monotonic() + 10
+        while sum(len(collector.pongs[s]) for s in pinged) < len(pinged) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)  # a second pong, from a worker that should not have answered, would arrive by now
+        routed = [s for s in pinged if collector.pongs[s] == [("%d/%d" % (shard_of[s], SHARDS), True)]]
+        check(len(routed) == len(pinged),
+              "a ping through the proxies is answered once, by the session's shard, which holds it: %d of %d" % (
+                  len(routed), len(pinged)))
 
         # Phase 2: under load, SIGKILL worker 1 and restart it.
         rounds = 3
