@@ -134,6 +134,10 @@ struct MetricsEndpointTests {
             #expect(metrics.body.contains("# TYPE stroke_worker_strokes_not_chosen_total counter\n"))
             #expect(metrics.body.contains("# TYPE stroke_worker_sessions_restored_total counter\n"))
             #expect(metrics.body.contains("stroke_worker_errors_total{shard=\"0/1\",code=\"bad_topic\"} 1\n"))
+            // The test client pinged until its subscription arrived: pings, and no error for them.
+            #expect(metrics.body.contains("# TYPE stroke_worker_pings_total counter\n"))
+            #expect(!metrics.body.contains("stroke_worker_pings_total{shard=\"0/1\"} 0\n"))
+            #expect(!metrics.body.contains("code=\"malformed_json\""))
             #expect(try Self.get("/healthz", at: address) == ("HTTP/1.1 200 OK", "ok\n"))
             #expect(try Self.get("/nothing", at: address).status == "HTTP/1.1 404 Not Found")
             #expect(try Self.get("", at: address, request: "POST /metrics HTTP/1.1\r\n\r\n").status.contains("405"))
