@@ -10,6 +10,13 @@ import ZeroMQ
 /// each is checked once per revocation: until the first revocation, and for a connection already checked since
 /// the last one, a message costs one lookup.
 ///
+/// What it cannot rule out: libzmq still delivers what a connection queued before it closed, and by then the system may
+/// have given its descriptor number to a new connection. If such a message, of a revoked key, is the first the reader
+/// sees from that number after the revocation, the new connection is cut in its place: its client reconnects at once
+/// (its own key is admitted), and what was in flight on it is lost, which its sessions' sequence numbers report. A
+/// message names its connection by descriptor only (libzmq 4.3), so the reader cannot tell the two apart; the window
+/// is the time a closed connection's messages wait in the queue (at most `--input-hwm` messages).
+///
 /// Owned by the thread that reads the socket: the lane, or the proxy's.
 struct ConnectionVetting {
     let authenticator: ClientAuthenticator
