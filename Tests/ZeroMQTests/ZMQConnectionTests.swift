@@ -48,4 +48,29 @@ struct ZMQConnectionTests {
         #expect(!ZMQConnection.cut(descriptor: -1, ifStill: second))
         #expect(!ZMQConnection.cut(descriptor: 60_000, ifStill: second), "not open")
     }
+
+    @Test("a descriptor given to another socket has another identity; a file or a closed descriptor has none")
+    func identityOfAReusedDescriptor() throws {
+        let (a, b) = Self.socketPair()
+        defer {
+            close(a)
+            close(b)
+        }
+        let first = try #require(ZMQConnection.identity(descriptor: a))
+        #expect(ZMQConnection.identity(descriptor: b) != first)
+        // Descriptor `a` given to another socket (dup2 closes the first in the same step, so that no other thread of
+        // the tests is given the number in between).
+        let (c, d) = Self.socketPair()
+        defer { close(d) }
+        let other = try #require(ZMQConnection.identity(descriptor: c))
+        #expect(dup2(c, a) == a)
+        close(c)
+        #expect(ZMQConnection.identity(descriptor: a) == other)
+        #expect(other != first)
+        #expect(ZMQConnection.identity(descriptor: 60_000) == nil, "not open")
+        let file = open("/dev/null", O_RDONLY)
+        defer { close(file) }
+        #expect(ZMQConnection.identity(descriptor: file) == nil, "not a socket")
+        #expect(ZMQConnection.identity(descriptor: -1) == nil)
+    }
 }

@@ -132,39 +132,4 @@ struct ZMQProxyFilteringTests {
         #expect(message.sourceDescriptor != descriptor)
         #expect(ZMQConnection.identity(descriptor: message.sourceDescriptor) != identity)
     }
-
-    @Test("a descriptor given to another socket has another identity; a file or a closed descriptor has none")
-    func identityOfAReusedDescriptor() throws {
-        func socketPair() -> (Int32, Int32) {
-            var descriptors: [Int32] = [-1, -1]
-            #if canImport(Glibc)
-                let type = Int32(SOCK_STREAM.rawValue)
-            #else
-                let type = SOCK_STREAM
-            #endif
-            _ = socketpair(AF_UNIX, type, 0, &descriptors)
-            return (descriptors[0], descriptors[1])
-        }
-        let (a, b) = socketPair()
-        defer {
-            close(a)
-            close(b)
-        }
-        let first = try #require(ZMQConnection.identity(descriptor: a))
-        #expect(ZMQConnection.identity(descriptor: b) != first)
-        // Descriptor `a` given to another socket (dup2 closes the first in the same step, so that no other thread of
-        // the tests is given the number in between).
-        let (c, d) = socketPair()
-        defer { close(d) }
-        let other = try #require(ZMQConnection.identity(descriptor: c))
-        #expect(dup2(c, a) == a)
-        close(c)
-        #expect(ZMQConnection.identity(descriptor: a) == other)
-        #expect(other != first)
-        #expect(ZMQConnection.identity(descriptor: 60_000) == nil, "not open")
-        let file = open("/dev/null", O_RDONLY)
-        defer { close(file) }
-        #expect(ZMQConnection.identity(descriptor: file) == nil, "not a socket")
-        #expect(ZMQConnection.identity(descriptor: -1) == nil)
-    }
 }
