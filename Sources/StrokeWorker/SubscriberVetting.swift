@@ -67,9 +67,9 @@ struct SubscriberVetting {
         }
     }
 
-    /// Cuts the consumer's connection, if `descriptor` still holds its socket (else it left, and is forgotten).
+    /// Cuts the consumer's connection if `descriptor` still holds its socket (the caller has just seen it there; a
+    /// consumer that left in between is reported as a failed shutdown).
     private func cut(_ descriptor: Int32, socket: ZMQConnection.Identity, key: String) {
-        guard ZMQConnection.identity(descriptor: descriptor) == socket else { return }
         let cut = ZMQConnection.cut(descriptor: descriptor, ifStill: socket)
         authenticator.metrics?.connectionsCut.add(1, ordering: .relaxed)
         authenticator.logger.warning(
