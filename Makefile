@@ -8,7 +8,7 @@ RELEASE_BIN  := .build/release
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 # TARGET_CPU=haswell (or any `swiftc -target-cpu` name) builds the release binaries for that CPU and newer,
 # which then need AVX2 and FMA. Since session 7 it gains nothing measurable on the benchmark machine
-# (Benchmarks.md): the default build already runs the recognition kernels' AVX2 or AVX-512 build where the CPU
+# (docs/Recognition.md): the default build already runs the recognition kernels' AVX2 or AVX-512 build where the CPU
 # has it. It reaches Package.swift as STROKE_TARGET_CPU, which leaves the kernel builds their own targets.
 # Default: empty, a portable x86-64 (or arm64) build.
 TARGET_CPU   ?=

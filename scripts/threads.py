@@ -9,7 +9,7 @@ voluntarily is waiting for a core, not for work.
 
 Usage: scripts/threads.py [--seconds N] PID [PID ...]   (default 4 seconds; Linux only)
 
-Example, the worker and the benchmark's producer during a batched run (Benchmarks.md, session 18):
+Example, the worker and the benchmark's producer during a batched run (Benchmarks-history.md, session 18):
     stroke-bench --only throughput --cases binary-32 --sessions 1000 --runs 1 --messages 40000000 &
     sleep 20; scripts/threads.py $(pgrep -x stroke-worker) $(pgrep -f 'stroke-bench --only')
 """

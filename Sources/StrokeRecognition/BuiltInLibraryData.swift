@@ -3,7 +3,7 @@
 // unistroke study (Wobbrock, Wilson and Li, UIST 2007). Its minimumScore, 0.55 since session 31 (0.5 before),
 // is what `stroke-tool robustness --minimum-score` measured to cost no stroke of the subjects left out, and at
 // most one of 2,400 under a perturbation of its sweep, while turning away 36% of the strokes of a gesture the
-// library lacks, against 14% (Benchmarks.md, "The built-in library's threshold").
+// library lacks, against 14% (docs/Recognition.md, "The built-in library's threshold").
 // swift-format-ignore-file
 
 /// The built-in template library in the JSON file format.

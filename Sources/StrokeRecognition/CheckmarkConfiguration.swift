@@ -78,7 +78,7 @@ public struct CheckmarkConfiguration: Sendable, Hashable, Codable {
     /// (upward) draw the corner of an L, a right square bracket drawn backward or a box, which the other bounds
     /// admit. Measured with `stroke-tool robustness --stroke-direction any --perturbations "reverse=1;…"`: at 10,
     /// the right brackets drawn backward that fire it fall from 68 of 150 to 30, and no check is lost anywhere
-    /// in the sweep, tilted by up to 20° either way included (Benchmarks.md, "Strokes either way round"). `0`
+    /// in the sweep, tilted by up to 20° either way included (docs/Recognition.md, "Strokes either way round"). `0`
     /// turns the rule off. Default: `10`.
     public var squareCornerTolerance: Double
 

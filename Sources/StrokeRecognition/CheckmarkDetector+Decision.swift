@@ -128,7 +128,7 @@ extension CheckmarkDetector {
     /// of them when there are fewer): a leg's path at a scale of about an eighth of the leg. Jitter then adds little
     /// to it, where the walk's own path length (resampled points × spacing) grows with every wiggle of the finger:
     /// with noise of 1% of the stroke's size, that length made straight legs look curled and cost 55% of the
-    /// checks (`stroke-tool robustness`, Benchmarks.md).
+    /// checks (`stroke-tool robustness`, docs/Recognition.md).
     static func pathLength(_ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, from a: Int, to b: Int)
         -> Double
     {

@@ -1,4 +1,4 @@
-/// Tuning of the template matcher. The defaults are the ones measured in `Benchmarks.md`.
+/// Tuning of the template matcher. The defaults are the ones measured in `docs/Recognition.md`.
 public struct RecognizerConfiguration: Sendable, Hashable {
     /// Points each stroke is resampled to. Default: `32`.
     public var pointCount: Int
@@ -24,7 +24,7 @@ public struct RecognizerConfiguration: Sendable, Hashable {
     /// drawn by the whole tangent weight whatever their directions, and two jumps match whatever theirs: a
     /// two-stroke caret, whose jump closes it, is then no triangle, and a template of several strokes matches
     /// strokes drawn in its order as well as the same shape as one stroke. 1 makes no difference. Measured with
-    /// `stroke-tool multistroke` (Benchmarks.md, "Gestures of several strokes"): 0 against 0.25, 0.5, 1, 2, 3.
+    /// `stroke-tool multistroke` (docs/Recognition.md, "Gestures of several strokes"): 0 against 0.25, 0.5, 1, 2, 3.
     /// Default: `0`.
     public var jumpTangentFactor: Double = 0
     /// The library's gesture that the streaming checkmark detector stands for. Where the detector fired on a
@@ -34,7 +34,7 @@ public struct RecognizerConfiguration: Sendable, Hashable {
     /// library without that gesture is unaffected; `""` turns the rule off. Default: `"check"`.
     public var checkmarkGesture = "check"
     /// How close, in score, the detector's choice must be to the best candidate (`checkmarkGesture`); `0` turns
-    /// the rule off. Measured with `stroke-tool eval` (Benchmarks.md, "The detector's verdict in the match").
+    /// the rule off. Measured with `stroke-tool eval` (docs/Recognition.md, "The detector's verdict in the match").
     /// Default: `0.04`.
     public var checkmarkMargin = 0.04
     /// In a session that chose the gestures it may match, how far, in score, a gesture outside the choice must
@@ -42,7 +42,7 @@ public struct RecognizerConfiguration: Sendable, Hashable {
     /// a gesture the game does not allow now is not taken for an allowed one that looks a little like it.
     /// `.infinity` answers with the best chosen match whenever one reaches the threshold; a finite margin costs a
     /// second recognition, among all gestures, for every stroke of such a session (`.infinity`: only for those that
-    /// match nothing chosen). Measured with `stroke-tool eval --among K` and `--among-others K` (Benchmarks.md,
+    /// match nothing chosen). Measured with `stroke-tool eval --among K` and `--among-others K` (docs/Recognition.md,
     /// "Gestures outside a session's choice"): at 0.05, strokes of chosen gestures lose at most 0.09 points of
     /// accuracy against `.infinity`, and 97.9–99.4% of the strokes of gestures left out of a choice of 8 to 2 are
     /// turned away instead of taken for a chosen one (31–78% at `.infinity`). Default: `0.05`.

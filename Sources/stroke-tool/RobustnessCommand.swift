@@ -18,7 +18,7 @@ enum RobustnessCommand {
 
         OPTIONS
           --dataset DIR            the logs (required)
-          --perturbations LIST     perturbations separated by ";" (default: the sweep in Benchmarks.md:
+          --perturbations LIST     perturbations separated by ";" (default: the sweep in docs/Recognition.md:
                                    \(defaultSweep.joined(separator: "; ")))
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
           --checkmark-margin M     the detector's verdict in the match, as `stroke-tool eval` (default 0.04)

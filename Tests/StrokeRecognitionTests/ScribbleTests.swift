@@ -65,7 +65,7 @@ struct ScribbleTests {
         #expect(matched + Int((report.turnedAway * 300).rounded()) == 300)
         #expect(Set(report.turnedAwayByKind.keys) == ["curve3", "curve4", "curve5", "curve6", "curve7", "wander"])
         #expect(Set(report.takenFor.keys).isSubset(of: Set(library.templates.map(\.name))))
-        // The built-in library turns most of them away (73.15% of 2,000, Benchmarks.md); at its old threshold,
+        // The built-in library turns most of them away (73.15% of 2,000, docs/Recognition.md); at its old threshold,
         // 0.5, about half.
         #expect(report.turnedAway > 0.65 && shares[1] < report.turnedAway)
         #expect((0..<0.05).contains(report.checkmarkFired))
