@@ -11,6 +11,14 @@ extension Worker {
     /// With checkpoints, the lanes' first one (right after they restored these sessions) takes the file's place; a
     /// checkpoint read is left until then.
     func takeSavedSessions() -> StateFile.Saved {
+        var saved = takeOwnSessions()
+        let adopted = adoptSessions(besides: Set(saved.sessions.map(\.session)))
+        saved.sessions += adopted
+        return saved
+    }
+
+    /// The sessions of the worker's own state file (`takeSavedSessions()`).
+    private func takeOwnSessions() -> StateFile.Saved {
         let none = StateFile.Saved(sessions: [])
         guard let path = configuration.stateFile else { return none }
         let clock = ContinuousClock()

@@ -142,6 +142,14 @@ extension WorkerConfiguration {
             help: "with --state-file, write the sessions' options and learned gestures there this often while "
                 + "running, for a worker that crashes; 0 to disable. Default: 30"),
         Option(
+            flag: "adopt-state", env: "STROKE_WORKER_ADOPT_STATE", value: "PATH",
+            help: "other workers' state files, or directories of them, repeatable: at the start, take their "
+                + "sessions of this worker's buckets (options, learned gestures; not their numbering), for a "
+                + "change of N in --shard. Read only. Default: none"),
+        Option(
+            flag: "adopt-state-max-age", env: "STROKE_WORKER_ADOPT_STATE_MAX_AGE", value: "SECONDS",
+            help: "pass over --adopt-state files last written longer ago than this. Default: 300"),
+        Option(
             flag: "metrics", env: "STROKE_WORKER_METRICS", value: "HOST:PORT",
             help: "serve GET /metrics (Prometheus text format) and /healthz (200 while the receive loop runs, "
                 + "503 otherwise) over HTTP there, e.g. 0.0.0.0:9100. Default: none"),
@@ -253,6 +261,7 @@ extension WorkerConfiguration {
             authorizedKeysFile: args.value("curve-authorized-keys", env: env("curve-authorized-keys")))
         healthFile = args.value("health-file", env: env("health-file"))
         stateFile = args.value("state-file", env: env("state-file"))
+        adoptStatePaths = args.values("adopt-state", env: env("adopt-state"))
         metricsAddress = args.value("metrics", env: env("metrics"))
         systemd = SystemdNotifier.fromEnvironment(environment)
         if let level = args.value("log-level", env: env("log-level")) {

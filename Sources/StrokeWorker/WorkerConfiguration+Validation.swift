@@ -48,6 +48,7 @@ extension WorkerConfiguration {
         Limit("heartbeat", 0...600_000, \.heartbeatMilliseconds),
         Limit("stats-interval", 0...86_400, \.statsIntervalSeconds),
         Limit("checkpoint-interval", 0...86_400, \.checkpointIntervalSeconds),
+        Limit("adopt-state-max-age", 1...(86_400 * 7), \.adoptStateMaxAgeSeconds),
     ]
 
     // MARK: - Validation

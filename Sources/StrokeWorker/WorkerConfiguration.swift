@@ -110,8 +110,8 @@ public struct WorkerConfiguration: Sendable {
     /// A file the worker writes its sessions to when it stops gracefully, and reads them back from (then removes)
     /// when it starts: their numbering, options and learned gestures (`SessionSnapshot`), so that a restart or a
     /// rolling update loses only the strokes open at that moment. Sessions of buckets the worker no longer serves
-    /// (another `--shard`) are left out. `nil`: sessions end with the worker (their next message starts them
-    /// afresh with `session_reset`). Default: `nil`.
+    /// (another `--shard`) are left out; their new worker may adopt them (`adoptStatePaths`). `nil`: sessions end
+    /// with the worker (their next message starts them afresh with `session_reset`). Default: `nil`.
     public var stateFile: String?
     /// With a state file, how often the worker also writes a checkpoint there while it runs, in seconds: the
     /// sessions whose options, chosen gestures or learned gestures differ from a new session's, without their
@@ -119,6 +119,15 @@ public struct WorkerConfiguration: Sendable {
     /// `restored: true`); what changed after the checkpoint is lost. 0: no checkpoints (a crash loses every
     /// session). Default: `30`.
     public var checkpointIntervalSeconds = 30
+    /// Other workers' state files (or directories of them, searched one level deep) whose sessions of this worker's
+    /// buckets it takes at its start, for a change of the shard count: a session whose bucket moved comes back with
+    /// its options, chosen gestures and learned gestures, without its numbering (its next message gets
+    /// `session_reset` with `restored: true`, as after a crash). Its own `stateFile` comes first; the files are
+    /// read, never changed or removed. Paths that do not exist are passed over. Default: none.
+    public var adoptStatePaths: [String] = []
+    /// Files of `adoptStatePaths` last written longer ago than this, in seconds, are passed over: left by a worker
+    /// that is gone, they would bring back what their sessions have changed since. Default: `300`.
+    public var adoptStateMaxAgeSeconds = 300
 
     /// Whether the worker writes checkpoints: it has a state file and a checkpoint interval above 0.
     public var writesCheckpoints: Bool { stateFile != nil && checkpointIntervalSeconds > 0 }

@@ -328,6 +328,17 @@ struct WorkerUnitTests {
             try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_STATE_FILE": "/var/lib/s.json"])
                 .stateFile == "/var/lib/s.json")
         #expect(try WorkerConfiguration(arguments: ["--state-file", "s.json"], environment: [:]).stateFile == "s.json")
+        #expect(WorkerConfiguration().adoptStatePaths.isEmpty && WorkerConfiguration().adoptStateMaxAgeSeconds == 300)
+        let adopting = try WorkerConfiguration(
+            arguments: [
+                "--adopt-state", "/peers/a.json,/peers/b", "--adopt-state", "/c", "--adopt-state-max-age", "60",
+            ],
+            environment: ["STROKE_WORKER_ADOPT_STATE": "/ignored"])
+        #expect(
+            adopting.adoptStatePaths == ["/peers/a.json", "/peers/b", "/c"] && adopting.adoptStateMaxAgeSeconds == 60)
+        #expect(
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_ADOPT_STATE": "/p/0,/p/1"])
+                .adoptStatePaths == ["/p/0", "/p/1"])
         let ordinal = try WorkerConfiguration(
             arguments: ["--shard", "ordinal/3"], environment: ["HOSTNAME": "stroke-worker-2"])
         #expect(ordinal.shard == (2, 3))
@@ -337,7 +348,7 @@ struct WorkerUnitTests {
             ["--checkmark", "maybe"], ["--recognition-thread", "yes"], ["--max-session-templates", "-1"],
             ["--max-learned-templates", "many"], ["--checkmark-margin", "2"], ["--checkmark-margin", "close"],
             ["--checkmark-margin", "nan"], ["--choice-margin", "-0.1"], ["--choice-margin", "nan"],
-            ["--choice-margin", "wide"],
+            ["--choice-margin", "wide"], ["--adopt-state-max-age", "0"], ["--adopt-state-max-age", "soon"],
         ] {
             #expect(throws: CommandLineArguments.Failure.self) {
                 try WorkerConfiguration(arguments: bad, environment: [:])

@@ -1,0 +1,95 @@
+import Foundation
+import StrokeRecognition
+
+// MARK: - Sessions whose bucket moved here (`--adopt-state`)
+
+extension Worker {
+    /// The sessions of this worker's buckets that other workers' state files hold (`adoptStatePaths`), without
+    /// their numbering, leaving out those in `taken` (the worker's own file's) and any listed twice.
+    ///
+    /// When the shard count changes, a bucket's sessions move to a worker that has no state for them; the worker
+    /// that held them wrote them to its state file at its stop, and every `checkpointIntervalSeconds` while it ran.
+    /// Taken from there, they come back as from a checkpoint: their options, chosen and learned gestures, and a
+    /// `session_reset` with `restored: true` on their next message. The numbering stays behind: that file may be
+    /// older than what the session's producer and consumers have seen since. Files are read, never changed:
+    /// other workers read them too. One that cannot be read, or was last written more than
+    /// `adoptStateMaxAgeSeconds` ago, is passed over with a line in the log.
+    func adoptSessions(besides taken: Set<String>) -> [SessionSnapshot] {
+        guard !configuration.adoptStatePaths.isEmpty else { return [] }
+        let shard = configuration.shard
+        let own = configuration.stateFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        var seen = taken
+        var adopted: [SessionSnapshot] = []
+        for path in Self.stateFiles(in: configuration.adoptStatePaths) where path != own {
+            guard let age = Self.age(of: path) else { continue }
+            guard age <= Double(configuration.adoptStateMaxAgeSeconds) else {
+                logger.info(
+                    "state file to adopt from passed over: last written too long ago",
+                    ["path": path, "seconds": "\(Int(age))", "maximum": "\(configuration.adoptStateMaxAgeSeconds)"])
+                continue
+            }
+            let saved: StateFile.Saved?
+            do {
+                saved = try StateFile.read(path)
+            } catch {
+                logger.warning("state file to adopt from not read", ["path": path, "error": "\(error)"])
+                continue
+            }
+            var count = 0
+            for session in saved?.sessions ?? []
+            where session.bucket % shard.count == shard.index && seen.insert(session.session).inserted {
+                var moved = session
+                moved.seq = nil
+                moved.eventSeq = 0
+                adopted.append(moved)
+                count += 1
+            }
+            logger.info(
+                "sessions adopted from another worker's state file",
+                ["path": path, "sessions": "\(count)", "inFile": "\(saved?.sessions.count ?? 0)"])
+        }
+        return adopted
+    }
+
+    /// The files `paths` name: each file itself, and for a directory the regular files in it and in its
+    /// subdirectories (one level down), in order of their paths; staging files (`.partial`) and files moved
+    /// aside (`.unreadable`) are left out, and paths that do not exist are passed over.
+    static func stateFiles(in paths: [String]) -> [String] {
+        let manager = FileManager.default
+        func isDirectory(_ path: String) -> Bool {
+            var directory: ObjCBool = false
+            return manager.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+        }
+        func entries(of directory: String) -> [String] {
+            ((try? manager.contentsOfDirectory(atPath: directory)) ?? []).sorted().map {
+                URL(fileURLWithPath: directory).appendingPathComponent($0).path
+            }
+        }
+        var files: [String] = []
+        for path in paths.map({ URL(fileURLWithPath: $0).standardizedFileURL.path }) {
+            guard isDirectory(path) else {
+                if manager.fileExists(atPath: path) { files.append(path) }
+                continue
+            }
+            for entry in entries(of: path) {
+                if isDirectory(entry) {
+                    files += entries(of: entry).filter { !isDirectory($0) }
+                } else {
+                    files.append(entry)
+                }
+            }
+        }
+        var unique = Set<String>()
+        return files.filter { path in
+            !path.hasSuffix(".partial") && !path.hasSuffix(".unreadable") && unique.insert(path).inserted
+        }
+    }
+
+    /// Seconds since `path` was last written; nil when it cannot be told (the file is gone).
+    private static func age(of path: String) -> Double? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let modified = attributes[.modificationDate] as? Date
+        else { return nil }
+        return max(0, Date().timeIntervalSince(modified))
+    }
+}
