@@ -8,8 +8,9 @@ extension Worker {
     /// their numbering, leaving out those in `taken` (the worker's own file's) and any listed twice.
     ///
     /// When the shard count changes, a bucket's sessions move to a worker that has no state for them; the worker
-    /// that held them wrote them to its state file at its stop, and every `checkpointIntervalSeconds` while it ran.
-    /// Taken from there, they come back as from a checkpoint: their options, chosen and learned gestures, and a
+    /// that held them wrote them to its state file at its stop, and every `checkpointIntervalSeconds` while it ran,
+    /// and once started again with the new count it keeps those it no longer serves beside that file
+    /// (`PATH.departed`, `takeSavedSessions()`). Taken from there, they come back as from a checkpoint: their options, chosen and learned gestures, and a
     /// `session_reset` with `restored: true` on their next message. The numbering stays behind: that file may be
     /// older than what the session's producer and consumers have seen since. Files are read, never changed:
     /// other workers read them too. One that cannot be read, or was last written more than
@@ -20,7 +21,13 @@ extension Worker {
         let own = configuration.stateFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         var seen = taken
         var adopted: [SessionSnapshot] = []
-        for path in Self.stateFiles(in: configuration.adoptStatePaths) where path != own {
+        // The files, then the sessions their workers no longer serve beside them. A worker writes those before it
+        // removes the file it read (`takeSavedSessions()`), so one of the two holds them whenever they are read.
+        // A file's sessions are the ones its worker holds now, fresher than what one left at a change of the
+        // shard count: they come first, should a session be in both.
+        let bases = Self.stateFiles(in: configuration.adoptStatePaths)
+        let files = bases + bases.map { $0 + Self.departedSuffix }
+        for path in files where path != own {
             guard let age = Self.age(of: path) else { continue }
             guard age <= Double(configuration.adoptStateMaxAgeSeconds) else {
                 logger.info(
@@ -51,9 +58,10 @@ extension Worker {
         return adopted
     }
 
-    /// The files `paths` name: each file itself, and for a directory the regular files in it and in its
-    /// subdirectories (one level down), in order of their paths; staging files (`.partial`) and files moved
-    /// aside (`.unreadable`) are left out, and paths that do not exist are passed over.
+    /// The state files `paths` name: each file itself, and for a directory the regular files in it and in its
+    /// subdirectories (one level down), in order of their paths, each once: `X.departed` counts as `X`, staging
+    /// files (`.partial`) and files moved aside (`.unreadable`) are left out. A file named is listed whether it
+    /// exists or not (its `.departed` may); the reader passes over those that do not.
     static func stateFiles(in paths: [String]) -> [String] {
         let manager = FileManager.default
         func isDirectory(_ path: String) -> Bool {
@@ -68,7 +76,7 @@ extension Worker {
         var files: [String] = []
         for path in paths.map({ URL(fileURLWithPath: $0).standardizedFileURL.path }) {
             guard isDirectory(path) else {
-                if manager.fileExists(atPath: path) { files.append(path) }
+                files.append(path)
                 continue
             }
             for entry in entries(of: path) {
@@ -80,9 +88,9 @@ extension Worker {
             }
         }
         var unique = Set<String>()
-        return files.filter { path in
-            !path.hasSuffix(".partial") && !path.hasSuffix(".unreadable") && unique.insert(path).inserted
-        }
+        return files.filter { !$0.hasSuffix(".partial") && !$0.hasSuffix(".unreadable") }
+            .map { $0.hasSuffix(departedSuffix) ? String($0.dropLast(departedSuffix.count)) : $0 }
+            .filter { unique.insert($0).inserted }
     }
 
     /// Seconds since `path` was last written; nil when it cannot be told (the file is gone).

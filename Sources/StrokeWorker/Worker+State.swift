@@ -7,6 +7,8 @@ extension Worker {
     /// The sessions the state file holds, which it then no longer does: the file is removed once read, so that a
     /// worker that crashes later does not bring back sessions older than what its clients have seen since. A file
     /// that cannot be read is logged and moved aside (`PATH.unreadable`), and the worker starts without it.
+    /// Sessions of buckets the worker no longer serves (another `--shard`) are written to `PATH.departed` before
+    /// the file is removed, for the workers that serve them now (`adoptSessions`), and left out here.
     ///
     /// With checkpoints, the lanes' first one (right after they restored these sessions) takes the file's place; a
     /// checkpoint read is left until then.
@@ -24,7 +26,13 @@ extension Worker {
         let clock = ContinuousClock()
         let started = clock.now
         do {
-            guard let saved = try StateFile.read(path) else { return none }
+            guard var saved = try StateFile.read(path) else { return none }
+            let shard = configuration.shard
+            let departed = saved.sessions.filter { $0.bucket % shard.count != shard.index }
+            if !departed.isEmpty {
+                saved.sessions.removeAll { $0.bucket % shard.count != shard.index }
+                keep(departed, checkpoint: saved.isCheckpoint, at: path + Self.departedSuffix)
+            }
             // A checkpoint stays for a crash before the lanes' first one replaces it: it holds no numbering.
             if !(saved.isCheckpoint && checkpointer != nil) { try? FileManager.default.removeItem(atPath: path) }
             logger.info(
@@ -41,6 +49,24 @@ extension Worker {
             try? FileManager.default.moveItem(atPath: path, toPath: aside)
             logger.error("state file not read; starting without it", ["error": "\(error)", "movedTo": aside])
             return none
+        }
+    }
+
+    /// The suffix of the file beside the state file that holds the sessions of buckets the worker served before a
+    /// change of the shard count and no longer does: `sessions.json.departed`.
+    static let departedSuffix = ".departed"
+
+    /// Writes `sessions`, which the worker no longer serves, to `path` for their new workers to adopt.
+    private func keep(_ sessions: [SessionSnapshot], checkpoint: Bool, at path: String) {
+        do {
+            try StateFile.write(StateFile.Saved(sessions: sessions, isCheckpoint: checkpoint), to: path)
+            logger.info(
+                "state file: sessions of buckets this worker no longer serves kept for their new worker",
+                ["path": path, "sessions": "\(sessions.count)"])
+        } catch {
+            logger.error(
+                "state file: sessions of buckets this worker no longer serves lost",
+                ["sessions": "\(sessions.count)", "error": "\(error)"])
         }
     }
 

@@ -69,6 +69,43 @@ struct WorkerAdoptionTests {
         #expect(!FileManager.default.fileExists(atPath: ownPath), "its own file is taken as always")
     }
 
+    @Test("the sessions a restarted worker no longer serves are taken from beside its file, even once it is gone")
+    func adoptsDeparted() throws {
+        let root = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // The old worker 0 of 3 held both; started again as 0 of 2, it keeps `going` beside its file.
+        let staying = Self.session(bucket: 0, of: 6)
+        let going = Self.session(bucket: 3, of: 6)
+        let file = root + "/worker-0.json"
+        try StateFile.write(
+            StateFile.Saved(sessions: [
+                SessionSnapshot(session: staying, seq: 3, eventSeq: 2, library: "default"),
+                SessionSnapshot(session: going, seq: 5, eventSeq: 4, library: "default", gestures: ["v"]),
+            ]), to: file)
+        let restarted = try Self.worker(shard: (0, 2), adopting: [root], stateFile: file)
+        #expect(restarted.takeSavedSessions().sessions.map(\.session) == [staying])
+        #expect(!FileManager.default.fileExists(atPath: file))
+        // Worker 1 of 2 serves `going` now, whether it names the directory or the old file.
+        for paths in [[root], [file]] {
+            let adopter = try Self.worker(shard: (1, 2), adopting: paths)
+            #expect(
+                adopter.takeSavedSessions().sessions
+                    == [SessionSnapshot(session: going, seq: nil, eventSeq: 0, library: "default", gestures: ["v"])])
+        }
+    }
+
+    @Test("a session in a worker's file and beside another's is taken from the file: its worker holds it now")
+    func fileBeforeDeparted() throws {
+        let root = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let session = Self.session(bucket: 0, of: 1)
+        let left = SessionSnapshot(session: session, seq: nil, eventSeq: 0, library: "default", gestures: ["v"])
+        let held = SessionSnapshot(session: session, seq: nil, eventSeq: 0, library: "default", gestures: ["x"])
+        try StateFile.write(StateFile.Saved(sessions: [left]), to: root + "/worker-0.json" + Worker.departedSuffix)
+        try StateFile.write(StateFile.Saved(sessions: [held], isCheckpoint: true), to: root + "/worker-1.json")
+        #expect(try Self.worker(shard: (0, 1), adopting: [root]).takeSavedSessions().sessions == [held])
+    }
+
     @Test("files too old, unreadable, half written or missing are passed over, and left where they are")
     func passesOver() throws {
         let root = try Self.directory()

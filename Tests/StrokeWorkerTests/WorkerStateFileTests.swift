@@ -133,11 +133,13 @@ struct WorkerStateFileTests {
         }
     }
 
-    @Test("sessions of buckets another shard serves are left out; an unreadable file is moved aside, not fatal")
+    @Test("another shard's sessions are left out, kept beside the file; an unreadable file is moved aside, not fatal")
     func leftOutAndUnreadable() async throws {
         let path = SessionSnapshotTests.temporaryPath("worker-state.json")
         defer {
-            for file in [path, path + ".unreadable"] { try? FileManager.default.removeItem(atPath: file) }
+            for file in [path, path + ".unreadable", path + ".departed"] {
+                try? FileManager.default.removeItem(atPath: file)
+            }
         }
         let mine = SessionSnapshot(session: "a", seq: 4, eventSeq: 2, library: "default")  // bucket 0x92c: even
         let theirs = SessionSnapshot(session: "player-1", seq: 9, eventSeq: 5, library: "default")  // 0x712: even
@@ -148,6 +150,7 @@ struct WorkerStateFileTests {
             ]), to: path)
         _ = try await runWorker(lanes: 2, stateFile: path, shard: (1, 2)) { _, _ in () }
         #expect(try StateFile.read(path)?.sessions.map(\.session) == [odd])
+        #expect(try StateFile.read(path + ".departed") == StateFile.Saved(sessions: [mine, theirs]))
 
         try Data("{ not json".utf8).write(to: URL(fileURLWithPath: path))
         _ = try await runWorker(lanes: 1, stateFile: path) { _, _ in () }
