@@ -7,6 +7,10 @@
 2. Under load, worker 1 is killed with SIGKILL and restarted: the other shards lose nothing; shard 1 loses only
    the strokes in flight, each of whose sessions is told so (session_reset / unknown_stroke / sequence_gap)
    once the worker is back; the restarted worker serves again within 2 s.
+3. Sessions taught a gesture each, then the cluster goes from 3 workers to 2 (every worker stopped, then 2
+   started): each worker adopts the sessions of its buckets from the others' state files (--adopt-state), so
+   every taught session is held by its new worker and answered with its learned gesture; those whose bucket
+   moved get session_reset with "restored": true first, those whose bucket kept its worker go on without one.
 """
 
 import collections
@@ -64,6 +68,9 @@ class Collector(threading.Thread):
         self.errors = collections.defaultdict(list)   # session -> [(code, time)]
         self.stats = {}                               # shard -> counters
         self.pongs = collections.defaultdict(list)    # session -> [(shard, known)]
+        self.learned = collections.Counter()          # session -> learned events
+        self.matches = collections.defaultdict(list)  # session -> [(name, learned)]
+        self.resets = collections.defaultdict(list)   # session -> [restored] of its session_reset errors
         self.running = True
 
     def run(self):
@@ -74,13 +81,18 @@ class Collector(threading.Thread):
             if event.kind == "stats":
                 self.stats[event.get("shard")] = event.get("counters")
             elif event.kind in ("match", "nomatch"):
+                self.matches[event.session].append((event.get("name"), event.get("learned")))
                 key = (event.session, event.get("stroke"))
                 self.results[key] += 1
                 self.result_times.setdefault(key, event.received_at)
             elif event.kind == "pong":
                 self.pongs[event.session].append((event.get("shard"), event.get("known")))
+            elif event.kind == "learned":
+                self.learned[event.session] += 1
             elif event.kind == "error" and event.session:
                 self.errors[event.session].append((event.get("code"), event.received_at))
+                if event.get("code") == "session_reset":
+                    self.resets[event.session].append(bool(event.get("restored")))
 
 
 def stroke_messages(producer, session, points, batch=8):
@@ -176,6 +188,47 @@ def main():
                     producer.send(session, kind, stroke_id, points=chunk)
             time.sleep(max(0.0, started + 3.0 * (p + 1) / passes - time.monotonic()))
         time.sleep(2.0)
+
+        # Phase 3: sessions taught a gesture each; then from 3 workers to 2, which adopt them.
+        taught = ["c-taught-%d" % k for k in range(60)]
+        # Mirrored strokes of the logs, so that no template of the built-in library is the very stroke learned.
+        spell = {s: [(1000 - x, y, t) for x, y, t in library[(k * 11) % len(library)][1]] for k, s in enumerate(taught)}
+        for session in taught:
+            producer.send_stroke(session, spell[session], batch=8, learn="spell")
+        deadline = time.monotonic() + 10
+        while any(collector.learned[s] < 1 for s in taught) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(all(collector.learned[s] == 1 for s in taught),
+              "phase 3: %d sessions taught a gesture each" % len(taught))
+        cluster("reshard", "2")
+        waiting = set(taught)
+        deadline = time.monotonic() + 20
+        while waiting and time.monotonic() < deadline:
+            for session in waiting:
+                producer.ping(session)
+            time.sleep(0.1)
+            waiting = {s for s in waiting if not any(shard.endswith("/2") for shard, _ in collector.pongs[s])}
+        held = [s for s in taught
+                if ("%d/2" % (bucket(s) % 2), True) in collector.pongs[s]]
+        check(len(held) == len(taught),
+              "phase 3: after 3 → 2 workers, each taught session's new worker holds it: %d of %d" % (
+                  len(held), len(taught)))
+        for session in taught:
+            producer.send_stroke(session, spell[session], batch=8)
+        deadline = time.monotonic() + 10
+        while any(not collector.matches[s] for s in taught) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        recognized = [s for s in taught if collector.matches[s] == [("spell", True)]]
+        check(len(recognized) == len(taught),
+              "phase 3: each taught session's stroke matched as its learned gesture: %d of %d" % (
+                  len(recognized), len(taught)))
+        moved = [s for s in taught if bucket(s) % 3 != bucket(s) % 2]
+        stayed = [s for s in taught if bucket(s) % 3 == bucket(s) % 2]
+        told = [s for s in moved if collector.resets[s] == [True]]
+        quiet = [s for s in stayed if not collector.resets[s]]
+        check(len(told) == len(moved) and len(quiet) == len(stayed),
+              "phase 3: the %d sessions whose bucket moved got session_reset restored (%d), the %d that stayed "
+              "went on without one (%d)" % (len(moved), len(told), len(stayed), len(quiet)))
         collector.running = False
         collector.join()
 

@@ -7,6 +7,8 @@
 #   Deploy/local-cluster.sh status           what runs
 #   Deploy/local-cluster.sh kill-worker I    SIGKILL worker I (a crash)
 #   Deploy/local-cluster.sh start-worker I   (re)start worker I
+#   Deploy/local-cluster.sh reshard N        stop every worker (each writes its sessions to its state file), then
+#                                            start N; each adopts the sessions of its buckets from the others' files
 #
 # Producers publish to tcp://127.0.0.1:$BASE_PORT (default 5655); consumers subscribe at
 # tcp://127.0.0.1:$((BASE_PORT + 1)). Environment: STROKE_BIN (the stroke-worker binary), BASE_PORT, RUN_DIR.
@@ -46,9 +48,11 @@ wait_for() {
 start_worker() {
     local index=$1 count
     count=$(cat "$run/shards")
+    mkdir -p "$run/state/worker-$index"
     launch "worker-$index" "$bin" --shard "$index/$count" \
         --input "connect:tcp://127.0.0.1:$workers_in" --output "connect:tcp://127.0.0.1:$workers_out" \
-        --stats-interval "${STATS_INTERVAL:-1}" --health-file "$run/worker-$index.healthy"
+        --stats-interval "${STATS_INTERVAL:-1}" --health-file "$run/worker-$index.healthy" \
+        --state-file "$run/state/worker-$index/sessions.json" --adopt-state "$run/state"
     wait_for "worker-$index" "listening"
 }
 
@@ -62,10 +66,18 @@ stop_process() {
     rm -f "$run/$name.pid"
 }
 
+stop_workers() {
+    for file in "$run"/worker-*.pid; do
+        [ -e "$file" ] || continue
+        stop_process "$(basename "$file" .pid)"
+    done
+}
+
 case "${1:-}" in
 start)
     count=${2:-3}
     echo "$count" >"$run/shards"
+    rm -rf "$run/state"
     launch input-proxy "$bin" proxy --frontend "bind:tcp://127.0.0.1:$producers" \
         --backend "bind:tcp://127.0.0.1:$workers_in" --control "bind:tcp://127.0.0.1:$((base + 4))"
     launch results-proxy "$bin" proxy --frontend "bind:tcp://127.0.0.1:$workers_out" \
@@ -76,10 +88,7 @@ start)
     echo "cluster up: $count workers; producers → tcp://127.0.0.1:$producers, consumers ← tcp://127.0.0.1:$consumers"
     ;;
 stop)
-    for file in "$run"/worker-*.pid; do
-        [ -e "$file" ] || continue
-        stop_process "$(basename "$file" .pid)"
-    done
+    stop_workers
     stop_process input-proxy
     stop_process results-proxy
     echo "cluster stopped"
@@ -99,8 +108,14 @@ kill-worker)
 start-worker)
     start_worker "$2"
     ;;
+reshard)
+    stop_workers
+    echo "$2" >"$run/shards"
+    for index in $(seq 0 $(($2 - 1))); do start_worker "$index"; done
+    echo "resharded: $2 workers"
+    ;;
 *)
-    sed -n '2,12p' "$0"
+    sed -n '2,14p' "$0"
     exit 2
     ;;
 esac
