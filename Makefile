@@ -29,7 +29,7 @@ SOAK_SECONDS     ?= 60
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
         demo replay eval bench bench-quick profile clean deps-deploy deploy-check cluster-test cluster-start \
         accuracy-check \
-        cluster-stop fuzz soak state-file
+        cluster-stop fuzz soak state-file adopt-state
 
 all: build
 
@@ -91,6 +91,11 @@ soak: deps release
 state-file: deps release
 	$(PYTHON) scripts/state-file.py --worker $(RELEASE_BIN)/stroke-worker
 
+# A change from 3 workers to 2 (`--adopt-state`, scripts/adopt-state.py): 300,000 sessions in the old workers'
+# files, the new workers' start timed, every session restored once.
+adopt-state: deps release
+	$(PYTHON) scripts/adopt-state.py --worker $(RELEASE_BIN)/stroke-worker
+
 # Random and mutated input, longer than `make test` runs it: no crash, no other session disturbed, and the same
 # events one message at a time as in batches.
 fuzz: deps-system
@@ -98,10 +103,12 @@ fuzz: deps-system
 	STROKE_FUZZ_ROUNDS=$(FUZZ_ROUNDS) STROKE_FUZZ_SEED=$(FUZZ_SEED) $(SWIFT) test --skip-build --filter RobustnessTests
 
 # The Python client's tests, and the state file through a real worker's SIGTERM and start, and a checkpoint through
-# its SIGKILL (scripts/state-file.py, a small run: its checks must be "ok").
+# its SIGKILL (scripts/state-file.py, a small run: its checks must be "ok"), and adopted at a change of the shard
+# count (scripts/adopt-state.py, a small run).
 client-test: deps swift-test
 	$(PYTHON) -m pytest -q clients/python/tests
 	$(PYTHON) scripts/state-file.py --worker .build/debug/stroke-worker --sessions 2000 --learning 20
+	$(PYTHON) scripts/adopt-state.py --worker .build/debug/stroke-worker --sessions 2000
 
 c-client-test: deps swift-test
 	scripts/c-client-test.sh .build/debug/stroke-worker
