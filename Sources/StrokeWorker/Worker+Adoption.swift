@@ -10,14 +10,13 @@ extension Worker {
     /// When the shard count changes, a bucket's sessions move to a worker that has no state for them; the worker
     /// that held them wrote them to its state file at its stop, and every `checkpointIntervalSeconds` while it ran,
     /// and once started again with the new count it keeps those it no longer serves beside that file
-    /// (`PATH.departed`, `takeSavedSessions()`). Taken from there, they come back as from a checkpoint: their options, chosen and learned gestures, and a
-    /// `session_reset` with `restored: true` on their next message. The numbering stays behind: that file may be
-    /// older than what the session's producer and consumers have seen since. Files are read, never changed:
-    /// other workers read them too. One that cannot be read, or was last written more than
+    /// (`PATH.departed`, `takeSavedSessions()`). Taken from there, they come back as from a checkpoint: their
+    /// options, chosen and learned gestures, and a `session_reset` with `restored: true` on their next message.
+    /// The numbering stays behind: that file may be older than what the session's producer and consumers have seen
+    /// since. Files are read, never changed: other workers read them too. One that cannot be read, or was last written more than
     /// `adoptStateMaxAgeSeconds` ago, is passed over with a line in the log.
     func adoptSessions(besides taken: Set<String>) -> [SessionSnapshot] {
         guard !configuration.adoptStatePaths.isEmpty else { return [] }
-        let shard = configuration.shard
         let own = configuration.stateFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         var seen = taken
         var adopted: [SessionSnapshot] = []
@@ -44,7 +43,7 @@ extension Worker {
             }
             var count = 0
             for session in saved?.sessions ?? []
-            where session.bucket % shard.count == shard.index && seen.insert(session.session).inserted {
+            where configuration.serves(bucket: session.bucket) && seen.insert(session.session).inserted {
                 var moved = session
                 moved.seq = nil
                 moved.eventSeq = 0

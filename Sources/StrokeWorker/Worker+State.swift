@@ -27,10 +27,9 @@ extension Worker {
         let started = clock.now
         do {
             guard var saved = try StateFile.read(path) else { return none }
-            let shard = configuration.shard
-            let departed = saved.sessions.filter { $0.bucket % shard.count != shard.index }
+            let departed = saved.sessions.filter { !configuration.serves(bucket: $0.bucket) }
             if !departed.isEmpty {
-                saved.sessions.removeAll { $0.bucket % shard.count != shard.index }
+                saved.sessions.removeAll { !configuration.serves(bucket: $0.bucket) }
                 keep(departed, checkpoint: saved.isCheckpoint, at: path + Self.departedSuffix)
             }
             // A checkpoint stays for a crash before the lanes' first one replaces it: it holds no numbering.

@@ -228,19 +228,10 @@ public final class Worker: Sendable {
                 shares[lane(ofBucket: bucket)].append("\(ShardKey.key(ofBucket: bucket))/")
             }
         }
+        // Only sessions of the shard's buckets (`takeSavedSessions()` left out the others).
         var restored = [[SessionSnapshot]](repeating: [], count: count)
-        var elsewhere = 0
-        for session in saved.sessions {
-            guard session.bucket % shard.count == shard.index else {
-                elsewhere += 1
-                continue
-            }
+        for session in saved.sessions where configuration.serves(bucket: session.bucket) {
             restored[lane(ofBucket: session.bucket)].append(session)
-        }
-        if elsewhere > 0 {
-            logger.info(
-                "state file: sessions of buckets this worker does not serve left out",
-                ["sessions": "\(elsewhere)", "shard": "\(shard.index)/\(shard.count)"])
         }
         return (0..<count).map { index in
             var lane = Lane(

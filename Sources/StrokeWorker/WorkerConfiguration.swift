@@ -43,6 +43,9 @@ public struct WorkerConfiguration: Sendable {
     public var libraryFiles: [String] = []
     /// This worker's shard: index `shard.index` of `shard.count`. Default: `0/1` (every session).
     public var shard: (index: Int, count: Int) = (0, 1)
+
+    /// Whether this worker's shard holds `bucket` (`ShardKey.bucket(of:)`): `bucket mod shard.count` is its index.
+    public func serves(bucket: Int) -> Bool { bucket % shard.count == shard.index }
     /// Session threads; sessions are spread over them by shard key. Default: half the cores, at least 1 (libzmq's
     /// I/O threads and the proxies between lanes need the other half).
     public var lanes: Int = Self.defaultLanes
