@@ -121,6 +121,9 @@ struct Lane: Sendable {
         var lastCheckpoint: UInt32 = 0
         var checkpointDue = false
         var load = LaneLoad(now: started)
+        // Time between polls, handed to the metrics once a second (`laneBusyMicroseconds`).
+        var busy = Duration.zero
+        var lastPolled = started
         var vetting = authenticator.map { ConnectionVetting(authenticator: $0) }
         processor.sink.saturated = configuration.recognitionOffload == .always
         /// Milliseconds from the lane's start to `instant`, by which gestures of several strokes wait.
@@ -130,6 +133,7 @@ struct Lane: Sendable {
         }
         while !control.isStopping {
             let polling = clock.now
+            busy += polling - lastPolled
             // A gesture due before the usual timeout shortens the poll.
             var timeout = Self.pollMilliseconds
             if processor.nextGestureDeadline != .max {
@@ -139,6 +143,7 @@ struct Lane: Sendable {
             }
             let ready = try poller.poll(timeoutMilliseconds: timeout)
             let polled = clock.now
+            lastPolled = polled
             processor.milliseconds = milliseconds(polled)
             // Reloaded libraries (SIGHUP) apply from the messages read after it, one atomic load per poll.
             if let fresh = libraries.refresh(&generation) { processor.replaceRegistry(fresh) }
@@ -167,6 +172,8 @@ struct Lane: Sendable {
                 processor.now = now
                 if now &- lastSweep >= 1 {
                     lastSweep = now
+                    metrics.laneBusyMicroseconds.add(Int(busy / .microseconds(1)), ordering: .relaxed)
+                    busy = .zero
                     processor.evictIdle()
                     processor.sink.idle()  // the closed events now, not after the next poll
                     if publishesStats { beat() }

@@ -34,6 +34,7 @@ public final class Worker: Sendable {
     public init(configuration: WorkerConfiguration, context: ZMQContext? = nil, logger: Logger? = nil) throws {
         try configuration.validate()
         self.configuration = configuration
+        metrics.lanes.store(configuration.lanes, ordering: .relaxed)
         self.context = try context ?? ZMQContext(ioThreads: 1)
         self.logger =
             logger

@@ -5,6 +5,8 @@ extension WorkerMetrics {
         let help: String
         let type: String
         let key: String
+        /// What the counter's value is divided by: 1, or 1,000,000 for microseconds shown as seconds.
+        var divisor = 1
     }
 
     private static let families: [Family] = [
@@ -82,6 +84,12 @@ extension WorkerMetrics {
             help: "Sessions restored from the state file (--state-file) at the start.", type: "counter",
             key: "sessionsRestored"),
         Family(
+            name: "stroke_worker_lane_busy_seconds_total",
+            help: "Seconds the lanes spent handling input rather than waiting for it, summed over lanes: its rate "
+                + "divided by stroke_worker_lanes is how busy they are (1: saturated).",
+            type: "counter", key: "laneBusyMicroseconds", divisor: 1_000_000),
+        Family(name: "stroke_worker_lanes", help: "Lanes (--lanes).", type: "gauge", key: "lanes"),
+        Family(
             name: "stroke_worker_checkpoints_total",
             help: "Checkpoints of the sessions written to the state file (--checkpoint-interval).", type: "counter",
             key: "checkpointsWritten"),
@@ -92,14 +100,15 @@ extension WorkerMetrics {
     func prometheusText(labels: [(String, String)]) -> String {
         let snapshot = self.snapshot
         let common = labels.map { "\($0.0)=\"\(Self.escaped($0.1))\"" }
-        func sample(_ name: String, _ extra: [String], _ value: Int) -> String {
+        func sample(_ name: String, _ extra: [String], _ value: Int, divisor: Int = 1) -> String {
             let all = common + extra
-            return all.isEmpty ? "\(name) \(value)\n" : "\(name){\(all.joined(separator: ","))} \(value)\n"
+            let shown = divisor == 1 ? "\(value)" : "\(Double(value) / Double(divisor))"
+            return all.isEmpty ? "\(name) \(shown)\n" : "\(name){\(all.joined(separator: ","))} \(shown)\n"
         }
         var text = ""
         for family in Self.families {
             text += "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) \(family.type)\n"
-            text += sample(family.name, [], snapshot[family.key] ?? 0)
+            text += sample(family.name, [], snapshot[family.key] ?? 0, divisor: family.divisor)
         }
         text += "# HELP stroke_worker_errors_total Error events published, by code.\n"
         text += "# TYPE stroke_worker_errors_total counter\n"

@@ -50,6 +50,12 @@ public final class WorkerMetrics: Sendable {
     public let messagesRevoked = Atomic<Int>(0)
     /// `ping` messages answered with a `pong`.
     public let pings = Atomic<Int>(0)
+    /// Microseconds the lanes spent handling input, events and timers rather than waiting for them in poll,
+    /// summed over the lanes and added once a second: its rate over wall time, divided by `lanes`, is how busy
+    /// they are (1: saturated), for sizing a fleet and scaling it.
+    public let laneBusyMicroseconds = Atomic<Int>(0)
+    /// The worker's lanes (`--lanes`).
+    public let lanes = Atomic<Int>(0)
     private let errors = Mutex<[String: Int]>([:])
 
     /// Creates zeroed counters.
@@ -100,6 +106,8 @@ public final class WorkerMetrics: Sendable {
             "connectionsCut": connectionsCut.load(ordering: .relaxed),
             "messagesRevoked": messagesRevoked.load(ordering: .relaxed),
             "pings": pings.load(ordering: .relaxed),
+            "laneBusyMicroseconds": laneBusyMicroseconds.load(ordering: .relaxed),
+            "lanes": lanes.load(ordering: .relaxed),
         ]
         for (code, count) in errorCounts { values["errors.\(code)"] = count }
         return values

@@ -138,6 +138,17 @@ struct MetricsEndpointTests {
             #expect(metrics.body.contains("# TYPE stroke_worker_pings_total counter\n"))
             #expect(!metrics.body.contains("stroke_worker_pings_total{shard=\"0/1\"} 0\n"))
             #expect(!metrics.body.contains("code=\"malformed_json\""))
+            #expect(metrics.body.contains("stroke_worker_lanes{shard=\"0/1\"} 1\n"))
+            // The lane's time between polls is added once a second.
+            var busy = 0.0
+            for _ in 0..<50 where busy == 0 {
+                let line = try Self.get("/metrics", at: address).body.split(separator: "\n").first {
+                    $0.hasPrefix("stroke_worker_lane_busy_seconds_total{")
+                }
+                busy = Double(line?.split(separator: " ").last ?? "") ?? 0
+                if busy == 0 { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(busy > 0, "the lane's busy time is counted")
             #expect(try Self.get("/healthz", at: address) == ("HTTP/1.1 200 OK", "ok\n"))
             #expect(try Self.get("/nothing", at: address).status == "HTTP/1.1 404 Not Found")
             #expect(try Self.get("", at: address, request: "POST /metrics HTTP/1.1\r\n\r\n").status.contains("405"))
@@ -192,5 +203,7 @@ struct MetricsEndpointTests {
         #expect(text.contains("stroke_worker_errors_total{shard=\"a\\\"b\\\\c\\nd\",code=\"sequence_gap\"} 2\n"))
         #expect(text.contains("# TYPE stroke_worker_sessions gauge\n"))
         #expect(metrics.prometheusText(labels: []).contains("\nstroke_worker_messages_received_total 7\n"))
+        metrics.laneBusyMicroseconds.add(1_500_000, ordering: .relaxed)
+        #expect(metrics.prometheusText(labels: []).contains("\nstroke_worker_lane_busy_seconds_total 1.5\n"))
     }
 }
