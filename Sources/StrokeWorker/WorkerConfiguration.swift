@@ -129,7 +129,8 @@ public struct WorkerConfiguration: Sendable {
     /// read, never changed or removed. Paths that do not exist are passed over. Default: none.
     public var adoptStatePaths: [String] = []
     /// Files of `adoptStatePaths` last written longer ago than this, in seconds, are passed over: left by a worker
-    /// that is gone, they would bring back what their sessions have changed since. Default: `300`.
+    /// that is gone, they would bring back what their sessions have changed since. The default is the default
+    /// `idleTimeoutSeconds`: had their worker run on, it would have closed those sessions as idle. Default: `300`.
     public var adoptStateMaxAgeSeconds = 300
 
     /// Whether the worker writes checkpoints: it has a state file and a checkpoint interval above 0.
