@@ -1,0 +1,109 @@
+import Foundation
+import StrokeRecognition
+import StrokeWorker
+
+/// `stroke-tool state`: what workers' state files (`--state-file`) hold, and how their sessions would split among
+/// another number of workers.
+enum StateCommand {
+    static let usage = """
+        USAGE
+          stroke-tool state FILE... [--shards N] [--json]
+              What workers' state files hold: for each, whether a graceful stop or a checkpoint wrote it and
+              when, its sessions, those that differ from a new one (chosen gestures, learned gestures, other
+              options) and their learned templates. With --shards N, how the sessions of all the files would
+              split among N workers (--shard i/N), to plan a change of the shard count (--adopt-state).
+        """
+
+    /// One file's contents, summed up.
+    struct FileSummary: Encodable {
+        var path: String
+        /// When the file was last written (its modification time, ISO 8601).
+        var written: String
+        var checkpoint: Bool
+        var sessions: Int
+        var choosing: Int
+        var learning: Int
+        var learnedTemplates: Int
+        var otherOptions: Int
+    }
+
+    /// The sessions a shard of `--shards N` would hold.
+    struct ShardSummary: Encodable {
+        var shard: String
+        var sessions: Int
+        var learning: Int
+        var learnedTemplates: Int
+    }
+
+    /// The whole report (`--json`).
+    struct Report: Encodable {
+        var files: [FileSummary]
+        var shards: [ShardSummary]?
+    }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try StrokeTool.parse(arguments, flags: ["json"], known: ["shards"])
+        if args.flag("help") {
+            print(usage)
+            return 0
+        }
+        guard !args.positional.isEmpty else {
+            throw CommandLineArguments.Failure(description: "no state file given\n\n\(usage)")
+        }
+        let shardCount: Int? = try args.value("shards").map { text in
+            guard let count = Int(text), (1...4096).contains(count) else {
+                throw CommandLineArguments.Failure(description: "--shards: a count from 1 to 4096, got \"\(text)\"")
+            }
+            return count
+        }
+        var files: [FileSummary] = []
+        var shards = (0..<(shardCount ?? 0)).map {
+            ShardSummary(shard: "\($0)/\(shardCount ?? 1)", sessions: 0, learning: 0, learnedTemplates: 0)
+        }
+        for path in args.positional {
+            guard let saved = try StateFile.read(path) else {
+                throw RecognitionError(.io, "no state file at \(path)")
+            }
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            var summary = FileSummary(
+                path: path, written: modified.map { ISO8601DateFormatter().string(from: $0) } ?? "?",
+                checkpoint: saved.isCheckpoint, sessions: saved.sessions.count, choosing: 0, learning: 0,
+                learnedTemplates: 0, otherOptions: 0)
+            for session in saved.sessions {
+                let learned = session.learned?.count ?? 0
+                if session.gestures != nil { summary.choosing += 1 }
+                if learned > 0 { summary.learning += 1 }
+                summary.learnedTemplates += learned
+                if session.library != "default" || session.orientation != nil || !session.checkmark
+                    || session.multistroke != 0
+                {
+                    summary.otherOptions += 1
+                }
+                if let count = shardCount {
+                    let index = session.bucket % count
+                    shards[index].sessions += 1
+                    shards[index].learning += learned > 0 ? 1 : 0
+                    shards[index].learnedTemplates += learned
+                }
+            }
+            files.append(summary)
+        }
+        if args.flag("json") {
+            try StrokeTool.printJSON(Report(files: files, shards: shardCount == nil ? nil : shards))
+            return 0
+        }
+        for file in files {
+            print(
+                "\(file.path): \(file.checkpoint ? "a checkpoint" : "a graceful stop's"), written \(file.written), "
+                    + "\(file.sessions) sessions; "
+                    + "\(file.choosing) chose gestures, \(file.learning) learned \(file.learnedTemplates) templates, "
+                    + "\(file.otherOptions) set other options")
+        }
+        for shard in shardCount == nil ? [] : shards {
+            print(
+                "shard \(shard.shard): \(shard.sessions) sessions, \(shard.learning) with \(shard.learnedTemplates) "
+                    + "learned templates")
+        }
+        return 0
+    }
+}
