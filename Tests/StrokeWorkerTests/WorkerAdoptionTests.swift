@@ -151,6 +151,7 @@ struct WorkerAdoptionTests {
         let draw = try WorkerStateFileTests.stroke(2, LearnedTemplatesTests.bolt(1), seq: 3)
         let events = Mutex<[WorkerStateFileTests.Seen]>([])
         try await withWorker({
+            $0.lanes = 2
             $0.adoptStatePaths = [root]
             $0.stateFile = root + "/new.json"
         }) { input, output, _ in
