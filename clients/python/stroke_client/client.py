@@ -42,7 +42,8 @@ class Event:
     def needs_reteach(self) -> bool:
         """Whether the worker no longer holds the session's options and learned gestures, so that its producer
         should send them again (:meth:`Producer.reteach`): ``closed``, ``session_restart``, and ``session_reset``
-        unless the worker brought them back from its checkpoint after a crash (``"restored": true``)."""
+        unless the worker brought them back from its checkpoint after a crash, or from another worker's state file
+        after a change of the shard count (``"restored": true``)."""
         if self.kind == "closed":
             return True
         code = self.fields.get("code") if self.kind == "error" else None
