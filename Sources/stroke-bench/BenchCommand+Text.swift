@@ -9,9 +9,10 @@ extension BenchCommand {
         return String(
             format:
                 "CPU per message: worker %.2f µs (lane %.2f, recognition thread %.2f, libzmq I/O %.2f, other %.2f), "
+                + "lane waiting for a core %.2f µs, "
                 + "raw consumer %.2f µs; producer %.2f µs (raw runs %.2f), result counter %.2f µs; "
                 + "machine busy %.0f%% (worker run), %.0f%% (raw runs); the ratio these account for %.2f",
-            cpu.total, cpu.lane, cpu.recognition, cpu.io, cpu.other, row.rawCPUMicroseconds,
+            cpu.total, cpu.lane, cpu.recognition, cpu.io, cpu.other, cpu.laneWaiting, row.rawCPUMicroseconds,
             row.producerCPUWorkerRunMicroseconds, row.producerCPUMicroseconds, row.counterCPUMicroseconds,
             row.machineBusyWorker * 100, row.machineBusyRaw * 100, row.accountedRatio)
             + (cpu.otherThreads.map { threads in

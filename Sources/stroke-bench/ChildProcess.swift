@@ -65,11 +65,21 @@ final class ChildProcess {
         return (Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0) * 1024
     }
 
-    /// CPU time (user and system, seconds) of each of the child's threads, by thread id, with the thread's name.
+    /// A thread's name, its CPU time (user and system) and the time it spent ready to run but waiting for a core
+    /// (on a run queue), in seconds.
+    struct ThreadTime {
+        var name: String
+        var seconds: Double
+        /// 0 where the kernel keeps no `schedstat`.
+        var waitingSeconds = 0.0
+    }
+
+    /// CPU time of each of the child's threads, by thread id, with the thread's name and its time waiting for a
+    /// core.
     ///
-    /// From `schedstat` (nanoseconds on the CPU) where the kernel has it; `stat`'s user and system times count
-    /// clock ticks (10 ms here), too coarse for a thread that runs a quarter of a second.
-    func threadCPUTimes() -> [Int: (name: String, seconds: Double)] { Self.threadCPUTimes(pid: pid) }
+    /// From `schedstat` (nanoseconds on the CPU, then on a run queue) where the kernel has it; `stat`'s user and
+    /// system times count clock ticks (10 ms here), too coarse for a thread that runs a quarter of a second.
+    func threadCPUTimes() -> [Int: ThreadTime] { Self.threadCPUTimes(pid: pid) }
 
     /// CPU time (seconds) of this process's libzmq I/O threads so far: they move the producer's messages and the
     /// result counter's.
@@ -78,9 +88,9 @@ final class ChildProcess {
     }
 
     /// `threadCPUTimes()` of the process `pid`.
-    static func threadCPUTimes(pid: Int32) -> [Int: (name: String, seconds: Double)] {
+    static func threadCPUTimes(pid: Int32) -> [Int: ThreadTime] {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        var times = [Int: (name: String, seconds: Double)]()
+        var times = [Int: ThreadTime]()
         let directory = "/proc/\(pid)/task"
         for task in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
             guard let id = Int(task),
@@ -88,16 +98,17 @@ final class ChildProcess {
                 let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
             else { continue }
             let name = String(stat[stat.index(after: open)..<close])
-            if let schedstat = try? String(contentsOfFile: "\(directory)/\(task)/schedstat", encoding: .utf8),
-                let field = schedstat.split(separator: " ").first, let nanoseconds = Double(field)
-            {
-                times[id] = (name, nanoseconds / 1e9)
-                continue
+            if let schedstat = try? String(contentsOfFile: "\(directory)/\(task)/schedstat", encoding: .utf8) {
+                let fields = schedstat.split(separator: " ").compactMap { Double($0) }
+                if fields.count >= 2 {
+                    times[id] = ThreadTime(name: name, seconds: fields[0] / 1e9, waitingSeconds: fields[1] / 1e9)
+                    continue
+                }
             }
             // After the name: state, then 10 fields, then utime and stime (fields 14 and 15 of proc(5)).
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
-            times[id] = (name, (user + system) / ticks)
+            times[id] = ThreadTime(name: name, seconds: (user + system) / ticks)
         }
         return times
     }

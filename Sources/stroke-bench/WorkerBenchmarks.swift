@@ -50,6 +50,9 @@ struct WorkerBenchmarks {
         var recognition = 0.0
         var io = 0.0
         var other = 0.0
+        /// µs per message the lane spent ready to run but waiting for a core (`schedstat`'s run-queue time): on
+        /// this 2-core machine, the time the threads that share its cores took from it.
+        var laneWaiting = 0.0
         /// The threads counted as `other`, by name (µs per message), where they took 0.01 µs or more: which thread a
         /// run's time went to when a thread's name was not the one expected.
         var otherThreads: [String: Double]? = nil
@@ -57,7 +60,7 @@ struct WorkerBenchmarks {
 
         /// The difference of two snapshots of thread CPU times, divided by `messages`.
         init(
-            from before: [Int: (name: String, seconds: Double)], to after: [Int: (name: String, seconds: Double)],
+            from before: [Int: ChildProcess.ThreadTime], to after: [Int: ChildProcess.ThreadTime],
             messages: Int
         ) {
             var others = [String: Double]()
@@ -66,6 +69,8 @@ struct WorkerBenchmarks {
                 let microseconds = (thread.seconds - (before[id]?.seconds ?? 0)) * 1e6 / Double(messages)
                 if thread.name.hasPrefix("lane-") {
                     lane += microseconds
+                    laneWaiting +=
+                        (thread.waitingSeconds - (before[id]?.waitingSeconds ?? 0)) * 1e6 / Double(messages)
                 } else if thread.name.hasPrefix("recognize-") || thread.name.hasPrefix("publish-") {
                     recognition += microseconds
                 } else if thread.name.hasPrefix("ZMQbg/IO") {

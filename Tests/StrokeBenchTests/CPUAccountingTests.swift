@@ -40,6 +40,21 @@ struct CPUAccountingTests {
         ChildProcess.threadCPUTimes(pid: getpid()).filter { $0.value.name.hasPrefix("ZMQbg/IO") }.mapValues(\.seconds)
     }
 
+    @Test("the worker's threads are counted by role, and the lane's time waiting for a core apart")
+    func workerThreads() {
+        typealias Time = ChildProcess.ThreadTime
+        let before: [Int: Time] = [
+            1: Time(name: "lane-0", seconds: 1, waitingSeconds: 0.5), 2: Time(name: "recognize-0", seconds: 2),
+        ]
+        let after: [Int: Time] = [
+            1: Time(name: "lane-0", seconds: 1.4, waitingSeconds: 0.7), 2: Time(name: "recognize-0", seconds: 2.1),
+            3: Time(name: "ZMQbg/IO/0", seconds: 0.05),
+        ]
+        let cpu = WorkerBenchmarks.WorkerCPU(from: before, to: after, messages: 100_000)
+        #expect(abs(cpu.lane - 4) < 1e-9 && abs(cpu.laneWaiting - 2) < 1e-9)
+        #expect(abs(cpu.recognition - 1) < 1e-9 && abs(cpu.io - 0.5) < 1e-9 && cpu.other == 0)
+    }
+
     @Test("the calling thread's CPU time grows with the work it does")
     func threadTime() {
         let start = BenchClock.threadCPUSeconds()
