@@ -5,7 +5,7 @@ import StrokeRecognition
 
 extension Worker {
     /// The sessions of this worker's buckets that other workers' state files hold (`adoptStatePaths`), without
-    /// their numbering, leaving out those in `taken` (the worker's own file's) and any listed twice.
+    /// their numbering, leaving out those of `taken` (the worker's own file's) and any listed twice.
     ///
     /// When the shard count changes, a bucket's sessions move to a worker that has no state for them; the worker
     /// that held them wrote them to its state file at its stop, and every `checkpointIntervalSeconds` while it ran,
@@ -15,10 +15,13 @@ extension Worker {
     /// The numbering stays behind: that file may be older than what the session's producer and consumers have seen
     /// since. Files are read, never changed: other workers read them too. One that cannot be read, or was last written more than
     /// `adoptStateMaxAgeSeconds` ago, is passed over with a line in the log.
-    func adoptSessions(besides taken: Set<String>) -> [SessionSnapshot] {
+    func adoptSessions(besides taken: [SessionSnapshot]) -> [SessionSnapshot] {
         guard !configuration.adoptStatePaths.isEmpty else { return [] }
-        let own = configuration.stateFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        var seen = taken
+        // The worker's own file and what it just kept beside it, under whatever path they are reached (a directory
+        // given to adopt from may hold them, or mount them elsewhere): told apart by device and inode.
+        let own = Set(
+            (configuration.stateFile.map { [$0, $0 + Self.departedSuffix] } ?? []).compactMap(Self.identity(of:)))
+        var seen = Set(taken.map(\.session))
         var adopted: [SessionSnapshot] = []
         // The files, then the sessions their workers no longer serve beside them. A worker writes those before it
         // removes the file it read (`takeSavedSessions()`), so one of the two holds them whenever they are read.
@@ -26,8 +29,9 @@ extension Worker {
         // shard count: they come first, should a session be in both.
         let bases = Self.stateFiles(in: configuration.adoptStatePaths)
         let files = bases + bases.map { $0 + Self.departedSuffix }
-        for path in files where path != own {
-            guard let age = Self.age(of: path) else { continue }
+        for path in files {
+            guard let age = Self.age(of: path), let identity = Self.identity(of: path), !own.contains(identity)
+            else { continue }
             guard age <= Double(configuration.adoptStateMaxAgeSeconds) else {
                 logger.info(
                     "state file to adopt from passed over: last written too long ago",
@@ -90,6 +94,15 @@ extension Worker {
         return files.filter { !$0.hasSuffix(".partial") && !$0.hasSuffix(".unreadable") }
             .map { $0.hasSuffix(departedSuffix) ? String($0.dropLast(departedSuffix.count)) : $0 }
             .filter { unique.insert($0).inserted }
+    }
+
+    /// A file's device and inode; nil when it cannot be told (the file is gone).
+    private static func identity(of path: String) -> [Int]? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let device = (attributes[.systemNumber] as? NSNumber)?.intValue,
+            let inode = (attributes[.systemFileNumber] as? NSNumber)?.intValue
+        else { return nil }
+        return [device, inode]
     }
 
     /// Seconds since `path` was last written; nil when it cannot be told (the file is gone).

@@ -14,8 +14,7 @@ extension Worker {
     /// checkpoint read is left until then.
     func takeSavedSessions() -> StateFile.Saved {
         var saved = takeOwnSessions()
-        let adopted = adoptSessions(besides: Set(saved.sessions.map(\.session)))
-        saved.sessions += adopted
+        saved.sessions += adoptSessions(besides: saved.sessions)
         return saved
     }
 

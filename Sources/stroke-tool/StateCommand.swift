@@ -1,4 +1,5 @@
 import Foundation
+import StrokeProtocol
 import StrokeRecognition
 import StrokeWorker
 
@@ -51,14 +52,15 @@ enum StateCommand {
             throw CommandLineArguments.Failure(description: "no state file given\n\n\(usage)")
         }
         let shardCount: Int? = try args.value("shards").map { text in
-            guard let count = Int(text), (1...4096).contains(count) else {
-                throw CommandLineArguments.Failure(description: "--shards: a count from 1 to 4096, got \"\(text)\"")
+            guard let count = Int(text), (1...ShardKey.bucketCount).contains(count) else {
+                throw CommandLineArguments.Failure(
+                    description: "--shards: a count from 1 to \(ShardKey.bucketCount), got \"\(text)\"")
             }
             return count
         }
         var files: [FileSummary] = []
-        var shards = (0..<(shardCount ?? 0)).map {
-            ShardSummary(shard: "\($0)/\(shardCount ?? 1)", sessions: 0, learning: 0, learnedTemplates: 0)
+        var shards = shardCount.map { count in
+            (0..<count).map { ShardSummary(shard: "\($0)/\(count)", sessions: 0, learning: 0, learnedTemplates: 0) }
         }
         for path in args.positional {
             guard let saved = try StateFile.read(path) else {
@@ -81,15 +83,15 @@ enum StateCommand {
                 }
                 if let count = shardCount {
                     let index = session.bucket % count
-                    shards[index].sessions += 1
-                    shards[index].learning += learned > 0 ? 1 : 0
-                    shards[index].learnedTemplates += learned
+                    shards?[index].sessions += 1
+                    shards?[index].learning += learned > 0 ? 1 : 0
+                    shards?[index].learnedTemplates += learned
                 }
             }
             files.append(summary)
         }
         if args.flag("json") {
-            try StrokeTool.printJSON(Report(files: files, shards: shardCount == nil ? nil : shards))
+            try StrokeTool.printJSON(Report(files: files, shards: shards))
             return 0
         }
         for file in files {
@@ -99,7 +101,7 @@ enum StateCommand {
                     + "\(file.choosing) chose gestures, \(file.learning) learned \(file.learnedTemplates) templates, "
                     + "\(file.otherOptions) set other options")
         }
-        for shard in shardCount == nil ? [] : shards {
+        for shard in shards ?? [] {
             print(
                 "shard \(shard.shard): \(shard.sessions) sessions, \(shard.learning) with \(shard.learnedTemplates) "
                     + "learned templates")
