@@ -222,6 +222,10 @@ def main():
         check(len(recognized) == len(taught),
               "phase 3: each taught session's stroke matched as its learned gesture: %d of %d" % (
                   len(recognized), len(taught)))
+        for s in taught:
+            if s not in recognized:
+                print("     %s (bucket %d): results %s, errors %s, pongs %s" % (
+                    s, bucket(s), collector.matches[s], [c for c, _ in collector.errors[s]], collector.pongs[s]))
         moved = [s for s in taught if bucket(s) % 3 != bucket(s) % 2]
         stayed = [s for s in taught if bucket(s) % 3 == bucket(s) % 2]
         told = [s for s in moved if collector.resets[s] == [True]]
