@@ -41,9 +41,13 @@ final class Checkpointer: Sendable {
         var longest = Duration.zero
     }
 
-    /// A checkpointer of `lanes` lanes' sessions, writing to `path`.
-    init(path: String, lanes: Int, logger: Logger, metrics: WorkerMetrics) {
+    /// The worker's shard, which the file names.
+    let shard: StateFile.Shard
+
+    /// A checkpointer of `lanes` lanes' sessions, writing to `path` for a worker of `shard`.
+    init(path: String, shard: StateFile.Shard, lanes: Int, logger: Logger, metrics: WorkerMetrics) {
         self.path = path
+        self.shard = shard
         self.logger = logger
         self.metrics = metrics
         self.inbox = Mutex(Inbox(fresh: Array(repeating: false, count: lanes)))
@@ -105,11 +109,13 @@ final class Checkpointer: Sendable {
             guard !finished else { return false }
             let clock = ContinuousClock()
             let started = clock.now
-            let path = path
+            let (path, shard) = (path, shard)
             let outcome = ThreadRunner.runWhenIdle(name: "checkpoint-file") {
                 let sessions = lanes.flatMap(\.values)
                 return Result { () throws(RecognitionError) in
-                    try StateFile.write(StateFile.Saved(sessions: sessions, isCheckpoint: true), to: path)
+                    try StateFile.write(
+                        StateFile.Saved(sessions: sessions, isCheckpoint: true, shard: shard, savedAt: Date()), to: path
+                    )
                     return sessions.count
                 }
             }

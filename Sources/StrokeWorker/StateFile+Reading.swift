@@ -42,7 +42,7 @@ extension StateFile {
         }
         // In one pass where the format and version came first (as this worker writes them); else, now that they
         // are known, a second pass over the sessions alone (a file of another version may keep them in another shape).
-        if let sessions = header.sessions { return Saved(sessions: sessions, isCheckpoint: header.checkpoint) }
+        if let sessions = header.sessions { return header.saved(sessions) }
         guard let start = header.sessionsStart else {
             throw RecognitionError(.malformedState, "the state file \(path) is not a state file: it has no sessions")
         }
@@ -57,7 +57,7 @@ extension StateFile {
             }
         }
         do {
-            return Saved(sessions: try sessions.get(), isCheckpoint: header.checkpoint)
+            return header.saved(try sessions.get())
         } catch {
             throw RecognitionError(.malformedState, "the state file \(path) is not a state file: \(error.message)")
         }
@@ -71,10 +71,18 @@ extension StateFile {
         var version: Int?
         /// Absent (as in the files of workers before checkpoints) means false.
         var checkpoint = false
+        var shard: Shard?
+        var keptBy: Shard?
+        var savedAt: Date?
         /// The sessions, read at once when the format and version before them were this worker's.
         var sessions: [SessionSnapshot]?
         /// Where the sessions start, when they came before the format and version and were skipped.
         var sessionsStart: Int?
+
+        /// The file's contents, with `sessions`.
+        func saved(_ sessions: [SessionSnapshot]) -> Saved {
+            Saved(sessions: sessions, isCheckpoint: checkpoint, shard: shard, keptBy: keptBy, savedAt: savedAt)
+        }
     }
 
     private static func readHeader(_ reader: inout JSONReader) throws(ProtocolError) -> Header {
@@ -84,6 +92,15 @@ extension StateFile {
             case "format": header.format = try reader.string()
             case "version": header.version = try reader.integer()
             case "checkpoint": header.checkpoint = reader.null() ? false : try reader.bool()
+            case "savedAt": header.savedAt = reader.null() ? nil : StateFile.date(fromTimestamp: try reader.string())
+            case "shard", "keptBy":
+                guard !reader.null() else { return }
+                let start = reader.position
+                guard let shard = Shard(try reader.string()) else {
+                    reader.position = start
+                    throw reader.error("\"\(key)\" is not a shard (index/count, index below count)")
+                }
+                if key == "shard" { header.shard = shard } else { header.keptBy = shard }
             case "sessions" where header.format == format && header.version == version:
                 header.sessions = try readSessions(&reader)
             case "sessions":

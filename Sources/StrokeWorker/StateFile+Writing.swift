@@ -21,8 +21,16 @@ extension StateFile {
         }
         writer.key("format")
         writer.string(format)
+        if let keptBy = saved.keptBy {
+            writer.key("keptBy")
+            writer.string(keptBy.description)
+        }
         writer.key("savedAt")
         writer.string(savedAt)
+        if let shard = saved.shard {
+            writer.key("shard")
+            writer.string(shard.description)
+        }
         writer.key("version")
         writer.integer(version)
         writer.key("sessions")
@@ -109,7 +117,7 @@ extension StateFile {
     ///
     /// - Throws: `RecognitionError` `.io` when it cannot be written.
     public static func write(_ saved: Saved, to path: String) throws(RecognitionError) {
-        let bytes = encode(saved, savedAt: ISO8601DateFormatter().string(from: Date()))
+        let bytes = encode(saved, savedAt: timestamp(saved.savedAt ?? Date()))
         let staging = path + ".partial"
         func failure(_ step: String) -> RecognitionError {
             let reason = String(cString: strerror(errno))
@@ -144,6 +152,24 @@ extension StateFile {
             _ = fsync(directory)
             close(directory)
         }
+    }
+}
+
+extension StateFile {
+    /// `savedAt` as written: ISO 8601 in UTC, to the millisecond.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    /// `savedAt` as read: with or without fractions of a second (as workers before session 38 wrote it).
+    static func date(fromTimestamp text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 }
 

@@ -1,11 +1,13 @@
 import Foundation
+import StrokeProtocol
 import StrokeRecognition
 
 // MARK: - Sessions whose bucket moved here (`--adopt-state`)
 
 extension Worker {
-    /// The sessions of this worker's buckets that other workers' state files hold (`adoptStatePaths`), without
-    /// their numbering, leaving out those of `taken` (the worker's own file's) and any listed twice.
+    /// The sessions to start with: those of the worker's own file (`own`) and those of its buckets that other
+    /// workers' state files hold (`adoptStatePaths`), each bucket's from the newest file that holds all of its
+    /// sessions; the adopted ones without their numbering.
     ///
     /// When the shard count changes, a bucket's sessions move to a worker that has no state for them; the worker
     /// that held them wrote them to its state file at its stop, and every `checkpointIntervalSeconds` while it ran,
@@ -13,24 +15,26 @@ extension Worker {
     /// (`PATH.departed`, `takeSavedSessions()`). Taken from there, they come back as from a checkpoint: their
     /// options, chosen and learned gestures, and a `session_reset` with `restored: true` on their next message.
     /// The numbering stays behind: that file may be older than what the session's producer and consumers have seen
-    /// since. Files are read, never changed: other workers read them too. One that cannot be read, or was last written more than
-    /// `adoptStateMaxAgeSeconds` ago, is passed over with a line in the log.
-    func adoptSessions(besides taken: [SessionSnapshot]) -> [SessionSnapshot] {
-        guard !configuration.adoptStatePaths.isEmpty else { return [] }
+    /// since. Files are read, never changed: other workers read them too. One that cannot be read, or was last
+    /// written more than `adoptStateMaxAgeSeconds` ago, is passed over with a line in the log.
+    ///
+    /// Each file names the shard whose sessions it holds and when (`StateFile.Saved.holdsAll(ofBucket:)`): for
+    /// each bucket only the newest such file counts, the worker's own included, so that a file left from an
+    /// earlier shard count (the worker's own, after 3 → 2 → 3 workers; a `.departed` one) brings back neither
+    /// older state nor sessions that have ended since. Files without (written before session 38) count only for
+    /// buckets that no file names.
+    func adoptSessions(own: StateFile.Saved) -> [SessionSnapshot] {
+        guard !configuration.adoptStatePaths.isEmpty else { return own.sessions }
+        var files: [(path: String, saved: StateFile.Saved)] = []
         // The worker's own file and what it just kept beside it, under whatever path they are reached (a directory
         // given to adopt from may hold them, or mount them elsewhere): told apart by device and inode.
-        let own = Set(
+        let ownFiles = Set(
             (configuration.stateFile.map { [$0, $0 + Self.departedSuffix] } ?? []).compactMap(Self.identity(of:)))
-        var seen = Set(taken.map(\.session))
-        var adopted: [SessionSnapshot] = []
         // The files, then the sessions their workers no longer serve beside them. A worker writes those before it
         // removes the file it read (`takeSavedSessions()`), so one of the two holds them whenever they are read.
-        // A file's sessions are the ones its worker holds now, fresher than what one left at a change of the
-        // shard count: they come first, should a session be in both.
         let bases = Self.stateFiles(in: configuration.adoptStatePaths)
-        let files = bases + bases.map { $0 + Self.departedSuffix }
-        for path in files {
-            guard let age = Self.age(of: path), let identity = Self.identity(of: path), !own.contains(identity)
+        for path in bases + bases.map({ $0 + Self.departedSuffix }) {
+            guard let age = Self.age(of: path), let identity = Self.identity(of: path), !ownFiles.contains(identity)
             else { continue }
             guard age <= Double(configuration.adoptStateMaxAgeSeconds) else {
                 logger.info(
@@ -38,16 +42,33 @@ extension Worker {
                     ["path": path, "seconds": "\(Int(age))", "maximum": "\(configuration.adoptStateMaxAgeSeconds)"])
                 continue
             }
-            let saved: StateFile.Saved?
             do {
-                saved = try StateFile.read(path)
+                if let saved = try StateFile.read(path) { files.append((path, saved)) }
             } catch {
                 logger.warning("state file to adopt from not read", ["path": path, "error": "\(error)"])
-                continue
             }
+        }
+        let newest = newestFiles(of: [own] + files.map(\.saved))
+        /// Whether `saved` is the newest file for `bucket`, or no file names the bucket.
+        func counts(_ saved: StateFile.Saved, for bucket: Int) -> Bool {
+            guard let latest = newest[bucket] else { return true }
+            guard saved.holdsAll(ofBucket: bucket), let savedAt = saved.savedAt else { return false }
+            return savedAt >= latest
+        }
+        let kept = own.sessions.filter { counts(own, for: $0.bucket) }
+        if kept.count < own.sessions.count {
+            logger.info(
+                "state file: sessions passed over, a newer file of another worker holds their buckets",
+                ["sessions": "\(own.sessions.count - kept.count)", "kept": "\(kept.count)"])
+        }
+        var seen = Set(kept.map(\.session))
+        var adopted: [SessionSnapshot] = []
+        for (path, saved) in files {
             var count = 0
-            for session in saved?.sessions ?? []
-            where configuration.serves(bucket: session.bucket) && seen.insert(session.session).inserted {
+            for session in saved.sessions
+            where configuration.serves(bucket: session.bucket) && counts(saved, for: session.bucket)
+                && seen.insert(session.session).inserted
+            {
                 var moved = session
                 moved.seq = nil
                 moved.eventSeq = 0
@@ -56,9 +77,24 @@ extension Worker {
             }
             logger.info(
                 "sessions adopted from another worker's state file",
-                ["path": path, "sessions": "\(count)", "inFile": "\(saved?.sessions.count ?? 0)"])
+                ["path": path, "sessions": "\(count)", "inFile": "\(saved.sessions.count)"])
         }
-        return adopted
+        return kept + adopted
+    }
+
+    /// For each of the worker's buckets, when the newest of `files` that holds all of its sessions was written;
+    /// nil for the buckets no file names.
+    private func newestFiles(of files: [StateFile.Saved]) -> [Date?] {
+        var newest = [Date?](repeating: nil, count: ShardKey.bucketCount)
+        for file in files {
+            guard let savedAt = file.savedAt, file.shard != nil else { continue }
+            for bucket in stride(
+                from: configuration.shard.index, to: ShardKey.bucketCount, by: configuration.shard.count)
+            where file.holdsAll(ofBucket: bucket) && newest[bucket].map({ $0 < savedAt }) ?? true {
+                newest[bucket] = savedAt
+            }
+        }
+        return newest
     }
 
     /// The state files `paths` name: each file itself, and for a directory the regular files in it and in its

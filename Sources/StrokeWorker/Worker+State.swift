@@ -14,7 +14,7 @@ extension Worker {
     /// checkpoint read is left until then.
     func takeSavedSessions() -> StateFile.Saved {
         var saved = takeOwnSessions()
-        saved.sessions += adoptSessions(besides: saved.sessions)
+        saved.sessions = adoptSessions(own: saved)
         return saved
     }
 
@@ -29,7 +29,9 @@ extension Worker {
             let departed = saved.sessions.filter { !configuration.serves(bucket: $0.bucket) }
             if !departed.isEmpty {
                 saved.sessions.removeAll { !configuration.serves(bucket: $0.bucket) }
-                keep(departed, checkpoint: saved.isCheckpoint, at: path + Self.departedSuffix)
+                var kept = saved
+                (kept.sessions, kept.keptBy) = (departed, configuration.stateFileShard)
+                keep(kept, at: path + Self.departedSuffix)
             }
             // A checkpoint stays for a crash before the lanes' first one replaces it: it holds no numbering.
             if !(saved.isCheckpoint && checkpointer != nil) { try? FileManager.default.removeItem(atPath: path) }
@@ -54,17 +56,18 @@ extension Worker {
     /// change of the shard count and no longer does: `sessions.json.departed`.
     static let departedSuffix = ".departed"
 
-    /// Writes `sessions`, which the worker no longer serves, to `path` for their new workers to adopt.
-    private func keep(_ sessions: [SessionSnapshot], checkpoint: Bool, at path: String) {
+    /// Writes `saved`, sessions the worker no longer serves, to `path` for their new workers to adopt, with the
+    /// shard and time of the file they were read from.
+    private func keep(_ saved: StateFile.Saved, at path: String) {
         do {
-            try StateFile.write(StateFile.Saved(sessions: sessions, isCheckpoint: checkpoint), to: path)
+            try StateFile.write(saved, to: path)
             logger.info(
                 "state file: sessions of buckets this worker no longer serves kept for their new worker",
-                ["path": path, "sessions": "\(sessions.count)"])
+                ["path": path, "sessions": "\(saved.sessions.count)"])
         } catch {
             logger.error(
                 "state file: sessions of buckets this worker no longer serves lost",
-                ["sessions": "\(sessions.count)", "error": "\(error)"])
+                ["sessions": "\(saved.sessions.count)", "error": "\(error)"])
         }
     }
 
@@ -80,7 +83,9 @@ extension Worker {
             let clock = ContinuousClock()
             let started = clock.now
             do {
-                try StateFile.write(StateFile.Saved(sessions: sessions), to: path)
+                try StateFile.write(
+                    StateFile.Saved(sessions: sessions, shard: self.configuration.stateFileShard, savedAt: Date()),
+                    to: path)
                 self.logger.info(
                     "state file written",
                     [

@@ -49,7 +49,8 @@ public final class Worker: Sendable {
         checkpointer =
             configuration.writesCheckpoints
             ? Checkpointer(
-                path: configuration.stateFile!, lanes: configuration.lanes, logger: self.logger, metrics: metrics)
+                path: configuration.stateFile!, shard: configuration.stateFileShard, lanes: configuration.lanes,
+                logger: self.logger, metrics: metrics)
             : nil
     }
 

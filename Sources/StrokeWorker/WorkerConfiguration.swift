@@ -46,6 +46,8 @@ public struct WorkerConfiguration: Sendable {
 
     /// Whether this worker's shard holds `bucket` (`ShardKey.bucket(of:)`): `bucket mod shard.count` is its index.
     public func serves(bucket: Int) -> Bool { bucket % shard.count == shard.index }
+    /// `shard`, as a state file names it.
+    public var stateFileShard: StateFile.Shard { StateFile.Shard(index: shard.index, count: shard.count) }
     /// Session threads; sessions are spread over them by shard key. Default: half the cores, at least 1 (libzmq's
     /// I/O threads and the proxies between lanes need the other half).
     public var lanes: Int = Self.defaultLanes

@@ -106,6 +106,59 @@ struct WorkerAdoptionTests {
         #expect(try Self.worker(shard: (0, 1), adopting: [root]).takeSavedSessions().sessions == [held])
     }
 
+    @Test("after 3 → 2 → 3 workers, a bucket's sessions come from the 2 workers' newer files, not its own older one")
+    func newestFileWins() throws {
+        let root = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // Worker 2 of 3 stopped two minutes ago; workers 0 and 1 of 2 served its buckets since, and stopped.
+        let taught = Self.session(bucket: 2, of: 6)
+        let ended = Self.session(bucket: 5, of: 6)
+        let then = Date(timeIntervalSinceNow: -120), now = Date(timeIntervalSinceNow: -2)
+        let ownPath = root + "/worker-2/sessions.json"
+        let stale = SessionSnapshot(session: taught, seq: 9, eventSeq: 4, library: "default", gestures: ["v"])
+        let gone = SessionSnapshot(session: ended, seq: 3, eventSeq: 2, library: "default", gestures: ["x"])
+        let fresh = SessionSnapshot(session: taught, seq: 30, eventSeq: 12, library: "default", gestures: ["check"])
+        for (path, saved) in [
+            (ownPath, StateFile.Saved(sessions: [stale, gone], shard: .init(index: 2, count: 3), savedAt: then)),
+            (
+                root + "/worker-0/sessions.json",
+                .init(sessions: [fresh], shard: .init(index: 0, count: 2), savedAt: now)
+            ),
+            (root + "/worker-1/sessions.json", .init(sessions: [], shard: .init(index: 1, count: 2), savedAt: now)),
+        ] {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try StateFile.write(saved, to: path)
+        }
+        let worker = try Self.worker(shard: (2, 3), adopting: [root], stateFile: ownPath)
+        var moved = fresh
+        (moved.seq, moved.eventSeq) = (nil, 0)
+        #expect(worker.takeSavedSessions().sessions == [moved], "neither the older state nor the ended session")
+    }
+
+    @Test("a worker that restarts keeps its own newer file's sessions over what another left it at an earlier change")
+    func olderDepartedBringsNothingBack() throws {
+        let root = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // At 3 → 2 workers a minute ago, worker 1 left `ended` (bucket 4 of 6: shard 1 of 3, now 0 of 2) beside
+        // its file; worker 0 of 2 took it, and the session ended since. Worker 0 crashed; its checkpoint is newer.
+        let held = Self.session(bucket: 0, of: 6)
+        let ended = Self.session(bucket: 4, of: 6)
+        let checkpoint = SessionSnapshot(session: held, seq: nil, eventSeq: 0, library: "default", gestures: ["v"])
+        let left = SessionSnapshot(session: ended, seq: 5, eventSeq: 3, library: "default", gestures: ["x"])
+        let ownPath = root + "/worker-0.json"
+        try StateFile.write(
+            .init(sessions: [checkpoint], isCheckpoint: true, shard: .init(index: 0, count: 2), savedAt: Date()),
+            to: ownPath)
+        try StateFile.write(
+            .init(
+                sessions: [left], shard: .init(index: 1, count: 3), keptBy: .init(index: 1, count: 2),
+                savedAt: Date(timeIntervalSinceNow: -60)),
+            to: root + "/worker-1.json" + Worker.departedSuffix)
+        let worker = try Self.worker(shard: (0, 2), adopting: [root], stateFile: ownPath)
+        #expect(worker.takeSavedSessions().sessions == [checkpoint])
+    }
+
     @Test("files too old, unreadable, half written or missing are passed over, and left where they are")
     func passesOver() throws {
         let root = try Self.directory()
