@@ -21,6 +21,12 @@ enum StateCommand {
         /// When the file was last written (its modification time, ISO 8601).
         var written: String
         var checkpoint: Bool
+        /// The shard of the worker whose sessions these were (files written before session 38 name none).
+        var shard: String?
+        /// Beside a file after a change of the shard count (`.departed`): the shard whose buckets were kept.
+        var keptBy: String?
+        /// When the sessions were as the file holds them (ISO 8601).
+        var savedAt: String?
         var sessions: Int
         var choosing: Int
         var learning: Int
@@ -69,8 +75,9 @@ enum StateCommand {
             let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
             var summary = FileSummary(
                 path: path, written: modified.map { ISO8601DateFormatter().string(from: $0) } ?? "?",
-                checkpoint: saved.isCheckpoint, sessions: saved.sessions.count, choosing: 0, learning: 0,
-                learnedTemplates: 0, otherOptions: 0)
+                checkpoint: saved.isCheckpoint, shard: saved.shard?.description, keptBy: saved.keptBy?.description,
+                savedAt: saved.savedAt.map { ISO8601DateFormatter().string(from: $0) },
+                sessions: saved.sessions.count, choosing: 0, learning: 0, learnedTemplates: 0, otherOptions: 0)
             for session in saved.sessions {
                 let learned = session.learned?.count ?? 0
                 if session.gestures != nil { summary.choosing += 1 }
@@ -97,6 +104,8 @@ enum StateCommand {
         for file in files {
             print(
                 "\(file.path): \(file.checkpoint ? "a checkpoint" : "a graceful stop's"), written \(file.written), "
+                    + (file.shard.map { "shard \($0)\(file.keptBy.map { " less \($0)'s buckets" } ?? ""), " } ?? "")
+                    + (file.savedAt.map { $0 == file.written ? "" : "as of \($0), " } ?? "")
                     + "\(file.sessions) sessions; "
                     + "\(file.choosing) chose gestures, \(file.learning) learned \(file.learnedTemplates) templates, "
                     + "\(file.otherOptions) set other options")

@@ -52,6 +52,21 @@ struct StateCommandTests {
         let text = try StrokeToolTests.run(["state", first])
         #expect(text.status == 0 && text.output.contains("a graceful stop's") && text.output.contains("3 sessions"))
         #expect(!text.output.contains("shard"))
+
+        // A file beside another after a change of the shard count names both shards and when its sessions were so.
+        let departed = directory.appendingPathComponent("c.json.departed").path
+        let header = #"{"format": "stroke-worker-state", "version": 1, "shard": "1/3", "keptBy": "1/2", "#
+        try Data((header + #""savedAt": "2026-12-03T10:00:00.250Z", "sessions": []}"#).utf8)
+            .write(to: URL(fileURLWithPath: departed))
+        let named = try StrokeToolTests.run(["state", departed, "--json"])
+        let entry = try #require(
+            (try JSONSerialization.jsonObject(with: Data(named.output.utf8)) as? [String: Any])?["files"]
+                as? [[String: Any]]
+        ).first
+        #expect(entry?["shard"] as? String == "1/3" && entry?["keptBy"] as? String == "1/2")
+        #expect(entry?["savedAt"] as? String == "2026-12-03T10:00:00Z")
+        let line = try StrokeToolTests.run(["state", departed]).output
+        #expect(line.contains("shard 1/3 less 1/2's buckets, as of 2026-12-03T10:00:00Z, 0 sessions"), "\(line)")
     }
 
     @Test("no file, a missing file, a file that is no state file and a bad --shards give clear errors")
