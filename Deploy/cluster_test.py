@@ -252,6 +252,49 @@ def main():
         check(len(told) == len(moved) and len(quiet) == len(stayed),
               "phase 3: the %d sessions whose bucket moved got session_reset restored (%d), the %d that stayed "
               "went on without one (%d)" % (len(moved), len(told), len(stayed), len(quiet)))
+
+        # Phase 4: back to 3 workers after a second gesture was taught. Worker 2's own file is the one it left at
+        # the first change, older than what the 2 workers held since: each bucket's sessions must come from the
+        # newest file that holds them, with the second gesture and no stale numbering.
+        bolt = {s: [(1000 - x, y, t) for x, y, t in library[(k * 11 + 5) % len(library)][1]]
+                for k, s in enumerate(taught)}
+        for session in taught:
+            producer.send_stroke(session, bolt[session], batch=8, learn="bolt")
+        deadline = time.monotonic() + 10
+        while any(collector.learned[s] < 2 for s in taught) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(all(collector.learned[s] == 2 for s in taught),
+              "phase 4: the %d sessions taught a second gesture each" % len(taught))
+        resets_before = {s: len(collector.resets[s]) for s in taught}
+        errors_before = {s: len(collector.errors[s]) for s in taught}
+        cluster("reshard", "3")
+        held = [s for s in taught if await_pongs(producer, collector, [s], "%d/3" % (bucket(s) % 3), timeout=20.0)
+                and collector.pongs[s][-1][1]]
+        check(len(held) == len(taught),
+              "phase 4: after 2 → 3 workers, each taught session's worker holds it: %d of %d" % (
+                  len(held), len(taught)))
+        for session in taught:
+            producer.send_stroke(session, bolt[session], batch=8)
+        deadline = time.monotonic() + 10
+        while any(len(collector.matches[s]) < 2 for s in taught) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        recognized = [s for s in taught if collector.matches[s][1:] == [("bolt", True)]]
+        check(len(recognized) == len(taught),
+              "phase 4: each taught session's stroke matched as its second learned gesture: %d of %d" % (
+                  len(recognized), len(taught)))
+        moved = [s for s in taught if bucket(s) % 2 != bucket(s) % 3]
+        told = [s for s in moved if collector.resets[s][resets_before[s]:] == [True]]
+        quiet = [s for s in taught if s not in moved and len(collector.resets[s]) == resets_before[s]]
+        stale = [s for s in taught if any(code in ("sequence_gap", "sequence_late", "sequence_duplicate")
+                                          for code, _ in collector.errors[s][errors_before[s]:])]
+        check(len(told) == len(moved) and len(quiet) == len(taught) - len(moved) and not stale,
+              "phase 4: the %d sessions whose bucket moved got session_reset restored (%d), the %d that stayed "
+              "none (%d), and no session met numbering from an older file (%d did)" % (
+                  len(moved), len(told), len(taught) - len(moved), len(quiet), len(stale)))
+        for s in taught:
+            if s not in recognized or s in stale:
+                print("     %s (bucket %d): results %s, errors %s" % (
+                    s, bucket(s), collector.matches[s], [c for c, _ in collector.errors[s]]))
         collector.running = False
         collector.join()
 

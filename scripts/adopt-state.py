@@ -12,6 +12,7 @@ Usage: scripts/adopt-state.py [--worker PATH] [--sessions N]
 """
 
 import argparse
+import datetime
 import json
 import os
 import re
@@ -53,7 +54,10 @@ def write_files(directory, per_worker):
         os.makedirs(os.path.join(directory, "worker-%d" % index))
         path = os.path.join(directory, "worker-%d" % index, "sessions.json")
         with open(path, "w") as handle:
-            json.dump({"format": "stroke-worker-state", "version": 1, "sessions": held}, handle)
+            # As a worker writes it: the shard whose sessions these are, and when (to the millisecond).
+            saved_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+            json.dump({"format": "stroke-worker-state", "version": 1, "shard": "%d/3" % index,
+                       "savedAt": saved_at.replace("+00:00", "Z"), "sessions": held}, handle)
         paths.append(path)
     return paths
 
