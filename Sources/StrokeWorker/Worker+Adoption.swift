@@ -1,5 +1,4 @@
 import Foundation
-import StrokeProtocol
 import StrokeRecognition
 
 // MARK: - Sessions whose bucket moved here (`--adopt-state`)
@@ -18,7 +17,7 @@ extension Worker {
     /// since. Files are read, never changed: other workers read them too. One that cannot be read, or was last
     /// written more than `adoptStateMaxAgeSeconds` ago, is passed over with a line in the log.
     ///
-    /// Each file names the shard whose sessions it holds and when (`StateFile.Saved.holdsAll(ofBucket:)`): for
+    /// Each file names the shard whose sessions it holds and when (`StateFile.currentSessions(of:servedBy:)`): for
     /// each bucket only the newest such file counts, the worker's own included, so that a file left from an
     /// earlier shard count (the worker's own, after 3 → 2 → 3 workers; a `.departed` one) brings back neither
     /// older state nor sessions that have ended since. Files without (written before session 38) count only for
@@ -48,53 +47,26 @@ extension Worker {
                 logger.warning("state file to adopt from not read", ["path": path, "error": "\(error)"])
             }
         }
-        let newest = newestFiles(of: [own] + files.map(\.saved))
-        /// Whether `saved` is the newest file for `bucket`, or no file names the bucket.
-        func counts(_ saved: StateFile.Saved, for bucket: Int) -> Bool {
-            guard let latest = newest[bucket] else { return true }
-            guard saved.holdsAll(ofBucket: bucket), let savedAt = saved.savedAt else { return false }
-            return savedAt >= latest
-        }
-        let kept = own.sessions.filter { counts(own, for: $0.bucket) }
+        let current = StateFile.currentSessions(of: [own] + files.map(\.saved), servedBy: configuration.serves)
+        let kept = current[0]
         if kept.count < own.sessions.count {
             logger.info(
                 "state file: sessions passed over, a newer file of another worker holds their buckets",
                 ["sessions": "\(own.sessions.count - kept.count)", "kept": "\(kept.count)"])
         }
-        var seen = Set(kept.map(\.session))
         var adopted: [SessionSnapshot] = []
-        for (path, saved) in files {
-            var count = 0
-            for session in saved.sessions
-            where configuration.serves(bucket: session.bucket) && counts(saved, for: session.bucket)
-                && seen.insert(session.session).inserted
-            {
+        for ((path, saved), sessions) in zip(files, current.dropFirst()) {
+            adopted += sessions.map { session in
                 var moved = session
                 moved.seq = nil
                 moved.eventSeq = 0
-                adopted.append(moved)
-                count += 1
+                return moved
             }
             logger.info(
                 "sessions adopted from another worker's state file",
-                ["path": path, "sessions": "\(count)", "inFile": "\(saved.sessions.count)"])
+                ["path": path, "sessions": "\(sessions.count)", "inFile": "\(saved.sessions.count)"])
         }
         return kept + adopted
-    }
-
-    /// For each of the worker's buckets, when the newest of `files` that holds all of its sessions was written;
-    /// nil for the buckets no file names.
-    private func newestFiles(of files: [StateFile.Saved]) -> [Date?] {
-        var newest = [Date?](repeating: nil, count: ShardKey.bucketCount)
-        for file in files {
-            guard let savedAt = file.savedAt, file.shard != nil else { continue }
-            for bucket in stride(
-                from: configuration.shard.index, to: ShardKey.bucketCount, by: configuration.shard.count)
-            where file.holdsAll(ofBucket: bucket) && newest[bucket].map({ $0 < savedAt }) ?? true {
-                newest[bucket] = savedAt
-            }
-        }
-        return newest
     }
 
     /// The state files `paths` name: each file itself, and for a directory the regular files in it and in its

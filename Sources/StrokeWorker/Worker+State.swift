@@ -11,7 +11,8 @@ extension Worker {
     /// the file is removed, for the workers that serve them now (`adoptSessions`), and left out here.
     ///
     /// With checkpoints, the lanes' first one (right after they restored these sessions) takes the file's place; a
-    /// checkpoint read is left until then.
+    /// checkpoint read is left until then. With `--adopt-state`, the sessions of the worker's buckets in other
+    /// workers' files join them, each bucket's from the newest file that holds it (`adoptSessions(own:)`).
     func takeSavedSessions() -> StateFile.Saved {
         var saved = takeOwnSessions()
         saved.sessions = adoptSessions(own: saved)

@@ -12,7 +12,8 @@ enum StateCommand {
               What workers' state files hold: for each, whether a graceful stop or a checkpoint wrote it and
               when, its sessions, those that differ from a new one (chosen gestures, learned gestures, other
               options) and their learned templates. With --shards N, how the sessions of all the files would
-              split among N workers (--shard i/N), to plan a change of the shard count (--adopt-state).
+              split among N workers (--shard i/N), to plan a change of the shard count (--adopt-state): as a
+              worker would take them, each bucket's from the newest file that holds it.
         """
 
     /// One file's contents, summed up.
@@ -28,6 +29,9 @@ enum StateCommand {
         /// When the sessions were as the file holds them (ISO 8601).
         var savedAt: String?
         var sessions: Int
+        /// Sessions that a newer file holding their buckets, or an earlier one given, supersedes: a worker would not
+        /// take them (`StateFile.currentSessions(of:servedBy:)`), and `--shards` leaves them out.
+        var passedOver: Int
         var choosing: Int
         var learning: Int
         var learnedTemplates: Int
@@ -68,16 +72,19 @@ enum StateCommand {
         var shards = shardCount.map { count in
             (0..<count).map { ShardSummary(shard: "\($0)/\(count)", sessions: 0, learning: 0, learnedTemplates: 0) }
         }
-        for path in args.positional {
-            guard let saved = try StateFile.read(path) else {
-                throw RecognitionError(.io, "no state file at \(path)")
-            }
+        let saved = try args.positional.map { path in
+            guard let saved = try StateFile.read(path) else { throw RecognitionError(.io, "no state file at \(path)") }
+            return saved
+        }
+        let current = StateFile.currentSessions(of: saved, servedBy: { _ in true })
+        for (path, (saved, current)) in zip(args.positional, zip(saved, current)) {
             let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
             var summary = FileSummary(
                 path: path, written: modified.map { ISO8601DateFormatter().string(from: $0) } ?? "?",
                 checkpoint: saved.isCheckpoint, shard: saved.shard?.description, keptBy: saved.keptBy?.description,
                 savedAt: saved.savedAt.map { ISO8601DateFormatter().string(from: $0) },
-                sessions: saved.sessions.count, choosing: 0, learning: 0, learnedTemplates: 0, otherOptions: 0)
+                sessions: saved.sessions.count, passedOver: saved.sessions.count - current.count, choosing: 0,
+                learning: 0, learnedTemplates: 0, otherOptions: 0)
             for session in saved.sessions {
                 let learned = session.learned?.count ?? 0
                 if session.gestures != nil { summary.choosing += 1 }
@@ -88,12 +95,13 @@ enum StateCommand {
                 {
                     summary.otherOptions += 1
                 }
-                if let count = shardCount {
-                    let index = session.bucket % count
-                    shards?[index].sessions += 1
-                    shards?[index].learning += learned > 0 ? 1 : 0
-                    shards?[index].learnedTemplates += learned
-                }
+            }
+            for session in current where shardCount != nil {
+                let learned = session.learned?.count ?? 0
+                let index = session.bucket % shardCount!
+                shards?[index].sessions += 1
+                shards?[index].learning += learned > 0 ? 1 : 0
+                shards?[index].learnedTemplates += learned
             }
             files.append(summary)
         }
@@ -108,7 +116,8 @@ enum StateCommand {
                     + (file.savedAt.map { $0 == file.written ? "" : "as of \($0), " } ?? "")
                     + "\(file.sessions) sessions; "
                     + "\(file.choosing) chose gestures, \(file.learning) learned \(file.learnedTemplates) templates, "
-                    + "\(file.otherOptions) set other options")
+                    + "\(file.otherOptions) set other options"
+                    + (file.passedOver > 0 ? "; \(file.passedOver) passed over (newer in another file)" : ""))
         }
         for shard in shards ?? [] {
             print(

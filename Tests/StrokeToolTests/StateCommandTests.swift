@@ -67,6 +67,25 @@ struct StateCommandTests {
         #expect(entry?["savedAt"] as? String == "2026-12-03T10:00:00Z")
         let line = try StrokeToolTests.run(["state", departed]).output
         #expect(line.contains("shard 1/3 less 1/2's buckets, as of 2026-12-03T10:00:00Z, 0 sessions"), "\(line)")
+
+        // An older file of the same shard is passed over, as a worker would: the plan counts the newer one alone.
+        let older = directory.appendingPathComponent("older.json").path
+        let newer = directory.appendingPathComponent("newer.json").path
+        for (path, time, sessions) in [
+            (older, "09:00:00.000", [Self.session("p-1"), Self.session("p-2")]),
+            (newer, "10:00:00.000", [Self.session("p-2")]),
+        ] {
+            let text =
+                #"{"format": "stroke-worker-state", "version": 1, "shard": "0/1", "savedAt": "2026-12-03T"# + time
+                + #"Z", "sessions": ["# + sessions.joined(separator: ", ") + "]}"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        }
+        let plan = try StrokeToolTests.run(["state", older, newer, "--shards", "1", "--json"])
+        let planned = try #require(try JSONSerialization.jsonObject(with: Data(plan.output.utf8)) as? [String: Any])
+        #expect((planned["files"] as? [[String: Any]])?.map { $0["passedOver"] as? Int } == [2, 0])
+        #expect((planned["shards"] as? [[String: Any]])?.first?["sessions"] as? Int == 1)
+        #expect(
+            try StrokeToolTests.run(["state", older, newer]).output.contains("2 passed over (newer in another file)"))
     }
 
     @Test("no file, a missing file, a file that is no state file and a bad --shards give clear errors")
