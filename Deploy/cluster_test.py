@@ -15,6 +15,7 @@
 
 import collections
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -93,6 +94,33 @@ class Collector(threading.Thread):
                 self.errors[event.session].append((event.get("code"), event.received_at))
                 if event.get("code") == "session_reset":
                     self.resets[event.session].append(bool(event.get("restored")))
+
+
+def dump_logs(why):
+    """After a failed check: the workers' and proxies' log lines, but for their statistics (the last of which is
+    given), and a copy of the run's directory in .build/cluster-test-failed for a closer look."""
+    run = ENV["RUN_DIR"]
+    print("     %s; the logs (and the run's files in .build/cluster-test-failed):" % why)
+    for name in sorted(os.listdir(run)):
+        if not name.endswith(".log"):
+            continue
+        with open(os.path.join(run, name), errors="replace") as handle:
+            lines = handle.read().splitlines()
+        stats = [line for line in lines if " stats " in line]
+        for line in [line for line in lines if " stats " not in line][-12:] + stats[-1:]:
+            print("     %s: %s" % (name, line[:400]))
+    shutil.rmtree(run + "-failed", ignore_errors=True)
+    shutil.copytree(run, run + "-failed")
+
+
+def teach(producer, collector, strokes, name, count):
+    """Teaches each session of `strokes` its stroke as gesture `name`; whether each has `count` learned events."""
+    for session, points in strokes.items():
+        producer.send_stroke(session, points, batch=8, learn=name)
+    deadline = time.monotonic() + 10
+    while any(collector.learned[s] < count for s in strokes) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return all(collector.learned[s] == count for s in strokes)
 
 
 def await_pongs(producer, collector, sessions, shard, timeout):
@@ -212,13 +240,7 @@ def main():
         taught = ["c-taught-%d" % k for k in range(60)]
         # Mirrored strokes of the logs, so that no template of the built-in library is the very stroke learned.
         spell = {s: [(1000 - x, y, t) for x, y, t in library[(k * 11) % len(library)][1]] for k, s in enumerate(taught)}
-        for session in taught:
-            producer.send_stroke(session, spell[session], batch=8, learn="spell")
-        deadline = time.monotonic() + 10
-        while any(collector.learned[s] < 1 for s in taught) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        check(all(collector.learned[s] == 1 for s in taught),
-              "phase 3: %d sessions taught a gesture each" % len(taught))
+        check(teach(producer, collector, spell, "spell", 1), "phase 3: %d sessions taught a gesture each" % len(taught))
         cluster("reshard", "2")
         waiting = set(taught)
         deadline = time.monotonic() + 20
@@ -245,6 +267,8 @@ def main():
             if s not in recognized:
                 print("     %s (bucket %d): results %s, errors %s, pongs %s" % (
                     s, bucket(s), collector.matches[s], [c for c, _ in collector.errors[s]], collector.pongs[s]))
+        if len(recognized) < len(taught):
+            dump_logs("phase 3 failed")
         moved = [s for s in taught if bucket(s) % 3 != bucket(s) % 2]
         stayed = [s for s in taught if bucket(s) % 3 == bucket(s) % 2]
         told = [s for s in moved if collector.resets[s] == [True]]
@@ -258,12 +282,7 @@ def main():
         # newest file that holds them, with the second gesture and no stale numbering.
         bolt = {s: [(1000 - x, y, t) for x, y, t in library[(k * 11 + 5) % len(library)][1]]
                 for k, s in enumerate(taught)}
-        for session in taught:
-            producer.send_stroke(session, bolt[session], batch=8, learn="bolt")
-        deadline = time.monotonic() + 10
-        while any(collector.learned[s] < 2 for s in taught) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        check(all(collector.learned[s] == 2 for s in taught),
+        check(teach(producer, collector, bolt, "bolt", 2),
               "phase 4: the %d sessions taught a second gesture each" % len(taught))
         resets_before = {s: len(collector.resets[s]) for s in taught}
         errors_before = {s: len(collector.errors[s]) for s in taught}
@@ -295,6 +314,8 @@ def main():
             if s not in recognized or s in stale:
                 print("     %s (bucket %d): results %s, errors %s" % (
                     s, bucket(s), collector.matches[s], [c for c, _ in collector.errors[s]]))
+        if len(recognized) < len(taught) or stale:
+            dump_logs("phase 4 failed")
         collector.running = False
         collector.join()
 
