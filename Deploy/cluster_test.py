@@ -113,6 +113,16 @@ def dump_logs(why):
     shutil.copytree(run, run + "-failed")
 
 
+def all_buckets(producer):
+    """Whether the producer's subscriptions in force cover every bucket again within 20 s."""
+    try:
+        producer.wait_for_all_buckets(timeout=20.0)
+        return True
+    except TimeoutError as error:
+        print("     %s" % error)
+        return False
+
+
 def teach(producer, collector, strokes, name, count):
     """Teaches each session of `strokes` its stroke as gesture `name`; whether each has `count` learned events."""
     for session, points in strokes.items():
@@ -218,8 +228,10 @@ def main():
                 cluster("kill-worker", "1")
                 restarted_at = time.monotonic()
                 cluster("start-worker", "1")
+                covered = all_buckets(producer)
                 # "listening" comes before the worker's subscriptions have reached the proxy and the producer, whose
-                # XPUB drops what has none: the route is up once every session of the shard has a pong from it.
+                # XPUB drops what has none: the route is up once they cover every bucket again, and every session
+                # of the shard has a pong from it.
                 reachable = await_pongs(producer, collector, shard1_sessions, "1/%d" % SHARDS, timeout=10.0)
                 ready_at = time.monotonic()
             for session in sessions:
@@ -242,6 +254,7 @@ def main():
         spell = {s: [(1000 - x, y, t) for x, y, t in library[(k * 11) % len(library)][1]] for k, s in enumerate(taught)}
         check(teach(producer, collector, spell, "spell", 1), "phase 3: %d sessions taught a gesture each" % len(taught))
         cluster("reshard", "2")
+        check(all_buckets(producer), "phase 3: after the change, the producer's subscriptions cover every bucket again")
         waiting = set(taught)
         deadline = time.monotonic() + 20
         while waiting and time.monotonic() < deadline:
@@ -287,6 +300,7 @@ def main():
         resets_before = {s: len(collector.resets[s]) for s in taught}
         errors_before = {s: len(collector.errors[s]) for s in taught}
         cluster("reshard", "3")
+        check(all_buckets(producer), "phase 4: after the change, the producer's subscriptions cover every bucket again")
         held = [s for s in taught if await_pongs(producer, collector, [s], "%d/3" % (bucket(s) % 3), timeout=20.0)
                 and collector.pongs[s][-1][1]]
         check(len(held) == len(taught),
@@ -334,8 +348,9 @@ def main():
         silent = [k for k in lost if last_sent[k[0]] < ready_at]
         unreported = [k for k in lost if k not in silent
                       and not any(code in LOSS_CODES and t >= ready_at for code, t in collector.errors[k[0]])]
-        check(reachable, "phase 2: every session of shard 1 had a pong from its restarted worker (%.2f s after its "
-                         "restart)" % (ready_at - restarted_at))
+        check(covered and reachable, "phase 2: the producer's subscriptions covered every bucket again, and each "
+                                     "session of shard 1 had a pong from its restarted worker (%.2f s after its "
+                                     "restart)" % (ready_at - restarted_at))
         check(not duplicated, "phase 2: shard 1 answered no stroke twice")
         check(not unreported, "phase 2: shard 1 lost %d strokes in flight, each reported to its session after "
                               "the restart if the session sent again (%d unreported, %d of sessions that did not)"

@@ -1,7 +1,7 @@
 """Producer and consumer sockets for stroke-worker (Protocol/README.md, sections 1, 5, 6 and 8)."""
 
 import time
-from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import zmq
 import zmq.asyncio
@@ -10,6 +10,9 @@ from .codec import Point, decode_event, encode_binary, encode_json
 from .curve import CurveKeys
 from .handshakes import _Handshakes
 from .shard import BUCKET_COUNT, topic
+
+# The high-water mark of a producer's XPUB for the (un)subscriptions it receives (Producer).
+SUBSCRIPTION_HIGH_WATER_MARK = 100_000
 
 
 class Event:
@@ -66,6 +69,11 @@ class Producer:
         self._context = context or zmq.Context.instance()
         self.socket = self._context.socket(zmq.XPUB)
         self.socket.setsockopt(zmq.SNDHWM, high_water_mark)
+        # (Un)subscriptions arrive as messages, up to 4,096 per worker and twice that at a change of the shard count.
+        # This XPUB acts on them only as it reads them: at the default high-water mark (1,000) the rest wait in the
+        # connection, and a lagging socket may still send on a subscription that is gone, then drop until the one
+        # that replaced it is read. Taken in whole, they are read at once.
+        self.socket.setsockopt(zmq.RCVHWM, SUBSCRIPTION_HIGH_WATER_MARK)
         self.socket.setsockopt(zmq.LINGER, 2000)
         self._handshakes: Optional[_Handshakes] = None
         if curve is not None:
@@ -78,7 +86,9 @@ class Producer:
         # What each session was sent to learn, (name, strokes), and the options it was set, for reteach().
         self._taught: Dict[str, List[Tuple[str, List[List[Point]]]]] = {}
         self._options: Dict[str, Dict[str, Any]] = {}
+        # Every subscription that arrived, in order; and the prefixes subscribed now (unsubscriptions taken out).
         self.subscriptions: List[bytes] = []
+        self._subscribed: Set[bytes] = set()
 
     def __enter__(self) -> "Producer":
         return self
@@ -98,6 +108,29 @@ class Producer:
             return self._handshakes.wait(timeout_ms)
         return bool(self.socket.poll(timeout_ms))
 
+    def _take(self, frame: bytes) -> None:
+        """Note a subscription (``0x01`` and the prefix) or an unsubscription (``0x00``) that arrived."""
+        if frame[:1] == b"\x01":
+            self.subscriptions.append(frame[1:])
+            self._subscribed.add(frame[1:])
+        elif frame[:1] == b"\x00":
+            self._subscribed.discard(frame[1:])
+
+    def subscribed_buckets(self) -> Set[int]:
+        """The shard buckets that the subscriptions in force now cover, once every (un)subscription that has
+        arrived is read: a bucket without one is a bucket whose messages this XPUB drops."""
+        while self._poll(0):
+            self._take(self.socket.recv())
+        if b"" in self._subscribed:
+            return set(range(BUCKET_COUNT))
+        covered = set()
+        for prefix in self._subscribed:
+            try:
+                covered.add(int(prefix[:3], 16))
+            except ValueError:
+                pass
+        return covered
+
     def wait_for_worker(self, timeout: float = 10.0, prefixes: int = 1) -> None:
         """Block until ``prefixes`` subscriptions arrived from workers (one worker serving all shards sends one;
         with several lanes or workers, use :meth:`wait_for_all_buckets`).
@@ -110,40 +143,27 @@ class Producer:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._poll(int(remaining * 1000)):
                 raise TimeoutError("no subscription from a worker within %.1f s" % timeout)
-            frame = self.socket.recv()
-            if frame[:1] == b"\x01":
-                self.subscriptions.append(frame[1:])
+            self._take(self.socket.recv())
 
     def wait_for_all_buckets(self, timeout: float = 10.0) -> None:
-        """Block until the subscriptions that arrived cover every one of the 4,096 shard buckets.
+        """Block until the subscriptions in force cover every one of the 4,096 shard buckets.
 
         A worker with one lane subscribes to everything at once; a worker with several lanes, or several workers
         behind a proxy, subscribe to their buckets' prefixes one by one, and until a bucket's subscription has
-        arrived, this XPUB drops what is sent to it. Raises ``TimeoutError`` after ``timeout`` seconds,
-        :class:`KeyRefused` if the worker refused this client's CURVE key.
+        arrived, this XPUB drops what is sent to it. A worker that stops takes its subscriptions with it, and its
+        successor's arrive after its start: call this again after workers restart or the shard count changes,
+        before sending. Raises ``TimeoutError`` after ``timeout`` seconds, :class:`KeyRefused` if the worker
+        refused this client's CURVE key.
         """
-        covered = set()
-        seen = 0
         deadline = time.monotonic() + timeout
-        while len(covered) < BUCKET_COUNT:
-            while seen < len(self.subscriptions):
-                prefix = self.subscriptions[seen]
-                seen += 1
-                if not prefix:
-                    return
-                try:
-                    covered.add(int(prefix[:3], 16))
-                except ValueError:
-                    pass
-            if len(covered) >= BUCKET_COUNT:
+        while True:
+            covered = len(self.subscribed_buckets())
+            if covered >= BUCKET_COUNT:
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._poll(int(remaining * 1000)):
                 raise TimeoutError("subscriptions cover %d of %d buckets after %.1f s"
-                                   % (len(covered), BUCKET_COUNT, timeout))
-            frame = self.socket.recv()
-            if frame[:1] == b"\x01":
-                self.subscriptions.append(frame[1:])
+                                   % (covered, BUCKET_COUNT, timeout))
 
     def next_seq(self, session: str) -> int:
         """The next sequence number of ``session`` (1, 2, 3, ...)."""

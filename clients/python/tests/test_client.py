@@ -18,8 +18,9 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from stroke_client import (AsyncConsumer, Consumer, CurveKeys, Event, KeyRefused, Producer, bucket, decode_binary, decode_event,
-                           encode_binary, encode_json, fnv1a32, load_keys, shard_prefixes, topic)
+from stroke_client import (BUCKET_COUNT, AsyncConsumer, Consumer, CurveKeys, Event, KeyRefused, Producer, bucket,
+                           decode_binary, decode_event, encode_binary, encode_json, fnv1a32, load_keys,
+                           shard_prefixes, topic)
 from stroke_client.replay import load_logs, replay
 
 from conftest import RunningWorker, worker_binary
@@ -623,6 +624,43 @@ def test_all_buckets_of_a_two_lane_worker(fixtures_dir):
         context.term()
     finally:
         assert running.stop() == 0
+
+
+def test_all_buckets_again_after_a_worker_leaves():
+    """wait_for_all_buckets() counts the subscriptions in force: a subscriber that leaves takes its buckets with
+    it (unsubscriptions), and its successor's subscriptions bring them back."""
+    context = zmq.Context()
+    producer = Producer("tcp://127.0.0.1:0", context=context, bind=True)
+    try:
+        assert producer.socket.getsockopt(zmq.RCVHWM) == 100_000
+        endpoint = producer.socket.getsockopt_string(zmq.LAST_ENDPOINT)
+
+        def worker(index):
+            """A SUB socket subscribed as worker index/2 behind a proxy is: its buckets' prefixes."""
+            socket = context.socket(zmq.SUB)
+            socket.setsockopt(zmq.SNDHWM, 0)
+            for prefix in range(index, BUCKET_COUNT, 2):
+                socket.setsockopt(zmq.SUBSCRIBE, b"%03x/" % prefix)
+            socket.connect(endpoint)
+            return socket
+
+        even, odd = worker(0), worker(1)
+        producer.wait_for_all_buckets(timeout=10)
+        odd.close(linger=0)
+        deadline = time.monotonic() + 10
+        while len(producer.subscribed_buckets()) > BUCKET_COUNT // 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert producer.subscribed_buckets() == set(range(0, BUCKET_COUNT, 2))
+        with pytest.raises(TimeoutError):
+            producer.wait_for_all_buckets(timeout=0.3)
+        successor = worker(1)
+        producer.wait_for_all_buckets(timeout=10)
+        assert len(producer.subscriptions) == BUCKET_COUNT + BUCKET_COUNT // 2, "every subscription, in order"
+        even.close(linger=0)
+        successor.close(linger=0)
+    finally:
+        producer.close()
+        context.term()
 
 
 def test_curve_key_files(tmp_path):
