@@ -6,7 +6,9 @@ import StrokeRecognition
 ///
 /// While the worker runs, the same file holds its last checkpoint (`"checkpoint": true`,
 /// `WorkerConfiguration.checkpointIntervalSeconds`): the sessions whose options or learned gestures differ from a
-/// new session's, without their numbering, which is all a worker that crashed can bring back.
+/// new session's, without their numbering, which is all a worker that crashed can bring back. Each file also names
+/// the worker's shard (`"shard": "i/N"`) and when it was written (`"savedAt"`, to the millisecond), by which a
+/// worker that adopts sessions takes each bucket's from the newest file (`currentSessions(of:servedBy:)`).
 public enum StateFile {
     /// The `format` field's value.
     public static let format = "stroke-worker-state"
