@@ -108,14 +108,14 @@ struct SessionSnapshotTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(try StateFile.read(path) == nil)
         try StateFile.write(StateFile.Saved(sessions: []), to: path)
-        #expect(try StateFile.read(path) == StateFile.Saved(sessions: []))
+        #expect(try StateFile.read(path)?.withoutTime == StateFile.Saved(sessions: []))
         #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600, "readable by its owner only")
         let checkpoint = StateFile.Saved(
             sessions: [SessionSnapshot(session: "a", seq: nil, eventSeq: 0, library: "default")], isCheckpoint: true)
         try StateFile.write(checkpoint, to: path)
-        #expect(try StateFile.read(path) == checkpoint, "written over the last one")
+        #expect(try StateFile.read(path)?.withoutTime == checkpoint, "written over the last one")
         // A file of a worker before checkpoints, without the field, is what a graceful stop wrote.
         let older = #"{"format": "stroke-worker-state", "version": 1, "sessions": []}"#
         try Data(older.utf8).write(to: URL(fileURLWithPath: path))
