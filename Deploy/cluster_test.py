@@ -11,6 +11,10 @@
    started): each worker adopts the sessions of its buckets from the others' state files (--adopt-state), so
    every taught session is held by its new worker and answered with its learned gesture; those whose bucket
    moved get session_reset with "restored": true first, those whose bucket kept its worker go on without one.
+4. A second gesture taught, then back to 3 workers: worker 2's own state file is older than what the 2 workers
+   held since, and each bucket's sessions come from the newest file that holds them, so every session answers
+   with its second gesture and none meets numbering from the older file.
+After each restart and change the producer waits until its subscriptions in force cover every bucket again.
 """
 
 import collections
@@ -133,17 +137,31 @@ def teach(producer, collector, strokes, name, count):
     return all(collector.learned[s] == count for s in strokes)
 
 
-def await_pongs(producer, collector, sessions, shard, timeout):
-    """Pings `sessions` until each has a pong from `shard` (after this call); whether all did within `timeout`."""
+def await_pongs(producer, collector, sessions, shard_of, timeout):
+    """Pings `sessions` until each has a pong (after this call) from its shard, `shard_of(session)` ("i/N"), for at
+    most `timeout` seconds; for each session answered, whether its shard holds it (the pong's `known`)."""
     before = {s: len(collector.pongs[s]) for s in sessions}
-    waiting = set(sessions)
+    answers = {}
     deadline = time.monotonic() + timeout
-    while waiting and time.monotonic() < deadline:
-        for session in waiting:
-            producer.ping(session)
+    while len(answers) < len(sessions) and time.monotonic() < deadline:
+        for session in sessions:
+            if session not in answers:
+                producer.ping(session)
         time.sleep(0.05)
-        waiting = {s for s in waiting if not any(name == shard for name, _ in collector.pongs[s][before[s]:])}
-    return not waiting
+        for session in sessions:
+            mine = [known for name, known in collector.pongs[session][before[session]:] if name == shard_of(session)]
+            if mine and session not in answers:
+                answers[session] = mine[0]
+    return answers
+
+
+def answer(producer, collector, strokes, count):
+    """Sends each session of `strokes` its stroke and waits up to 10 s until each has `count` results."""
+    for session, points in strokes.items():
+        producer.send_stroke(session, points, batch=8)
+    deadline = time.monotonic() + 10
+    while any(len(collector.matches[s]) < count for s in strokes) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def stroke_messages(producer, session, points, batch=8):
@@ -232,7 +250,8 @@ def main():
                 # "listening" comes before the worker's subscriptions have reached the proxy and the producer, whose
                 # XPUB drops what has none: the route is up once they cover every bucket again, and every session
                 # of the shard has a pong from it.
-                reachable = await_pongs(producer, collector, shard1_sessions, "1/%d" % SHARDS, timeout=10.0)
+                ponged = await_pongs(producer, collector, shard1_sessions, lambda _: "1/%d" % SHARDS, 10.0)
+                reachable = len(ponged) == len(shard1_sessions)
                 ready_at = time.monotonic()
             for session in sessions:
                 queue = queues[session]
@@ -255,23 +274,12 @@ def main():
         check(teach(producer, collector, spell, "spell", 1), "phase 3: %d sessions taught a gesture each" % len(taught))
         cluster("reshard", "2")
         check(all_buckets(producer), "phase 3: after the change, the producer's subscriptions cover every bucket again")
-        waiting = set(taught)
-        deadline = time.monotonic() + 20
-        while waiting and time.monotonic() < deadline:
-            for session in waiting:
-                producer.ping(session)
-            time.sleep(0.1)
-            waiting = {s for s in waiting if not any(shard.endswith("/2") for shard, _ in collector.pongs[s])}
-        held = [s for s in taught
-                if ("%d/2" % (bucket(s) % 2), True) in collector.pongs[s]]
+        ponged = await_pongs(producer, collector, taught, lambda s: "%d/2" % (bucket(s) % 2), 20.0)
+        held = [s for s in taught if ponged.get(s)]
         check(len(held) == len(taught),
               "phase 3: after 3 → 2 workers, each taught session's new worker holds it: %d of %d" % (
                   len(held), len(taught)))
-        for session in taught:
-            producer.send_stroke(session, spell[session], batch=8)
-        deadline = time.monotonic() + 10
-        while any(not collector.matches[s] for s in taught) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        answer(producer, collector, spell, 1)
         recognized = [s for s in taught if collector.matches[s] == [("spell", True)]]
         check(len(recognized) == len(taught),
               "phase 3: each taught session's stroke matched as its learned gesture: %d of %d" % (
@@ -301,16 +309,12 @@ def main():
         errors_before = {s: len(collector.errors[s]) for s in taught}
         cluster("reshard", "3")
         check(all_buckets(producer), "phase 4: after the change, the producer's subscriptions cover every bucket again")
-        held = [s for s in taught if await_pongs(producer, collector, [s], "%d/3" % (bucket(s) % 3), timeout=20.0)
-                and collector.pongs[s][-1][1]]
+        ponged = await_pongs(producer, collector, taught, lambda s: "%d/3" % (bucket(s) % 3), 20.0)
+        held = [s for s in taught if ponged.get(s)]
         check(len(held) == len(taught),
               "phase 4: after 2 → 3 workers, each taught session's worker holds it: %d of %d" % (
                   len(held), len(taught)))
-        for session in taught:
-            producer.send_stroke(session, bolt[session], batch=8)
-        deadline = time.monotonic() + 10
-        while any(len(collector.matches[s]) < 2 for s in taught) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        answer(producer, collector, bolt, 2)
         recognized = [s for s in taught if collector.matches[s][1:] == [("bolt", True)]]
         check(len(recognized) == len(taught),
               "phase 4: each taught session's stroke matched as its second learned gesture: %d of %d" % (

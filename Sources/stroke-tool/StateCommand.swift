@@ -96,12 +96,13 @@ enum StateCommand {
                     summary.otherOptions += 1
                 }
             }
-            for session in current where shardCount != nil {
-                let learned = session.learned?.count ?? 0
-                let index = session.bucket % shardCount!
-                shards?[index].sessions += 1
-                shards?[index].learning += learned > 0 ? 1 : 0
-                shards?[index].learnedTemplates += learned
+            if let count = shardCount {
+                for session in current {
+                    let learned = session.learned?.count ?? 0
+                    shards?[session.bucket % count].sessions += 1
+                    shards?[session.bucket % count].learning += learned > 0 ? 1 : 0
+                    shards?[session.bucket % count].learnedTemplates += learned
+                }
             }
             files.append(summary)
         }
