@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
     CHECK(zmq_setsockopt(consumer, ZMQ_RCVTIMEO, &timeout, sizeof timeout));
     CHECK(zmq_setsockopt(producer, ZMQ_LINGER, &timeout, sizeof timeout));
     /* Section 8: (un)subscriptions arrive as messages, up to 4,096 per worker; take them in whole, so that the
-       XPUB reads them all at once instead of acting on an old one while the rest wait in the connection. */
+       XPUB reads them all at once rather than a thousand at a time while the rest wait in the connection. */
     int subscriptions = 100000;
     CHECK(zmq_setsockopt(producer, ZMQ_RCVHWM, &subscriptions, sizeof subscriptions));
     CHECK(zmq_setsockopt(consumer, ZMQ_LINGER, &zero, sizeof zero));

@@ -70,9 +70,8 @@ class Producer:
         self.socket = self._context.socket(zmq.XPUB)
         self.socket.setsockopt(zmq.SNDHWM, high_water_mark)
         # (Un)subscriptions arrive as messages, up to 4,096 per worker and twice that at a change of the shard count.
-        # This XPUB acts on them only as it reads them: at the default high-water mark (1,000) the rest wait in the
-        # connection, and a lagging socket may still send on a subscription that is gone, then drop until the one
-        # that replaced it is read. Taken in whole, they are read at once.
+        # This XPUB acts on them as it reads them: above their number it takes them all in one read, instead of a
+        # thousand at a time (the default high-water mark) while the rest wait in the connection.
         self.socket.setsockopt(zmq.RCVHWM, SUBSCRIPTION_HIGH_WATER_MARK)
         self.socket.setsockopt(zmq.LINGER, 2000)
         self._handshakes: Optional[_Handshakes] = None
