@@ -164,6 +164,24 @@ def answer(producer, collector, strokes, count):
         time.sleep(0.05)
 
 
+def change_and_draw(producer, collector, strokes, phase, before, after, results, matched, what):
+    """Goes from `before` to `after` workers; checks that the producer's subscriptions cover every bucket again,
+    that each session of `strokes` is held by its new worker, and, once it drew its stroke again (its `results`-th
+    result), that `matched` holds for it. Returns the sessions for which it does."""
+    sessions = list(strokes)
+    cluster("reshard", str(after))
+    check(all_buckets(producer), "%s: after the change, the producer's subscriptions cover every bucket again" % phase)
+    ponged = await_pongs(producer, collector, sessions, lambda s: "%d/%d" % (bucket(s) % after, after), 20.0)
+    held = [s for s in sessions if ponged.get(s)]
+    check(len(held) == len(sessions), "%s: after %d → %d workers, each taught session's new worker holds it: %d of %d"
+          % (phase, before, after, len(held), len(sessions)))
+    answer(producer, collector, strokes, results)
+    recognized = [s for s in sessions if matched(s)]
+    check(len(recognized) == len(sessions), "%s: each taught session's stroke matched as %s: %d of %d" % (
+        phase, what, len(recognized), len(sessions)))
+    return recognized
+
+
 def stroke_messages(producer, session, points, batch=8):
     """The messages of one stroke, as (kind, stroke, points) for producer.send."""
     stroke = producer.new_stroke_id(session)
@@ -272,18 +290,8 @@ def main():
         # Mirrored strokes of the logs, so that no template of the built-in library is the very stroke learned.
         spell = {s: [(1000 - x, y, t) for x, y, t in library[(k * 11) % len(library)][1]] for k, s in enumerate(taught)}
         check(teach(producer, collector, spell, "spell", 1), "phase 3: %d sessions taught a gesture each" % len(taught))
-        cluster("reshard", "2")
-        check(all_buckets(producer), "phase 3: after the change, the producer's subscriptions cover every bucket again")
-        ponged = await_pongs(producer, collector, taught, lambda s: "%d/2" % (bucket(s) % 2), 20.0)
-        held = [s for s in taught if ponged.get(s)]
-        check(len(held) == len(taught),
-              "phase 3: after 3 → 2 workers, each taught session's new worker holds it: %d of %d" % (
-                  len(held), len(taught)))
-        answer(producer, collector, spell, 1)
-        recognized = [s for s in taught if collector.matches[s] == [("spell", True)]]
-        check(len(recognized) == len(taught),
-              "phase 3: each taught session's stroke matched as its learned gesture: %d of %d" % (
-                  len(recognized), len(taught)))
+        recognized = change_and_draw(producer, collector, spell, "phase 3", 3, 2, 1,
+                                     lambda s: collector.matches[s] == [("spell", True)], "its learned gesture")
         for s in taught:
             if s not in recognized:
                 print("     %s (bucket %d): results %s, errors %s, pongs %s" % (
@@ -307,18 +315,9 @@ def main():
               "phase 4: the %d sessions taught a second gesture each" % len(taught))
         resets_before = {s: len(collector.resets[s]) for s in taught}
         errors_before = {s: len(collector.errors[s]) for s in taught}
-        cluster("reshard", "3")
-        check(all_buckets(producer), "phase 4: after the change, the producer's subscriptions cover every bucket again")
-        ponged = await_pongs(producer, collector, taught, lambda s: "%d/3" % (bucket(s) % 3), 20.0)
-        held = [s for s in taught if ponged.get(s)]
-        check(len(held) == len(taught),
-              "phase 4: after 2 → 3 workers, each taught session's worker holds it: %d of %d" % (
-                  len(held), len(taught)))
-        answer(producer, collector, bolt, 2)
-        recognized = [s for s in taught if collector.matches[s][1:] == [("bolt", True)]]
-        check(len(recognized) == len(taught),
-              "phase 4: each taught session's stroke matched as its second learned gesture: %d of %d" % (
-                  len(recognized), len(taught)))
+        recognized = change_and_draw(producer, collector, bolt, "phase 4", 2, 3, 2,
+                                     lambda s: collector.matches[s][1:] == [("bolt", True)],
+                                     "its second learned gesture")
         moved = [s for s in taught if bucket(s) % 2 != bucket(s) % 3]
         told = [s for s in moved if collector.resets[s][resets_before[s]:] == [True]]
         quiet = [s for s in taught if s not in moved and len(collector.resets[s]) == resets_before[s]]

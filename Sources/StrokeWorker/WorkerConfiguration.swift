@@ -45,7 +45,7 @@ public struct WorkerConfiguration: Sendable {
     public var shard: (index: Int, count: Int) = (0, 1)
 
     /// Whether this worker's shard holds `bucket` (`ShardKey.bucket(of:)`): `bucket mod shard.count` is its index.
-    public func serves(bucket: Int) -> Bool { bucket % shard.count == shard.index }
+    public func serves(bucket: Int) -> Bool { stateFileShard.serves(bucket: bucket) }
     /// `shard`, as a state file names it.
     public var stateFileShard: StateFile.Shard { StateFile.Shard(index: shard.index, count: shard.count) }
     /// Session threads; sessions are spread over them by shard key. Default: half the cores, at least 1 (libzmq's
