@@ -117,6 +117,63 @@ def dump_logs(why):
     shutil.copytree(run, run + "-failed")
 
 
+class TracingProducer(Producer):
+    """A producer that keeps every (un)subscription it reads, with when it read it, for a failure's report."""
+
+    def __init__(self, *args, **kwargs):
+        self.history = []   # (monotonic time read, frame)
+        super().__init__(*args, **kwargs)
+
+    def _take(self, frame):
+        self.history.append((time.monotonic(), frame))
+        super()._take(frame)
+
+
+def proxy_statistics(port):
+    """The input proxy's eight counters (frontend messages in, bytes in, messages out, bytes out; then the
+    backend's), from its control socket; None if it does not answer within 2 s."""
+    context = zmq.Context.instance()
+    socket = context.socket(zmq.REQ)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.setsockopt(zmq.RCVTIMEO, 2000)
+    try:
+        socket.connect("tcp://127.0.0.1:%d" % port)
+        socket.send(b"STATISTICS")
+        return [int(n) for n in socket.recv().split()]
+    except (zmq.ZMQError, ValueError):
+        return None
+    finally:
+        socket.close()
+
+
+def explain_loss(producer, collector, lost, since, proxy_before, sent, shards):
+    """After sessions lost a stroke sent at `since`: where their messages went. The input proxy's counters against
+    what was sent, each session's bucket's (un)subscriptions as the producer read them, a new ping of each, and the
+    counters of the `shards` workers."""
+    proxy_after = proxy_statistics(BASE + 4)
+    if proxy_before and proxy_after:
+        print("     input proxy, since the strokes were sent: %d messages in from producers, %d out to workers; "
+              "the producer sent %d" % (proxy_after[0] - proxy_before[0], proxy_after[6] - proxy_before[6], sent))
+    producer.subscribed_buckets()  # reads what is still queued
+    for session in lost:
+        prefix = b"%03x" % bucket(session)
+        seen = [("+" if frame[:1] == b"\x01" else "-", round(t - since, 3)) for t, frame in producer.history
+                if frame[1:1 + len(prefix)] == prefix]
+        print("     %s: bucket %s (un)subscriptions read at (s after the strokes were sent): %s" % (
+            session, prefix.decode(), seen[-6:]))
+    before = {s: len(collector.pongs[s]) for s in lost}
+    for session in lost:
+        producer.ping(session)
+    time.sleep(1.0)
+    for session in lost:
+        print("     %s: pinged again: %s" % (session, collector.pongs[session][before[session]:] or "no pong"))
+    for shard, counters in sorted(collector.stats.items()):
+        if not shard or not shard.endswith("/%d" % shards):
+            continue
+        print("     worker %s: messagesReceived %s, inputGaps %s, pings %s" % (
+            shard, counters.get("messagesReceived"), counters.get("inputGaps"), counters.get("pings")))
+
+
 def all_buckets(producer):
     """Whether the producer's subscriptions in force cover every bucket again within 20 s."""
     try:
@@ -156,12 +213,16 @@ def await_pongs(producer, collector, sessions, shard_of, timeout):
 
 
 def answer(producer, collector, strokes, count):
-    """Sends each session of `strokes` its stroke and waits up to 10 s until each has `count` results."""
+    """Sends each session of `strokes` its stroke and waits up to 10 s until each has `count` results; returns how
+    many messages it sent."""
+    sent = 0
     for session, points in strokes.items():
         producer.send_stroke(session, points, batch=8)
+        sent += 2 + (len(points) - 1 + 7) // 8
     deadline = time.monotonic() + 10
     while any(len(collector.matches[s]) < count for s in strokes) and time.monotonic() < deadline:
         time.sleep(0.05)
+    return sent
 
 
 def change_and_draw(producer, collector, strokes, phase, before, after, results, matched, what):
@@ -175,8 +236,12 @@ def change_and_draw(producer, collector, strokes, phase, before, after, results,
     held = [s for s in sessions if ponged.get(s)]
     check(len(held) == len(sessions), "%s: after %d → %d workers, each taught session's new worker holds it: %d of %d"
           % (phase, before, after, len(held), len(sessions)))
-    answer(producer, collector, strokes, results)
+    proxy_before, since = proxy_statistics(BASE + 4), time.monotonic()
+    sent = answer(producer, collector, strokes, results)
     recognized = [s for s in sessions if matched(s)]
+    if len(recognized) < len(sessions):
+        explain_loss(producer, collector, [s for s in sessions if s not in recognized], since, proxy_before, sent,
+                     after)
     check(len(recognized) == len(sessions), "%s: each taught session's stroke matched as %s: %d of %d" % (
         phase, what, len(recognized), len(sessions)))
     return recognized
@@ -201,7 +266,7 @@ def main():
     context = zmq.Context()
     try:
         consumer = Consumer("tcp://127.0.0.1:%d" % (BASE + 1), prefixes=["c-"], context=context, system=True)
-        producer = Producer("tcp://127.0.0.1:%d" % BASE, context=context, binary=True)
+        producer = TracingProducer("tcp://127.0.0.1:%d" % BASE, context=context, binary=True)
         producer.wait_for_all_buckets(timeout=20.0)
         consumer.wait_until_subscribed(producer)
         collector = Collector(consumer)
