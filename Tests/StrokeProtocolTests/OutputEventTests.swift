@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import StrokeProtocol
+
+@Suite("Output events decoded for Swift consumers")
+struct OutputEventTests {
+    /// What the worker's encoder writes for session `player-1`, event 7, answering input 40, stroke 3.
+    private func encoded(_ write: (EventEncoder.Context, inout JSONWriter) -> Void) -> [UInt8] {
+        Array("player-1".utf8).withUnsafeBytes { session in
+            var writer = JSONWriter()
+            write(
+                EventEncoder.Context(session: session, eventSequence: 7, sequence: 40, stroke: 3, pointer: 1), &writer)
+            return writer.bytes
+        }
+    }
+
+    @Test("a match reads back as the encoder wrote it: gesture, score, candidates, learned and the gesture's strokes")
+    func match() throws {
+        let payload = encoded { context, writer in
+            EventEncoder.result(
+                context, name: "fireball", score: 0.8479,
+                candidates: [
+                    .init(name: "fireball", score: 0.8479, learned: true), .init(name: "circle", score: 0.71),
+                ],
+                points: 40, library: "default", strokes: [2, 3], into: &writer)
+        }
+        let event = try OutputEvent(decoding: payload)
+        #expect(event.kind == .match)
+        #expect(event.session == "player-1" && event.eventSeq == 7 && event.seq == 40)
+        #expect(event.stroke == 3 && event.pointer == 1)
+        #expect(event.name == "fireball" && event.score == 0.8479 && event.learned && !event.backward)
+        #expect(
+            event.candidates == [
+                .init(name: "fireball", score: 0.8479, learned: true), .init(name: "circle", score: 0.71),
+            ])
+        #expect(event.points == 40 && event.library == "default" && event.strokes == [2, 3])
+    }
+
+    @Test("a nomatch names its reason and the gesture outside the choice")
+    func nomatch() throws {
+        let payload = encoded { context, writer in
+            EventEncoder.result(
+                context, name: nil, score: nil, candidates: [.init(name: "ice", score: 0.52)], points: 12,
+                library: "spells", reason: "not_chosen", unchosen: .init(name: "fire", score: 0.81, backward: true),
+                into: &writer)
+        }
+        let event = try OutputEvent(decoding: payload)
+        #expect(event.kind == .nomatch && event.name == nil && event.score == nil)
+        #expect(event.reason == "not_chosen")
+        #expect(event.unchosen == .init(name: "fire", score: 0.81, backward: true))
+        #expect(event.candidates.map(\.name) == ["ice"] && event.library == "spells")
+    }
+
+    @Test("checkmark, learned, error, closed and pong events carry their own fields")
+    func otherKinds() throws {
+        let checkmark = try OutputEvent(
+            decoding: encoded { EventEncoder.checkmark($0, pointIndex: 32, time: 11_582.5, into: &$1) })
+        #expect(checkmark.kind == .checkmark && checkmark.pointIndex == 32 && checkmark.time == 11_582.5)
+        let learned = try OutputEvent(
+            decoding: encoded { EventEncoder.learned($0, name: "bolt", templates: 2, points: 55, into: &$1) })
+        #expect(learned.kind == .learned && learned.name == "bolt" && learned.templates == 2 && learned.points == 55)
+        let reset = try OutputEvent(
+            decoding: encoded {
+                EventEncoder.error($0, code: "session_reset", message: "restored", restored: true, into: &$1)
+            })
+        #expect(reset.kind == .error && reset.code == "session_reset" && reset.message == "restored" && reset.restored)
+        let closed = try OutputEvent(decoding: encoded { EventEncoder.closed($0, reason: "idle", into: &$1) })
+        #expect(closed.kind == .closed && closed.reason == "idle")
+        let pong = try OutputEvent(decoding: encoded { EventEncoder.pong($0, shard: "1/3", known: true, into: &$1) })
+        #expect(pong.kind == .pong && pong.shard == "1/3" && pong.known == true)
+    }
+
+    @Test("a stats event of the system topic: no session, the shard and its counters")
+    func stats() throws {
+        let text = #"{"v":1,"event":"stats","session":null,"shard":"0/2","counters":{"sessions":12,"pings":3}}"#
+        let event = try OutputEvent(decoding: Array(text.utf8))
+        #expect(event.kind == .stats && event.session == nil && event.seq == nil && event.eventSeq == 0)
+        #expect(event.shard == "0/2" && event.counters == ["sessions": 12, "pings": 3])
+    }
+
+    @Test("keys and kinds a later worker may add are kept or skipped, not refused")
+    func laterVersions() throws {
+        let text = #"{"v":1,"event":"wave","session":"s","eventSeq":1,"seq":2,"speed":{"x":[1,2]},"name":"w"}"#
+        let event = try OutputEvent(decoding: Array(text.utf8))
+        #expect(event.kind == OutputEvent.Kind(rawValue: "wave") && event.name == "w" && event.seq == 2)
+    }
+
+    @Test("what is not an event of protocol v1 is refused with what was wrong")
+    func refused() {
+        let cases: [(String, ProtocolError.Code, String)] = [
+            (#"{"event":"match"}"#, .unsupportedVersion, "missing"),
+            (#"{"v":2,"event":"match"}"#, .unsupportedVersion, "v: 2"),
+            (#"{"v":1}"#, .invalidField, "event"),
+            (#"{"v":1,"event":"match""#, .malformedJSON, ""),
+            (#"{"v":1,"event":"match","candidates":[{"name":"x"}]}"#, .malformedJSON, "a candidate"),
+            (#"{"v":1,"event":"match","eventSeq":"7"}"#, .malformedJSON, ""),
+            ("[]", .malformedJSON, ""),
+        ]
+        for (text, code, words) in cases {
+            do {
+                _ = try OutputEvent(decoding: Array(text.utf8))
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect(error.code == code, "\(text): \(error)")
+                #expect(words.isEmpty || error.message.contains(words), "\(text): \(error)")
+            }
+        }
+    }
+}
