@@ -1,0 +1,153 @@
+import Foundation
+import StrokeProtocol
+import ZeroMQ
+
+/// The events workers publish, as an `AsyncSequence`: for a consumer written in Swift (a game server, a room
+/// service) or a tool, read from a worker's output or a results proxy and decoded (`OutputEvent`).
+///
+/// ```swift
+/// let events = WorkerEvents(.init(endpoints: [.init(parsing: "connect:tcp://127.0.0.1:5556")], prefixes: ["room42/"]))
+/// for try await event in events where event.kind == .match {
+///     print(event.session ?? "", event.name ?? "")
+/// }
+/// ```
+///
+/// Each iteration has a SUB socket of its own, on a thread of its own (libzmq's blocking calls never run on the
+/// concurrency pool), from `makeAsyncIterator()` until the iteration ends: the loop is left, its task cancelled,
+/// or its iterator released; the thread then closes the socket within 100 ms. Events come in the order the
+/// socket received them. A consumer that lags gets `bufferLimit` events held for it, then the thread stops
+/// reading and libzmq's queue fills (`highWaterMark`); past that the worker drops this consumer's events, which
+/// their `eventSeq` numbers show (Protocol/README.md, section 8). As with any subscriber, events published
+/// before the subscription reaches the worker are not received: ping a session and wait for its `pong` first.
+///
+/// The iteration throws `ZMQError` when the socket cannot be set up, and `ProtocolError` for a message that is
+/// not an event of protocol v1: not two frames (`frame_count`), or a payload that does not decode (its message
+/// names the topic).
+public struct WorkerEvents: AsyncSequence, Sendable {
+    /// Where the events are read, and which.
+    public struct Configuration: Sendable {
+        /// The worker's output endpoints, or a results proxy's subscriber side (`connect:` or `bind:`).
+        public var endpoints: [WorkerConfiguration.Endpoint]
+        /// Topic prefixes: session ids, or a prefix a group of sessions shares (`room42/`). Default: `[""]`, every
+        /// session.
+        public var prefixes: [String]
+        /// Whether events of the `$system` topic come too (`stats`, errors of no session). Default: `false`.
+        public var system: Bool
+        /// CURVE: connect as a client with the server's key. Default: none.
+        public var security: TransportSecurity?
+        /// Decoded events held for a consumer that lags, before the thread stops reading. Default: `1024`.
+        public var bufferLimit: Int
+        /// The SUB socket's receive high-water mark, in messages. Default: `100000`.
+        public var highWaterMark: Int32
+
+        /// Creates a configuration.
+        public init(
+            endpoints: [WorkerConfiguration.Endpoint], prefixes: [String] = [""], system: Bool = false,
+            security: TransportSecurity? = nil, bufferLimit: Int = 1024, highWaterMark: Int32 = 100_000
+        ) {
+            self.endpoints = endpoints
+            self.prefixes = prefixes
+            self.system = system
+            self.security = security
+            self.bufferLimit = bufferLimit
+            self.highWaterMark = highWaterMark
+        }
+    }
+
+    /// The events' type.
+    public typealias Element = OutputEvent
+
+    /// What to read.
+    public let configuration: Configuration
+    private let context: ZMQContext?
+
+    /// Creates the sequence; nothing is connected until an iteration starts. `context`: the ZeroMQ context of the
+    /// sockets (needed for `inproc://` endpoints; default: a context of each iteration's own).
+    public init(_ configuration: Configuration, context: ZMQContext? = nil) {
+        self.configuration = configuration
+        self.context = context
+    }
+
+    /// Starts an iteration: its socket and thread.
+    public func makeAsyncIterator() -> AsyncIterator {
+        let channel = EventChannel(limit: configuration.bufferLimit)
+        let configuration = configuration
+        let context = context
+        ThreadRunner.start(name: "worker-events") {
+            do {
+                try Self.read(configuration, context: context ?? ZMQContext(), into: channel)
+                channel.finish()
+            } catch {
+                channel.finish(throwing: error)
+            }
+        }
+        return AsyncIterator(channel: channel)
+    }
+
+    /// One iteration's events.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private let channel: EventChannel
+        /// Stops the thread when the iterator is released.
+        private let lifetime: Lifetime
+
+        init(channel: EventChannel) {
+            self.channel = channel
+            self.lifetime = Lifetime(channel)
+        }
+
+        /// The next event; `nil` once the iteration was cancelled.
+        public mutating func next() async throws -> OutputEvent? {
+            try await channel.next()
+        }
+    }
+
+    // MARK: - The reader thread
+
+    /// How long a receive waits before the thread looks whether the consumer has gone, in milliseconds.
+    static let pollMilliseconds: Int32 = 100
+
+    /// Receives and decodes until the consumer has gone.
+    private static func read(_ configuration: Configuration, context: ZMQContext, into channel: EventChannel) throws {
+        let socket = try ZMQSocket(context, .sub)
+        try socket.setLinger(milliseconds: 0)
+        try socket.setHighWaterMarks(receive: configuration.highWaterMark)
+        try socket.setTimeouts(receive: pollMilliseconds)
+        try configuration.security?.apply(to: socket)
+        for prefix in configuration.prefixes { try socket.subscribe(prefix) }
+        if configuration.system && !configuration.prefixes.contains("") { try socket.subscribe("$") }
+        for endpoint in configuration.endpoints { _ = try socket.attach(endpoint) }
+        let topic = ZMQMessage()
+        let payload = ZMQMessage()
+        while !channel.isStopped {
+            guard try socket.receive(into: topic) else { continue }
+            let name = String(decoding: topic.bytes, as: UTF8.self)
+            var frames = 1
+            if topic.hasMore {
+                try socket.receive(into: payload)
+                frames += 1
+                while payload.hasMore {
+                    try socket.receive(into: payload)
+                    frames += 1
+                }
+            }
+            guard frames == 2 else {
+                throw ProtocolError(.frameCount, "a message of \(frames) frames on topic \(name), not [topic, event]")
+            }
+            if name.hasPrefix("$") && !configuration.system { continue }
+            let event: OutputEvent
+            do {
+                event = try OutputEvent(decoding: payload.bytes)
+            } catch {
+                throw ProtocolError(error.code, "an event on topic \(name): \(error.message)")
+            }
+            guard channel.send(event) else { return }
+        }
+    }
+}
+
+/// Tells the channel that its consumer has gone when the last copy of an iterator is released.
+private final class Lifetime: Sendable {
+    let channel: EventChannel
+    init(_ channel: EventChannel) { self.channel = channel }
+    deinit { channel.stop() }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import StrokeProtocol
+import Testing
+import ZeroMQ
+
+@testable import StrokeWorker
+
+@Suite("Worker events as an AsyncSequence")
+struct WorkerEventsTests {
+    /// A pong of `session`, numbered `number` (its `eventSeq`).
+    static func event(_ session: String, _ number: Int) -> [[UInt8]] {
+        [
+            Array(session.utf8),
+            Array(
+                #"{"v":1,"event":"pong","session":"\#(session)","eventSeq":\#(number),"seq":null,"shard":"0/1","known":true}"#
+                    .utf8),
+        ]
+    }
+
+    /// An XPUB on `endpoint` of `context`, on a thread of its own: waits until `subscriptions` subscription frames
+    /// arrived, sends `messages`, then waits for the subscriber to leave (its unsubscription) when `awaitLeaving`;
+    /// returns the subscription frames it read, as text (`+prefix`, `-prefix`).
+    static func publish(
+        _ context: ZMQContext, _ endpoint: String, subscriptions: Int, _ messages: [[[UInt8]]],
+        awaitLeaving: Bool = false
+    ) async throws -> [String] {
+        try await ThreadRunner.run(name: "test-publisher") {
+            let socket = try ZMQSocket(context, .xpub)
+            try socket.setLinger(milliseconds: 1000)
+            try socket.setTimeouts(receive: 10_000)
+            try socket.bind(endpoint)
+            var frames = [String]()
+            func read() throws {
+                guard let frame = try socket.receiveMultipart()?.first, let kind = frame.first else {
+                    throw ZMQError(EAGAIN, "no subscription frame within 10 s")
+                }
+                frames.append((kind == 1 ? "+" : "-") + String(decoding: frame.dropFirst(), as: UTF8.self))
+            }
+            while frames.count < subscriptions { try read() }
+            for message in messages { try socket.sendMultipart(message) }
+            if awaitLeaving { try read() }
+            return frames
+        }
+    }
+
+    static func endpoint() -> String { "inproc://worker-events-\(UUID().uuidString)" }
+
+    /// Runs `body` in a task that is cancelled after 10 s, so that an iteration waiting for events that never come
+    /// ends (with `nil`) and the test fails instead of hanging.
+    static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await body() }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            task.cancel()
+        }
+        defer { watchdog.cancel() }
+        return try await task.value
+    }
+
+    @Test("events of the subscribed prefixes come decoded and in order; the system topic only when asked for")
+    func prefixesAndOrder() async throws {
+        let context = try ZMQContext()
+        let endpoint = Self.endpoint()
+        let events = WorkerEvents(
+            .init(endpoints: [.init(bind: false, address: endpoint)], prefixes: ["room42/"]), context: context)
+        let stats = [Array("$system".utf8), Array(#"{"v":1,"event":"stats","shard":"0/1","counters":{}}"#.utf8)]
+        let (subscriptions, received) = try await Self.bounded {
+            var iterator = events.makeAsyncIterator()
+            let subscriptions = try await Self.publish(
+                context, endpoint, subscriptions: 1,
+                [
+                    Self.event("room42/alice", 1), Self.event("room7/bob", 1), stats, Self.event("room42/carol", 1),
+                    Self.event("room42/alice", 2),
+                ])
+            var received = [String]()
+            for _ in 0..<3 {
+                guard let event = try await iterator.next() else { break }
+                #expect(event.kind == .pong && event.known == true)
+                received.append("\(event.session ?? "-") \(event.eventSeq)")
+            }
+            return (subscriptions, received)
+        }
+        #expect(subscriptions == ["+room42/"])
+        #expect(received == ["room42/alice 1", "room42/carol 1", "room42/alice 2"])
+
+        // Every session, and the system topic only with `system`.
+        for system in [false, true] {
+            let endpoint = Self.endpoint()
+            let all = WorkerEvents(
+                .init(endpoints: [.init(bind: false, address: endpoint)], system: system), context: context)
+            let first = try await Self.bounded {
+                var iterator = all.makeAsyncIterator()
+                _ = try await Self.publish(context, endpoint, subscriptions: 1, [stats, Self.event("p", 1)])
+                return try await iterator.next()
+            }
+            #expect(first?.kind == (system ? .stats : .pong))
+        }
+    }
+
+    @Test("a consumer that lags loses nothing: the reader waits for room and then goes on, in order")
+    func backpressure() async throws {
+        let context = try ZMQContext()
+        let endpoint = Self.endpoint()
+        let events = WorkerEvents(
+            .init(endpoints: [.init(bind: false, address: endpoint)], bufferLimit: 2), context: context)
+        let numbers = try await Self.bounded {
+            var iterator = events.makeAsyncIterator()
+            // All 50 are sent before the first is taken: the reader fills its 2 places and waits.
+            _ = try await Self.publish(context, endpoint, subscriptions: 1, (1...50).map { Self.event("s", $0) })
+            var numbers = [Int]()
+            while numbers.count < 50, let event = try await iterator.next() { numbers.append(event.eventSeq) }
+            return numbers
+        }
+        #expect(numbers == Array(1...50))
+    }
+
+    @Test("leaving the loop closes the iteration's socket: the publisher sees its subscription go")
+    func leavingUnsubscribes() async throws {
+        let context = try ZMQContext()
+        let endpoint = Self.endpoint()
+        let events = WorkerEvents(
+            .init(endpoints: [.init(bind: false, address: endpoint)], prefixes: ["s"]), context: context)
+        async let frames = Self.publish(
+            context, endpoint, subscriptions: 1, (1...5).map { Self.event("s", $0) }, awaitLeaving: true)
+        var seen = 0
+        for try await event in events {
+            #expect(event.eventSeq == 1)
+            seen += 1
+            break
+        }
+        #expect(seen == 1)
+        #expect(try await frames == ["+s", "-s"])
+    }
+
+    @Test("cancelling the consuming task ends its iteration with nil and closes the socket")
+    func cancellation() async throws {
+        let context = try ZMQContext()
+        let endpoint = Self.endpoint()
+        let events = WorkerEvents(
+            .init(endpoints: [.init(bind: false, address: endpoint)], prefixes: ["quiet"]), context: context)
+        let consumer = Task {
+            var count = 0
+            for try await _ in events { count += 1 }
+            return count
+        }
+        // Nothing is sent: the consumer waits in next() until it is cancelled.
+        async let frames = Self.publish(context, endpoint, subscriptions: 1, [], awaitLeaving: true)
+        try await Task.sleep(for: .milliseconds(50))
+        consumer.cancel()
+        #expect(try await consumer.value == 0)
+        #expect(try await frames == ["+quiet", "-quiet"])
+    }
+
+    @Test("a message that is not an event ends the iteration with an error naming its topic")
+    func badMessages() async throws {
+        let context = try ZMQContext()
+        let cases: [([[UInt8]], ProtocolError.Code, String)] = [
+            ([Array("s".utf8)], .frameCount, "1 frames on topic s"),
+            ([Array("s".utf8), [1], [2]], .frameCount, "3 frames on topic s"),
+            ([Array("s".utf8), Array(#"{"v":1,"event":"pong","eventSeq":"x"}"#.utf8)], .malformedJSON, "topic s"),
+        ]
+        for (message, code, words) in cases {
+            let endpoint = Self.endpoint()
+            var iterator = WorkerEvents(.init(endpoints: [.init(bind: false, address: endpoint)]), context: context)
+                .makeAsyncIterator()
+            _ = try await Self.publish(context, endpoint, subscriptions: 1, [message, Self.event("s", 1)])
+            do {
+                let event = try await iterator.next()
+                Issue.record("\(words): got \(String(describing: event))")
+            } catch let error as ProtocolError {
+                #expect(error.code == code && error.message.contains(words), "\(error)")
+            }
+            // Once thrown, the iteration is over.
+            #expect(try await iterator.next() == nil)
+        }
+    }
+
+    @Test("an endpoint libzmq refuses ends the iteration with its error")
+    func badEndpoint() async throws {
+        var iterator = WorkerEvents(.init(endpoints: [.init(bind: false, address: "tcp://no-port")]))
+            .makeAsyncIterator()
+        await #expect(throws: ZMQError.self) { _ = try await iterator.next() }
+    }
+}
