@@ -2,7 +2,7 @@ import Foundation
 import StrokeRecognition
 import StrokeWorker
 
-/// `stroke-tool`: evaluation, template library editing, CURVE keys and pinging a worker.
+/// `stroke-tool`: evaluation, template library editing, CURVE keys, pinging a worker and watching its events.
 enum StrokeTool {
     static let usage = """
         stroke-tool: evaluate the recognizer, edit template libraries, make CURVE keys
@@ -21,6 +21,7 @@ enum StrokeTool {
           stroke-tool library export-default -o FILE       write the built-in library as a file
           stroke-tool keygen [-o PREFIX]                  a CURVE key pair for the worker's --curve-… options
           stroke-tool ping --input EP --output EP [options]  the way to a session's worker and back, timed
+          stroke-tool watch --output EP [options]         the events of a worker's output as they come
           stroke-tool state FILE... [--shards N]          what workers' state files hold, and how N workers would split it
 
         Run `stroke-tool COMMAND --help` for a command's options.
@@ -43,6 +44,7 @@ enum StrokeTool {
             case "library": return try LibraryCommand.run(rest)
             case "keygen": return try KeygenCommand.run(rest)
             case "ping": return try await PingCommand.run(rest)
+            case "watch": return try await WatchCommand.run(rest)
             case "state": return try StateCommand.run(rest)
             case "--help", "-h", "help":
                 print(usage)

@@ -1,0 +1,118 @@
+import Foundation
+import StrokeProtocol
+import StrokeWorker
+
+/// `stroke-tool watch`: the events of a worker's (or a results proxy's) output as they come, one line each.
+enum WatchCommand {
+    static let usage = """
+        USAGE
+          stroke-tool watch --output ENDPOINT [options]
+              Subscribes to a worker's output (or a results proxy's) as a consumer does and prints each event as
+              it arrives, one line each: the session, its eventSeq, the event and what it says (a match's gesture
+              and score, an error's code). Ends after --count events or --seconds, else on Ctrl-C.
+              Exit status 0, or 1 when an event did not decode (the line says which topic and why).
+
+        OPTIONS
+          --session PREFIX          sessions whose id starts with PREFIX, repeatable (default: every session)
+          --system                  the $system topic too: the workers' stats and errors of no session
+          --count N                 stop after N events (default: no limit)
+          --seconds S               stop after S seconds (default: no limit)
+          --curve-secret-key FILE   with --curve-server-key: connect as a CURVE client with this secret key
+          --curve-server-key KEY|FILE
+                                    the worker's or proxy's public key
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try StrokeTool.parse(
+            arguments, flags: ["system"],
+            known: ["output", "session", "count", "seconds", "curve-secret-key", "curve-server-key"])
+        if args.flag("help") {
+            print(usage)
+            return 0
+        }
+        guard args.positional.isEmpty else {
+            throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"\n\n\(usage)")
+        }
+        guard let output = args.value("output") else {
+            throw CommandLineArguments.Failure(description: "--output is required\n\n\(usage)")
+        }
+        let count: Int? = try args.value("count").map { _ in try args.parsed("count", default: 0) }
+        let seconds: Double? = try args.value("seconds").map { _ in try args.parsed("seconds", default: 0.0) }
+        guard count.map({ $0 > 0 }) ?? true, seconds.map({ $0 > 0 && $0 <= 86_400 }) ?? true else {
+            throw CommandLineArguments.Failure(
+                description: "--count: at least 1; --seconds: more than 0, at most 86,400")
+        }
+        let security = try TransportSecurity.load(
+            secretKeyFile: args.value("curve-secret-key"), serverKey: args.value("curve-server-key"),
+            authorizedKeysFile: nil)
+        if let security, case .server = security.role {
+            throw CommandLineArguments.Failure(description: "--curve-secret-key needs --curve-server-key")
+        }
+        let prefixes = args.wholeValues("session")
+        let events = WorkerEvents(
+            .init(
+                endpoints: [WorkerConfiguration.Endpoint(parsing: connecting(output))],
+                prefixes: prefixes.isEmpty ? [""] : prefixes, system: args.flag("system"), security: security))
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var printed = 0
+                    for try await event in events {
+                        print(line(event))
+                        printed += 1
+                        if let count, printed >= count { return }
+                    }
+                }
+                if let seconds {
+                    group.addTask { try await Task.sleep(for: .seconds(seconds)) }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch let error as ProtocolError {
+            StrokeTool.printError("stroke-tool watch: \(error)")
+            return 1
+        }
+        return 0
+    }
+
+    /// An endpoint given without `bind:` or `connect:` is connected to, as consumers do.
+    static func connecting(_ endpoint: String) -> String {
+        endpoint.hasPrefix("bind:") || endpoint.hasPrefix("connect:") ? endpoint : "connect:" + endpoint
+    }
+
+    /// One event as a line: `session #eventSeq event details`.
+    static func line(_ event: OutputEvent) -> String {
+        var parts = [event.session ?? "$system", "#\(event.eventSeq)", event.kind.rawValue]
+        switch event.kind {
+        case .match:
+            parts.append(event.name ?? "?")
+            if let score = event.score { parts.append(String(format: "%.3f", score)) }
+            if event.learned { parts.append("learned") }
+            if event.backward { parts.append("backward") }
+        case .nomatch:
+            parts.append(event.reason ?? "?")
+            if let unchosen = event.unchosen { parts.append("(\(unchosen.name) not chosen)") }
+        case .checkmark:
+            if let index = event.pointIndex { parts.append("at point \(index)") }
+        case .learned:
+            parts.append("\(event.name ?? "?") (\(event.templates ?? 0) learned)")
+        case .error:
+            parts.append(event.code ?? "?")
+            if event.restored { parts.append("restored") }
+            if let message = event.message { parts.append("— \(message)") }
+        case .closed:
+            parts.append(event.reason ?? "?")
+        case .pong:
+            parts.append("from \(event.shard ?? "?")\(event.known == true ? ", which holds it" : "")")
+        case .stats:
+            parts.append(event.shard ?? "?")
+            parts.append(
+                event.counters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+        default:
+            break
+        }
+        if let stroke = event.stroke { parts.append("stroke \(stroke)") }
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// `stroke-tool watch` against a real `stroke-worker` process on loopback.
+@Suite("stroke-tool watch")
+struct WatchCommandTests {
+    @Test("a worker's events, one line each: its stats on the system topic, then the tool stops at --count")
+    func systemEvents() throws {
+        let worker = try PingCommandTests.RunningWorker(["--shard", "0/1", "--stats-interval", "1"])
+        defer { #expect(worker.stop() == 0) }
+        let run = try StrokeToolTests.run([
+            "watch", "--output", worker.output, "--system", "--count", "1", "--seconds", "30",
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.count == 1, "\(run.output)")
+        #expect(lines.first?.hasPrefix("$system #0 stats 0/1 ") == true, "\(run.output)")
+        #expect(lines.first?.contains(" sessions=0") == true, "\(run.output)")
+    }
+
+    @Test("without --system, stats are not shown; --seconds ends a watch that saw nothing")
+    func quiet() throws {
+        let worker = try PingCommandTests.RunningWorker(["--stats-interval", "1"])
+        defer { #expect(worker.stop() == 0) }
+        let run = try StrokeToolTests.run(["watch", "--output", worker.output, "--seconds", "1.5"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.isEmpty, "\(run.output)")
+    }
+
+    @Test("bad options: status 2 and why")
+    func badOptions() throws {
+        for arguments in [
+            ["watch"], ["watch", "--output", "tcp://127.0.0.1:9", "--count", "0"],
+            ["watch", "--output", "tcp://127.0.0.1:9", "--seconds", "-1"],
+            ["watch", "--output", "tcp://127.0.0.1:9", "--curve-server-key", "x"],
+            ["watch", "--output", "tcp://127.0.0.1:9", "extra"],
+        ] {
+            let run = try StrokeToolTests.run(arguments)
+            #expect(run.status == 2, "\(arguments): \(run.error)")
+            #expect(run.error.hasPrefix("stroke-tool watch: "), "\(arguments): \(run.error)")
+        }
+    }
+}
