@@ -16,8 +16,8 @@ import ZeroMQ
 /// concurrency pool), from `makeAsyncIterator()` until the iteration ends: the loop is left, its task cancelled,
 /// or its iterator released; the thread then closes the socket within 100 ms. Events come in the order the
 /// socket received them. A consumer that lags gets `bufferLimit` events held for it, then the thread stops
-/// reading and libzmq's queue fills (`highWaterMark`); past that the worker drops this consumer's events, which
-/// their `eventSeq` numbers show (Protocol/README.md, section 8). As with any subscriber, events published
+/// reading and libzmq's queue fills (`highWaterMark`); past that the worker waits for this consumer a while and
+/// then drops its events, which their `eventSeq` numbers show (Protocol/README.md, section 8). As with any subscriber, events published
 /// before the subscription reaches the worker are not received: ping a session and wait for its `pong` first.
 ///
 /// The iteration throws `ZMQError` when the socket cannot be set up, and `ProtocolError` for a message that is
