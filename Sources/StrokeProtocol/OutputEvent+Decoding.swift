@@ -4,26 +4,23 @@ extension OutputEvent {
     /// - Throws: `ProtocolError` (`malformed_json` with the byte position, `unsupported_version`, `invalid_field`
     ///   naming the field) when the payload is not an event of protocol v1.
     public init(decoding payload: UnsafeRawBufferPointer) throws(ProtocolError) {
-        var decoded: OutputEvent?
         var version: Int?
-        try JSONReader.read(payload) { (reader: inout JSONReader) throws(ProtocolError) in
+        let event = try JSONReader.read(payload) { (reader: inout JSONReader) throws(ProtocolError) -> OutputEvent in
             var event = OutputEvent(kind: Kind(rawValue: ""))
-            var kind: String?
             try reader.object { (key: String, reader: inout JSONReader) throws(ProtocolError) in
                 switch key {
                 case "v": version = try reader.integer(Int.self)
-                case "event": kind = try reader.string()
+                case "event": event.kind = Kind(rawValue: try reader.string())
                 default: try event.read(key, from: &reader)
                 }
             }
-            guard let kind, !kind.isEmpty else { throw ProtocolError(.invalidField, "event: missing") }
-            event.kind = Kind(rawValue: kind)
-            decoded = event
+            return event
         }
         guard version == 1 else {
             throw ProtocolError(.unsupportedVersion, "v: \(version.map(String.init) ?? "missing"), expected 1")
         }
-        self = decoded!
+        guard !event.kind.rawValue.isEmpty else { throw ProtocolError(.invalidField, "event: missing") }
+        self = event
     }
 
     /// Decodes an event's JSON payload held in `bytes`.
