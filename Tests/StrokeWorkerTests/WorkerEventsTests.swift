@@ -1,5 +1,6 @@
 import Foundation
 import StrokeProtocol
+import Synchronization
 import Testing
 import ZeroMQ
 
@@ -94,6 +95,52 @@ struct WorkerEventsTests {
                 return try await iterator.next()
             }
             #expect(first?.kind == (system ? .stats : .pong))
+        }
+    }
+
+    /// Set by one task, read by another thread.
+    final class Flag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
+    @Test("a worker's own events, decoded: a check drawn in a session gives its checkmark, then its match")
+    func fromAWorker() async throws {
+        let context = try ZMQContext()
+        let messages = try WorkerIntegrationTests.checkMessages()
+        try await withWorker(
+            {
+                $0.inputs = [.init(bind: true, address: "inproc://worker-events-input")]
+                $0.outputs = [.init(bind: true, address: "inproc://worker-events-output")]
+            }, context: context
+        ) { input, output, _ in
+            let events = WorkerEvents(
+                .init(endpoints: [.init(bind: false, address: output)], prefixes: ["swift-1"]), context: context)
+            let subscribed = Flag()
+            async let received = Self.bounded { () -> [OutputEvent] in
+                var received = [OutputEvent]()
+                for try await event in events {
+                    if event.kind == .pong {
+                        subscribed.value.store(true, ordering: .releasing)
+                        continue
+                    }
+                    received.append(event)
+                    if event.kind == .match { break }
+                }
+                return received
+            }
+            try await withClient(input: input, output: output, context: context) { client in
+                // Pings until the sequence's subscription has reached the worker (a pong came), then the check.
+                for _ in 0..<500 where !subscribed.value.load(ordering: .acquiring) {
+                    try client.send(session: "swift-1", #"{"type":"ping"}"#)
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+                for message in messages { try client.send(session: "swift-1", message) }
+            }
+            let got = try await received
+            #expect(got.map(\.kind) == [.checkmark, .match])
+            #expect(got.map(\.eventSeq) == [1, 2] && got.allSatisfy { $0.session == "swift-1" })
+            #expect(got.last?.name == "check" && got.last?.library == "default")
+            #expect((got.last?.candidates.count ?? 0) > 1 && got.first?.pointIndex != nil)
         }
     }
 
