@@ -1,0 +1,194 @@
+import Foundation
+import StrokeProtocol
+import ZeroMQ
+
+/// Sends sessions' touch points to workers (or an input proxy) as the protocol's producers do: for producers written
+/// in Swift, beside `WorkerEvents` for their events.
+///
+/// It numbers each session's messages (`seq` 1, 2, 3, …) and strokes, puts the session's shard key on each topic,
+/// and encodes binary payloads (JSON where the binary form has no room: `options`, `ping`, an `end` that teaches a
+/// gesture) or JSON throughout. It publishes on an XPUB socket so that it sees the workers' subscriptions:
+/// `waitForAllBuckets` blocks until they cover every shard bucket, after which nothing it sends is lost to a late
+/// subscription (Protocol/README.md, section 8).
+///
+/// Its socket belongs to one thread, and so does it: create it and use it on one (`ThreadRunner`), never across an
+/// `await`. `deinit` closes the socket.
+public final class StrokeProducer {
+    /// Where the producer sends, and how.
+    public struct Configuration: Sendable {
+        /// The workers' inputs, or an input proxy's publisher side (`connect:` or `bind:`).
+        public var endpoints: [WorkerConfiguration.Endpoint]
+        /// Whether payloads are binary where the binary form can carry them. Default: `true`.
+        public var binary: Bool
+        /// CURVE: connect as a client with the server's key. Default: none.
+        public var security: TransportSecurity?
+        /// Messages queued for a worker that lags before libzmq drops them (which the worker then reports as a
+        /// `sequence_gap`). Default: `100000`.
+        public var sendHighWaterMark: Int32
+
+        /// Creates a configuration.
+        public init(
+            endpoints: [WorkerConfiguration.Endpoint], binary: Bool = true, security: TransportSecurity? = nil,
+            sendHighWaterMark: Int32 = 100_000
+        ) {
+            self.endpoints = endpoints
+            self.binary = binary
+            self.security = security
+            self.sendHighWaterMark = sendHighWaterMark
+        }
+    }
+
+    private let socket: ZMQSocket
+    private let binary: Bool
+    /// Each session's last `seq` and last stroke id.
+    private var numbering: [String: (sequence: UInt32, stroke: UInt32)] = [:]
+    /// The subscription prefixes in force, as the XPUB reported them (the first subscription of a prefix, and its
+    /// last unsubscription).
+    private var subscribed = Set<[UInt8]>()
+    /// The messages' payload, reused.
+    private var payload = [UInt8]()
+
+    /// Connects (or binds) the producer's XPUB socket in `context`.
+    public init(_ configuration: Configuration, context: ZMQContext) throws(ZMQError) {
+        socket = try ZMQSocket(context, .xpub)
+        binary = configuration.binary
+        try socket.setLinger(milliseconds: 1000)
+        // Subscriptions arrive as messages, up to 4,096 per worker and twice that at a change of the shard count.
+        try socket.setHighWaterMarks(
+            send: configuration.sendHighWaterMark, receive: Forwarder.subscriptionHighWaterMark)
+        try configuration.security?.apply(to: socket)
+        for endpoint in configuration.endpoints { _ = try socket.attach(endpoint) }
+    }
+
+    // MARK: - Subscriptions
+
+    /// The shard buckets the workers' subscriptions in force cover now, of `ShardKey.bucketCount`.
+    public func coveredBuckets() throws(ZMQError) -> Int {
+        try readSubscriptions(waitingMilliseconds: 0)
+        return Self.buckets(covered: subscribed)
+    }
+
+    /// Waits until the workers' subscriptions in force cover every shard bucket; false if they do not within
+    /// `timeoutMilliseconds`. Call it again after a worker restarts or the shard count changes.
+    public func waitForAllBuckets(timeoutMilliseconds: Int) throws(ZMQError) -> Bool {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
+        while try coveredBuckets() < ShardKey.bucketCount {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return false }
+            try readSubscriptions(waitingMilliseconds: Int32(min(100, (deadline - now) / 1_000_000 + 1)))
+        }
+        return true
+    }
+
+    /// Reads the (un)subscription messages that arrived, waiting up to `waitingMilliseconds` for the first.
+    private func readSubscriptions(waitingMilliseconds: Int32) throws(ZMQError) {
+        var wait = waitingMilliseconds
+        while true {
+            try socket.setTimeouts(receive: wait)
+            guard let frame = try socket.receiveMultipart(dontWait: wait == 0)?.first, let kind = frame.first else {
+                return
+            }
+            if kind == 1 { subscribed.insert(Array(frame.dropFirst())) }
+            if kind == 0 { subscribed.remove(Array(frame.dropFirst())) }
+            wait = 0
+        }
+    }
+
+    /// How many buckets `prefixes` cover: `""` all of them, a bucket's key (and more) that one, a shorter prefix
+    /// of hex digits the buckets whose keys start with it.
+    static func buckets(covered prefixes: Set<[UInt8]>) -> Int {
+        if prefixes.contains([]) { return ShardKey.bucketCount }
+        var buckets = Set<Int>()
+        for prefix in prefixes {
+            let digits = String(decoding: prefix.prefix(ShardKey.length), as: UTF8.self)
+            guard let value = Int(digits, radix: 16), !digits.hasPrefix("-"), !digits.hasPrefix("+") else { continue }
+            if digits.count == ShardKey.length {
+                buckets.insert(value)
+            } else {
+                let spread = 1 << (4 * (ShardKey.length - digits.count))
+                buckets.formUnion((value * spread)..<((value + 1) * spread))
+            }
+        }
+        return buckets.count
+    }
+
+    // MARK: - Sending
+
+    /// Sends `message` for `session`, numbered as its next message (`seq`; a `ping` carries none).
+    ///
+    /// - Throws: `ProtocolError` (`bad_topic`) for a session id the protocol does not allow; `ZMQError`.
+    public func send(_ message: InputMessage, session: String) throws {
+        let topic = Array(ShardKey.topic(for: session).utf8)
+        _ = try topic.withUnsafeBytes { (bytes) throws(ProtocolError) in try ShardKey.check(topic: bytes) }
+        var message = message
+        if message.kind == .ping {
+            message.hasSequence = false
+        } else {
+            var numbers = numbering[session, default: (0, 0)]
+            numbers.sequence &+= 1
+            numbering[session] = numbers
+            message.sequence = numbers.sequence
+            message.hasSequence = true
+        }
+        if binary && message.kind != .options && message.kind != .ping && message.learn == nil {
+            BinaryCodec.encode(message, into: &payload)
+        } else {
+            var writer = JSONWriter()
+            JSONInputEncoder.encode(message, into: &writer)
+            payload = writer.bytes
+        }
+        try socket.send(topic, more: true)
+        try socket.send(payload)
+    }
+
+    /// Sends a whole stroke for `session`: `begin` with its first point, `points` messages of `batch` points, and
+    /// `end` (which teaches the stroke as the gesture `learn`, when given). Returns the stroke's id.
+    @discardableResult
+    public func sendStroke(
+        _ points: [WirePoint], session: String, batch: Int = 32, pointer: UInt16 = 0, learn: String? = nil
+    ) throws -> UInt32 {
+        guard let first = points.first else {
+            throw ProtocolError(.invalidField, "points: a stroke needs at least one point")
+        }
+        let stroke = newStroke(session)
+        try send(
+            InputMessage(kind: .begin, sequence: 0, stroke: stroke, pointer: pointer, points: [first]), session: session
+        )
+        var start = 1
+        while start < points.count {
+            let end = min(points.count, start + max(1, batch))
+            try send(
+                InputMessage(
+                    kind: .points, sequence: 0, stroke: stroke, pointer: pointer, points: Array(points[start..<end])),
+                session: session)
+            start = end
+        }
+        try send(
+            InputMessage(kind: .end, sequence: 0, stroke: stroke, pointer: pointer, learn: learn), session: session)
+        return stroke
+    }
+
+    /// Sets `session`'s options (its library, checkmark detector, chosen gestures, …).
+    public func setOptions(_ options: SessionOptions, session: String) throws {
+        try send(InputMessage(kind: .options, sequence: 0, options: options), session: session)
+    }
+
+    /// Pings `session`: its worker answers with a `pong` event (outside the session's numbering).
+    public func ping(session: String) throws {
+        try send(InputMessage(kind: .ping, sequence: 0), session: session)
+    }
+
+    /// Closes `session` (the worker drops its state) and forgets its numbering.
+    public func close(session: String) throws {
+        try send(InputMessage(kind: .close, sequence: 0), session: session)
+        numbering[session] = nil
+    }
+
+    /// A fresh stroke id for `session`.
+    private func newStroke(_ session: String) -> UInt32 {
+        var numbers = numbering[session, default: (0, 0)]
+        numbers.stroke &+= 1
+        numbering[session] = numbers
+        return numbers.stroke
+    }
+}
