@@ -42,9 +42,8 @@ public final class StrokeProducer {
     private let binary: Bool
     /// Each session's last `seq` and last stroke id.
     private var numbering: [String: (sequence: UInt32, stroke: UInt32)] = [:]
-    /// The subscription prefixes in force, as the XPUB reported them (the first subscription of a prefix, and its
-    /// last unsubscription).
-    private var subscribed = Set<[UInt8]>()
+    /// The buckets the subscriptions in force cover, as the XPUB reported them.
+    private var coverage = ShardKey.Coverage()
     /// The messages' payload, reused.
     private var payload = [UInt8]()
 
@@ -65,7 +64,7 @@ public final class StrokeProducer {
     /// The shard buckets the workers' subscriptions in force cover now, of `ShardKey.bucketCount`.
     public func coveredBuckets() throws(ZMQError) -> Int {
         try readSubscriptions(waitingMilliseconds: 0)
-        return Self.buckets(covered: subscribed)
+        return coverage.count
     }
 
     /// Waits until the workers' subscriptions in force cover every shard bucket; false if they do not within
@@ -85,31 +84,10 @@ public final class StrokeProducer {
         var wait = waitingMilliseconds
         while true {
             try socket.setTimeouts(receive: wait)
-            guard let frame = try socket.receiveMultipart(dontWait: wait == 0)?.first, let kind = frame.first else {
-                return
-            }
-            if kind == 1 { subscribed.insert(Array(frame.dropFirst())) }
-            if kind == 0 { subscribed.remove(Array(frame.dropFirst())) }
+            guard let frame = try socket.receiveMultipart(dontWait: wait == 0)?.first else { return }
+            coverage.add(subscriptionFrame: frame)
             wait = 0
         }
-    }
-
-    /// How many buckets `prefixes` cover: `""` all of them, a bucket's key (and more) that one, a shorter prefix
-    /// of hex digits the buckets whose keys start with it.
-    static func buckets(covered prefixes: Set<[UInt8]>) -> Int {
-        if prefixes.contains([]) { return ShardKey.bucketCount }
-        var buckets = Set<Int>()
-        for prefix in prefixes {
-            let digits = String(decoding: prefix.prefix(ShardKey.length), as: UTF8.self)
-            guard let value = Int(digits, radix: 16), !digits.hasPrefix("-"), !digits.hasPrefix("+") else { continue }
-            if digits.count == ShardKey.length {
-                buckets.insert(value)
-            } else {
-                let spread = 1 << (4 * (ShardKey.length - digits.count))
-                buckets.formUnion((value * spread)..<((value + 1) * spread))
-            }
-        }
-        return buckets.count
     }
 
     // MARK: - Sending

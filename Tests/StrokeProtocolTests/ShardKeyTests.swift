@@ -92,7 +92,7 @@ struct ShardKeyTests {
         }
     }
 
-    @Test("subscription coverage: everything at once, or every shard's prefixes; unsubscriptions do not count")
+    @Test("subscription coverage: everything at once, or every shard's prefixes; an unsubscription takes its own away")
     func coverage() {
         var single = ShardKey.Coverage()
         #expect(!single.isComplete)
@@ -121,5 +121,21 @@ struct ShardKeyTests {
             other.add(subscriptionFrame: frame)
         }
         #expect(other.count == 0)
+
+        // In force from a prefix's subscription to its unsubscription; shorter prefixes cover their share.
+        var changing = ShardKey.Coverage()
+        changing.add(subscriptionFrame: [1] + Array("0a1/".utf8))
+        changing.add(subscriptionFrame: [1] + Array("f".utf8))
+        changing.add(subscriptionFrame: [1] + Array("fe".utf8))
+        #expect(changing.count == 1 + 256)
+        changing.add(subscriptionFrame: [0] + Array("f".utf8))
+        #expect(changing.count == 1 + 16)
+        changing.add(subscriptionFrame: [1])
+        #expect(changing.isComplete)
+        changing.add(subscriptionFrame: [0])
+        changing.add(subscriptionFrame: [0] + Array("0a1/".utf8))
+        #expect(changing.count == 16)
+        sharded.add(subscriptionFrame: [0] + Array(ShardKey.subscriptionPrefixes(shard: 1, of: 3)[0].utf8))
+        #expect(!sharded.isComplete && sharded.count == ShardKey.bucketCount - 1)
     }
 }
