@@ -58,12 +58,7 @@ enum PingCommand {
         guard (0...10_000).contains(count), timeout > 0, timeout <= 3600 else {
             throw CommandLineArguments.Failure(description: "--count: 0 to 10,000; --timeout: seconds, 0 to 3,600")
         }
-        let security = try TransportSecurity.load(
-            secretKeyFile: args.value("curve-secret-key"), serverKey: args.value("curve-server-key"),
-            authorizedKeysFile: nil)
-        if let security, case .server = security.role {
-            throw CommandLineArguments.Failure(description: "--curve-secret-key needs --curve-server-key")
-        }
+        let security = try StrokeTool.clientSecurity(args)
         let json = args.flag("json")
         // The sockets block in libzmq's calls: on a thread of their own, not the concurrency pool's.
         return try await ThreadRunner.run(name: "ping") {

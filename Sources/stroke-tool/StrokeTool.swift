@@ -69,6 +69,18 @@ enum StrokeTool {
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
+    /// CURVE for a command that connects as a client (`ping`, `watch`): `--curve-secret-key FILE` with
+    /// `--curve-server-key KEY|FILE`, or nil without them.
+    static func clientSecurity(_ args: CommandLineArguments) throws -> TransportSecurity? {
+        let security = try TransportSecurity.load(
+            secretKeyFile: args.value("curve-secret-key"), serverKey: args.value("curve-server-key"),
+            authorizedKeysFile: nil)
+        if let security, case .server = security.role {
+            throw CommandLineArguments.Failure(description: "--curve-secret-key needs --curve-server-key")
+        }
+        return security
+    }
+
     /// The checkmark detector's tuning of `--checkmark-config FILE`, or the built-in one.
     static func checkmarkConfiguration(_ args: CommandLineArguments) throws -> CheckmarkConfiguration {
         try args.value("checkmark-config").map { try CheckmarkConfiguration(contentsOf: $0) } ?? .default

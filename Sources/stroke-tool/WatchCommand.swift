@@ -42,12 +42,7 @@ enum WatchCommand {
             throw CommandLineArguments.Failure(
                 description: "--count: at least 1; --seconds: more than 0, at most 86,400")
         }
-        let security = try TransportSecurity.load(
-            secretKeyFile: args.value("curve-secret-key"), serverKey: args.value("curve-server-key"),
-            authorizedKeysFile: nil)
-        if let security, case .server = security.role {
-            throw CommandLineArguments.Failure(description: "--curve-secret-key needs --curve-server-key")
-        }
+        let security = try StrokeTool.clientSecurity(args)
         let prefixes = args.wholeValues("session")
         let events = WorkerEvents(
             .init(

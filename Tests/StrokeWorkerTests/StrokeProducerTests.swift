@@ -144,18 +144,7 @@ struct StrokeProducerTests {
             let events = WorkerEvents(
                 .init(endpoints: [.init(bind: false, address: output)], prefixes: ["swift-p"]), context: context)
             let subscribed = WorkerEventsTests.Flag()
-            async let received = WorkerEventsTests.bounded { () -> [OutputEvent] in
-                var received = [OutputEvent]()
-                for try await event in events {
-                    if event.kind == .pong {
-                        subscribed.value.store(true, ordering: .releasing)
-                        continue
-                    }
-                    received.append(event)
-                    if received.count == 4 { break }
-                }
-                return received
-            }
+            async let received = WorkerEventsTests.collect(events, count: 4, subscribed: subscribed)
             try await ThreadRunner.run(name: "test-producer") {
                 let producer = try StrokeProducer(
                     .init(endpoints: [.init(bind: false, address: input)]), context: context)

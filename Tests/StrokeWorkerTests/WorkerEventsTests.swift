@@ -103,6 +103,24 @@ struct WorkerEventsTests {
         let value = Atomic<Bool>(false)
     }
 
+    /// Reads `events` in a bounded task: notes the first pong in `subscribed` (the producer pings until then, so
+    /// that nothing it sends after is published before the subscription is in place) and skips pongs; returns the
+    /// first `count` other events (fewer if they do not come within the bound).
+    static func collect(_ events: WorkerEvents, count: Int, subscribed: Flag) async throws -> [OutputEvent] {
+        try await bounded {
+            var received = [OutputEvent]()
+            for try await event in events {
+                if event.kind == .pong {
+                    subscribed.value.store(true, ordering: .releasing)
+                    continue
+                }
+                received.append(event)
+                if received.count == count { break }
+            }
+            return received
+        }
+    }
+
     @Test("a worker's own events, decoded: a check drawn in a session gives its checkmark, then its match")
     func fromAWorker() async throws {
         let context = try ZMQContext()
@@ -116,18 +134,7 @@ struct WorkerEventsTests {
             let events = WorkerEvents(
                 .init(endpoints: [.init(bind: false, address: output)], prefixes: ["swift-1"]), context: context)
             let subscribed = Flag()
-            async let received = Self.bounded { () -> [OutputEvent] in
-                var received = [OutputEvent]()
-                for try await event in events {
-                    if event.kind == .pong {
-                        subscribed.value.store(true, ordering: .releasing)
-                        continue
-                    }
-                    received.append(event)
-                    if event.kind == .match { break }
-                }
-                return received
-            }
+            async let received = Self.collect(events, count: 2, subscribed: subscribed)
             try await withClient(input: input, output: output, context: context) { client in
                 // Pings until the sequence's subscription has reached the worker (a pong came), then the check.
                 for _ in 0..<500 where !subscribed.value.load(ordering: .acquiring) {
