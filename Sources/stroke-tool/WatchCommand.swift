@@ -53,7 +53,8 @@ enum WatchCommand {
                 group.addTask {
                     var printed = 0
                     for try await event in events {
-                        print(line(event))
+                        // Written at once, not buffered as `print` is when the output is a pipe.
+                        FileHandle.standardOutput.write(Data((line(event) + "\n").utf8))
                         printed += 1
                         if let count, printed >= count { return }
                     }
