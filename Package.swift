@@ -26,6 +26,9 @@ let package = Package(
         .executable(name: "stroke-bench", targets: ["stroke-bench"]),
         .library(name: "StrokeRecognition", targets: ["StrokeRecognition"]),
         .library(name: "StrokeProtocol", targets: ["StrokeProtocol"]),
+        // A Swift client of the protocol: StrokeProducer, WorkerEvents (and ZeroMQ's context, which they take).
+        .library(name: "StrokeWorker", targets: ["StrokeWorker"]),
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
     ],
     targets: [
         // MARK: - C and its thin Swift wrapper
