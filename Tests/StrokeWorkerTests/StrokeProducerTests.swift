@@ -135,14 +135,7 @@ struct StrokeProducerTests {
     func throughAWorker() async throws {
         let context = try ZMQContext()
         let check = try Self.checkPoints()
-        try await withWorker(
-            {
-                $0.inputs = [.init(bind: true, address: "inproc://producer-input")]
-                $0.outputs = [.init(bind: true, address: "inproc://producer-output")]
-            }, context: context
-        ) { input, output, _ in
-            let events = WorkerEvents(
-                .init(endpoints: [.init(bind: false, address: output)], prefixes: ["swift-p"]), context: context)
+        try await WorkerEventsTests.withInprocWorker(context, prefix: "swift-p") { input, _, events in
             let subscribed = WorkerEventsTests.Flag()
             async let received = WorkerEventsTests.collect(events, count: 4, subscribed: subscribed)
             try await ThreadRunner.run(name: "test-producer") {

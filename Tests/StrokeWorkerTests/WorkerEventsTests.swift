@@ -121,18 +121,29 @@ struct WorkerEventsTests {
         }
     }
 
+    /// Runs `body` beside a worker in process on inproc endpoints of `context`, with the worker's input and output
+    /// and the events of the sessions whose ids start with `prefix`.
+    static func withInprocWorker(
+        _ context: ZMQContext, prefix: String,
+        _ body: @escaping @Sendable (_ input: String, _ output: String, _ events: WorkerEvents) async throws -> Void
+    ) async throws {
+        try await withWorker(
+            {
+                $0.inputs = [.init(bind: true, address: "inproc://worker-input")]
+                $0.outputs = [.init(bind: true, address: "inproc://worker-output")]
+            }, context: context
+        ) { input, output, _ in
+            let events = WorkerEvents(
+                .init(endpoints: [.init(bind: false, address: output)], prefixes: [prefix]), context: context)
+            try await body(input, output, events)
+        }
+    }
+
     @Test("a worker's own events, decoded: a check drawn in a session gives its checkmark, then its match")
     func fromAWorker() async throws {
         let context = try ZMQContext()
         let messages = try WorkerIntegrationTests.checkMessages()
-        try await withWorker(
-            {
-                $0.inputs = [.init(bind: true, address: "inproc://worker-events-input")]
-                $0.outputs = [.init(bind: true, address: "inproc://worker-events-output")]
-            }, context: context
-        ) { input, output, _ in
-            let events = WorkerEvents(
-                .init(endpoints: [.init(bind: false, address: output)], prefixes: ["swift-1"]), context: context)
+        try await Self.withInprocWorker(context, prefix: "swift-1") { input, output, events in
             let subscribed = Flag()
             async let received = Self.collect(events, count: 2, subscribed: subscribed)
             try await withClient(input: input, output: output, context: context) { client in
