@@ -12,7 +12,7 @@ import ZeroMQ
 /// subscription (Protocol/README.md, section 8).
 ///
 /// Its socket belongs to one thread, and so does it: create it and use it on one (`ThreadRunner`), never across an
-/// `await`. `deinit` closes the socket.
+/// `await`; async code uses `AsyncStrokeProducer`, which keeps one on a thread of its own. `deinit` closes the socket.
 public final class StrokeProducer {
     /// Where the producer sends, and how.
     public struct Configuration: Sendable {
