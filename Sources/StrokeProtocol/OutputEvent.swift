@@ -107,6 +107,21 @@ public struct OutputEvent: Sendable, Hashable {
     /// `stats`: the worker's counters by name.
     public var counters: [String: Int] = [:]
 
+    /// Events of the session that did not reach this consumer just before this one: the jump in `eventSeq` from
+    /// the session's previous event, less one (Protocol/README.md, section 8). Counted by the consumer
+    /// (`WorkerEvents`), not carried in the payload: 0 from a decoder alone, and for a session's first event seen.
+    public var eventsLost = 0
+
     /// Creates an event of `kind` with no other field set.
     public init(kind: Kind) { self.kind = kind }
+
+    /// Whether the worker no longer holds the session's options and learned gestures, so that its producer should
+    /// send them again (Protocol/README.md, section 4.1; `StrokeProducer.reteach`): `closed`, and the errors
+    /// `session_restart` and `session_reset`, unless the worker brought them back from its checkpoint or another
+    /// worker's state file (`restored`).
+    public var needsReteach: Bool {
+        if kind == .closed { return true }
+        guard kind == .error else { return false }
+        return code == "session_restart" || code == "session_reset" && !restored
+    }
 }

@@ -87,12 +87,30 @@ public actor AsyncStrokeProducer {
     }
 
     /// Sends a whole stroke for `session`, its messages one after the other with no other call's between them
-    /// (`StrokeProducer.sendStroke`). Returns the stroke's id.
+    /// (`StrokeProducer.sendStroke`: `learn` teaches it, `last` ends a gesture of several strokes). Returns the
+    /// stroke's id.
     @discardableResult
     public func sendStroke(
-        _ points: [WirePoint], session: String, batch: Int = 32, pointer: UInt16 = 0, learn: String? = nil
+        _ points: [WirePoint], session: String, batch: Int = 32, pointer: UInt16 = 0, learn: String? = nil,
+        last: Bool = false
     ) throws -> UInt32 {
-        try opened.sendStroke(points, session: session, batch: batch, pointer: pointer, learn: learn)
+        try opened.sendStroke(points, session: session, batch: batch, pointer: pointer, learn: learn, last: last)
+    }
+
+    /// Sends a gesture of several strokes for `session`, with no other call's messages between them
+    /// (`StrokeProducer.sendGesture`). Returns the strokes' ids.
+    @discardableResult
+    public func sendGesture(
+        _ strokes: [[WirePoint]], session: String, batch: Int = 32, learn: String? = nil
+    ) throws -> [UInt32] {
+        try opened.sendGesture(strokes, session: session, batch: batch, learn: learn)
+    }
+
+    /// Restores `session` in a worker that forgot it (`OutputEvent.needsReteach`): its options and the gestures it
+    /// was taught (`StrokeProducer.reteach`). Returns how many gestures were sent.
+    @discardableResult
+    public func reteach(session: String, batch: Int = 32) throws -> Int {
+        try opened.reteach(session: session, batch: batch)
     }
 
     /// Sets `session`'s options (its library, checkmark detector, chosen gestures, …).
@@ -105,8 +123,13 @@ public actor AsyncStrokeProducer {
         try opened.ping(session: session)
     }
 
-    /// Closes `session` (the worker drops its state) and forgets its numbering.
+    /// Closes `session` (the worker drops its state) and forgets its numbering, options and taught gestures.
     public func close(session: String) throws {
         try opened.close(session: session)
+    }
+
+    /// Starts `session`'s numbering over (`StrokeProducer.forget`).
+    public func forget(session: String) {
+        opened.forget(session: session)
     }
 }

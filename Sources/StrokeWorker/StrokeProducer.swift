@@ -46,6 +46,8 @@ public final class StrokeProducer {
     private var coverage = ShardKey.Coverage()
     /// The messages' payload, reused.
     private var payload = [UInt8]()
+    /// What each session was sent that a worker keeps only as long as the session's state, for `reteach`.
+    var remembered: [String: Remembered] = [:]
 
     /// Connects (or binds) the producer's XPUB socket in `context`.
     public init(_ configuration: Configuration, context: ZMQContext) throws(ZMQError) {
@@ -120,10 +122,25 @@ public final class StrokeProducer {
     }
 
     /// Sends a whole stroke for `session`: `begin` with its first point, `points` messages of `batch` points, and
-    /// `end` (which teaches the stroke as the gesture `learn`, when given). Returns the stroke's id.
+    /// `end`, which teaches the stroke as the gesture `learn` when given (remembered for `reteach`), and with `last`
+    /// ends the session's gesture of several strokes with this one (Protocol/README.md, section 4.2). Returns the
+    /// stroke's id.
     @discardableResult
     public func sendStroke(
-        _ points: [WirePoint], session: String, batch: Int = 32, pointer: UInt16 = 0, learn: String? = nil
+        _ points: [WirePoint], session: String, batch: Int = 32, pointer: UInt16 = 0, learn: String? = nil,
+        last: Bool = false
+    ) throws -> UInt32 {
+        let stroke = try sendOneStroke(
+            points, session: session, batch: batch, pointer: pointer, learn: learn, last: last)
+        if let learn { remembered[session, default: Remembered()].taught.append((learn, [points])) }
+        return stroke
+    }
+
+    /// `sendStroke` without remembering what it teaches.
+    @discardableResult
+    func sendOneStroke(
+        _ points: [WirePoint], session: String, batch: Int, pointer: UInt16 = 0, learn: String? = nil,
+        last: Bool = false
     ) throws -> UInt32 {
         guard let first = points.first else {
             throw ProtocolError(.invalidField, "points: a stroke needs at least one point")
@@ -142,13 +159,16 @@ public final class StrokeProducer {
             start = end
         }
         try send(
-            InputMessage(kind: .end, sequence: 0, stroke: stroke, pointer: pointer, learn: learn), session: session)
+            InputMessage(kind: .end, sequence: 0, stroke: stroke, pointer: pointer, learn: learn, last: last),
+            session: session)
         return stroke
     }
 
-    /// Sets `session`'s options (its library, checkmark detector, chosen gestures, …).
+    /// Sets `session`'s options (its library, checkmark detector, chosen gestures, …); the latest value of each is
+    /// remembered for `reteach`, and `forget` drops the gestures it names from what `reteach` sends.
     public func setOptions(_ options: SessionOptions, session: String) throws {
         try send(InputMessage(kind: .options, sequence: 0, options: options), session: session)
+        remembered[session, default: Remembered()].apply(options)
     }
 
     /// Pings `session`: its worker answers with a `pong` event (outside the session's numbering).
@@ -156,9 +176,17 @@ public final class StrokeProducer {
         try send(InputMessage(kind: .ping, sequence: 0), session: session)
     }
 
-    /// Closes `session` (the worker drops its state) and forgets its numbering.
+    /// Closes `session` (the worker drops its state) and forgets its numbering, options and taught gestures.
     public func close(session: String) throws {
         try send(InputMessage(kind: .close, sequence: 0), session: session)
+        forget(session: session)
+        remembered[session] = nil
+    }
+
+    /// Starts `session`'s numbering over, as a restarted producer does: its next message is `seq` 1, and the worker,
+    /// if it still holds the session, answers `session_restart` and starts it afresh (a way out after
+    /// `sequence_late` errors). What `reteach` sends is kept.
+    public func forget(session: String) {
         numbering[session] = nil
     }
 

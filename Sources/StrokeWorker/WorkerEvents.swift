@@ -17,7 +17,8 @@ import ZeroMQ
 /// or its iterator released; the thread then closes the socket within 100 ms. Events come in the order the
 /// socket received them. A consumer that lags gets `bufferLimit` events held for it, then the thread stops
 /// reading and libzmq's queue fills (`highWaterMark`); past that the worker waits for this consumer a while and
-/// then drops its events, which their `eventSeq` numbers show (Protocol/README.md, section 8). As with any subscriber, events published
+/// then drops its events, which their `eventSeq` numbers show (Protocol/README.md, section 8): each event's
+/// `eventsLost` counts those of its session that did not arrive just before it. As with any subscriber, events published
 /// before the subscription reaches the worker are not received: ping a session and wait for its `pong` first.
 ///
 /// The iteration throws `ZMQError` when the socket cannot be set up, and `ProtocolError` for a message that is
@@ -118,6 +119,7 @@ public struct WorkerEvents: AsyncSequence, Sendable {
         for endpoint in configuration.endpoints { _ = try socket.attach(endpoint) }
         let topic = ZMQMessage()
         let payload = ZMQMessage()
+        var losses = LossCounter()
         while !channel.isStopped {
             guard try socket.receive(into: topic) else { continue }
             let name = String(decoding: topic.bytes, as: UTF8.self)
@@ -134,14 +136,34 @@ public struct WorkerEvents: AsyncSequence, Sendable {
                 throw ProtocolError(.frameCount, "a message of \(frames) frames on topic \(name), not [topic, event]")
             }
             if name.hasPrefix("$") && !configuration.system { continue }
-            let event: OutputEvent
+            var event: OutputEvent
             do {
                 event = try OutputEvent(decoding: payload.bytes)
             } catch {
                 throw ProtocolError(error.code, "an event on topic \(name): \(error.message)")
             }
+            losses.count(&event)
             guard channel.send(event) else { return }
         }
+    }
+}
+
+/// Counts the events each session lost on the way to one iteration, from the jumps in their `eventSeq`.
+struct LossCounter {
+    /// Each session's last `eventSeq` seen, until its `closed` event: a session that starts again counts from 1.
+    private var last: [String: Int] = [:]
+
+    /// Sessions whose last `eventSeq` is held: those with events seen and no `closed` since.
+    var sessions: Int { last.count }
+
+    /// Sets `event.eventsLost`. Events outside the count (`eventSeq` 0: pongs, and events of sessions the worker
+    /// holds no state for) and events of no session are left alone.
+    mutating func count(_ event: inout OutputEvent) {
+        guard let session = event.session, event.eventSeq > 0 else { return }
+        if let previous = last[session], event.eventSeq > previous + 1 {
+            event.eventsLost = event.eventSeq - previous - 1
+        }
+        last[session] = event.kind == .closed ? nil : event.eventSeq
     }
 }
 

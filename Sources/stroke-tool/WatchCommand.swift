@@ -77,9 +77,13 @@ enum WatchCommand {
         endpoint.hasPrefix("bind:") || endpoint.hasPrefix("connect:") ? endpoint : "connect:" + endpoint
     }
 
-    /// One event as a line: `session #eventSeq event details`.
+    /// One event as a line: `session #eventSeq event details`, after a line of its own for events of the session
+    /// lost just before it.
     static func line(_ event: OutputEvent) -> String {
         var parts = [event.session ?? "$system", "#\(event.eventSeq)", event.kind.rawValue]
+        let lost =
+            event.eventsLost > 0
+            ? "\(event.session ?? "$system") lost \(event.eventsLost) event\(event.eventsLost == 1 ? "" : "s")\n" : ""
         switch event.kind {
         case .match:
             parts.append(event.name ?? "?")
@@ -109,6 +113,6 @@ enum WatchCommand {
             break
         }
         if let stroke = event.stroke { parts.append("stroke \(stroke)") }
-        return parts.joined(separator: " ")
+        return lost + parts.joined(separator: " ")
     }
 }

@@ -71,6 +71,24 @@ struct OutputEventTests {
         #expect(pong.kind == .pong && pong.shard == "1/3" && pong.known == true)
     }
 
+    @Test("a producer teaches again after closed, session_restart and a session_reset not restored, and no other")
+    func needsReteach() throws {
+        func error(_ code: String, restored: Bool = false) throws -> OutputEvent {
+            try OutputEvent(
+                decoding: encoded { EventEncoder.error($0, code: code, message: "m", restored: restored, into: &$1) })
+        }
+        let closed = try ["idle", "closed"].map { reason in
+            try OutputEvent(decoding: encoded { EventEncoder.closed($0, reason: reason, into: &$1) })
+        }
+        #expect(closed.map(\.needsReteach) == [true, true])
+        #expect(try error("session_restart").needsReteach && error("session_reset").needsReteach)
+        #expect(try !error("session_reset", restored: true).needsReteach)
+        #expect(try !error("sequence_gap").needsReteach && !error("too_many_templates").needsReteach)
+        let learned = try OutputEvent(
+            decoding: encoded { EventEncoder.learned($0, name: "bolt", templates: 2, points: 55, into: &$1) })
+        #expect(!learned.needsReteach)
+    }
+
     @Test("a stats event of the system topic: no session, the shard and its counters")
     func stats() throws {
         let text = #"{"v":1,"event":"stats","session":null,"shard":"0/2","counters":{"sessions":12,"pings":3}}"#

@@ -1,5 +1,8 @@
 import Foundation
+import StrokeProtocol
 import Testing
+
+@testable import stroke_tool
 
 /// `stroke-tool watch` against a real `stroke-worker` process on loopback.
 @Suite("stroke-tool watch")
@@ -39,5 +42,16 @@ struct WatchCommandTests {
             #expect(run.status == 2, "\(arguments): \(run.error)")
             #expect(run.error.hasPrefix("stroke-tool watch: "), "\(arguments): \(run.error)")
         }
+    }
+
+    @Test("events a session lost before one are told on a line of their own, before it")
+    func lostEvents() {
+        var event = OutputEvent(kind: .match)
+        (event.session, event.eventSeq, event.name, event.score, event.stroke) = ("room/a", 5, "x", 0.9, 2)
+        #expect(WatchCommand.line(event) == "room/a #5 match x 0.900 stroke 2")
+        event.eventsLost = 2
+        #expect(WatchCommand.line(event) == "room/a lost 2 events\nroom/a #5 match x 0.900 stroke 2")
+        event.eventsLost = 1
+        #expect(WatchCommand.line(event).hasPrefix("room/a lost 1 event\n"))
     }
 }

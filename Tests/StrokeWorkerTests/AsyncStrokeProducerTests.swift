@@ -187,4 +187,50 @@ struct AsyncStrokeProducerTests {
             }
         }
     }
+
+    @Test("through a worker in process: a session the worker restarted is taught again when its event says so")
+    func reteachThroughAWorker() async throws {
+        let context = try ZMQContext()
+        let zigzag = StrokeProducerTests.zigzag
+        let line = Array(zigzag.prefix(10))
+        try await WorkerEventsTests.withInprocWorker(context, prefix: "swift-r") { input, _, events in
+            let producer = try await AsyncStrokeProducer.connect(
+                .init(endpoints: [.init(bind: false, address: input)]), context: context)
+            #expect(try await producer.waitForAllBuckets(timeout: .seconds(10)))
+            let subscribed = WorkerEventsTests.Flag()
+            let pinging = Task {
+                for _ in 0..<500 where !subscribed.value.load(ordering: .acquiring) {
+                    try await producer.ping(session: "swift-r")
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            defer { pinging.cancel() }
+            let seen = try await WorkerEventsTests.bounded { () -> [String] in
+                var seen = [String]()
+                for try await event in events {
+                    if event.kind == .pong {
+                        guard !subscribed.value.exchange(true, ordering: .acquiringAndReleasing) else { continue }
+                        // Subscribed: teach a gesture, then restart the session's numbering, as a producer that
+                        // restarted would; the worker then forgets what the session learned.
+                        try await producer.setOptions(SessionOptions(checkmark: false), session: "swift-r")
+                        try await producer.sendStroke(zigzag, session: "swift-r", learn: "zig")
+                        await producer.forget(session: "swift-r")
+                        try await producer.sendStroke(line, session: "swift-r")
+                        continue
+                    }
+                    seen.append("\(event.kind) \(event.name ?? event.code ?? "-")\(event.learned ? " learned" : "")")
+                    if event.needsReteach {
+                        try await producer.reteach(session: "swift-r")
+                        try await producer.sendStroke(zigzag, session: "swift-r")
+                    }
+                    if event.kind == .match && event.learned || seen.count == 8 { break }
+                }
+                return seen
+            }
+            // The line's own result, between the restart and the gesture taught again, is whatever it matched.
+            #expect(seen.count == 5)
+            #expect(seen.prefix(2) == ["learned zig", "error session_restart"])
+            #expect(seen.suffix(2) == ["learned zig", "match zig learned"])
+        }
+    }
 }

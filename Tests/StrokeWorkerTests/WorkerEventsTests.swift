@@ -99,6 +99,48 @@ struct WorkerEventsTests {
     }
 
     /// Set by one task, read by another thread.
+    @Test("each event counts its session's events lost just before it; a session that starts again counts from 1")
+    func losses() async throws {
+        let context = try ZMQContext()
+        let endpoint = Self.endpoint()
+        let events = WorkerEvents(.init(endpoints: [.init(bind: false, address: endpoint)]), context: context)
+        func event(_ kind: String, _ session: String, _ number: Int) -> [[UInt8]] {
+            [
+                Array(session.utf8),
+                Array(#"{"v":1,"event":"\#(kind)","session":"\#(session)","eventSeq":\#(number),"seq":null}"#.utf8),
+            ]
+        }
+        let sent = [
+            event("match", "a", 1), event("match", "a", 2), event("match", "a", 5), event("nomatch", "b", 3),
+            event("match", "b", 4), event("closed", "a", 6), event("match", "a", 1), event("match", "a", 3),
+            event("error", "a", 0), event("match", "b", 9),
+        ]
+        let received = try await Self.bounded {
+            var iterator = events.makeAsyncIterator()
+            _ = try await Self.publish(context, endpoint, subscriptions: 1, sent)
+            var received = [String]()
+            while received.count < sent.count, let event = try await iterator.next() {
+                received.append("\(event.session ?? "-")\(event.eventSeq):\(event.eventsLost)")
+            }
+            return received
+        }
+        #expect(received == ["a1:0", "a2:0", "a5:2", "b3:0", "b4:0", "a6:0", "a1:0", "a3:1", "a0:0", "b9:4"])
+    }
+
+    @Test("the loss counter holds a session until its closed event, and nothing for events outside the count")
+    func lossCounterMemory() {
+        var counter = LossCounter()
+        var event = OutputEvent(kind: .match)
+        (event.session, event.eventSeq) = ("a", 3)
+        counter.count(&event)
+        (event.session, event.eventSeq, event.kind) = ("b", 0, .error)
+        counter.count(&event)
+        #expect(counter.sessions == 1)
+        (event.session, event.eventSeq, event.kind) = ("a", 5, .closed)
+        counter.count(&event)
+        #expect(event.eventsLost == 1 && counter.sessions == 0)
+    }
+
     final class Flag: Sendable {
         let value = Atomic<Bool>(false)
     }
