@@ -45,12 +45,30 @@ final class EventChannel: Sendable {
 
     // MARK: - The consumer's side
 
+    /// Thrown by `next(within:)` when no event came in time.
+    struct TimedOut: Error {}
+
     /// The next event, `nil` at the end (or once the task is cancelled).
     func next() async throws -> OutputEvent? {
+        try await next(onSuspending: nil)
+    }
+
+    /// The next event, `nil` at the end; throws `TimedOut` when none comes within `timeout`, and the sequence goes on.
+    func next(within timeout: Duration) async throws -> OutputEvent? {
+        try await next { number in
+            Task { [self] in
+                try? await Task.sleep(for: timeout)
+                state.withLock { $0.expire(number) }?.resume(throwing: TimedOut())
+            }
+        }
+    }
+
+    /// `onSuspending` gets the number of the wait when there is nothing to hand over yet.
+    private func next(onSuspending: ((Int) -> Void)?) async throws -> OutputEvent? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<OutputEvent?, any Error>) in
                 switch state.withLock({ $0.next(waiter) }) {
-                case .suspended: break
+                case .suspended(let number): onSuspending?(number)
                 case .event(let event, let wakeReader):
                     if wakeReader { room.signal() }
                     waiter.resume(returning: event)
@@ -85,6 +103,8 @@ extension EventChannel {
         private var readerWaits = false
         /// Whether the consumer has gone.
         private(set) var stopped = false
+        /// How many times a consumer waited: the number of the wait in progress, for `expire`.
+        private var waits = 0
 
         init(limit: Int) { self.limit = limit }
 
@@ -126,7 +146,8 @@ extension EventChannel {
         }
 
         enum NextAction {
-            case suspended
+            /// The consumer waits; its wait's number.
+            case suspended(Int)
             case event(OutputEvent, wakeReader: Bool)
             case end((any Error)?)
         }
@@ -145,7 +166,15 @@ extension EventChannel {
                 return .end(end)
             }
             waiter = continuation
-            return .suspended
+            waits += 1
+            return .suspended(waits)
+        }
+
+        /// Ends the wait `number` if it is still in progress: its continuation, to resume without an event.
+        mutating func expire(_ number: Int) -> CheckedContinuation<OutputEvent?, any Error>? {
+            guard number == waits, let waiter else { return nil }
+            self.waiter = nil
+            return waiter
         }
 
         mutating func stop() -> (CheckedContinuation<OutputEvent?, any Error>?, wakeReader: Bool) {

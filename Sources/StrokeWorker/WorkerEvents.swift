@@ -90,6 +90,10 @@ public struct WorkerEvents: AsyncSequence, Sendable {
         private let channel: EventChannel
         /// Stops the thread when the iterator is released.
         private let lifetime: Lifetime
+        /// Events read while `waitUntilSubscribed` waited, handed out first.
+        private var held: [OutputEvent] = []
+        /// The session whose pongs `waitUntilSubscribed` takes, now and later.
+        private var probe: String?
 
         init(channel: EventChannel) {
             self.channel = channel
@@ -98,7 +102,52 @@ public struct WorkerEvents: AsyncSequence, Sendable {
 
         /// The next event; `nil` once the iteration was cancelled.
         public mutating func next() async throws -> OutputEvent? {
-            try await channel.next()
+            if !held.isEmpty { return held.removeFirst() }
+            while let event = try await channel.next() {
+                if let probe, event.kind == .pong, event.session == probe { continue }
+                return event
+            }
+            return nil
+        }
+
+        /// Waits until this iteration's subscription has reached the worker that serves `session`, so that no event
+        /// of that worker's sessions is published before it (the slow joiner, Protocol/README.md, section 8): calls
+        /// `ping` (which pings `session`) every 10 ms until the session's `pong` comes back here. False if none
+        /// comes within `timeout`.
+        ///
+        /// `session` must be one the iteration's prefixes cover, and a probe of its own: its pongs are kept from
+        /// `next()` from now on. Other events read meanwhile come from `next()` afterwards, in order.
+        public mutating func waitUntilSubscribed(
+            session: String, timeout: Duration = .seconds(10), ping: () async throws -> Void
+        ) async throws -> Bool {
+            probe = session
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: timeout)
+            while clock.now < deadline {
+                try await ping()
+                let look = clock.now.advanced(by: .milliseconds(10))
+                while clock.now < look {
+                    let event: OutputEvent?
+                    do {
+                        event = try await channel.next(within: clock.now.duration(to: look))
+                    } catch is EventChannel.TimedOut {
+                        break
+                    }
+                    guard let event else { return false }
+                    if event.kind == .pong && event.session == session { return true }
+                    held.append(event)
+                }
+            }
+            return false
+        }
+
+        /// `waitUntilSubscribed(session:timeout:ping:)`, pinging through `producer`.
+        public mutating func waitUntilSubscribed(
+            pinging producer: AsyncStrokeProducer, session: String, timeout: Duration = .seconds(10)
+        ) async throws -> Bool {
+            try await waitUntilSubscribed(session: session, timeout: timeout) {
+                try await producer.ping(session: session)
+            }
         }
     }
 

@@ -141,6 +141,75 @@ struct WorkerEventsTests {
         #expect(event.eventsLost == 1 && counter.sessions == 0)
     }
 
+    @Test("waiting for the subscription: events read meanwhile come after, in order; the probe's pongs never come")
+    func waitUntilSubscribed() async throws {
+        let context = try ZMQContext()
+        let endpoint = Self.endpoint()
+        let events = WorkerEvents(.init(endpoints: [.init(bind: false, address: endpoint)]), context: context)
+        let probe = Self.event("probe", 0)
+        let received = try await Self.bounded { () -> [String] in
+            var iterator = events.makeAsyncIterator()
+            async let published = Self.publish(
+                context, endpoint, subscriptions: 1,
+                [Self.event("a", 1), Self.event("b", 1), probe, Self.event("a", 2), probe, Self.event("b", 2)])
+            var pings = 0
+            let subscribed = try await iterator.waitUntilSubscribed(session: "probe") { pings += 1 }
+            var received = ["subscribed \(subscribed) after pinging \(pings > 0)"]
+            for _ in 0..<4 {
+                guard let event = try await iterator.next() else { break }
+                received.append("\(event.session ?? "-") \(event.eventSeq)")
+            }
+            _ = try await published
+            return received
+        }
+        #expect(received == ["subscribed true after pinging true", "a 1", "b 1", "a 2", "b 2"])
+    }
+
+    @Test("no pong within the timeout: false, and the iteration goes on")
+    func waitUntilSubscribedTimesOut() async throws {
+        let context = try ZMQContext()
+        let endpoint = Self.endpoint()
+        let events = WorkerEvents(.init(endpoints: [.init(bind: false, address: endpoint)]), context: context)
+        let (subscribed, pings, next) = try await Self.bounded { () -> (Bool, Int, String?) in
+            var iterator = events.makeAsyncIterator()
+            var pings = 0
+            let subscribed = try await iterator.waitUntilSubscribed(session: "probe", timeout: .milliseconds(100)) {
+                pings += 1
+            }
+            // Nothing has bound the endpoint yet: a publisher does now, and its event comes through.
+            async let published = Self.publish(context, endpoint, subscriptions: 1, [Self.event("a", 1)])
+            let next = try await iterator.next()
+            _ = try await published
+            return (subscribed, pings, next.map { "\($0.session ?? "-") \($0.eventSeq)" })
+        }
+        #expect(!subscribed && pings >= 2)
+        #expect(next == "a 1")
+    }
+
+    @Test("through a worker in process: once subscribed, a session's first stroke is answered here")
+    func subscribedThroughAWorker() async throws {
+        let context = try ZMQContext()
+        let check = try StrokeProducerTests.checkPoints()
+        try await Self.withInprocWorker(context, prefix: "swift-w") { input, _, events in
+            let producer = try await AsyncStrokeProducer.connect(
+                .init(endpoints: [.init(bind: false, address: input)]), context: context)
+            #expect(try await producer.waitForAllBuckets(timeout: .seconds(10)))
+            let kinds = try await Self.bounded { () -> [String] in
+                var iterator = events.makeAsyncIterator()
+                guard try await iterator.waitUntilSubscribed(pinging: producer, session: "swift-w/probe") else {
+                    return ["not subscribed"]
+                }
+                try await producer.sendStroke(check, session: "swift-w/1")
+                var kinds = [String]()
+                while kinds.count < 2, let event = try await iterator.next() {
+                    kinds.append("\(event.session ?? "-") \(event.kind) \(event.name ?? "-")")
+                }
+                return kinds
+            }
+            #expect(kinds == ["swift-w/1 checkmark -", "swift-w/1 match check"])
+        }
+    }
+
     final class Flag: Sendable {
         let value = Atomic<Bool>(false)
     }
