@@ -22,6 +22,7 @@ enum StrokeTool {
           stroke-tool keygen [-o PREFIX]                  a CURVE key pair for the worker's --curve-… options
           stroke-tool ping --input EP --output EP [options]  the way to a session's worker and back, timed
           stroke-tool watch --output EP [options]         the events of a worker's output as they come
+          stroke-tool send --input EP --output EP [options]  strokes sent to a worker, and what it answers
           stroke-tool state FILE... [--shards N]          what workers' state files hold, and how N workers would split it
 
         Run `stroke-tool COMMAND --help` for a command's options.
@@ -45,6 +46,7 @@ enum StrokeTool {
             case "keygen": return try KeygenCommand.run(rest)
             case "ping": return try await PingCommand.run(rest)
             case "watch": return try await WatchCommand.run(rest)
+            case "send": return try await SendCommand.run(rest)
             case "state": return try StateCommand.run(rest)
             case "--help", "-h", "help":
                 print(usage)

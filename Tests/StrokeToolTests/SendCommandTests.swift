@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// `stroke-tool send` against a real `stroke-worker` process on loopback.
+@Suite("stroke-tool send")
+struct SendCommandTests {
+    /// A zig-zag of four legs, 40 points 10 ms apart, as `[[x, y, t], …]`.
+    static let zigzag: [[Double]] = (0..<40).map { index in
+        let along = Double(index % 10) * 5
+        return [Double(index) * 5, (index / 10) % 2 == 0 ? along : 50 - along, Double(index) * 10]
+    }
+
+    /// Writes `strokes` as a file of `stroke-tool recognize`'s format; returns its path.
+    static func strokesFile(_ strokes: [[String: Any]]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("send-\(UUID().uuidString).json").path
+        try JSONSerialization.data(withJSONObject: strokes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("built-in gestures and a file's strokes: each answered in turn, each meant gesture matched, exit 0")
+    func answered() throws {
+        let worker = try PingCommandTests.RunningWorker()
+        defer { #expect(worker.stop() == 0) }
+        let file = try Self.strokesFile([
+            ["points": Self.zigzag],
+            ["strokes": [Array(Self.zigzag.prefix(20)), Array(Self.zigzag.suffix(20))]],
+        ])
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let run = try StrokeToolTests.run([
+            "send", "--input", worker.input, "--output", worker.output, "--gesture", "check", "--gesture", "circle",
+            "--strokes", file, "--session", "tool-send", "--batch", "8",
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "tool-send #1 checkmark at point 39 stroke 1", "\(run.output)")
+        #expect(lines.contains("tool-send #2 match check 1.000 stroke 1"), "\(run.output)")
+        #expect(lines.contains("tool-send #3 match circle 1.000 stroke 2"), "\(run.output)")
+        // The file's stroke, and its gesture of two strokes (3 and 4) answered at the second's end.
+        func answers(_ stroke: Int) -> Bool {
+            lines.contains { ($0.contains(" match ") || $0.contains(" nomatch ")) && $0.hasSuffix(" stroke \(stroke)") }
+        }
+        #expect(answers(3) && !answers(4) && answers(5), "\(run.output)")
+        #expect(lines.last == "4 of 4 strokes answered; 2 of 2 matched the gesture meant", "\(run.output)")
+    }
+
+    @Test("a stroke answered with another gesture than the one meant: exit 1, and the tally says so")
+    func matchedOtherwise() throws {
+        let worker = try PingCommandTests.RunningWorker()
+        defer { #expect(worker.stop() == 0) }
+        let file = try Self.strokesFile([["name": "circle", "points": Self.zigzag]])
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let run = try StrokeToolTests.run([
+            "send", "--input", worker.input, "--output", worker.output, "--strokes", file, "--json-payloads",
+        ])
+        #expect(run.status == 1, "\(run.output) \(run.error)")
+        #expect(run.output.hasSuffix("1 of 1 strokes answered; 0 of 1 matched the gesture meant\n"), "\(run.output)")
+    }
+
+    @Test("no worker answers: exit 1 and why, within the timeout")
+    func noWorker() throws {
+        let run = try StrokeToolTests.run([
+            "send", "--input", "tcp://127.0.0.1:9", "--output", "tcp://127.0.0.1:9", "--timeout", "0.3",
+        ])
+        #expect(run.status == 1)
+        #expect(run.error.contains("stroke-tool send: no pong for session stroke-tool-send/"), "\(run.error)")
+        #expect(run.output == "0 of 1 strokes answered; 0 of 1 matched the gesture meant\n", "\(run.output)")
+    }
+
+    @Test("bad options: status 2 and why")
+    func badOptions() throws {
+        let empty = try Self.strokesFile([])
+        let pointless = try Self.strokesFile([["points": [[Double]]()]])
+        defer { for path in [empty, pointless] { try? FileManager.default.removeItem(atPath: path) } }
+        let endpoints = ["--input", "tcp://127.0.0.1:9", "--output", "tcp://127.0.0.1:9"]
+        for arguments in [
+            ["send", "--input", "tcp://127.0.0.1:9"], ["send"] + endpoints + ["--gesture", "nope"],
+            ["send"] + endpoints + ["--strokes", "/nonexistent.json"], ["send"] + endpoints + ["--strokes", empty],
+            ["send"] + endpoints + ["--strokes", pointless], ["send"] + endpoints + ["--batch", "0"],
+            ["send"] + endpoints + ["--session", ""], ["send"] + endpoints + ["extra"],
+        ] {
+            let run = try StrokeToolTests.run(arguments)
+            #expect(run.status == 2, "\(arguments): \(run.error)")
+            #expect(run.error.hasPrefix("stroke-tool send: "), "\(arguments): \(run.error)")
+        }
+    }
+}
