@@ -3,7 +3,8 @@
 
 1. 3,000 sessions draw real strokes: every stroke is answered exactly once, and the workers' session counts
    partition the sessions by shard (none served by two workers, none by zero); a ping of a session through the
-   proxies is answered once, by its shard's worker, which holds the session.
+   proxies is answered once, by its shard's worker, which holds the session; `stroke-tool send` through the
+   proxies gets a check and a circle matched.
 2. Under load, worker 1 is killed with SIGKILL and restarted: the other shards lose nothing; shard 1 loses only
    the strokes in flight, each of whose sessions is told so (session_reset / unknown_stroke / sequence_gap)
    once the worker is back; the restarted worker serves again within 2 s (a pong for every session of its
@@ -308,6 +309,15 @@ def main():
         check(len(routed) == len(pinged),
               "a ping through the proxies is answered once, by the session's shard, which holds it: %d of %d" % (
                   len(routed), len(pinged)))
+        # The smoke test an operator runs after a deployment, through the proxies (a session outside "c-").
+        tool = os.path.join(os.path.dirname(ENV["STROKE_BIN"]), "stroke-tool")
+        sent = subprocess.run([tool, "send", "--input", "tcp://127.0.0.1:%d" % BASE, "--output",
+                               "tcp://127.0.0.1:%d" % (BASE + 1), "--gesture", "check", "--gesture", "circle",
+                               "--session", "smoke-test", "--timeout", "10"], capture_output=True, text=True)
+        summary = (sent.stdout.strip().splitlines() or [""])[-1]
+        check(sent.returncode == 0 and summary == "2 of 2 strokes answered; 2 of 2 matched the gesture meant",
+              "stroke-tool send through the proxies: %s (exit status %d)" % (
+                  summary or sent.stderr.strip(), sent.returncode))
 
         # Phase 2: under load, SIGKILL worker 1 and restart it.
         rounds = 3
