@@ -70,9 +70,11 @@ public enum EventEncoder {
     /// stroke was degenerate: `reason`; `unchosen`: the gesture outside the session's choice that it matched).
     public static func result(
         _ context: Context, name: String?, score: Double?, candidates: [Candidate], points: Int, library: String,
-        reason: String? = nil, unchosen: Candidate? = nil, strokes: [UInt32]? = nil, into writer: inout JSONWriter
+        reason: String? = nil, unchosen: Candidate? = nil, strokes: [UInt32]? = nil, bounds: StrokeBounds? = nil,
+        into writer: inout JSONWriter
     ) {
         var bound = 256 + string(name) + string(reason) + string(library) + strokesBound(strokes)
+        if bounds != nil { bound += 12 + 4 * JSONCursor.numberBound }
         for candidate in candidates { bound += 96 + string(candidate.name) }
         if let unchosen { bound += 112 + string(unchosen.name) }
         event(name == nil ? "nomatch" : "match", context, bound: bound, into: &writer) { out in
@@ -109,6 +111,15 @@ public enum EventEncoder {
             out.key("library")
             out.string(library)
             if let strokes { write(strokes: strokes, into: &out) }
+            if let bounds {
+                out.key("bounds")
+                out.beginArray()
+                out.number(bounds.minX, decimals: 4)
+                out.number(bounds.minY, decimals: 4)
+                out.number(bounds.maxX, decimals: 4)
+                out.number(bounds.maxY, decimals: 4)
+                out.endArray()
+            }
         }
     }
 

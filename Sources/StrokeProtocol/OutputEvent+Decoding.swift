@@ -56,6 +56,13 @@ extension OutputEvent {
             try reader.array { (reader: inout JSONReader) throws(ProtocolError) in
                 strokes.append(try reader.integer(Int.self))
             }
+        case "bounds":
+            var values = [Double]()
+            try reader.array { (reader: inout JSONReader) throws(ProtocolError) in values.append(try reader.double()) }
+            guard values.count == 4 else {
+                throw ProtocolError(.invalidField, "bounds: \(values.count) numbers, expected [minX, minY, maxX, maxY]")
+            }
+            bounds = StrokeBounds(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3])
         case "reason": reason = try reader.string()
         case "code": code = try reader.string()
         case "message": message = try reader.string()

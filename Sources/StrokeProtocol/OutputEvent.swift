@@ -86,6 +86,8 @@ public struct OutputEvent: Sendable, Hashable {
     public var backward = false
     /// `match`, `nomatch`, `learned` in a session that groups strokes: the gesture's stroke ids.
     public var strokes: [Int] = []
+    /// `match`, `nomatch`: where the stroke (or gesture) lies, in the producer's coordinates.
+    public var bounds: StrokeBounds?
     /// `nomatch`, `closed`: why.
     public var reason: String?
     /// `error`: the error code (Protocol/README.md, section 7).

@@ -55,12 +55,14 @@ public struct RecognitionRequest {
             let reason = match != nil ? nil : unchosen != nil ? "not_chosen" : "below_threshold"
             EventEncoder.result(
                 context, name: match?.name, score: match?.score, candidates: candidates, points: points.count,
-                library: library, reason: reason, unchosen: unchosen, strokes: gesture?.ids, into: &writer)
+                library: library, reason: reason, unchosen: unchosen, strokes: gesture?.ids,
+                bounds: StrokeBounds(of: points), into: &writer)
             return match != nil ? .match : unchosen != nil ? .notChosen : .noMatch
         } catch {
             EventEncoder.result(
                 context, name: nil, score: nil, candidates: [], points: points.count, library: library,
-                reason: error.code.rawValue, strokes: gesture?.ids, into: &writer)
+                reason: error.code.rawValue, strokes: gesture?.ids, bounds: StrokeBounds(of: points),
+                into: &writer)
             return .noMatch
         }
     }

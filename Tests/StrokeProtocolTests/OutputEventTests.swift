@@ -23,8 +23,10 @@ struct OutputEventTests {
                 candidates: [
                     .init(name: "fireball", score: 0.8479, learned: true), .init(name: "circle", score: 0.71),
                 ],
-                points: 40, library: "default", strokes: [2, 3], into: &writer)
+                points: 40, library: "default", strokes: [2, 3],
+                bounds: StrokeBounds(minX: -3.25, minY: 0.123456, maxX: 120, maxY: 7), into: &writer)
         }
+        #expect(String(decoding: payload, as: UTF8.self).hasSuffix(#","bounds":[-3.25,0.1235,120,7]}"#))
         let event = try OutputEvent(decoding: payload)
         #expect(event.kind == .match)
         #expect(event.session == "player-1" && event.eventSeq == 7 && event.seq == 40)
@@ -35,6 +37,28 @@ struct OutputEventTests {
                 .init(name: "fireball", score: 0.8479, learned: true), .init(name: "circle", score: 0.71),
             ])
         #expect(event.points == 40 && event.library == "default" && event.strokes == [2, 3])
+        #expect(event.bounds == StrokeBounds(minX: -3.25, minY: 0.1235, maxX: 120, maxY: 7))
+        #expect(event.bounds?.center == SIMD2(58.375, 3.56175) && event.bounds?.size == SIMD2(123.25, 6.8765))
+    }
+
+    @Test("a stroke's bounds: the least and greatest x and y of its points; none for no points")
+    func bounds() {
+        let points: [SIMD2<Double>] = [SIMD2(3, 4), SIMD2(-1, 9), SIMD2(5, -2), SIMD2(0, 0)]
+        #expect(
+            points.withUnsafeBufferPointer { StrokeBounds(of: $0) }
+                == StrokeBounds(minX: -1, minY: -2, maxX: 5, maxY: 9))
+        #expect([SIMD2<Double>]().withUnsafeBufferPointer { StrokeBounds(of: $0) } == nil)
+    }
+
+    @Test("bounds of other than four numbers are refused, naming the field")
+    func badBounds() {
+        let text = #"{"v":1,"event":"match","session":"s","eventSeq":1,"seq":2,"bounds":[1,2,3]}"#
+        #expect(throws: ProtocolError.self) { try OutputEvent(decoding: Array(text.utf8)) }
+        do {
+            _ = try OutputEvent(decoding: Array(text.utf8))
+        } catch {
+            #expect(error.code == .invalidField && error.message.hasPrefix("bounds: 3 numbers"))
+        }
     }
 
     @Test("a nomatch names its reason and the gesture outside the choice")
