@@ -5,7 +5,8 @@ import ZeroMQ
 /// A `StrokeProducer` for async code: an actor whose every call runs on a thread of its own, where its socket lives.
 ///
 /// ```swift
-/// let producer = try await AsyncStrokeProducer.connect(.init(endpoints: [.init(parsing: "connect:tcp://127.0.0.1:5555")]))
+/// let input = WorkerConfiguration.Endpoint(parsing: "connect:tcp://127.0.0.1:5555")
+/// let producer = try await AsyncStrokeProducer.connect(.init(endpoints: [input]))
 /// guard try await producer.waitForAllBuckets(timeout: .seconds(5)) else { … }
 /// try await producer.sendStroke(points, session: "room42/alice")
 /// ```

@@ -18,8 +18,9 @@ import ZeroMQ
 /// socket received them. A consumer that lags gets `bufferLimit` events held for it, then the thread stops
 /// reading and libzmq's queue fills (`highWaterMark`); past that the worker waits for this consumer a while and
 /// then drops its events, which their `eventSeq` numbers show (Protocol/README.md, section 8): each event's
-/// `eventsLost` counts those of its session that did not arrive just before it. As with any subscriber, events published
-/// before the subscription reaches the worker are not received: ping a session and wait for its `pong` first.
+/// `eventsLost` counts those of its session that did not arrive just before it. As with any subscriber, events
+/// published before the subscription reaches the worker are not received: an iterator's `waitUntilSubscribed` pings
+/// a session until its `pong` comes back.
 ///
 /// The iteration throws `ZMQError` when the socket cannot be set up, and `ProtocolError` for a message that is
 /// not an event of protocol v1: not two frames (`frame_count`), or a payload that does not decode (its message
