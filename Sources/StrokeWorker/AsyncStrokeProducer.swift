@@ -33,7 +33,14 @@ public actor AsyncStrokeProducer {
     public static func connect(
         _ configuration: StrokeProducer.Configuration, context: ZMQContext? = nil
     ) async throws(ZMQError) -> AsyncStrokeProducer {
-        let producer = AsyncStrokeProducer(executor: ThreadExecutor(name: "stroke-producer"))
+        try await connect(configuration, context: context, threadName: "stroke-producer")
+    }
+
+    /// `connect(_:context:)` with the thread named `threadName` (at most 15 bytes are kept).
+    static func connect(
+        _ configuration: StrokeProducer.Configuration, context: ZMQContext?, threadName: String
+    ) async throws(ZMQError) -> AsyncStrokeProducer {
+        let producer = AsyncStrokeProducer(executor: ThreadExecutor(name: threadName))
         let shared: ZMQContext
         if let context { shared = context } else { shared = try ZMQContext() }
         try await producer.open(configuration, context: shared)
