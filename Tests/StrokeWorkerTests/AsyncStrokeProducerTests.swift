@@ -137,7 +137,9 @@ struct AsyncStrokeProducerTests {
                 .init(endpoints: [.init(bind: true, address: "inproc://async-producer-\(UUID().uuidString)")]),
                 context: nil, threadName: name)
             #expect(try await producer.coveredBuckets() == 0)
-            #expect(Self.threads(named: name) == 1)
+            // Its thread, and libzmq's (its context's own), which take the name of the thread that starts them
+            // until they set theirs.
+            #expect(Self.threads(named: name) >= 1)
         }
         for _ in 0..<500 where Self.threads(named: name) > 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(Self.threads(named: name) == 0)
