@@ -113,6 +113,45 @@ struct OutputEventTests {
         #expect(!learned.needsReteach)
     }
 
+    @Test("damaged events, cut short or with a byte changed anywhere, decode or are refused: never a crash")
+    func damaged() throws {
+        let events = [
+            encoded { context, writer in
+                EventEncoder.result(
+                    context, name: "fireball", score: 0.8479,
+                    candidates: [.init(name: "fireball", score: 0.8479, learned: true), .init(name: "v", score: 0.7)],
+                    points: 40, library: "default", strokes: [2, 3],
+                    bounds: StrokeBounds(minX: -3.25, minY: 0.5, maxX: 120, maxY: 7), into: &writer)
+            },
+            encoded {
+                EventEncoder.error($0, code: "session_reset", message: "a \"quoted\" word", restored: true, into: &$1)
+            },
+            Array(#"{"v":1,"event":"stats","session":null,"shard":"0/2","counters":{"sessions":12,"pings":3}}"#.utf8),
+        ]
+        var (decoded, refused) = (0, 0)
+        for payload in events {
+            #expect(throws: Never.self) { try OutputEvent(decoding: payload) }
+            // Every strict prefix is an unfinished object.
+            for length in 0..<payload.count {
+                #expect(throws: ProtocolError.self) { try OutputEvent(decoding: Array(payload.prefix(length))) }
+            }
+            for index in payload.indices {
+                for byte: UInt8 in [0x00, 0x22, 0x2C, 0x2D, 0x30, 0x39, 0x5B, 0x5D, 0x7B, 0x7D, 0x80, 0xFF] {
+                    var damaged = payload
+                    damaged[index] = byte
+                    do {
+                        _ = try OutputEvent(decoding: damaged)
+                        decoded += 1
+                    } catch {
+                        refused += 1
+                    }
+                }
+            }
+        }
+        // Both outcomes occur: a changed digit still decodes, a changed brace does not.
+        #expect(decoded > 0 && refused > 0)
+    }
+
     @Test("a stats event of the system topic: no session, the shard and its counters")
     func stats() throws {
         let text = #"{"v":1,"event":"stats","session":null,"shard":"0/2","counters":{"sessions":12,"pings":3}}"#
