@@ -88,6 +88,7 @@ extension BenchCommand {
         if let detector = report.detectorNanosecondsPerPoint {
             print(String(format: "checkmark detector: %.1f ns per point", detector))
         }
+        for row in report.producer ?? [] { print(ProducerBenchmark.line(row)) }
         for row in report.stateFile ?? [] {
             print(
                 String(

@@ -29,6 +29,9 @@ enum BenchCommand {
           state-file  writing and reading a worker's state file of 101,000 sessions at a graceful stop, and a
                       checkpoint of the 11,000 of them that differ from a new session (not run by default;
                       --only state-file)
+          producer    strokes a second through the Swift producers, StrokeProducer on a thread of its own and
+                      AsyncStrokeProducer from 1 and from 8 tasks, into a counting socket (inproc; not run by
+                      default; --only producer)
         Each figure is the median of --runs runs (default 3; --quick: 1 run, smaller loads, the processor section
         at the first session count only, about 25 s).
 
@@ -39,7 +42,7 @@ enum BenchCommand {
           --worker-args A  arguments added to every worker the throughput, latency and memory sections start,
                            separated by spaces (as "--recognition-offload always"; default: none)
           --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor,
-                           cluster,state-file)
+                           cluster,state-file,producer)
           --cases LIST     throughput and processor cases to run, as ENCODING-POINTS (default
                            binary-1,binary-32,json-1,json-32)
           --sessions LIST  concurrent sessions of the throughput and processor cases (default 1000,10000;
@@ -99,6 +102,8 @@ enum BenchCommand {
         var cluster: [ClusterBenchmark.Row]
         /// The state file's costs (`--only state-file`).
         var stateFile: [StateFileBenchmark.Row]?
+        /// The Swift producers' rates (`--only producer`).
+        var producer: [ProducerBenchmark.Row]?
     }
 
     static func main(_ arguments: [String]) async -> Int32 {
@@ -153,7 +158,9 @@ enum BenchCommand {
         let sections = Set(
             args.values("only").isEmpty
                 ? ["throughput", "latency", "memory", "recognizer", "processor"] : args.values("only"))
-        let known = ["throughput", "latency", "memory", "recognizer", "processor", "cluster", "state-file"]
+        let known = [
+            "throughput", "latency", "memory", "recognizer", "processor", "cluster", "state-file", "producer",
+        ]
         for section in sections where !known.contains(section) {
             throw BenchError("--only: unknown section \(section) (one of \(known.joined(separator: ", ")))")
         }
@@ -269,6 +276,10 @@ enum BenchCommand {
                         row.file, row.sessions, row.learned, Double(row.bytes) / 1e6, row.writeMilliseconds,
                         row.readMilliseconds))
             }
+        }
+        if sections.contains("producer") {
+            report.producer = try await ProducerBenchmark.run(quick: quick, rounds: runs)
+            for row in report.producer! { log(ProducerBenchmark.line(row)) }
         }
         if sections.contains("processor") {
             var all = [[ProcessorBenchmark.Row]]()
