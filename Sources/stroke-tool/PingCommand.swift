@@ -48,11 +48,7 @@ enum PingCommand {
         guard let input = args.value("input"), let output = args.value("output") else {
             throw CommandLineArguments.Failure(description: "--input and --output are required\n\n\(usage)")
         }
-        let session = args.value("session") ?? "stroke-tool-ping"
-        let topic = Array(ShardKey.topic(for: session).utf8)
-        guard (try? topic.withUnsafeBytes { try ShardKey.check(topic: $0) }) != nil else {
-            throw CommandLineArguments.Failure(description: "--session: not a session id the protocol allows")
-        }
+        let session = try StrokeTool.session(args, default: "stroke-tool-ping")
         let count: Int = try args.parsed("count", default: 10)
         let timeout: Double = try args.parsed("timeout", default: 5)
         guard (0...10_000).contains(count), timeout > 0, timeout <= 3600 else {

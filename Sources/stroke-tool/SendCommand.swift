@@ -60,12 +60,8 @@ enum SendCommand {
         guard let input = args.value("input"), let output = args.value("output") else {
             throw CommandLineArguments.Failure(description: "--input and --output are required\n\n\(usage)")
         }
-        let session =
-            args.value("session") ?? "stroke-tool-send/" + String(format: "%08x", UInt32.random(in: .min ... .max))
-        let topic = Array(ShardKey.topic(for: session).utf8)
-        guard (try? topic.withUnsafeBytes { try ShardKey.check(topic: $0) }) != nil else {
-            throw CommandLineArguments.Failure(description: "--session: not a session id the protocol allows")
-        }
+        let session = try StrokeTool.session(
+            args, default: "stroke-tool-send/" + String(format: "%08x", UInt32.random(in: .min ... .max)))
         let batch: Int = try args.parsed("batch", default: 32)
         let timeout: Double = try args.parsed("timeout", default: 5)
         guard (1...1000).contains(batch), timeout > 0, timeout <= 3600 else {

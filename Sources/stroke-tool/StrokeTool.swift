@@ -1,4 +1,5 @@
 import Foundation
+import StrokeProtocol
 import StrokeRecognition
 import StrokeWorker
 
@@ -81,6 +82,17 @@ enum StrokeTool {
             throw CommandLineArguments.Failure(description: "--curve-secret-key needs --curve-server-key")
         }
         return security
+    }
+
+    /// `--session ID` (`defaultValue` when not given), checked against the protocol's rules for a session id.
+    static func session(_ args: CommandLineArguments, default defaultValue: @autoclosure () -> String) throws -> String
+    {
+        let session = args.value("session") ?? defaultValue()
+        let topic = Array(ShardKey.topic(for: session).utf8)
+        guard (try? topic.withUnsafeBytes { try ShardKey.check(topic: $0) }) != nil else {
+            throw CommandLineArguments.Failure(description: "--session: not a session id the protocol allows")
+        }
+        return session
     }
 
     /// The checkmark detector's tuning of `--checkmark-config FILE`, or the built-in one.
