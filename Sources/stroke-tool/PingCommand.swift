@@ -42,12 +42,7 @@ enum PingCommand {
             print(usage)
             return 0
         }
-        guard args.positional.isEmpty else {
-            throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"\n\n\(usage)")
-        }
-        guard let input = args.value("input"), let output = args.value("output") else {
-            throw CommandLineArguments.Failure(description: "--input and --output are required\n\n\(usage)")
-        }
+        let (input, output) = try StrokeTool.inputAndOutput(args, usage: usage)
         let session = try StrokeTool.session(args, default: "stroke-tool-ping")
         let count: Int = try args.parsed("count", default: 10)
         let timeout: Double = try args.parsed("timeout", default: 5)

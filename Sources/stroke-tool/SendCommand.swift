@@ -54,12 +54,7 @@ enum SendCommand {
             print(usage)
             return 0
         }
-        guard args.positional.isEmpty else {
-            throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"\n\n\(usage)")
-        }
-        guard let input = args.value("input"), let output = args.value("output") else {
-            throw CommandLineArguments.Failure(description: "--input and --output are required\n\n\(usage)")
-        }
+        let (input, output) = try StrokeTool.inputAndOutput(args, usage: usage)
         let session = try StrokeTool.session(
             args, default: "stroke-tool-send/" + String(format: "%08x", UInt32.random(in: .min ... .max)))
         let batch: Int = try args.parsed("batch", default: 32)

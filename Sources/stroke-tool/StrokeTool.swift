@@ -84,6 +84,18 @@ enum StrokeTool {
         return security
     }
 
+    /// `--input EP` and `--output EP` of a command that talks to a worker as a producer and a consumer (`ping`,
+    /// `send`), which takes no other arguments than options.
+    static func inputAndOutput(_ args: CommandLineArguments, usage: String) throws -> (input: String, output: String) {
+        guard args.positional.isEmpty else {
+            throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"\n\n\(usage)")
+        }
+        guard let input = args.value("input"), let output = args.value("output") else {
+            throw CommandLineArguments.Failure(description: "--input and --output are required\n\n\(usage)")
+        }
+        return (input, output)
+    }
+
     /// `--session ID` (`defaultValue` when not given), checked against the protocol's rules for a session id.
     static func session(_ args: CommandLineArguments, default defaultValue: @autoclosure () -> String) throws -> String
     {
