@@ -204,8 +204,11 @@ extension CheckmarkDetector {
                 return nil
             }
             let previous = SIMD2(walk.lastX, walk.lastY)
-            (walk.lastX, walk.lastY) = (point.x, point.y)
             var remaining = known ?? StrokeGeometry.distance(previous, point)
+            // A point so far from the last that their distance overflows (finite coordinates over about 1e154
+            // apart) is skipped, as a non-finite one is: along an infinite segment the walk would emit NaNs.
+            guard remaining < .infinity else { return nil }
+            (walk.lastX, walk.lastY) = (point.x, point.y)
             if !(walk.spacing > 0) {
                 // Relative spacing: the first movement sets the scale.
                 guard remaining > 0 else { return nil }

@@ -65,6 +65,33 @@ struct CheckmarkDetectorTests {
         }
     }
 
+    @Test(
+        "a point so far from the last that their distance overflows is skipped, as a non-finite one is",
+        arguments: [1, 3, 4, 32])
+    func overflowingDistance(batch: Int) {
+        let clean = Fixtures.check()
+        var expected = CheckmarkDetector()
+        let detection = expected.add(contentsOf: clean)
+        #expect(detection != nil)
+        // Finite, but 1e200 squared is not: the walk would interpolate NaN points along an infinite segment.
+        var points = clean
+        let middle = clean.count / 3
+        points.insert(StrokePoint(x: 1e200, y: clean[middle].y, time: clean[middle].time), at: middle)
+        points.insert(StrokePoint(x: clean[middle].x, y: -1e200, time: clean[middle].time), at: middle + 1)
+        var detector = CheckmarkDetector()
+        var fired: CheckmarkDetector.Detection?
+        var index = 0
+        while index < points.count {
+            let detection = detector.add(contentsOf: points[index..<min(index + batch, points.count)])
+            fired = fired ?? detection
+            index += batch
+        }
+        #expect(detector.pointCount == points.count)
+        // The same resampled points as without them: it fires where the clean stroke does, two points later.
+        #expect(fired?.pointIndex == detection.map { $0.pointIndex + 2 })
+        #expect(fired?.time == detection?.time)
+    }
+
     @Test("fires at most once per stroke, and again after reset")
     func once() {
         var detector = CheckmarkDetector()
