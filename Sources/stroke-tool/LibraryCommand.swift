@@ -26,6 +26,7 @@ enum LibraryCommand {
           stroke-tool library export-default -o FILE [--name N] [--stroke-direction D] [--minimum-score S]
               The built-in library as a file, to edit or to load beside it under another name (N), with
               another threshold (S) if given.
+        \(checkUsage)
         """
 
     static func load(_ pathOrDefault: String) throws -> TemplateLibrary {
@@ -34,10 +35,10 @@ enum LibraryCommand {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
-            arguments, flags: ["all"],
+            arguments, flags: ["all", "json"],
             known: [
                 "per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes",
-                "index", "stroke-order", "stroke-direction", "minimum-score",
+                "index", "stroke-order", "stroke-direction", "minimum-score", "margin",
             ])
         guard let action = args.positional.first, !args.flag("help") else {
             print(usage)
@@ -152,6 +153,8 @@ enum LibraryCommand {
                     "  \(name): \(count)"
                         + (strokes == [1] ? "" : " (strokes: \(strokes.map(String.init).joined(separator: ", ")))"))
             }
+        case "check":
+            return try check(args, path: try file())
         case "export-default":
             guard let output = args.value("output") else {
                 throw CommandLineArguments.Failure(description: "-o FILE is required")

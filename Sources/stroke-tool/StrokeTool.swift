@@ -19,6 +19,7 @@ enum StrokeTool {
           stroke-tool library add FILE (--dataset DIR | --json STROKES) [--gesture NAME]
           stroke-tool library remove FILE --gesture NAME [--index I]
           stroke-tool library list FILE|default
+          stroke-tool library check FILE|default          which gestures a library confuses with each other
           stroke-tool library export-default -o FILE       write the built-in library as a file
           stroke-tool keygen [-o PREFIX]                  a CURVE key pair for the worker's --curve-… options
           stroke-tool ping --input EP --output EP [options]  the way to a session's worker and back, timed
