@@ -10,9 +10,11 @@ public struct LibraryCheckReport: Sendable, Codable, Hashable {
     public enum Verdict: String, Sendable, Codable, Hashable, CaseIterable {
         /// Its gesture's other templates win by at least the margin, at the library's threshold or above.
         case clear
-        /// Another gesture scores at least as high as its own: a stroke like it is answered with that gesture.
+        /// Another gesture scores at least as high as its own, at the library's threshold or above: a stroke like
+        /// it is answered with that gesture.
         case confused
-        /// Its gesture's other templates win, below the library's threshold: a stroke like it is a `nomatch`.
+        /// Its gesture's other templates score under the library's threshold, and no other gesture reaches it
+        /// with a higher score: a stroke like it is a `nomatch`.
         case belowThreshold = "below_threshold"
         /// Its gesture's other templates win, by less than the margin: strokes like it will sometimes be taken for
         /// the nearest other gesture.
@@ -145,8 +147,8 @@ extension Evaluator {
         -> LibraryCheckReport.Verdict
     {
         if alone { return .onlyTemplate }
-        guard let own else { return .confused }
-        if let nearest, nearest >= own { return .confused }
+        let own = own ?? 0
+        if let nearest, nearest >= own, nearest >= minimumScore { return .confused }
         if own < minimumScore { return .belowThreshold }
         if let nearest, own - nearest < margin { return .close }
         return .clear

@@ -10,9 +10,10 @@ extension LibraryCommand {
           stroke-tool library check FILE|default [--margin M] [--json]
               Each template recognized by the rest of the library, as a stroke drawn like it would be: which
               gestures stand apart and which a player's strokes will be taken for another. A template is
-              confused when another gesture scores at least as high as its own gesture's other templates, below
-              threshold when they score under the library's minimum score, close when they win by less than M
-              (default 0.05, the worker's --choice-margin), only template when it has no other to speak for it.
+              confused when another gesture scores at least as high as its own gesture's other templates and
+              reaches the library's minimum score, below threshold when neither reaches it first, close when its
+              own gesture wins by less than M (default 0.05, the worker's --choice-margin), only template when no
+              other template of its gesture can speak for it.
               Exit status 3 when a template is confused or below threshold, 0 otherwise.
         """
 
