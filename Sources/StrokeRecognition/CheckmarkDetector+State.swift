@@ -204,10 +204,15 @@ extension CheckmarkDetector {
                 return nil
             }
             let previous = SIMD2(walk.lastX, walk.lastY)
-            var remaining = known ?? StrokeGeometry.distance(previous, point)
-            // A point so far from the last that their distance overflows (finite coordinates over about 1e154
-            // apart) is skipped, as a non-finite one is: along an infinite segment the walk would emit NaNs.
-            guard remaining < .infinity else { return nil }
+            var remaining: Double
+            if let known {
+                remaining = known  // finite: the caller computed it so
+            } else {
+                remaining = StrokeGeometry.distance(previous, point)
+                // A point so far from the last that their distance overflows (finite coordinates over about 1e154
+                // apart) is skipped, as a non-finite one is: along an infinite segment the walk would emit NaNs.
+                guard remaining < .infinity else { return nil }
+            }
             (walk.lastX, walk.lastY) = (point.x, point.y)
             if !(walk.spacing > 0) {
                 // Relative spacing: the first movement sets the scale.

@@ -127,6 +127,36 @@ struct RobustnessTests {
         #expect(single.sessionCount > 0)
     }
 
+    @Test("a stroke whose points are too far apart for their distance gets its answer, and the session goes on")
+    func overflowingDistances() throws {
+        var processor = SessionProcessorTests.processor()
+        let topic = Array(ShardKey.topic(for: "far").utf8)
+        // Finite coordinates 1e200 apart: their squared distance overflows (make fuzz found the detector's walk
+        // interpolating NaNs along such a segment).
+        let far = [
+            #"{"type":"begin","seq":1,"stroke":1,"points":[[0,0,0],[10,10,10],[1e200,20,20],[30,-1e200,30]]}"#,
+            #"{"type":"points","seq":2,"stroke":1,"points":[[40,40,40],[50,30,50],[60,20,60],[-1e200,1e200,70]]}"#,
+            #"{"type":"end","seq":3,"stroke":1}"#,
+        ]
+        for message in far { SessionProcessorTests.feed(&processor, [topic, Array(message.utf8)]) }
+        let answer = SessionProcessorTests.events(processor)
+        #expect(answer.map { $0.payload["event"] as! String } == ["nomatch"])
+        #expect(answer.first?.payload["stroke"] as? Int == 1)
+        processor.sink.removeAll()
+        // The same session's next stroke, a check, is answered as ever.
+        let scenario = try ScenarioReplayer.scenarios()[0]
+        for message in scenario["messages"] as! [[String: Any]] {
+            var json = try #require(message["json"] as? [String: Any])
+            json["seq"] = (json["seq"] as! Int) + 3
+            json["stroke"] = (json["stroke"] as! Int) + 1
+            SessionProcessorTests.feed(
+                &processor, [topic, try ScenarioReplayer.frames(["topic": "", "json": json])[1]])
+        }
+        let events = SessionProcessorTests.events(processor)
+        #expect(events.map { $0.payload["event"] as! String } == ["checkmark", "match"])
+        #expect(events.last?.payload["name"] as? String == "check")
+    }
+
     @Test("the JSON decoder survives deep nesting, huge numbers and long strings")
     func hostileJSON() {
         let decoder = InputDecoder()
