@@ -157,6 +157,58 @@ struct RobustnessTests {
         #expect(events.last?.payload["name"] as? String == "check")
     }
 
+    @Test("strokes of extreme coordinates give the same events one message at a time as in batches")
+    func extremeCoordinates() throws {
+        var generator = SeededGenerator(seed: Self.seed.map { $0 &+ 2 } ?? 11)
+        /// A coordinate: mostly a touch's, now and then huge, tiny, subnormal, or the same as the last.
+        func coordinate(_ last: Double) -> Double {
+            switch Int.random(in: 0..<20, using: &generator) {
+            case 0:
+                return Double.random(in: 1e150...1e300, using: &generator) * (Bool.random(using: &generator) ? 1 : -1)
+            case 1: return Double.random(in: 1e-300...1e-290, using: &generator)
+            case 2: return Double.leastNonzeroMagnitude
+            case 3: return last
+            default: return last + Double.random(in: -8...8, using: &generator)
+            }
+        }
+        // 250 strokes, or up to 2,000 under `make fuzz` (each is recognized, and recognition is slow in debug builds).
+        let strokes = min(max(Self.rounds / 80, 50), 2000)
+        var messages = [[[UInt8]]]()
+        for stroke in 0..<strokes {
+            let topic = Array(ShardKey.topic(for: "extreme-\(stroke % 50)").utf8)
+            let number = stroke / 50 + 1
+            var (x, y, t) = (100.0, 100.0, 0.0)
+            var seq = 3 * (number - 1)
+            for part in 0..<2 {
+                let points = (0..<Int.random(in: 1...40, using: &generator)).map { _ in
+                    (x, y, t) = (coordinate(x), coordinate(y), t + 8)
+                    return "[\(x),\(y),\(t)]"
+                }
+                seq += 1
+                let type = part == 0 ? "begin" : "points"
+                let json =
+                    #"{"type":""# + type + #"","seq":\#(seq),"stroke":\#(number),"points":["#
+                    + points.joined(separator: ",") + "]}"
+                messages.append([topic, Array(json.utf8)])
+            }
+            seq += 1
+            messages.append([topic, Array(#"{"type":"end","seq":\#(seq),"stroke":\#(number)}"#.utf8)])
+        }
+        var single = SessionProcessorTests.processor()
+        var batched = SessionProcessorTests.processor()
+        for message in messages { SessionProcessorTests.feed(&single, message) }
+        SessionProcessorTests.feedBatched(&batched, messages, sizes: [16, 1, 7, 3, 16, 2, 11])
+        let answers =
+            single.sink.events.filter { $0.payload.contains(#""event":"match""#) }.count
+            + single.sink.events.filter { $0.payload.contains(#""event":"nomatch""#) }.count
+        #expect(answers == strokes, "every stroke answered")
+        #expect(batched.sink.events.count == single.sink.events.count)
+        for (one, other) in zip(single.sink.events, batched.sink.events) where one != other {
+            Issue.record("\(one) one at a time, \(other) in batches")
+            return
+        }
+    }
+
     @Test("the JSON decoder survives deep nesting, huge numbers and long strings")
     func hostileJSON() {
         let decoder = InputDecoder()
