@@ -142,12 +142,16 @@ public enum EventEncoder {
     }
 
     /// `learned`: the session learned the ended stroke as a template of the gesture `name`; it now holds
-    /// `templates` learned templates in all.
+    /// `templates` learned templates in all. `nearest` is the other gesture the stroke comes nearest to, among the
+    /// session's library and the gestures it learned before.
     public static func learned(
         _ context: Context, name: String, templates: Int, points: Int, strokes: [UInt32]? = nil,
-        into writer: inout JSONWriter
+        nearest: Candidate? = nil, into writer: inout JSONWriter
     ) {
-        event("learned", context, bound: 96 + string(name) + strokesBound(strokes), into: &writer) { out in
+        // The key and a candidate (96 bytes and its name's).
+        let nearestBound = nearest.map { 12 + 96 + string($0.name) } ?? 0
+        event("learned", context, bound: 96 + string(name) + strokesBound(strokes) + nearestBound, into: &writer) {
+            out in
             out.key("name")
             out.string(name)
             out.key("templates")
@@ -155,6 +159,10 @@ public enum EventEncoder {
             out.key("points")
             out.integer(points)
             if let strokes { write(strokes: strokes, into: &out) }
+            if let nearest {
+                out.key("nearest")
+                write(nearest, into: &out)
+            }
         }
     }
 

@@ -48,6 +48,7 @@ extension OutputEvent {
                 candidates.append(try Self.candidate(&reader))
             }
         case "unchosen": unchosen = try Self.candidate(&reader)
+        case "nearest": nearest = try Self.candidate(&reader)
         case "points": points = try reader.integer(Int.self)
         case "library": library = try reader.string()
         case "learned": learned = try reader.bool()

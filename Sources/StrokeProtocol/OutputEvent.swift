@@ -76,6 +76,9 @@ public struct OutputEvent: Sendable, Hashable {
     public var candidates: [Candidate] = []
     /// `nomatch` with `reason` `not_chosen`: the gesture outside the session's choice that the stroke matched.
     public var unchosen: Candidate?
+    /// `learned`: the other gesture the stroke comes nearest to, among the session's library and the gestures it
+    /// learned before (at the library's threshold or above, strokes of the two may be taken for each other).
+    public var nearest: Candidate?
     /// `match`, `nomatch`, `learned`: the stroke's points.
     public var points: Int?
     /// `match`, `nomatch`: the library matched against.

@@ -91,11 +91,12 @@ extension SessionProcessor.Core {
         }
         let slot = LibraryRegistry.Slot(library: session.library, invariant: session.invariant)
         let entry = registry.entries[Int(session.library)]
+        let before = existing?.compiled(for: slot, entry: entry, metrics: metrics)
+        let nearest = Self.nearest(
+            to: template, recognizer: entry.recognizer(invariant: session.invariant), learned: before)
         let templates: LearnedTemplates
         do {
-            templates = try LearnedTemplates.learning(
-                template, to: existing?.compiled(for: slot, entry: entry, metrics: metrics), entry: entry, slot: slot,
-                metrics: metrics)
+            templates = try LearnedTemplates.learning(template, to: before, entry: entry, slot: slot, metrics: metrics)
         } catch {
             emitError(
                 &session, id: id, code: "degenerate_stroke",
@@ -110,9 +111,29 @@ extension SessionProcessor.Core {
         eventContext.stroke = message.stroke
         eventContext.pointer = message.pointer
         EventEncoder.learned(
-            eventContext, name: name, templates: templates.count, points: received, strokes: strokes,
+            eventContext, name: name, templates: templates.count, points: received, strokes: strokes, nearest: nearest,
             into: &writer)
         publish(id)
+    }
+
+    /// The gesture other than `template`'s own that it comes nearest to, among the session's library and the
+    /// gestures it learned before: what strokes drawn like it may be taken for (the `learned` event's `nearest`).
+    /// Learning is rare, so this recognition runs on the lane, once per learned template.
+    static func nearest(to template: GestureTemplate, recognizer: Recognizer, learned: LearnedTemplates?)
+        -> EventEncoder.Candidate?
+    {
+        // One more candidate than a match lists: the template's own gesture may be among them.
+        let limit = recognizer.configuration.topK + 1
+        let candidates = try? template.points.withUnsafeBufferPointer { (points) throws(RecognitionError) in
+            try template.strokeStarts.withUnsafeBufferPointer { (starts) throws(RecognitionError) in
+                try recognizer.withPreparedStroke(points: points, strokeStarts: starts) { stroke in
+                    LearnedTemplates.merged(
+                        library: recognizer.recognize(stroke).candidates,
+                        learned: learned?.recognizer.recognize(stroke).candidates ?? [], limit: limit)
+                }
+            }
+        }
+        return candidates?.first { $0.name != template.name && $0.score > 0 }
     }
 
     /// The session's learned templates, if it has any.

@@ -84,6 +84,14 @@ struct OutputEventTests {
         let learned = try OutputEvent(
             decoding: encoded { EventEncoder.learned($0, name: "bolt", templates: 2, points: 55, into: &$1) })
         #expect(learned.kind == .learned && learned.name == "bolt" && learned.templates == 2 && learned.points == 55)
+        #expect(learned.nearest == nil)
+        let near = try OutputEvent(
+            decoding: encoded {
+                EventEncoder.learned(
+                    $0, name: "zap", templates: 3, points: 40,
+                    nearest: .init(name: "bolt", score: 0.9123, learned: true), into: &$1)
+            })
+        #expect(near.nearest?.name == "bolt" && near.nearest?.score == 0.9123 && near.nearest?.learned == true)
         let reset = try OutputEvent(
             decoding: encoded {
                 EventEncoder.error($0, code: "session_reset", message: "restored", restored: true, into: &$1)

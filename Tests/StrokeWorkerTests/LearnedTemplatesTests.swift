@@ -116,6 +116,40 @@ struct LearnedTemplatesTests {
         #expect(processor.core.learned.isEmpty && Self.learnedCount(processor) == 0)
     }
 
+    @Test("the learned event names the other gesture the stroke comes nearest to, library's or learned")
+    func nearest() throws {
+        var processor = SessionProcessorTests.processor()
+        var producer = Producer("dana")
+        let check = try LibraryReloadTests.checkPoints().enumerated().map { [$1.x, $1.y, Double(16 * $0)] }
+        // A check taught under another name: the library's check is what its strokes would be taken for.
+        producer.draw(&processor, check, learn: "tick")
+        var event = Self.lastEvent(processor)
+        #expect(event["event"] as? String == "learned")
+        var nearest = try #require(event["nearest"] as? [String: Any])
+        #expect(nearest["name"] as? String == "check" && nearest["learned"] == nil)
+        // As close as the stroke's own match with the check (0.8479 in the protocol's example).
+        let tickScore = try #require(nearest["score"] as? Double)
+        #expect(tickScore > 0.8)
+        // A Z, which the library lacks: something of it comes nearest, not as near as the check to the tick.
+        producer.draw(&processor, Self.bolt(0), learn: "bolt")
+        event = Self.lastEvent(processor)
+        nearest = try #require(event["nearest"] as? [String: Any])
+        let boltNearest = try #require(nearest["name"] as? String)
+        #expect(!["bolt", "tick"].contains(boltNearest) && nearest["learned"] == nil)
+        let boltScore = try #require(nearest["score"] as? Double)
+        #expect(boltScore < tickScore)
+        // Another Z under a new name: the session's own bolt, learned, comes nearest, nearer than any library's.
+        producer.draw(&processor, Self.bolt(1), learn: "zap")
+        nearest = try #require(Self.lastEvent(processor)["nearest"] as? [String: Any])
+        #expect(nearest["name"] as? String == "bolt" && nearest["learned"] as? Bool == true)
+        #expect((nearest["score"] as? Double ?? 0) > boltScore)
+        // A second example of bolt is never its own nearest: the other Z is.
+        producer.draw(&processor, Self.bolt(2), learn: "bolt")
+        event = Self.lastEvent(processor)
+        #expect(event["templates"] as? Int == 4)
+        #expect((event["nearest"] as? [String: Any])?["name"] as? String == "zap")
+    }
+
     @Test("the library's gestures still match in a session that learned some, with no learned flag")
     func libraryStillMatches() throws {
         var processor = SessionProcessorTests.processor()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A player teaches the worker a gesture of their own, then draws it again: "draw your own spell".
 
-Sends a "Z" to a session with ``learn="lightning"`` (the worker answers ``learned``), then two Z's drawn a little
+Sends a "Z" to a session with ``learn="lightning"`` (the worker answers ``learned``, naming the gesture the Z comes
+nearest to: the question mark, which a Z is taken for once forgotten), then two Z's drawn a little
 differently and a caret, printing each answer: the Z's match ``lightning`` (``learned``: true), the caret matches
 the built-in ``caret``. Then the session forgets it, and a Z is no longer ``lightning``.
 
@@ -52,6 +53,9 @@ def main() -> int:
                 return None
             name = event.get("name", event.get("reason", event.get("code")))
             extra = " (learned)" if event.get("learned") else ""
+            nearest = event.get("nearest")
+            if nearest:  # a learned event: the other gesture it comes nearest to
+                extra += " (nearest: %s %.2f)" % (nearest["name"], nearest["score"])
             print("%-28s %-8s %s%s" % (what, event.kind, name, extra))
             return event
 
