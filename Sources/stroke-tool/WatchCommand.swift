@@ -97,6 +97,11 @@ enum WatchCommand {
             if let index = event.pointIndex { parts.append("at point \(index)") }
         case .learned:
             parts.append("\(event.name ?? "?") (\(event.templates ?? 0) learned)")
+            if let nearest = event.nearest {
+                parts.append(
+                    "nearest \(nearest.name)\(nearest.learned ? " (learned)" : "") "
+                        + String(format: "%.3f", nearest.score))
+            }
         case .error:
             parts.append(event.code ?? "?")
             if event.restored { parts.append("restored") }

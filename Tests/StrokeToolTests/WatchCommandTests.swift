@@ -54,4 +54,15 @@ struct WatchCommandTests {
         event.eventsLost = 1
         #expect(WatchCommand.line(event).hasPrefix("room/a lost 1 event\n"))
     }
+
+    @Test("a learned event says which other gesture comes nearest")
+    func learnedNearest() {
+        var event = OutputEvent(kind: .learned)
+        (event.session, event.eventSeq, event.name, event.templates, event.stroke) = ("room/a", 3, "zap", 2, 4)
+        #expect(WatchCommand.line(event) == "room/a #3 learned zap (2 learned) stroke 4")
+        event.nearest = OutputEvent.Candidate(name: "bolt", score: 0.91, learned: true)
+        #expect(WatchCommand.line(event) == "room/a #3 learned zap (2 learned) nearest bolt (learned) 0.910 stroke 4")
+        event.nearest = OutputEvent.Candidate(name: "question_mark", score: 0.5529)
+        #expect(WatchCommand.line(event).contains("nearest question_mark 0.553 stroke 4"))
+    }
 }
