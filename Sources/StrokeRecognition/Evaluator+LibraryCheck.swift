@@ -30,7 +30,7 @@ public struct LibraryCheckReport: Sendable, Codable, Hashable {
         public var gesture: String
         /// Its position among its gesture's templates (as `stroke-tool library remove --index` counts).
         public var index: Int
-        /// The best score of its gesture's other templates, if one was among the candidates.
+        /// The best score of its gesture's other templates; nil for the only template of its gesture.
         public var ownScore: Double?
         /// The best other gesture and its score, if the library has another.
         public var nearest: String?
@@ -95,12 +95,13 @@ extension Evaluator {
         let names = library.gestureNames
         let counts = Dictionary(uniqueKeysWithValues: library.gestureCounts.map { ($0.name, $0.count) })
         // The other gestures' best comes from the whole library (the template's own gesture is not among them);
-        // its own gesture's from the gesture's other templates, with the whole library's shortlist size.
+        // its own gesture's from the gesture's other templates, with the whole library's shortlist size (its
+        // paths: templates of several strokes, or drawn either way round, count more than once).
         let whole = try Recognizer(library: library, configuration: configuration)
         var alone = configuration
         alone.shortlist = max(
             configuration.shortlist,
-            min(library.templates.count / max(configuration.shortlistDivisor, 1), configuration.shortlistLimit))
+            min(whole.templateCount / max(configuration.shortlistDivisor, 1), configuration.shortlistLimit))
         var gestureLibraries = [String: TemplateLibrary]()
         var positions = [String: Int]()
         var verdicts = [String: Int]()

@@ -53,10 +53,13 @@ extension LibraryCommand {
             guard !findings.isEmpty else { continue }
             lines.append("  \(verdict.rawValue):")
             for finding in findings {
-                let nearest = finding.nearest.map { "\($0) \(score(finding.nearestScore))" } ?? "no other gesture"
-                lines.append(
-                    "    \(finding.gesture)[\(finding.index)]: \(finding.gesture) \(score(finding.ownScore)), "
-                        + "nearest \(nearest)")
+                let nearest =
+                    finding.nearest.map { "nearest \($0) \(score(finding.nearestScore))" } ?? "no other gesture"
+                let own = finding.ownScore.map { "\(finding.gesture) \(score($0)), " } ?? ""
+                let reaches =
+                    finding.verdict == .onlyTemplate && (finding.nearestScore ?? 0) >= report.minimumScore
+                    ? " (at the threshold or above: add templates)" : ""
+                lines.append("    \(finding.gesture)[\(finding.index)]: \(own)\(nearest)\(reaches)")
             }
         }
         if !report.pairs.isEmpty {
