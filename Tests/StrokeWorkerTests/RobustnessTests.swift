@@ -84,10 +84,21 @@ struct RobustnessTests {
         }
         processor.matchAllGestures()
         processor.sink.removeAll()
+        try Self.expectCheckAnswered(&processor, topic: Array(ShardKey.topic(for: "bystander").utf8))
+    }
+
+    /// Sends the first scenario's recorded check to `topic`, its `seq` and stroke numbers moved on by `after`, and
+    /// expects its checkmark and its match, and no other event.
+    static func expectCheckAnswered(
+        _ processor: inout SessionProcessor<CollectingSink>, topic: [UInt8], after: (seq: Int, stroke: Int) = (0, 0)
+    ) throws {
         let scenario = try ScenarioReplayer.scenarios()[0]
         for message in scenario["messages"] as! [[String: Any]] {
-            let payload = try ScenarioReplayer.frames(message)[1]
-            SessionProcessorTests.feed(&processor, [Array(ShardKey.topic(for: "bystander").utf8), payload])
+            var json = try #require(message["json"] as? [String: Any])
+            json["seq"] = (json["seq"] as! Int) + after.seq
+            json["stroke"] = (json["stroke"] as! Int) + after.stroke
+            SessionProcessorTests.feed(
+                &processor, [topic, try ScenarioReplayer.frames(["topic": "", "json": json])[1]])
         }
         let events = SessionProcessorTests.events(processor)
         #expect(events.map { $0.payload["event"] as! String } == ["checkmark", "match"])
@@ -144,17 +155,7 @@ struct RobustnessTests {
         #expect(answer.first?.payload["stroke"] as? Int == 1)
         processor.sink.removeAll()
         // The same session's next stroke, a check, is answered as ever.
-        let scenario = try ScenarioReplayer.scenarios()[0]
-        for message in scenario["messages"] as! [[String: Any]] {
-            var json = try #require(message["json"] as? [String: Any])
-            json["seq"] = (json["seq"] as! Int) + 3
-            json["stroke"] = (json["stroke"] as! Int) + 1
-            SessionProcessorTests.feed(
-                &processor, [topic, try ScenarioReplayer.frames(["topic": "", "json": json])[1]])
-        }
-        let events = SessionProcessorTests.events(processor)
-        #expect(events.map { $0.payload["event"] as! String } == ["checkmark", "match"])
-        #expect(events.last?.payload["name"] as? String == "check")
+        try Self.expectCheckAnswered(&processor, topic: topic, after: (seq: 3, stroke: 1))
     }
 
     @Test("strokes of extreme coordinates give the same events one message at a time as in batches")
