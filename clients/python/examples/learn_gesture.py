@@ -4,7 +4,8 @@
 Sends a "Z" to a session with ``learn="lightning"`` (the worker answers ``learned``, naming the gesture the Z comes
 nearest to: the question mark, which a Z is taken for once forgotten), then two Z's drawn a little
 differently and a caret, printing each answer: the Z's match ``lightning`` (``learned``: true), the caret matches
-the built-in ``caret``. Then the session forgets it, and a Z is no longer ``lightning``.
+the built-in ``caret``. Then the session forgets it, and a Z is no longer ``lightning``. Last, a caret taught as
+``hat`` comes nearest to the built-in caret, too near for a spell of its own: the game forgets it again.
 
 Usage: python3 learn_gesture.py [--input ENDPOINT] [--output ENDPOINT]   (default: STROKE_INPUT/STROKE_OUTPUT or
 the worker's own defaults)
@@ -28,6 +29,11 @@ def zigzag(wobble: float):
             points.append((100 + x0 + (x1 - x0) * u, 100 + y0 + (y1 - y0) * u, 16.0 * len(points)))
     points.append((100 + corners[-1][0], 100 + corners[-1][1], 16.0 * len(points)))
     return points
+
+
+# How near (the learned event's nearest score) a new spell may come to one the game has: a recorded check scores
+# about 0.85 against the built-in library's check, a Z 0.55 against the question mark.
+TOO_NEAR = 0.8
 
 
 def caret():
@@ -65,10 +71,19 @@ def main() -> int:
         other = answer("draw a caret:", caret())
         producer.set_options(session, forget="lightning")
         after = answer("forget it, draw a Z:", zigzag(6))
+        # A spell too like one the game has: the learned event's nearest says so, and the game takes it back.
+        hat = answer("teach a caret as 'hat':", caret(), learn="hat")
+        near = (hat or {}).get("nearest") or {}
+        refused = near.get("score", 0) >= TOO_NEAR
+        if refused:
+            producer.set_options(session, forget="hat")
+            print("%-28s %s" % ("", "too like %s (%.2f >= %.2f): forgotten, draw another" % (
+                near.get("name"), near.get("score"), TOO_NEAR)))
     ok = (taught is not None and taught.kind == "learned"
           and all(e is not None and e.get("name") == "lightning" and e.get("learned") for e in (first, second))
           and other is not None and other.get("name") == "caret"
-          and after is not None and after.get("name") != "lightning")
+          and after is not None and after.get("name") != "lightning"
+          and hat is not None and near.get("name") == "caret" and refused)
     return 0 if ok else 1
 
 

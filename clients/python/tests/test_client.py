@@ -480,12 +480,14 @@ def test_multistroke_encoding():
 
 
 def test_the_learn_gesture_example_runs(worker):
-    """clients/python/examples/learn_gesture.py (part of `make demo`) teaches, matches and forgets a gesture."""
+    """clients/python/examples/learn_gesture.py (part of `make demo`) teaches, matches and forgets a gesture, and
+    takes back one that the learned event's nearest says is too like the library's caret."""
     example = os.path.join(os.path.dirname(__file__), "..", "examples", "learn_gesture.py")
     result = subprocess.run([sys.executable, example, "--input", worker.input, "--output", worker.output],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("lightning (learned)") == 2 and "caret" in result.stdout
+    assert "(nearest: question_mark" in result.stdout and "too like caret" in result.stdout
 
 
 def test_the_symbols_example_runs(worker):
