@@ -14,11 +14,14 @@ enum LibraryCommand {
               --minimum-score: the score a match needs (default 0.5; the built-in library has 0.55, measured
               with `stroke-tool robustness --minimum-score`).
           stroke-tool library add FILE --dataset DIR [--subjects …] [--gesture NAME]
-          stroke-tool library add FILE --strokes STROKES.json [--name N] [--orientation O] [--stroke-order S]
-              STROKES.json: [{"name": "check", "points": [[x, y], …]}, …]; a gesture of several strokes
-              (saved as version 2): {"name": "plus", "strokes": [[[x, y], …], [[x, y], …]]}. A FILE that does
-              not exist is created: a library named N (default: the file's name), sensitive unless --orientation
-              invariant. --stroke-order any|drawn: how templates of several strokes are matched (default any).
+          stroke-tool library add FILE --strokes STROKES.json [--gesture NAME] [--name N] [--orientation O]
+                                  [--stroke-order S] [--stroke-direction D]
+              STROKES.json: [{"name": "check", "points": [[x, y], …]}, …], as `recognize` and `send` take it
+              (a point's time, [x, y, t], is read and left out); a gesture of several strokes (saved as
+              version 2): {"name": "plus", "strokes": [[[x, y], …], [[x, y], …]]}. --gesture NAME: only the
+              strokes of that name, and those of no name taken as it. A FILE that does not exist is created:
+              a library named N (default: the file's name), sensitive unless --orientation invariant.
+              --stroke-order any|drawn: how templates of several strokes are matched (default any).
               --stroke-direction drawn|any: whether strokes match only the way round their templates were
               drawn (default) or either way (a circle clockwise or not); with add, changes the FILE's.
           stroke-tool library remove FILE --gesture NAME [--index I]
@@ -31,6 +34,31 @@ enum LibraryCommand {
 
     static func load(_ pathOrDefault: String) throws -> TemplateLibrary {
         pathOrDefault == "default" ? try TemplateLibrary.builtIn() : try TemplateLibrary(contentsOf: pathOrDefault)
+    }
+
+    /// The templates of a STROKES.json file (`library add --strokes`), read as `recognize` and `send` read it: a
+    /// point's time is read and left out. With `gesture`, only the strokes of that name, and those of no name
+    /// taken as it; without, every stroke needs a name.
+    static func templates(strokes path: String, gesture: String?) throws -> [GestureTemplate] {
+        let strokes: [RecognizeCommand.Stroke]
+        do {
+            strokes = try JSONDecoder().decode(
+                [RecognizeCommand.Stroke].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw CommandLineArguments.Failure(description: "--strokes \(path): \(error)")
+        }
+        return try strokes.enumerated().compactMap { index, stroke in
+            guard let name = stroke.name ?? gesture else {
+                throw CommandLineArguments.Failure(
+                    description:
+                        "--strokes \(path): stroke \(index) has no \"name\": a template needs its gesture's name "
+                        + "(or give --gesture NAME)")
+            }
+            guard gesture == nil || name == gesture else { return nil }
+            let pieces = stroke.strokes.map { $0.map(\.position) }
+            return pieces.count == 1
+                ? GestureTemplate(name: name, points: pieces[0]) : GestureTemplate(name: name, strokes: pieces)
+        }
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -112,8 +140,7 @@ enum LibraryCommand {
             if args.value("stroke-direction") != nil { library.strokeDirection = try StrokeTool.strokeDirection(args) }
             let before = library.templates.count
             if let strokes = args.value("strokes") {
-                let data = try Data(contentsOf: URL(fileURLWithPath: strokes))
-                library.add(contentsOf: try JSONDecoder().decode([GestureTemplate].self, from: data))
+                library.add(contentsOf: try Self.templates(strokes: strokes, gesture: args.value("gesture")))
             } else {
                 library.add(
                     contentsOf: try samples().map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// `stroke-tool library add --strokes`, on the strokes file that `recognize` and `send` take.
+@Suite("stroke-tool library add")
+struct LibraryAddCommandTests {
+    /// A STROKES.json entry through `corners`, one point every 2 units and 8 ms, with its time ([x, y, t]) as a
+    /// recorded stroke has it; no "name" when `name` is nil.
+    private static func stroke(_ name: String?, _ corners: [(Double, Double)]) -> String {
+        var points = [String]()
+        for (a, b) in zip(corners, corners.dropFirst()) {
+            let steps = max(1, Int((hypot(b.0 - a.0, b.1 - a.1) / 2).rounded()))
+            for k in 0..<steps {
+                let f = Double(k) / Double(steps)
+                points.append("[\(a.0 + (b.0 - a.0) * f), \(a.1 + (b.1 - a.1) * f), \(points.count * 8)]")
+            }
+        }
+        let named = name.map { #""name": ""# + $0 + #"", "# } ?? ""
+        return "{" + named + #""points": ["# + points.joined(separator: ", ") + "]}"
+    }
+
+    private static let zigzag = [(0.0, 0.0), (25, 60), (50, 0), (75, 60), (100, 0)]
+    private static let square = [(0.0, 0.0), (0, 100), (100, 100), (100, 0), (0, 0)]
+
+    /// Writes `entries` as a STROKES.json file in `directory`.
+    private static func strokesFile(_ entries: [String], in directory: String) throws -> String {
+        let path = directory + "/strokes-\(UUID().uuidString).json"
+        try Data(("[" + entries.joined(separator: ", ") + "]").utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("strokes with times become templates that recognize them; --gesture names the unnamed and picks")
+    func stampedStrokes() throws {
+        let directory = NSTemporaryDirectory() + "library-add-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let named = try Self.strokesFile(
+            [Self.stroke("zigzag", Self.zigzag), Self.stroke("square", Self.square)], in: directory)
+        let library = directory + "/library.json"
+        var result = try StrokeToolTests.run(["library", "add", library, "--strokes", named])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("added 2 template(s)"))
+        // The same file, recognized with the library made of it: each stroke is its own template.
+        result = try StrokeToolTests.run(["recognize", "--strokes", named, "--library", library])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("2 of 2 named strokes matched their name"))
+
+        // --gesture: the unnamed stroke is taken as it, the zigzag of another name is left out.
+        let mixed = try Self.strokesFile(
+            [Self.stroke(nil, Self.square), Self.stroke("zigzag", Self.zigzag)], in: directory)
+        result = try StrokeToolTests.run(["library", "add", library, "--strokes", mixed, "--gesture", "square"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("added 1 template(s)"))
+        result = try StrokeToolTests.run(["library", "list", library])
+        #expect(result.output.contains("square: 2") && result.output.contains("zigzag: 1"), "\(result.output)")
+    }
+
+    @Test("an unnamed stroke without --gesture, a point of four numbers, a missing file: errors, library unchanged")
+    func badStrokes() throws {
+        let directory = NSTemporaryDirectory() + "library-add-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let library = directory + "/library.json"
+        let unnamed = try Self.strokesFile(
+            [Self.stroke("zigzag", Self.zigzag), Self.stroke(nil, Self.square)], in: directory)
+        var result = try StrokeToolTests.run(["library", "add", library, "--strokes", unnamed])
+        #expect(result.status == 2)
+        #expect(result.error.contains("stroke 1 has no \"name\""), "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: library))
+
+        let fourNumbers = try Self.strokesFile(
+            [#"{"name": "dot", "points": [[1, 2, 3, 4], [5, 6, 7, 8]]}"#], in: directory)
+        result = try StrokeToolTests.run(["library", "add", library, "--strokes", fourNumbers])
+        #expect(result.status != 0)
+        #expect(result.error.contains("point 0 has 4 numbers"), "\(result.error)")
+        result = try StrokeToolTests.run(["library", "add", library, "--strokes", directory + "/missing.json"])
+        #expect(result.status != 0)
+        #expect(result.error.contains("missing.json"), "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: library))
+    }
+}
