@@ -15,7 +15,7 @@ enum LibraryCommand {
               with `stroke-tool robustness --minimum-score`).
           stroke-tool library add FILE --dataset DIR [--subjects …] [--gesture NAME]
           stroke-tool library add FILE --strokes STROKES.json [--gesture NAME] [--name N] [--orientation O]
-                                  [--stroke-order S] [--stroke-direction D]
+                                  [--stroke-order S] [--stroke-direction D] [--minimum-score S]
               STROKES.json: [{"name": "check", "points": [[x, y], …]}, …], as `recognize` and `send` take it
               (a point's time, [x, y, t], is read and left out); a gesture of several strokes (saved as
               version 2): {"name": "plus", "strokes": [[[x, y], …], [[x, y], …]]}. --gesture NAME: only the
@@ -23,7 +23,11 @@ enum LibraryCommand {
               a library named N (default: the file's name), sensitive unless --orientation invariant.
               --stroke-order any|drawn: how templates of several strokes are matched (default any).
               --stroke-direction drawn|any: whether strokes match only the way round their templates were
-              drawn (default) or either way (a circle clockwise or not); with add, changes the FILE's.
+              drawn (default) or either way (a circle clockwise or not); with add, changes the FILE's, as
+              --minimum-score S changes the score its matches need (a new FILE's default: 0.5).
+          stroke-tool library add FILE --library OTHER|default [--gesture NAME]
+              The templates of another library file or of the built-in one (of gesture NAME only, if given):
+              the built-in gestures and Libraries/swipes.json in one library, say.
           stroke-tool library remove FILE --gesture NAME [--index I]
           stroke-tool library list FILE|default
           stroke-tool library export-default -o FILE [--name N] [--stroke-direction D] [--minimum-score S]
@@ -66,7 +70,7 @@ enum LibraryCommand {
             arguments, flags: ["all", "json"],
             known: [
                 "per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes",
-                "index", "stroke-order", "stroke-direction", "minimum-score", "margin",
+                "index", "stroke-order", "stroke-direction", "minimum-score", "margin", "library",
             ])
         guard let action = args.positional.first, !args.flag("help") else {
             print(usage)
@@ -138,9 +142,13 @@ enum LibraryCommand {
                 library.strokeOrder = strokeOrder
             }
             if args.value("stroke-direction") != nil { library.strokeDirection = try StrokeTool.strokeDirection(args) }
+            library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
             let before = library.templates.count
             if let strokes = args.value("strokes") {
                 library.add(contentsOf: try Self.templates(strokes: strokes, gesture: args.value("gesture")))
+            } else if let other = args.value("library") {
+                let gesture = args.value("gesture")
+                library.add(contentsOf: try load(other).templates.filter { gesture == nil || $0.name == gesture })
             } else {
                 library.add(
                     contentsOf: try samples().map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })

@@ -16,7 +16,7 @@ enum StrokeTool {
           stroke-tool multistroke --dataset DIR [options] what templates of several strokes achieve
           stroke-tool scribbles [options]                 how often a library turns away strokes of no gesture
           stroke-tool library build --dataset DIR -o FILE  make a library from $1-format logs
-          stroke-tool library add FILE (--dataset DIR | --strokes FILE) [--gesture NAME]
+          stroke-tool library add FILE (--dataset DIR | --strokes FILE | --library OTHER) [--gesture NAME]
           stroke-tool library remove FILE --gesture NAME [--index I]
           stroke-tool library list FILE|default
           stroke-tool library check FILE|default          which gestures a library confuses with each other

@@ -78,4 +78,37 @@ struct LibraryAddCommandTests {
         #expect(result.error.contains("missing.json"), "\(result.error)")
         #expect(!FileManager.default.fileExists(atPath: library))
     }
+
+    @Test("--library adds another library's templates (of one gesture with --gesture); --minimum-score sets the file's")
+    func fromAnotherLibrary() throws {
+        let directory = NSTemporaryDirectory() + "library-add-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let game = directory + "/game.json"
+        var result = try StrokeToolTests.run(["library", "export-default", "-o", game])
+        #expect(result.status == 0, "\(result.error)")
+        let swipes = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Libraries/swipes.json").standardized.path
+        result = try StrokeToolTests.run(["library", "add", game, "--library", swipes])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("added 8 template(s)"))
+        result = try StrokeToolTests.run(["library", "list", game])
+        #expect(result.output.contains("minimum score 0.55"), "the file keeps its own threshold: \(result.output)")
+        #expect(result.output.contains("swipe_up_left: 1") && result.output.contains("check: 8"), "\(result.output)")
+
+        let checks = directory + "/checks.json"
+        result = try StrokeToolTests.run([
+            "library", "add", checks, "--library", "default", "--gesture", "check", "--minimum-score", "0.7",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        result = try StrokeToolTests.run(["library", "list", checks])
+        #expect(result.output.contains("minimum score 0.7, 8 templates") && result.output.contains("check: 8"))
+
+        result = try StrokeToolTests.run(["library", "add", checks, "--library", directory + "/missing.json"])
+        #expect(result.status != 0 && result.error.contains("missing.json"), "\(result.error)")
+        result = try StrokeToolTests.run(["library", "add", checks, "--library", "default", "--minimum-score", "2"])
+        #expect(result.status == 2 && result.error.contains("--minimum-score"), "\(result.error)")
+        result = try StrokeToolTests.run(["library", "list", checks])
+        #expect(result.output.contains("minimum score 0.7, 8 templates"), "unchanged: \(result.output)")
+    }
 }
