@@ -34,6 +34,10 @@ public struct SessionOptions: Sendable, Hashable {
     /// The only gestures the session's strokes may match from now on, or all of them again; `nil` keeps the
     /// current choice.
     public var gestures: Gestures?
+    /// The size, in the producer's coordinates, that a stroke's bounding box (a gesture's, over all its strokes)
+    /// must reach on its longer side to be matched: a smaller one, a tap or a finger's rest, ends with a `nomatch`
+    /// (`too_small`). 0 matches every stroke; `nil` keeps the current setting.
+    public var minimumSize: Double?
 
     /// The longest wait for a gesture's next stroke, in milliseconds.
     public static let maximumMultistrokeGap = 10_000
@@ -53,7 +57,7 @@ public struct SessionOptions: Sendable, Hashable {
     /// Creates options.
     public init(
         library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil, forget: String? = nil,
-        multistroke: Int? = nil, gestures: Gestures? = nil
+        multistroke: Int? = nil, gestures: Gestures? = nil, minimumSize: Double? = nil
     ) {
         self.library = library
         self.orientation = orientation
@@ -61,6 +65,7 @@ public struct SessionOptions: Sendable, Hashable {
         self.forget = forget
         self.multistroke = multistroke
         self.gestures = gestures
+        self.minimumSize = minimumSize
     }
 }
 

@@ -16,6 +16,7 @@ enum JSONInputDecoder {
         var checkmark: Bool?
         var forget: String?
         var multistroke: Int?
+        var minimumSize: Double?
         // Where the value of `gestures` starts, read once the message is known to be an options message: a local
         // optional enum with a payload cost every message an outlined destruction (`make profile`: 19 instructions
         // a JSON point).
@@ -76,6 +77,9 @@ enum JSONInputDecoder {
                         try integer(
                             &scanner, field: "multistroke", maximum: Double(SessionOptions.maximumMultistrokeGap)))
                     sawOptions = true
+                } else if scanner.equals(key, "minimumSize") {
+                    minimumSize = try size(&scanner, field: "minimumSize")
+                    sawOptions = true
                 } else if scanner.equals(key, "gestures") {
                     _ = scanner.peek()
                     gesturesAt = scanner.index
@@ -115,8 +119,8 @@ enum JSONInputDecoder {
             guard sawOptions else {
                 throw ProtocolError(
                     .invalidField,
-                    "options needs \"library\", \"orientation\", \"checkmark\", \"forget\", \"multistroke\" or"
-                        + " \"gestures\"")
+                    "options needs \"library\", \"orientation\", \"checkmark\", \"forget\", \"multistroke\","
+                        + " \"gestures\" or \"minimumSize\"")
             }
             var gestures: SessionOptions.Gestures?
             if let start = gesturesAt {
@@ -126,7 +130,7 @@ enum JSONInputDecoder {
             }
             message.options = SessionOptions(
                 library: library, orientation: orientation, checkmark: checkmark, forget: forget,
-                multistroke: multistroke, gestures: gestures)
+                multistroke: multistroke, gestures: gestures, minimumSize: minimumSize)
         case .close, .ping: break
         }
         if message.learn != nil && kind != .end {
@@ -193,6 +197,16 @@ enum JSONInputDecoder {
         if scanner.equals(range, "ping") { return .ping }
         let name = String(decoding: UnsafeRawBufferPointer(rebasing: scanner.bytes[range]).prefix(40), as: UTF8.self)
         throw ProtocolError(.unknownType, "unknown message type \"\(name)\"")
+    }
+
+    /// A size in the producer's coordinates: a finite number, 0 or more.
+    private static func size(_ scanner: inout JSONScanner, field: String) throws(ProtocolError) -> Double {
+        guard let next = scanner.peek(), next == UInt8(ascii: "-") || (next >= 0x30 && next <= 0x39) else {
+            throw mismatch(&scanner, field, "a number")
+        }
+        let value = try scanner.number()
+        guard value >= 0, value.isFinite else { throw invalid(field, "a finite number, 0 or more") }
+        return value
     }
 
     private static func integer(_ scanner: inout JSONScanner, field: String, maximum: Double) throws(ProtocolError)

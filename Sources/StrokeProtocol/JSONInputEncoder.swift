@@ -54,6 +54,10 @@ public enum JSONInputEncoder {
                 writer.key("multistroke")
                 writer.integer(multistroke)
             }
+            if let minimumSize = options.minimumSize {
+                writer.key("minimumSize")
+                writer.number(minimumSize)
+            }
             switch options.gestures {
             case nil: break
             case .all:

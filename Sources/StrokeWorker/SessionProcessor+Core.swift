@@ -28,6 +28,9 @@ extension SessionProcessor {
         /// distinct choices they share.
         var choices: [SessionKey: GestureChoice] = [:]
         var choicePool = GestureChoice.Pool()
+        /// The minimum stroke sizes of sessions whose own (`options` with `minimumSize`) differs from the worker's
+        /// default (`WorkerConfiguration.minimumStrokeSize`), by session (beside the table, as `learned`).
+        var minimumSizes: [SessionKey: Double] = [:]
         /// The lane's clock in milliseconds, by which gestures wait (`SessionProcessor.milliseconds`).
         var milliseconds: UInt64 = 0
         /// The earliest deadline of `gestures`, or later (never earlier); `UInt64.max` when none waits.
@@ -143,6 +146,7 @@ extension SessionProcessor {
                 matchGesture(&session, id: id)
                 forgetAll(session)
                 dropChoice(session)
+                dropMinimumSize(session)
                 session.eventSequence += 1
                 EventEncoder.closed(context(session, id: id), reason: "closed", into: &writer)
                 publish(id)
@@ -166,6 +170,7 @@ extension SessionProcessor {
             let forgotten = templates(of: session)?.count ?? 0
             forgetAll(session)
             dropChoice(session)
+            dropMinimumSize(session)
             let ungrouped = dropGesture(session)
             emitError(
                 &session, id: id, code: "session_restart",
@@ -288,9 +293,13 @@ extension SessionProcessor {
                 let fired =
                     stroke.detecting && !stroke.storage.timesLookLikeSeconds ? stroke.storage.checkmarkFired : nil
                 stroke.storage.withPoints { points in
-                    publishRecognition(
-                        of: points, library: library, invariant: invariant, learned: learned, choice: choice,
-                        context: eventContext, checkmarkFired: fired)
+                    if isTooSmall(points, session: session) {
+                        publishTooSmall(points, library: library, context: eventContext, id: id)
+                    } else {
+                        publishRecognition(
+                            of: points, library: library, invariant: invariant, learned: learned, choice: choice,
+                            context: eventContext, checkmarkFired: fired)
+                    }
                 }
             }
         }
@@ -330,6 +339,7 @@ extension SessionProcessor {
             if let checkmark = options.checkmark { session.checkmark = checkmark }
             applyLearningOptions(&session, id: id)
             applyGestureChoice(session)
+            applyMinimumSize(session)
             if let multistroke = options.multistroke {
                 session.multistroke = UInt16(multistroke)
                 // A session that stops grouping strokes has its gesture so far matched now.

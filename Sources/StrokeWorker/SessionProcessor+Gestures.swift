@@ -78,9 +78,15 @@ extension SessionProcessor.Core {
         let learned = templates(of: session)
         let choice = choice(of: session)
         gesture.points.withUnsafeBufferPointer { points in
-            publishRecognition(
-                of: points, library: session.library, invariant: session.invariant, learned: learned, choice: choice,
-                context: eventContext, gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes))
+            if isTooSmall(points, session: session) {
+                publishTooSmall(
+                    points, library: session.library, context: eventContext, strokes: gesture.strokes, id: id)
+            } else {
+                publishRecognition(
+                    of: points, library: session.library, invariant: session.invariant, learned: learned,
+                    choice: choice, context: eventContext,
+                    gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes))
+            }
         }
     }
 
@@ -90,10 +96,10 @@ extension SessionProcessor.Core {
     ) {
         let pointCount = registry.entries[Int(session.library)].recognizer(invariant: session.invariant)
             .configuration.pointCount
+        let tooSmall = gesture.points.withUnsafeBufferPointer { isTooSmall($0, session: session) }
         learn(
             gesture.template(named: name, pointCount: pointCount), received: gesture.points.count,
-            overflowed: gesture.overflowed,
-            strokes: gesture.strokes, session: &session, id: id)
+            overflowed: gesture.overflowed, tooSmall: tooSmall, strokes: gesture.strokes, session: &session, id: id)
     }
 }
 

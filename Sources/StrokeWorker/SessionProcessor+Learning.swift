@@ -45,17 +45,18 @@ extension SessionProcessor.Core {
         let points = stroke.storage.withPoints { Array($0) }
         let template = GestureTemplate(
             name: name, points: points.count >= 2 ? StrokeGeometry.resample(points, count: pointCount) : points)
+        let tooSmall = points.withUnsafeBufferPointer { isTooSmall($0, session: session) }
         learn(
-            template, received: stroke.pointCount, overflowed: stroke.overflowed, strokes: nil, session: &session,
-            id: id)
+            template, received: stroke.pointCount, overflowed: stroke.overflowed, tooSmall: tooSmall, strokes: nil,
+            session: &session, id: id)
     }
 
     /// Learns `template`, the session's last stroke or gesture (`strokes`: its strokes' ids, for a gesture of
-    /// several; `received`: the points they came with), with a `learned` event; or says with an error event why it
-    /// was not learned.
+    /// several; `received`: the points they came with; `tooSmall`: whether they are smaller than the session's
+    /// minimum size), with a `learned` event; or says with an error event why it was not learned.
     mutating func learn(
-        _ template: GestureTemplate, received: Int, overflowed: Bool, strokes: [UInt32]?, session: inout Session,
-        id: UnsafeRawBufferPointer
+        _ template: GestureTemplate, received: Int, overflowed: Bool, tooSmall: Bool, strokes: [UInt32]?,
+        session: inout Session, id: UnsafeRawBufferPointer
     ) {
         let name = template.name
         let existing = templates(of: session)
@@ -74,6 +75,13 @@ extension SessionProcessor.Core {
             emitError(
                 &session, id: id, code: "degenerate_stroke",
                 "\(what) has \(received) point(s) and no extent to learn; \"\(name)\" not learned")
+            return
+        }
+        guard !tooSmall else {
+            emitError(
+                &session, id: id, code: "too_small",
+                "\(what) is smaller than the session's minimum size, \(minimumSize(of: session)), on both sides; "
+                    + "\"\(name)\" not learned")
             return
         }
         guard held < configuration.maxSessionTemplates else {

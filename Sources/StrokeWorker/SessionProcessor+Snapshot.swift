@@ -94,6 +94,7 @@ extension SessionProcessor {
     /// Whether the session belongs in a checkpoint.
     private func isCheckpointed(_ session: Session) -> Bool {
         ownSettingsChanged(session) || core.choice(of: session) != nil || core.templates(of: session) != nil
+            || (!core.minimumSizes.isEmpty && core.minimumSizes[session.key] != nil)
     }
 
     /// One session's snapshot; without its numbering unless `numbered`.
@@ -104,7 +105,8 @@ extension SessionProcessor {
             library: core.registry.entries[Int(session.library)].name,
             orientation: session.invariant.map { $0 ? "invariant" : "sensitive" }, checkmark: session.checkmark,
             multistroke: Int(session.multistroke), gestures: core.choice(of: session)?.names,
-            learned: core.templates(of: session)?.templates)
+            learned: core.templates(of: session)?.templates,
+            minimumSize: core.minimumSizes.isEmpty ? nil : core.minimumSizes[session.key])
     }
 
     /// Adds sessions kept in a state file, before any message: each goes on from its numbering, with its options
@@ -156,6 +158,9 @@ extension SessionProcessor {
                 names.allSatisfy(LearnedName.isValid)
             else { return "gestures: 1 to \(SessionOptions.Gestures.maximumCount) valid names" }
         }
+        if let size = snapshot.minimumSize, !(size.isFinite && size >= 0) {
+            return "minimumSize \(size) is not a finite size of at least 0"
+        }
         guard table.count < configuration.maxSessions else {
             return "the worker holds \(configuration.maxSessions) sessions, its limit"
         }
@@ -171,6 +176,9 @@ extension SessionProcessor {
             session.library = Int32(library)
             session.invariant = invariant
             if let names = snapshot.gestures { core.choices[session.key] = core.choicePool.choice(of: names) }
+            if let size = snapshot.minimumSize, size != configuration.minimumStrokeSize {
+                core.minimumSizes[session.key] = size
+            }
             if let templates = snapshot.learned, !templates.isEmpty {
                 report.templatesDropped += restoreLearned(templates, of: session)
             }

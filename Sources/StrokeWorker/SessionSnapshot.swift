@@ -28,11 +28,14 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     public var gestures: [String]?
     /// The templates the session learned, resampled as the matcher keeps them.
     public var learned: [GestureTemplate]?
+    /// The minimum stroke size the session set, where it differs from its worker's default; nil: the default.
+    public var minimumSize: Double?
 
     /// Creates a snapshot.
     public init(
         session: String, seq: UInt32?, eventSeq: UInt64, library: String, orientation: String? = nil,
-        checkmark: Bool = true, multistroke: Int = 0, gestures: [String]? = nil, learned: [GestureTemplate]? = nil
+        checkmark: Bool = true, multistroke: Int = 0, gestures: [String]? = nil, learned: [GestureTemplate]? = nil,
+        minimumSize: Double? = nil
     ) {
         self.session = session
         self.seq = seq
@@ -43,6 +46,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         self.multistroke = multistroke
         self.gestures = gestures
         self.learned = learned
+        self.minimumSize = minimumSize
     }
 
     /// The session's bucket (`ShardKey.bucket(of:)`), which decides the worker and lane that hold it.

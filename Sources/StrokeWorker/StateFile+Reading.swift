@@ -133,6 +133,7 @@ extension StateFile {
             case "multistroke": multistroke = try reader.integer()
             case "seq": snapshot.seq = reader.null() ? nil : try reader.integer()
             case "orientation": snapshot.orientation = reader.null() ? nil : try reader.string()
+            case "minimumSize": snapshot.minimumSize = reader.null() ? nil : try reader.double()
             case "gestures":
                 guard !reader.null() else { return }
                 var gestures = [String]()

@@ -62,6 +62,10 @@ extension StateFile {
         }
         writer.key("library")
         writer.string(session.library)
+        if let minimumSize = session.minimumSize {
+            writer.key("minimumSize")
+            writer.number(minimumSize)
+        }
         writer.key("multistroke")
         writer.integer(session.multistroke)
         if let orientation = session.orientation {

@@ -13,6 +13,7 @@ extension StrokeProducer {
             if let orientation = options.orientation { self.options.orientation = orientation }
             if let checkmark = options.checkmark { self.options.checkmark = checkmark }
             if let multistroke = options.multistroke { self.options.multistroke = multistroke }
+            if let minimumSize = options.minimumSize { self.options.minimumSize = minimumSize }
             switch options.gestures {
             case .all: self.options.gestures = nil  // every gesture: what a session has anyway
             case .only(let names): self.options.gestures = .only(names)

@@ -89,6 +89,12 @@ extension WorkerConfiguration {
                 + "otherwise: 0 matches every stroke alone; above, strokes drawn one after another are matched "
                 + "together as one gesture of several strokes (at most 10000). Default: 0"),
         Option(
+            flag: "minimum-stroke-size", env: "STROKE_WORKER_MINIMUM_STROKE_SIZE", value: "SIZE",
+            help: "in the producers' coordinates, how long the longer side of a stroke's bounding box must be for a "
+                + "new session's stroke to be matched, until its own options message says otherwise (minimumSize): "
+                + "a smaller one, a tap or a finger's rest, ends with nomatch too_small; 0 matches every stroke. "
+                + "Default: 0"),
+        Option(
             flag: "max-points-per-message", env: "STROKE_WORKER_MAX_POINTS_PER_MESSAGE", value: "N",
             help: "points per message. Default: 4096"),
         Option(
@@ -240,6 +246,13 @@ extension WorkerConfiguration {
                 throw CommandLineArguments.Failure(description: "--checkmark-margin: a score in 0...1, got \"\(text)\"")
             }
             recognizer.checkmarkMargin = margin
+        }
+        if let text = args.value("minimum-stroke-size", env: env("minimum-stroke-size")) {
+            guard let size = Double(text), size.isFinite, size >= 0 else {
+                throw CommandLineArguments.Failure(
+                    description: "--minimum-stroke-size: a finite size of at least 0, got \"\(text)\"")
+            }
+            minimumStrokeSize = size
         }
         if let text = args.value("choice-margin", env: env("choice-margin")) {
             guard let margin = Double(text), margin >= 0 else {

@@ -159,6 +159,11 @@ public struct WorkerConfiguration: Sendable {
     /// strokes a session draws one after another are matched together, as one gesture of several strokes
     /// (Protocol/README.md §4.2). Default: `0`.
     public var multistrokeMilliseconds = 0
+    /// The size, in the producers' coordinates, that a new session's stroke must reach on the longer side of its
+    /// bounding box to be matched, until an `options` message of its own says otherwise (`minimumSize`): a smaller
+    /// one (a tap, a finger's rest) ends with a `nomatch` (`too_small`), which a template scaled up from its noise
+    /// could otherwise match. 0 matches every stroke. Default: `0` (the coordinates have no unit the worker knows).
+    public var minimumStrokeSize = 0.0
     /// Template matcher tuning. Default: `RecognizerConfiguration.default`.
     public var recognizer = RecognizerConfiguration.default
     /// CURVE encryption (and client authentication) on the input and output endpoints; `nil` sends in the clear

@@ -38,6 +38,10 @@ extension WorkerMetrics {
             help: "Strokes answered with a nomatch because a gesture outside their session's choice matched.",
             type: "counter", key: "strokesNotChosen"),
         Family(
+            name: "stroke_worker_strokes_too_small_total",
+            help: "Strokes answered with a nomatch because they were smaller than their session's minimum size.",
+            type: "counter", key: "strokesTooSmall"),
+        Family(
             name: "stroke_worker_strokes_offloaded_total",
             help: "Finished strokes recognized by a lane's helper thread.", type: "counter", key: "strokesOffloaded"),
         Family(

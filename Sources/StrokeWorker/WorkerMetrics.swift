@@ -18,6 +18,9 @@ public final class WorkerMetrics: Sendable {
     public let strokesUnmatched = Atomic<Int>(0)
     /// Strokes answered with a `nomatch` because a gesture outside their session's choice matched (`not_chosen`).
     public let strokesNotChosen = Atomic<Int>(0)
+    /// Strokes (and gestures) answered with a `nomatch` because they were smaller than their session's minimum size
+    /// (`too_small`; included in `strokesUnmatched`).
+    public let strokesTooSmall = Atomic<Int>(0)
     /// Finished strokes a lane handed to its recognition helper thread (included in `strokesRecognized`).
     public let strokesOffloaded = Atomic<Int>(0)
     /// Checkmarks detected.
@@ -91,6 +94,7 @@ public final class WorkerMetrics: Sendable {
             "strokesMatched": strokesMatched.load(ordering: .relaxed),
             "strokesUnmatched": strokesUnmatched.load(ordering: .relaxed),
             "strokesNotChosen": strokesNotChosen.load(ordering: .relaxed),
+            "strokesTooSmall": strokesTooSmall.load(ordering: .relaxed),
             "strokesOffloaded": strokesOffloaded.load(ordering: .relaxed),
             "checkmarks": checkmarks.load(ordering: .relaxed),
             "timesInSeconds": timesInSeconds.load(ordering: .relaxed),

@@ -98,6 +98,10 @@ struct CodecTests {
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":10001}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":-1}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":\"500\"}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":-1}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":1e999}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":\"20\"}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":null}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"gestures\":[]}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"gestures\":\"circle\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"gestures\":[\"circle\",7]}", "invalid_field"),
@@ -258,6 +262,9 @@ struct CodecTests {
                 kind: .options, sequence: 6,
                 options: SessionOptions(gestures: .only(["circle", "x\"y", "é", "circle"]))),
             InputMessage(kind: .options, sequence: 7, options: SessionOptions(checkmark: false, gestures: .all)),
+            InputMessage(kind: .options, sequence: 8, options: SessionOptions(minimumSize: 20)),
+            InputMessage(kind: .options, sequence: 9, options: SessionOptions(minimumSize: 0.015625)),
+            InputMessage(kind: .options, sequence: 10, options: SessionOptions(minimumSize: 0)),
         ]
         for message in messages {
             #expect(try decode(JSONInputEncoder.encode(message)) == message)

@@ -329,6 +329,13 @@ struct WorkerUnitTests {
                 .stateFile == "/var/lib/s.json")
         #expect(try WorkerConfiguration(arguments: ["--state-file", "s.json"], environment: [:]).stateFile == "s.json")
         #expect(WorkerConfiguration().adoptStatePaths.isEmpty && WorkerConfiguration().adoptStateMaxAgeSeconds == 300)
+        #expect(WorkerConfiguration().minimumStrokeSize == 0)
+        #expect(
+            try WorkerConfiguration(arguments: ["--minimum-stroke-size", "12.5"], environment: [:]).minimumStrokeSize
+                == 12.5)
+        #expect(
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_MINIMUM_STROKE_SIZE": "0.02"])
+                .minimumStrokeSize == 0.02)
         let adopting = try WorkerConfiguration(
             arguments: [
                 "--adopt-state", "/peers/a.json,/peers/b", "--adopt-state", "/c", "--adopt-state-max-age", "60",
@@ -349,6 +356,8 @@ struct WorkerUnitTests {
             ["--max-learned-templates", "many"], ["--checkmark-margin", "2"], ["--checkmark-margin", "close"],
             ["--checkmark-margin", "nan"], ["--choice-margin", "-0.1"], ["--choice-margin", "nan"],
             ["--choice-margin", "wide"], ["--adopt-state-max-age", "0"], ["--adopt-state-max-age", "soon"],
+            ["--minimum-stroke-size", "-1"], ["--minimum-stroke-size", "inf"], ["--minimum-stroke-size", "nan"],
+            ["--minimum-stroke-size", "big"],
         ] {
             #expect(throws: CommandLineArguments.Failure.self) {
                 try WorkerConfiguration(arguments: bad, environment: [:])

@@ -48,7 +48,9 @@ def encode_json(
     ``options`` are the fields of an ``options`` message: ``library``, ``orientation``, ``checkmark``,
     ``forget`` (a learned gesture's name, or ``"*"`` for all), ``multistroke`` (milliseconds a gesture waits for
     its next stroke, 0 to 10000), ``gestures`` (the only gestures the session's strokes may match: a list of 1 to 32
-    names, or ``"*"`` for all of them again); and for an ``end`` message ``learn`` (the name under which the session learns
+    names, or ``"*"`` for all of them again), ``minimumSize`` (in the producer's coordinates, what the longer side of
+    a stroke's bounding box must reach for it to be matched: smaller, a tap, it gets a ``nomatch`` ``too_small``;
+    0 matches every stroke); and for an ``end`` message ``learn`` (the name under which the session learns
     the stroke instead of matching it) and ``last`` (``True``: the stroke ends its session's gesture).
 
     ``seq`` may be ``None`` in a ``ping`` alone, which is outside the session's numbering (its ``pong`` then
@@ -80,6 +82,11 @@ def encode_json(
         message["multistroke"] = gap
     if options.get("gestures") is not None:
         message["gestures"] = _check_gestures(options["gestures"])
+    if options.get("minimumSize") is not None:
+        size = options["minimumSize"]
+        if isinstance(size, bool) or not isinstance(size, (int, float)) or not 0 <= size < float("inf"):
+            raise ValueError("minimumSize is a finite size of at least 0, in the producer's coordinates")
+        message["minimumSize"] = size
     if options.get("last"):
         if kind != "end":
             raise ValueError("last is a field of end messages")

@@ -82,6 +82,8 @@ def test_json_messages_follow_the_schema(protocol_dir):
         encode_json("options", 10, gestures="*"),
         encode_json("ping", None),
         encode_json("ping", 11),
+        encode_json("options", 12, minimumSize=20),
+        encode_json("options", 13, minimumSize=0.02),
     ]
     for message in messages:
         validator.validate(json.loads(message))
@@ -95,6 +97,9 @@ def test_json_messages_follow_the_schema(protocol_dir):
         validator.validate({"type": "close"})  # only a ping may go without seq
     with pytest.raises(ValueError):
         encode_json("close", None)
+    for size in (-1, float("inf"), float("nan"), True, "20"):
+        with pytest.raises(ValueError):
+            encode_json("options", 1, minimumSize=size)
     with pytest.raises(ValueError):
         encode_json("points", 1, 1, points=[(float("nan"), 0, 0)])
     for name in ("", "*", "x" * 65):
@@ -460,6 +465,39 @@ def test_a_session_chooses_its_gestures(worker, protocol_dir, fixtures_dir):
         producer.set_options("chooser", gestures="*")
         widened = result("chooser")
         assert widened.get("name") == "check" and len(widened.get("candidates")) == 3
+
+
+def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    tap = [(200.3, 300.2, 0), (199.5, 300.2, 8), (200.5, 300.5, 16), (200.2, 299.5, 24)]
+    check = read_stroke(fixtures_dir, "check")
+    with Consumer(worker.output, prefixes=["tapper"]) as consumer, Producer(worker.input) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+
+        def result(points):
+            producer.send_stroke("tapper", points, batch=16)
+            for event in consumer.iter(timeout=5):
+                validator.validate(event.fields)
+                if event.kind in ("match", "nomatch"):
+                    return event
+            raise AssertionError("no result")
+
+        producer.set_options("tapper", checkmark=False)
+        assert result(tap).kind == "match"  # a pixel of noise, scaled up, is a shape
+        producer.set_options("tapper", minimum_size=20)
+        small = result(tap)
+        assert small.kind == "nomatch" and small.get("reason") == "too_small"
+        assert small.get("bounds") == [199.5, 299.5, 200.5, 300.5]
+        assert result(check).get("name") == "check"
+        # The producer starts over: the worker forgets the option, and reteach sends it again.
+        producer.forget("tapper")
+        producer.send("tapper", "options", checkmark=False, binary=False)
+        restart = consumer.receive(timeout=5)
+        assert restart is not None and restart.get("code") == "session_restart"
+        assert result(tap).kind == "match"
+        producer.reteach("tapper")
+        assert result(tap).get("reason") == "too_small"
 
 
 def test_multistroke_encoding():

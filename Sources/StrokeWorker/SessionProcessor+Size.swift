@@ -1,0 +1,56 @@
+import StrokeProtocol
+
+// MARK: - Strokes too small to match (taps)
+
+extension SessionProcessor.Core {
+    /// The size the longer side of the session's strokes' bounding box must reach for them to be matched (0: any).
+    @inline(__always)
+    func minimumSize(of session: Session) -> Double {
+        minimumSizes.isEmpty
+            ? configuration.minimumStrokeSize : minimumSizes[session.key] ?? configuration.minimumStrokeSize
+    }
+
+    /// Applies `minimumSize` of an `options` message: kept beside the table only where it differs from the
+    /// worker's default.
+    mutating func applyMinimumSize(_ session: Session) {
+        guard let size = message.options?.minimumSize else { return }
+        if size == configuration.minimumStrokeSize {
+            dropMinimumSize(session)
+        } else {
+            minimumSizes[session.key] = size
+        }
+    }
+
+    /// Drops the session's own minimum size: the worker's default applies again.
+    mutating func dropMinimumSize(_ session: Session) {
+        if !minimumSizes.isEmpty { minimumSizes[session.key] = nil }
+    }
+
+    /// Whether `points`, a stroke or a gesture's strokes, are too small for the session to match: smaller than its
+    /// minimum size on both sides. Non-finite points are left to the recognizer, which says so.
+    func isTooSmall(_ points: UnsafeBufferPointer<SIMD2<Double>>, session: Session) -> Bool {
+        let minimum = minimumSize(of: session)
+        guard minimum > 0, let size = StrokeBounds(of: points)?.size else { return false }
+        return size.x < minimum && size.y < minimum
+    }
+
+    /// Publishes the `nomatch` of a stroke or gesture too small to match (`too_small`), with its bounds, in place of
+    /// its recognition.
+    mutating func publishTooSmall(
+        _ points: UnsafeBufferPointer<SIMD2<Double>>, library: Int32, context: EventEncoder.Context,
+        strokes: [UInt32]? = nil, id: UnsafeRawBufferPointer
+    ) {
+        metrics.strokesTooSmall.add(1, ordering: .relaxed)
+        metrics.count(.noMatch)
+        EventEncoder.result(
+            context, name: nil, score: nil, candidates: [], points: points.count,
+            library: registry.entries[Int(library)].name, reason: "too_small", strokes: strokes,
+            bounds: StrokeBounds(of: points), into: &writer)
+        publish(id)
+    }
+}
+
+extension SessionProcessor {
+    /// Number of sessions that keep a minimum stroke size of their own (one other than the worker's default).
+    var minimumSizeCount: Int { core.minimumSizes.count }
+}
