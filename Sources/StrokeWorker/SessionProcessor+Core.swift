@@ -292,8 +292,9 @@ extension SessionProcessor {
                 // The detector's verdict, where it ran on the whole stroke with times it could read.
                 let fired =
                     stroke.detecting && !stroke.storage.timesLookLikeSeconds ? stroke.storage.checkmarkFired : nil
+                let minimum = minimumSize(of: session)
                 stroke.storage.withPoints { points in
-                    if isTooSmall(points, session: session) {
+                    if Self.isTooSmall(points, minimum: minimum) {
                         publishTooSmall(points, library: library, context: eventContext, id: id)
                     } else {
                         publishRecognition(

@@ -77,8 +77,9 @@ extension SessionProcessor.Core {
         }
         let learned = templates(of: session)
         let choice = choice(of: session)
+        let minimum = minimumSize(of: session)
         gesture.points.withUnsafeBufferPointer { points in
-            if isTooSmall(points, session: session) {
+            if Self.isTooSmall(points, minimum: minimum) {
                 publishTooSmall(
                     points, library: session.library, context: eventContext, strokes: gesture.strokes, id: id)
             } else {
@@ -96,7 +97,8 @@ extension SessionProcessor.Core {
     ) {
         let pointCount = registry.entries[Int(session.library)].recognizer(invariant: session.invariant)
             .configuration.pointCount
-        let tooSmall = gesture.points.withUnsafeBufferPointer { isTooSmall($0, session: session) }
+        let minimum = minimumSize(of: session)
+        let tooSmall = gesture.points.withUnsafeBufferPointer { Self.isTooSmall($0, minimum: minimum) }
         learn(
             gesture.template(named: name, pointCount: pointCount), received: gesture.points.count,
             overflowed: gesture.overflowed, tooSmall: tooSmall, strokes: gesture.strokes, session: &session, id: id)

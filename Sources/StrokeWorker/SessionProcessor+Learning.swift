@@ -45,7 +45,8 @@ extension SessionProcessor.Core {
         let points = stroke.storage.withPoints { Array($0) }
         let template = GestureTemplate(
             name: name, points: points.count >= 2 ? StrokeGeometry.resample(points, count: pointCount) : points)
-        let tooSmall = points.withUnsafeBufferPointer { isTooSmall($0, session: session) }
+        let minimum = minimumSize(of: session)
+        let tooSmall = points.withUnsafeBufferPointer { Self.isTooSmall($0, minimum: minimum) }
         learn(
             template, received: stroke.pointCount, overflowed: stroke.overflowed, tooSmall: tooSmall, strokes: nil,
             session: &session, id: id)
