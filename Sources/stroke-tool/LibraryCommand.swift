@@ -44,14 +44,7 @@ enum LibraryCommand {
     /// point's time is read and left out. With `gesture`, only the strokes of that name, and those of no name
     /// taken as it; without, every stroke needs a name.
     static func templates(strokes path: String, gesture: String?) throws -> [GestureTemplate] {
-        let strokes: [RecognizeCommand.Stroke]
-        do {
-            strokes = try JSONDecoder().decode(
-                [RecognizeCommand.Stroke].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw CommandLineArguments.Failure(description: "--strokes \(path): \(error)")
-        }
-        return try strokes.enumerated().compactMap { index, stroke in
+        try RecognizeCommand.Stroke.read(path).enumerated().compactMap { index, stroke in
             guard let name = stroke.name ?? gesture else {
                 throw CommandLineArguments.Failure(
                     description:

@@ -45,6 +45,16 @@ enum RecognizeCommand {
             self.points = points
         }
 
+        /// The strokes of a STROKES.json file, as `send` and `library add` read it; a file that cannot be read or
+        /// decoded is an error that names it.
+        static func read(_ path: String) throws -> [Stroke] {
+            do {
+                return try JSONDecoder().decode([Stroke].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                throw CommandLineArguments.Failure(description: "--strokes \(path): \(error)")
+            }
+        }
+
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             name = try container.decodeIfPresent(String.self, forKey: .name)

@@ -135,13 +135,7 @@ enum SendCommand {
             }
         }
         if let path = args.value("strokes") {
-            let file: [RecognizeCommand.Stroke]
-            do {
-                file = try JSONDecoder().decode(
-                    [RecognizeCommand.Stroke].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-            } catch {
-                throw CommandLineArguments.Failure(description: "--strokes \(path): \(error)")
-            }
+            let file = try RecognizeCommand.Stroke.read(path)
             guard !file.isEmpty, file.allSatisfy({ $0.strokes.allSatisfy { !$0.isEmpty } }) else {
                 throw CommandLineArguments.Failure(
                     description: "--strokes \(path): no strokes, or a stroke of no points")
