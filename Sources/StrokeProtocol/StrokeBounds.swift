@@ -41,4 +41,11 @@ public struct StrokeBounds: Sendable, Hashable {
     public var center: SIMD2<Double> { SIMD2((minX + maxX) / 2, (minY + maxY) / 2) }
     /// The box's width and height.
     public var size: SIMD2<Double> { SIMD2(maxX - minX, maxY - minY) }
+
+    /// Whether the box is smaller than `minimum` on both sides: a stroke too small to match, for a session whose
+    /// minimum size it is (`SessionOptions.minimumSize`). A box of non-finite points is not.
+    public func isSmaller(than minimum: Double) -> Bool {
+        let size = self.size
+        return size.x < minimum && size.y < minimum
+    }
 }

@@ -31,8 +31,8 @@ extension SessionProcessor.Core {
     /// Static, and given the size: a call on `self` inside a closure that holds `self` inout copied the whole core
     /// (`make profile`: 5 instructions a single point, 427 a batched message).
     static func isTooSmall(_ points: UnsafeBufferPointer<SIMD2<Double>>, minimum: Double) -> Bool {
-        guard minimum > 0, let size = StrokeBounds(of: points)?.size else { return false }
-        return size.x < minimum && size.y < minimum
+        guard minimum > 0, let bounds = StrokeBounds(of: points) else { return false }
+        return bounds.isSmaller(than: minimum)
     }
 
     /// Publishes the `nomatch` of a stroke or gesture too small to match (`too_small`), with its bounds, in place of

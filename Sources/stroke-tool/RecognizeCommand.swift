@@ -1,4 +1,5 @@
 import Foundation
+import StrokeProtocol
 import StrokeRecognition
 import StrokeWorker
 
@@ -24,6 +25,9 @@ enum RecognizeCommand {
           --gestures LIST          match among these gestures only, as a session that chose them
                                    (`options` with `gestures`; default: all)
           --gesture NAME           one more such gesture, repeatable, its name taken whole (commas too)
+          --minimum-size S         a stroke smaller than S on both sides (its bounding box, in the file's
+                                   coordinates) is no match, too small, as in a session that set
+                                   minimumSize S (default 0: every stroke is matched)
           --choice-margin M        with a choice: how far above the best chosen match a gesture outside it
                                    must score to answer "not chosen" (as the worker's --choice-margin;
                                    default 0.05, inf: only where no chosen gesture matched)
@@ -113,6 +117,8 @@ enum RecognizeCommand {
         /// With a choice, the gesture outside it that answers instead of a match (the event's `unchosen`).
         var unchosen: Candidate?
         var checkmarkPointIndex: Int?
+        /// Why the stroke was not recognized at all: `too_small` (`--minimum-size`).
+        var reason: String?
         /// Set (true) when the detector held a check-shaped stroke back under a millisecond: times in seconds?
         var timesLookLikeSeconds: Bool?
         var error: String?
@@ -123,6 +129,7 @@ enum RecognizeCommand {
             arguments, flags: ["json"],
             known: [
                 "strokes", "dataset", "subjects", "library", "checkmark-config", "gestures", "gesture", "choice-margin",
+                "minimum-size",
             ])
         if args.flag("help") {
             print(usage)
@@ -151,6 +158,10 @@ enum RecognizeCommand {
         var configuration = RecognizerConfiguration.default
         configuration.choiceMargin = try args.parsed("choice-margin", default: configuration.choiceMargin)
         try configuration.validate()
+        let minimumSize: Double = try args.parsed("minimum-size", default: 0)
+        guard minimumSize.isFinite && minimumSize >= 0 else {
+            throw CommandLineArguments.Failure(description: "--minimum-size: a finite size of at least 0")
+        }
         let recognizer = try Recognizer(
             library: try LibraryCommand.load(args.value("library") ?? "default"), configuration: configuration)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
@@ -169,33 +180,39 @@ enum RecognizeCommand {
                 if detector.timesLookLikeSeconds { answer.timesLookLikeSeconds = true }
                 offset += part.count
             }
-            do {
-                // As the worker answers: a single stroke with the detector's verdict, a choice as its sessions'.
-                let verdict = stroke.strokes.count == 1 && answer.timesLookLikeSeconds != true
-                let fired = answer.checkmarkPointIndex != nil
-                let (result, chosen, unchosen) = try stroke.points.map(\.position).withUnsafeBufferPointer { points in
-                    try stroke.strokeStarts.withUnsafeBufferPointer { starts in
-                        try recognizer.withPreparedStroke(points: points, strokeStarts: starts) { prepared in
-                            configuration.answer(
-                                among: chosen.isEmpty ? nil : chosen,
-                                recognize: { names in
-                                    let result = recognizer.recognize(prepared, among: names)
-                                    guard verdict else { return result }
-                                    return result.applyingCheckmark(
-                                        fired: fired, configuration: configuration,
-                                        minimumScore: recognizer.library.minimumScore)
-                                }, match: { $0.match.map { ($0.name, $0.score) } })
+            let bounds = stroke.points.map(\.position).withUnsafeBufferPointer { StrokeBounds(of: $0) }
+            if minimumSize > 0, let bounds, bounds.isSmaller(than: minimumSize) {
+                answer.reason = "too_small"
+            } else {
+                do {
+                    // As the worker answers: a single stroke with the detector's verdict, a choice as its sessions'.
+                    let verdict = stroke.strokes.count == 1 && answer.timesLookLikeSeconds != true
+                    let fired = answer.checkmarkPointIndex != nil
+                    let (result, chosen, unchosen) = try stroke.points.map(\.position).withUnsafeBufferPointer {
+                        points in
+                        try stroke.strokeStarts.withUnsafeBufferPointer { starts in
+                            try recognizer.withPreparedStroke(points: points, strokeStarts: starts) { prepared in
+                                configuration.answer(
+                                    among: chosen.isEmpty ? nil : chosen,
+                                    recognize: { names in
+                                        let result = recognizer.recognize(prepared, among: names)
+                                        guard verdict else { return result }
+                                        return result.applyingCheckmark(
+                                            fired: fired, configuration: configuration,
+                                            minimumScore: recognizer.library.minimumScore)
+                                    }, match: { $0.match.map { ($0.name, $0.score) } })
+                            }
                         }
                     }
+                    let match = chosen == .chosen ? result.match : nil
+                    answer.match = match?.name
+                    answer.score = match?.score
+                    answer.backward = match?.drawnBackward == true ? true : nil
+                    answer.candidates = result.candidates.map(Answer.Candidate.init)
+                    answer.unchosen = unchosen?.match.map(Answer.Candidate.init)
+                } catch {
+                    answer.error = "\(error)"
                 }
-                let match = chosen == .chosen ? result.match : nil
-                answer.match = match?.name
-                answer.score = match?.score
-                answer.backward = match?.drawnBackward == true ? true : nil
-                answer.candidates = result.candidates.map(Answer.Candidate.init)
-                answer.unchosen = unchosen?.match.map(Answer.Candidate.init)
-            } catch {
-                answer.error = "\(error)"
             }
             if let name = stroke.name {
                 named += 1
@@ -221,6 +238,8 @@ enum RecognizeCommand {
         if let expected = answer.expected { line += " (\(expected))" }
         if let error = answer.error {
             line += ": \(error)"
+        } else if answer.reason == "too_small" {
+            line += ": no match, too small (under --minimum-size on both sides)"
         } else {
             line +=
                 ": "

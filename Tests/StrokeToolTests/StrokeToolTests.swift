@@ -248,6 +248,34 @@ struct StrokeToolTests {
         #expect(try Self.run(["recognize"]).status == 2)
     }
 
+    @Test("recognize --minimum-size: a tap is too small, as in a session that set minimumSize; a check is matched")
+    func minimumSize() throws {
+        let path = NSTemporaryDirectory() + "strokes-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        [{"name": "tap", "points": [[200.3, 300.2, 0], [199.5, 300.2, 8], [200.5, 300.5, 16], [200.2, 299.5, 24]]},
+         {"name": "v", "points": [[0, 0], [15, 30], [30, 0]]}]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        func answers(_ extra: [String]) throws -> [[String: Any]] {
+            let result = try Self.run(["recognize", "--strokes", path, "--json"] + extra)
+            #expect(result.status == 0, "\(result.error)")
+            return result.output.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        let plain = try answers([])
+        #expect(plain.count == 2 && plain[0]["reason"] == nil && plain[0]["match"] is String, "taken for a gesture")
+        let sized = try answers(["--minimum-size", "20"])
+        #expect(sized.count == 2 && sized[0]["reason"] as? String == "too_small" && sized[0]["match"] == nil)
+        #expect(sized[1]["match"] as? String == "v" && sized[1]["reason"] == nil)
+        let tooLarge = try answers(["--minimum-size", "40"])
+        #expect(tooLarge.allSatisfy { $0["reason"] as? String == "too_small" }, "the v is 30 on its longer side")
+        let text = try Self.run(["recognize", "--strokes", path, "--minimum-size", "20"])
+        #expect(text.output.contains("too small"))
+        let bad = try Self.run(["recognize", "--strokes", path, "--minimum-size", "-1"])
+        #expect(bad.status == 2 && bad.error.contains("--minimum-size"))
+    }
+
     @Test("multistroke on the fixtures; a library of several-stroke templates built with library add, then used")
     func multistroke() throws {
         let result = try Self.run(["multistroke", "--dataset", Self.fixtures, "--strokes", "2", "--json"])
