@@ -15,14 +15,16 @@ struct RobustnessTests {
 
     /// Valid payloads to mutate: the first two scenarios' (JSON and binary), the learning one's (`learn` and
     /// `forget`, mutated; `LearnedTemplatesTests.randomOperations` drives learning itself), the grouping one's, the
-    /// one whose session chooses gestures (`gestures`, mutated) and the pinging one's (pings among strokes).
+    /// one whose session chooses gestures (`gestures`, mutated), the one whose session sets a minimum size (taps,
+    /// `minimumSize`, mutated) and the pinging one's (pings among strokes).
     static func samples() throws -> [[UInt8]] {
         let scenarios = try ScenarioReplayer.scenarios()
         let learning = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session learns") })
         let grouping = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session groups") })
         let choosing = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session chooses") })
         let pinging = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("ping:") })
-        return try (Array(scenarios[0...1]) + [learning, grouping, choosing, pinging]).flatMap { scenario in
+        let sizing = try #require(scenarios.first { ($0["name"] as! String).hasPrefix("a session sets minimumSize") })
+        return try (Array(scenarios[0...1]) + [learning, grouping, choosing, sizing, pinging]).flatMap { scenario in
             try (scenario["messages"] as! [[String: Any]]).map { try ScenarioReplayer.frames($0)[1] }
         }
     }
