@@ -119,14 +119,16 @@ def main() -> int:
     rng = random.Random(args.seed)
     worker, (input_endpoint, output_endpoint) = start_worker(args.worker)
     events, codes, last_event, gaps, held = {}, {}, {}, 0, set()
-    grouped = 0
+    grouped = too_small = 0
     failures = []
 
     def take(event) -> None:
-        nonlocal gaps, grouped
+        nonlocal gaps, grouped, too_small
         events[event.kind] = events.get(event.kind, 0) + 1
         if event.get("strokes") and event.kind in ("match", "nomatch"):
             grouped += 1
+        if event.kind == "nomatch" and event.get("reason") == "too_small":
+            too_small += 1
         if event.kind == "error":
             codes[event.get("code")] = codes.get(event.get("code"), 0) + 1
         session = event.topic.decode()
@@ -167,6 +169,10 @@ def main() -> int:
                 if rng.random() < args.group_share:
                     producer.set_options(session, multistroke=rng.choice([0, 50, 200]))
                     sent += 1
+                # As often, the session sets a minimum size (strokes of a few points here are small).
+                if rng.random() < args.group_share:
+                    producer.set_options(session, minimum_size=rng.choice([0, 10, 40]))
+                    sent += 1
                 producer.send_stroke(session, points, batch=batch, learn=learn, last=rng.random() < 0.1)
                 sent += 2 + (len(points) - 2) // batch + 1
                 if rng.random() < args.learn_share / 4:
@@ -193,7 +199,8 @@ def main() -> int:
     memory = resident_mb(worker.pid) if worker.poll() is None else 0.0
     print(f"soak: after the idle sweep {memory:.1f} MB; events {dict(sorted(events.items()))}", flush=True)
     print(f"soak: errors by code {dict(sorted(codes.items(), key=lambda item: -item[1]))}", flush=True)
-    print(f"soak: {grouped} results of sessions that grouped their strokes", flush=True)
+    print(f"soak: {grouped} results of sessions that grouped their strokes, {too_small} strokes too small",
+          flush=True)
     if worker.poll() is None:
         worker.send_signal(signal.SIGTERM)
         try:
