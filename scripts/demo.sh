@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo: a worker of its own on ports 5575/5576, sample strokes replayed into it, events printed; then a
-# player teaches it a gesture of their own and draws it again, symbols of several strokes, and a game that allows a
-# few spells at a time.
+# player teaches it a gesture of their own and draws it again, symbols of several strokes, a game that allows a
+# few spells at a time, and one steered by swipes and taps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dataset=../shared/datasets/dollar1
@@ -27,3 +27,7 @@ scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients
 echo
 echo "Spells the game allows now, and those it does not (Protocol/README.md, section 4, gestures):"
 scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients/python/examples/spells.py
+echo
+echo "Swipes, and a tap too small to be a gesture (docs/Recognition.md, \"Swipes\" and \"Taps\"):"
+STROKE_WORKER_LIBRARY=Libraries/swipes.json \
+    scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients/python/examples/swipes.py

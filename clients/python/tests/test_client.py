@@ -500,6 +500,21 @@ def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
         assert result(tap).get("reason") == "too_small"
 
 
+def test_the_swipes_example_runs():
+    """clients/python/examples/swipes.py (part of `make demo`): swipes matched by Libraries/swipes.json, and a tap
+    too small to match, answered with where it was."""
+    library = os.path.join(os.path.dirname(__file__), "..", "..", "..", "Libraries", "swipes.json")
+    running = RunningWorker("--library", library)
+    try:
+        example = os.path.join(os.path.dirname(__file__), "..", "examples", "swipes.py")
+        result = subprocess.run([sys.executable, example, "--input", running.input, "--output", running.output],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "5 of 5 answered as meant" in result.stdout and "too_small at (120, 340)" in result.stdout
+    finally:
+        assert running.stop() == 0
+
+
 def test_multistroke_encoding():
     assert json.loads(encode_json("options", 1, multistroke=0)) == {"type": "options", "seq": 1, "multistroke": 0}
     assert json.loads(encode_json("end", 2, 3, last=True))["last"] is True
