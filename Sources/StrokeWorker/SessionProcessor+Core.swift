@@ -231,8 +231,10 @@ extension SessionProcessor {
                     Self.feed(&stroke, points, limit: limit, fired: &fired, overflowed: &overflowed)
                 }
             }
-            // Events in the order their points came: the detector fires at most once, before any overflow.
-            if let fired {
+            // Events in the order their points came: the detector fires at most once, before any overflow. A stroke
+            // still smaller than the session's minimum size when it fires is no check (nor any gesture).
+            let minimum = fired == nil ? 0 : minimumSize(of: session)
+            if let fired, minimum == 0 || !Self.isTooSmall(session.strokes[index], minimum: minimum) {
                 metrics.checkmarks.add(1, ordering: .relaxed)
                 session.eventSequence += 1
                 EventEncoder.checkmark(

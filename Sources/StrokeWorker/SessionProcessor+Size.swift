@@ -35,6 +35,12 @@ extension SessionProcessor.Core {
         return bounds.isSmaller(than: minimum)
     }
 
+    /// Whether an open stroke's points so far are too small to match (`isTooSmall(_:minimum:)`): a check that fires
+    /// on them is no check.
+    static func isTooSmall(_ stroke: OpenStroke, minimum: Double) -> Bool {
+        stroke.storage.withPoints { isTooSmall($0, minimum: minimum) }
+    }
+
     /// Publishes the `nomatch` of a stroke or gesture too small to match (`too_small`), with its bounds, in place of
     /// its recognition.
     mutating func publishTooSmall(

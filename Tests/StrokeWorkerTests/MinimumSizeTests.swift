@@ -58,6 +58,22 @@ struct MinimumSizeTests {
         #expect(processor.metrics.strokesUnmatched.load(ordering: .relaxed) == 1)
     }
 
+    @Test("a check smaller than the minimum size fires no checkmark, and ends too small; a larger one fires")
+    func smallCheck() throws {
+        var processor = SessionProcessorTests.processor()
+        var a = Producer("a")
+        a.send(&processor, ["type": "options", "minimumSize": 20])
+        a.draw(&processor, Self.check(scale: 0.3))  // 12 × 13.5
+        a.draw(&processor, Self.check())  // 40 × 45
+        var b = Producer("b")
+        b.draw(&processor, Self.check(scale: 0.3))  // no minimum size: the same small check fires
+        let events = Self.events(processor, "a")
+        #expect(
+            events.map { $0["reason"] as? String ?? $0["event"] as? String } == ["too_small", "checkmark", "match"])
+        #expect(Self.events(processor, "b").first?["event"] as? String == "checkmark")
+        #expect(processor.metrics.checkmarks.load(ordering: .relaxed) == 2)
+    }
+
     @Test("the worker's default applies to every session until its own options say otherwise")
     func workerDefault() throws {
         var processor = SessionProcessorTests.processor { $0.minimumStrokeSize = 50 }
