@@ -22,93 +22,84 @@ struct LibraryAddCommandTests {
     private static let zigzag = [(0.0, 0.0), (25, 60), (50, 0), (75, 60), (100, 0)]
     private static let square = [(0.0, 0.0), (0, 100), (100, 100), (100, 0), (0, 0)]
 
-    /// Writes `entries` as a STROKES.json file in `directory`.
-    private static func strokesFile(_ entries: [String], in directory: String) throws -> String {
-        let path = directory + "/strokes-\(UUID().uuidString).json"
-        try Data(("[" + entries.joined(separator: ", ") + "]").utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     @Test("strokes with times become templates that recognize them; --gesture names the unnamed and picks")
     func stampedStrokes() throws {
-        let directory = NSTemporaryDirectory() + "library-add-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let named = try Self.strokesFile(
-            [Self.stroke("zigzag", Self.zigzag), Self.stroke("square", Self.square)], in: directory)
-        let library = directory + "/library.json"
-        var result = try StrokeToolTests.run(["library", "add", library, "--strokes", named])
-        #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("added 2 template(s)"))
-        // The same file, recognized with the library made of it: each stroke is its own template.
-        result = try StrokeToolTests.run(["recognize", "--strokes", named, "--library", library])
-        #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("2 of 2 named strokes matched their name"))
+        try StrokeToolTests.withTemporaryDirectory("library-add") { directory in
+            let named = try StrokeToolTests.strokesFile(
+                [Self.stroke("zigzag", Self.zigzag), Self.stroke("square", Self.square)], in: directory)
+            let library = directory + "/library.json"
+            var result = try StrokeToolTests.run(["library", "add", library, "--strokes", named])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output.contains("added 2 template(s)"))
+            // The same file, recognized with the library made of it: each stroke is its own template.
+            result = try StrokeToolTests.run(["recognize", "--strokes", named, "--library", library])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output.contains("2 of 2 named strokes matched their name"))
 
-        // --gesture: the unnamed stroke is taken as it, the zigzag of another name is left out.
-        let mixed = try Self.strokesFile(
-            [Self.stroke(nil, Self.square), Self.stroke("zigzag", Self.zigzag)], in: directory)
-        result = try StrokeToolTests.run(["library", "add", library, "--strokes", mixed, "--gesture", "square"])
-        #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("added 1 template(s)"))
-        result = try StrokeToolTests.run(["library", "list", library])
-        #expect(result.output.contains("square: 2") && result.output.contains("zigzag: 1"), "\(result.output)")
+            // --gesture: the unnamed stroke is taken as it, the zigzag of another name is left out.
+            let mixed = try StrokeToolTests.strokesFile(
+                [Self.stroke(nil, Self.square), Self.stroke("zigzag", Self.zigzag)], in: directory)
+            result = try StrokeToolTests.run(["library", "add", library, "--strokes", mixed, "--gesture", "square"])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output.contains("added 1 template(s)"))
+            result = try StrokeToolTests.run(["library", "list", library])
+            #expect(result.output.contains("square: 2") && result.output.contains("zigzag: 1"), "\(result.output)")
+        }
     }
 
     @Test("an unnamed stroke without --gesture, a point of four numbers, a missing file: errors, library unchanged")
     func badStrokes() throws {
-        let directory = NSTemporaryDirectory() + "library-add-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let library = directory + "/library.json"
-        let unnamed = try Self.strokesFile(
-            [Self.stroke("zigzag", Self.zigzag), Self.stroke(nil, Self.square)], in: directory)
-        var result = try StrokeToolTests.run(["library", "add", library, "--strokes", unnamed])
-        #expect(result.status == 2)
-        #expect(result.error.contains("stroke 1 has no \"name\""), "\(result.error)")
-        #expect(!FileManager.default.fileExists(atPath: library))
+        try StrokeToolTests.withTemporaryDirectory("library-add") { directory in
+            let library = directory + "/library.json"
+            let unnamed = try StrokeToolTests.strokesFile(
+                [Self.stroke("zigzag", Self.zigzag), Self.stroke(nil, Self.square)], in: directory)
+            var result = try StrokeToolTests.run(["library", "add", library, "--strokes", unnamed])
+            #expect(result.status == 2)
+            #expect(result.error.contains("stroke 1 has no \"name\""), "\(result.error)")
+            #expect(!FileManager.default.fileExists(atPath: library))
 
-        let fourNumbers = try Self.strokesFile(
-            [#"{"name": "dot", "points": [[1, 2, 3, 4], [5, 6, 7, 8]]}"#], in: directory)
-        result = try StrokeToolTests.run(["library", "add", library, "--strokes", fourNumbers])
-        #expect(result.status != 0)
-        #expect(result.error.contains("point 0 has 4 numbers"), "\(result.error)")
-        result = try StrokeToolTests.run(["library", "add", library, "--strokes", directory + "/missing.json"])
-        #expect(result.status != 0)
-        #expect(result.error.contains("missing.json"), "\(result.error)")
-        #expect(!FileManager.default.fileExists(atPath: library))
+            let fourNumbers = try StrokeToolTests.strokesFile(
+                [#"{"name": "dot", "points": [[1, 2, 3, 4], [5, 6, 7, 8]]}"#], in: directory)
+            result = try StrokeToolTests.run(["library", "add", library, "--strokes", fourNumbers])
+            #expect(result.status != 0)
+            #expect(result.error.contains("point 0 has 4 numbers"), "\(result.error)")
+            result = try StrokeToolTests.run(["library", "add", library, "--strokes", directory + "/missing.json"])
+            #expect(result.status != 0)
+            #expect(result.error.contains("missing.json"), "\(result.error)")
+            #expect(!FileManager.default.fileExists(atPath: library))
+        }
     }
 
     @Test("--library adds another library's templates (of one gesture with --gesture); --minimum-score sets the file's")
     func fromAnotherLibrary() throws {
-        let directory = NSTemporaryDirectory() + "library-add-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let game = directory + "/game.json"
-        var result = try StrokeToolTests.run(["library", "export-default", "-o", game])
-        #expect(result.status == 0, "\(result.error)")
-        let swipes = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Libraries/swipes.json").standardized.path
-        result = try StrokeToolTests.run(["library", "add", game, "--library", swipes])
-        #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("added 8 template(s)"))
-        result = try StrokeToolTests.run(["library", "list", game])
-        #expect(result.output.contains("minimum score 0.55"), "the file keeps its own threshold: \(result.output)")
-        #expect(result.output.contains("swipe_up_left: 1") && result.output.contains("check: 8"), "\(result.output)")
+        try StrokeToolTests.withTemporaryDirectory("library-add") { directory in
+            let game = directory + "/game.json"
+            var result = try StrokeToolTests.run(["library", "export-default", "-o", game])
+            #expect(result.status == 0, "\(result.error)")
+            let swipes = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../Libraries/swipes.json").standardized.path
+            result = try StrokeToolTests.run(["library", "add", game, "--library", swipes])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output.contains("added 8 template(s)"))
+            result = try StrokeToolTests.run(["library", "list", game])
+            #expect(result.output.contains("minimum score 0.55"), "the file keeps its own threshold: \(result.output)")
+            #expect(
+                result.output.contains("swipe_up_left: 1") && result.output.contains("check: 8"), "\(result.output)")
 
-        let checks = directory + "/checks.json"
-        result = try StrokeToolTests.run([
-            "library", "add", checks, "--library", "default", "--gesture", "check", "--minimum-score", "0.7",
-        ])
-        #expect(result.status == 0, "\(result.error)")
-        result = try StrokeToolTests.run(["library", "list", checks])
-        #expect(result.output.contains("minimum score 0.7, 8 templates") && result.output.contains("check: 8"))
+            let checks = directory + "/checks.json"
+            result = try StrokeToolTests.run([
+                "library", "add", checks, "--library", "default", "--gesture", "check", "--minimum-score", "0.7",
+            ])
+            #expect(result.status == 0, "\(result.error)")
+            result = try StrokeToolTests.run(["library", "list", checks])
+            #expect(result.output.contains("minimum score 0.7, 8 templates") && result.output.contains("check: 8"))
 
-        result = try StrokeToolTests.run(["library", "add", checks, "--library", directory + "/missing.json"])
-        #expect(result.status != 0 && result.error.contains("missing.json"), "\(result.error)")
-        result = try StrokeToolTests.run(["library", "add", checks, "--library", "default", "--minimum-score", "2"])
-        #expect(result.status == 2 && result.error.contains("--minimum-score"), "\(result.error)")
-        result = try StrokeToolTests.run(["library", "list", checks])
-        #expect(result.output.contains("minimum score 0.7, 8 templates"), "unchanged: \(result.output)")
+            result = try StrokeToolTests.run(["library", "add", checks, "--library", directory + "/missing.json"])
+            #expect(result.status != 0 && result.error.contains("missing.json"), "\(result.error)")
+            result = try StrokeToolTests.run(["library", "add", checks, "--library", "default", "--minimum-score", "2"])
+            #expect(result.status == 2 && result.error.contains("--minimum-score"), "\(result.error)")
+            result = try StrokeToolTests.run(["library", "list", checks])
+            #expect(result.output.contains("minimum score 0.7, 8 templates"), "unchanged: \(result.output)")
+        }
     }
 }

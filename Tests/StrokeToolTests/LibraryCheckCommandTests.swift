@@ -24,8 +24,7 @@ struct LibraryCheckCommandTests {
 
     /// A library made with `library add --strokes` from `entries`.
     private static func library(_ entries: [String], in directory: String) throws -> String {
-        let strokes = directory + "/strokes-\(UUID().uuidString).json"
-        try Data(("[" + entries.joined(separator: ", ") + "]").utf8).write(to: URL(fileURLWithPath: strokes))
+        let strokes = try StrokeToolTests.strokesFile(entries, in: directory)
         let path = directory + "/library-\(UUID().uuidString).json"
         let added = try StrokeToolTests.run(["library", "add", path, "--strokes", strokes])
         #expect(added.status == 0, "\(added.error)")
@@ -34,34 +33,34 @@ struct LibraryCheckCommandTests {
 
     @Test("a library whose gestures stand apart passes (status 0); one with a gesture drawn twice fails (status 3)")
     func passAndFail() throws {
-        let directory = NSTemporaryDirectory() + "library-check-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let apart = try Self.library(
-            [0, 3, 6].map { Self.stroke("zigzag", Self.zigzag, shift: Double($0)) }
-                + [0, 2, 5].map { Self.stroke("square", Self.square, shift: Double($0)) }, in: directory)
-        var result = try StrokeToolTests.run(["library", "check", apart])
-        #expect(result.status == 0, "\(result.output)\(result.error)")
-        #expect(result.output.contains("clear 6,") && result.output.contains("check passed"))
+        try StrokeToolTests.withTemporaryDirectory("library-check") { directory in
+            let apart = try Self.library(
+                [0, 3, 6].map { Self.stroke("zigzag", Self.zigzag, shift: Double($0)) }
+                    + [0, 2, 5].map { Self.stroke("square", Self.square, shift: Double($0)) }, in: directory)
+            var result = try StrokeToolTests.run(["library", "check", apart])
+            #expect(result.status == 0, "\(result.output)\(result.error)")
+            #expect(result.output.contains("clear 6,") && result.output.contains("check passed"))
 
-        // The zigzag also under another name: each of its templates has a twin in the other gesture.
-        let alike = try Self.library(
-            [0, 3].flatMap { shift in
-                ["zigzag", "lightning"].map { Self.stroke($0, Self.zigzag, shift: Double(shift)) }
-            } + [0, 2].map { Self.stroke("square", Self.square, shift: Double($0)) }, in: directory)
-        result = try StrokeToolTests.run(["library", "check", alike])
-        #expect(result.status == 3, "\(result.output)\(result.error)")
-        #expect(result.output.contains("confused:") && result.output.contains("zigzag[0]: zigzag"))
-        #expect(result.output.contains("lightning → zigzag") && result.output.contains("check failed: 4 template"))
+            // The zigzag also under another name: each of its templates has a twin in the other gesture.
+            let alike = try Self.library(
+                [0, 3].flatMap { shift in
+                    ["zigzag", "lightning"].map { Self.stroke($0, Self.zigzag, shift: Double(shift)) }
+                } + [0, 2].map { Self.stroke("square", Self.square, shift: Double($0)) }, in: directory)
+            result = try StrokeToolTests.run(["library", "check", alike])
+            #expect(result.status == 3, "\(result.output)\(result.error)")
+            #expect(result.output.contains("confused:") && result.output.contains("zigzag[0]: zigzag"))
+            #expect(result.output.contains("lightning → zigzag") && result.output.contains("check failed: 4 template"))
 
-        result = try StrokeToolTests.run(["library", "check", alike, "--json", "--margin", "0.1"])
-        #expect(result.status == 3)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
-        #expect(object["margin"] as? Double == 0.1 && object["templates"] as? Int == 6)
-        #expect((object["verdicts"] as? [String: Int])?["confused"] == 4)
-        let findings = try #require(object["findings"] as? [[String: Any]])
-        #expect(findings.count == 4 && findings.allSatisfy { $0["verdict"] as? String == "confused" })
-        #expect((object["pairs"] as? [Any])?.count == 2)
+            result = try StrokeToolTests.run(["library", "check", alike, "--json", "--margin", "0.1"])
+            #expect(result.status == 3)
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            #expect(object["margin"] as? Double == 0.1 && object["templates"] as? Int == 6)
+            #expect((object["verdicts"] as? [String: Int])?["confused"] == 4)
+            let findings = try #require(object["findings"] as? [[String: Any]])
+            #expect(findings.count == 4 && findings.allSatisfy { $0["verdict"] as? String == "confused" })
+            #expect((object["pairs"] as? [Any])?.count == 2)
+        }
     }
 
     @Test("a bad margin or a missing file is a clear error")

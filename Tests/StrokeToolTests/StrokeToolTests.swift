@@ -19,6 +19,21 @@ struct StrokeToolTests {
             .appendingPathComponent("../../.build/debug/stroke-tool").standardized.path
     }
 
+    /// Calls `body` with a new directory under the temporary one (its name starting with `prefix`), removed after.
+    static func withTemporaryDirectory<Result>(_ prefix: String, _ body: (String) throws -> Result) throws -> Result {
+        let directory = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try body(directory)
+    }
+
+    /// Writes `entries`, STROKES.json objects, as a STROKES.json file in `directory`; returns its path.
+    static func strokesFile(_ entries: [String], in directory: String) throws -> String {
+        let path = directory + "/strokes-\(UUID().uuidString).json"
+        try Data(("[" + entries.joined(separator: ", ") + "]").utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (
         status: Int32, output: String, error: String
     ) {
