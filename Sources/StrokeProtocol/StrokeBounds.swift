@@ -37,6 +37,15 @@ public struct StrokeBounds: Sendable, Hashable {
         self.init(minX: least.x, minY: least.y, maxX: most.x, maxY: most.y)
     }
 
+    /// Widens the box to take in `point`. A non-finite coordinate leaves it as `init(of:)` would (it compares
+    /// false).
+    public mutating func include(_ point: SIMD2<Double>) {
+        if point.x < minX { minX = point.x }
+        if point.x > maxX { maxX = point.x }
+        if point.y < minY { minY = point.y }
+        if point.y > maxY { maxY = point.y }
+    }
+
     /// The middle of the box.
     public var center: SIMD2<Double> { SIMD2((minX + maxX) / 2, (minY + maxY) / 2) }
     /// The box's width and height.

@@ -224,23 +224,18 @@ extension SessionProcessor {
         private mutating func addPoints(_ session: inout Session, stroke index: Int, id: UnsafeRawBufferPointer) {
             guard !message.points.isEmpty, !session.strokes.overflowed(at: index) else { return }
             var fired: CheckmarkDetector.Detection?
+            var held = false
             var overflowed = false
             let limit = configuration.maxPointsPerStroke
             message.points.withUnsafeBufferPointer { points in
                 session.strokes.withStroke(at: index) { stroke in
-                    Self.feed(&stroke, points, limit: limit, fired: &fired, overflowed: &overflowed)
+                    Self.feed(&stroke, points, limit: limit, fired: &fired, held: &held, overflowed: &overflowed)
                 }
             }
             // Events in the order their points came: the detector fires at most once, before any overflow. A stroke
-            // still smaller than the session's minimum size when it fires is no check (nor any gesture).
-            let minimum = fired == nil ? 0 : minimumSize(of: session)
-            if let fired, minimum == 0 || !Self.isTooSmall(session.strokes[index], minimum: minimum) {
-                metrics.checkmarks.add(1, ordering: .relaxed)
-                session.eventSequence += 1
-                EventEncoder.checkmark(
-                    context(session, id: id, stroke: session.strokes[index]), pointIndex: fired.pointIndex,
-                    time: fired.time, into: &writer)
-                publish(id)
+            // still smaller than the session's minimum size holds its check back until it reaches that size.
+            if fired != nil || held {
+                publishCheckmark(&session, stroke: index, fired: fired, id: id)
             }
             if overflowed {
                 emitError(
@@ -253,7 +248,7 @@ extension SessionProcessor {
         /// per-stroke limit (then the stroke drops its points and ends without a match).
         private static func feed(
             _ stroke: inout OpenStroke, _ points: UnsafeBufferPointer<WirePoint>, limit: Int,
-            fired: inout CheckmarkDetector.Detection?, overflowed: inout Bool
+            fired: inout CheckmarkDetector.Detection?, held: inout Bool, overflowed: inout Bool
         ) {
             let accepted = min(points.count, max(0, limit - stroke.pointCount))
             if accepted > 0 {
@@ -266,8 +261,11 @@ extension SessionProcessor {
             if stroke.detecting, accepted > 0 {
                 // The detector reads the positions just stored: no copy of the batch.
                 fired = stroke.storage.detectAppended(accepted, times: .init(points, time: \.t))
+                held = fired == nil && stroke.storage.checkmarkHeld
             }
             if accepted < points.count {
+                held = false
+                stroke.storage.checkmarkHeld = false
                 stroke.overflowed = true
                 stroke.storage.pointCount = 0
                 stroke.detecting = false

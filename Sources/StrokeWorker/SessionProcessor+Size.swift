@@ -1,4 +1,5 @@
 import StrokeProtocol
+import StrokeRecognition
 
 // MARK: - Strokes too small to match (taps)
 
@@ -35,10 +36,51 @@ extension SessionProcessor.Core {
         return bounds.isSmaller(than: minimum)
     }
 
-    /// Whether an open stroke's points so far are too small to match (`isTooSmall(_:minimum:)`): a check that fires
-    /// on them is no check.
-    static func isTooSmall(_ stroke: OpenStroke, minimum: Double) -> Bool {
-        stroke.storage.withPoints { isTooSmall($0, minimum: minimum) }
+    /// The first point at or after `start` at which `points` so far reach `minimum` on one side, if one does: where a
+    /// check held back as too small may be sent. Non-finite points are no smaller, as in `isTooSmall(_:minimum:)`.
+    static func pointReaching(_ minimum: Double, in points: UnsafeBufferPointer<SIMD2<Double>>, from start: Int) -> Int?
+    {
+        guard start >= 0, start < points.count,
+            var bounds = StrokeBounds(of: UnsafeBufferPointer(rebasing: points[...start]))
+        else { return nil }
+        var index = start
+        while bounds.isSmaller(than: minimum) {
+            index += 1
+            guard index < points.count else { return nil }
+            bounds.include(points[index])
+        }
+        return index
+    }
+
+    /// Publishes the `checkmark` of the stroke at `index`, whose detector fired on this message's points (`fired`)
+    /// or on earlier ones and was held back: at once in a session without a minimum size, else at the first point
+    /// at which the stroke reaches that size. A check still smaller after this message is held (a tap, a tiny
+    /// check): it is sent when a later message makes the stroke large enough, and never if the stroke ends smaller,
+    /// as its `nomatch` `too_small` does. The event's `pointIndex` and `t` are that point's.
+    mutating func publishCheckmark(
+        _ session: inout Session, stroke index: Int, fired: CheckmarkDetector.Detection?, id: UnsafeRawBufferPointer
+    ) {
+        let minimum = minimumSize(of: session)
+        let storage = session.strokes[index].storage
+        // This message's points are the stroke's last ones; an overflowed stroke dropped its points and is not held.
+        let first = storage.pointCount - message.points.count
+        var point = fired.map { (index: $0.pointIndex, time: $0.time) }
+        if minimum > 0 && storage.pointCount > 0 || fired == nil {
+            let start = max(first, fired?.pointIndex ?? first)
+            guard let reached = storage.withPoints({ Self.pointReaching(minimum, in: $0, from: start) }) else {
+                storage.checkmarkHeld = true
+                return
+            }
+            storage.checkmarkHeld = false
+            if reached != point?.index { point = (reached, message.points[reached - first].t) }
+        }
+        guard let point else { return }
+        metrics.checkmarks.add(1, ordering: .relaxed)
+        session.eventSequence += 1
+        EventEncoder.checkmark(
+            context(session, id: id, stroke: session.strokes[index]), pointIndex: point.index, time: point.time,
+            into: &writer)
+        publish(id)
     }
 
     /// Publishes the `nomatch` of a stroke or gesture too small to match (`too_small`), with its bounds, in place of

@@ -19,7 +19,20 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
         var pointCapacity: Int
         /// Elements (pairs of doubles) at the front that hold the detector's buffer. Derivable from the detector's
         /// `bufferCount`, but kept here so that reaching the points does not read the detector's shared settings.
-        let detectorElements: Int
+        /// 32 bits, so that `checkmarkHeld` fits beside it and the header stays 112 bytes.
+        private let detectorElementCount: Int32
+        /// Whether the detector fired while the stroke was still smaller than its session's minimum size: its
+        /// `checkmark` waits until the stroke reaches that size (`SessionProcessor.Core.reachesSize`).
+        var checkmarkHeld = false
+
+        init(detector: CheckmarkDetector.State, pointCapacity: Int, detectorElements: Int) {
+            self.detector = detector
+            self.pointCapacity = pointCapacity
+            self.detectorElementCount = Int32(detectorElements)
+        }
+
+        /// Elements (pairs of doubles) at the front that hold the detector's buffer.
+        @inline(__always) var detectorElements: Int { Int(detectorElementCount) }
     }
 
     /// Points that a new stroke has room for before it grows: the data set's strokes have 79 on average.
@@ -82,6 +95,7 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
                 let used = header.pointee.detectorElements + header.pointee.pointCount
                 newElements.initialize(from: elements, count: used)
                 newHeader.pointee.pointCount = header.pointee.pointCount
+                newHeader.pointee.checkmarkHeld = header.pointee.checkmarkHeld
             }
             return copy
         }
@@ -91,6 +105,7 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
     func reset() {
         withUnsafeMutablePointerToHeader { header in
             header.pointee.pointCount = 0
+            header.pointee.checkmarkHeld = false
             header.pointee.detector.reset()
         }
     }
@@ -115,6 +130,14 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
     /// Whether the detector fired on the stroke.
     var checkmarkFired: Bool {
         withUnsafeMutablePointerToHeader { $0.pointee.detector.detection != nil }
+    }
+
+    /// Whether the detector fired while the stroke was smaller than its session's minimum size, and the
+    /// `checkmark` waits for the stroke to reach it.
+    @inline(__always)
+    var checkmarkHeld: Bool {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.checkmarkHeld } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.checkmarkHeld = newValue } }
     }
 
     /// Whether the detector held the stroke back as a check drawn under a millisecond after its first point: its

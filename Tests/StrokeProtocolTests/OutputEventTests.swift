@@ -48,6 +48,10 @@ struct OutputEventTests {
             points.withUnsafeBufferPointer { StrokeBounds(of: $0) }
                 == StrokeBounds(minX: -1, minY: -2, maxX: 5, maxY: 9))
         #expect([SIMD2<Double>]().withUnsafeBufferPointer { StrokeBounds(of: $0) } == nil)
+        // Widened a point at a time, the box is the one of all the points; a NaN widens nothing.
+        var grown = StrokeBounds(minX: 3, minY: 4, maxX: 3, maxY: 4)
+        for point in points.dropFirst() + [SIMD2(.nan, .nan)] { grown.include(point) }
+        #expect(grown == StrokeBounds(minX: -1, minY: -2, maxX: 5, maxY: 9))
     }
 
     @Test("bounds of other than four numbers are refused, naming the field")

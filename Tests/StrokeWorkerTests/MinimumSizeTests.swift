@@ -74,6 +74,70 @@ struct MinimumSizeTests {
         #expect(processor.metrics.checkmarks.load(ordering: .relaxed) == 2)
     }
 
+    /// A check 12 units wide whose flick goes on to 21 × 20.7: it reaches 20 units on both sides at its point 39,
+    /// sampled at 390 ms.
+    static let growingCheck: [[Double]] = {
+        var points = check(scale: 0.3)
+        for k in 16...30 {
+            points.append([(10 + Double(k) * 2) * 0.3, (10 - Double(k) * 2.3) * 0.3, Double(100 + k * 10)])
+        }
+        return points
+    }()
+
+    @Test("a check that fires while smaller than the minimum size is sent when the stroke reaches it, at that point")
+    func growingCheckSentLate() throws {
+        var processor = SessionProcessorTests.processor()
+        var plain = Producer("plain")
+        plain.draw(&processor, Self.growingCheck)
+        let fired = try #require(Self.events(processor, "plain").first { $0["event"] as? String == "checkmark" })
+        let firedAt = try #require(fired["pointIndex"] as? Int)
+        #expect(firedAt < 39, "the detector fires while the check is small")
+
+        // One point a message: nothing until the point that makes the stroke 20 wide, then the check at once.
+        var late = Producer("late")
+        late.send(&processor, ["type": "options", "minimumSize": 20])
+        late.stroke += 1
+        late.send(&processor, ["type": "begin", "stroke": late.stroke, "points": [Self.growingCheck[0]]])
+        for (offset, point) in Self.growingCheck.enumerated().dropFirst() {
+            late.send(&processor, ["type": "points", "stroke": late.stroke, "points": [point]])
+            let sent = Self.events(processor, "late").contains { $0["event"] as? String == "checkmark" }
+            #expect(sent == (offset >= 39), "point \(offset)")
+        }
+        late.send(&processor, ["type": "end", "stroke": late.stroke])
+        let events = Self.events(processor, "late")
+        #expect(events.map { $0["event"] as? String } == ["checkmark", "match"])
+        #expect(events[0]["pointIndex"] as? Int == 39 && events[0]["t"] as? Double == 390)
+        #expect(events[1]["reason"] == nil)
+
+        // The whole stroke in one message: the same point.
+        var batched = Producer("batched")
+        batched.send(&processor, ["type": "options", "minimumSize": 20])
+        batched.draw(&processor, Self.growingCheck)
+        #expect(Self.events(processor, "batched").first?["pointIndex"] as? Int == 39)
+        #expect(processor.metrics.checkmarks.load(ordering: .relaxed) == 3)
+    }
+
+    @Test("a held check is sent with the next points once the session's options drop its minimum size")
+    func heldCheckReleasedByOptions() throws {
+        var processor = SessionProcessorTests.processor()
+        let small = Self.check(scale: 0.3)
+        var plain = Producer("plain")
+        plain.draw(&processor, small)
+        let fired = try #require(Self.events(processor, "plain").first?["pointIndex"] as? Int)
+        #expect(fired < small.count - 2, "the detector fires before the last two points")
+        var a = Producer("a")
+        a.send(&processor, ["type": "options", "minimumSize": 20])
+        a.stroke += 1
+        a.send(&processor, ["type": "begin", "stroke": a.stroke, "points": Array(small.dropLast(2))])
+        #expect(Self.events(processor, "a").isEmpty, "held: the check is 12 units wide")
+        a.send(&processor, ["type": "options", "minimumSize": 0])
+        a.send(&processor, ["type": "points", "stroke": a.stroke, "points": Array(small.suffix(2))])
+        a.send(&processor, ["type": "end", "stroke": a.stroke])
+        let events = Self.events(processor, "a")
+        #expect(events.map { $0["event"] as? String } == ["checkmark", "match"])
+        #expect(events.first?["pointIndex"] as? Int == small.count - 2)
+    }
+
     @Test("the worker's default applies to every session until its own options say otherwise")
     func workerDefault() throws {
         var processor = SessionProcessorTests.processor { $0.minimumStrokeSize = 50 }

@@ -213,6 +213,13 @@ struct WorkerUnitTests {
         #expect(MemoryLayout<Session>.stride <= 112)
     }
 
+    @Test(
+        "an open stroke's storage header takes 112 bytes, the flag of a held check included"
+    )
+    func strokeHeaderSize() {
+        #expect(MemoryLayout<StrokeStorage.Header>.stride == 112)
+    }
+
     @Test("the table hash depends on every byte of the id and on its length, and differs between tables")
     func tableHash() {
         let table = SessionTable()
