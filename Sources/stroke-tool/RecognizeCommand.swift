@@ -49,13 +49,19 @@ enum RecognizeCommand {
             self.points = points
         }
 
-        /// The strokes of a STROKES.json file, as `send` and `library add` read it; a file that cannot be read or
-        /// decoded is an error that names it.
+        /// The strokes of a STROKES.json file, as `recognize`, `send` and `library add` read it: a file that cannot
+        /// be read is an I/O error, one that does not decode a usage error; both name the file.
         static func read(_ path: String) throws -> [Stroke] {
+            let data: Data
             do {
-                return try JSONDecoder().decode([Stroke].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
             } catch {
-                throw CommandLineArguments.Failure(description: "--strokes \(path): \(error)")
+                throw RecognitionError(.io, "cannot read \(path): \(error.localizedDescription)")
+            }
+            do {
+                return try JSONDecoder().decode([Stroke].self, from: data)
+            } catch {
+                throw CommandLineArguments.Failure(description: "--strokes \(path): not a list of strokes: \(error)")
             }
         }
 
@@ -137,17 +143,7 @@ enum RecognizeCommand {
         }
         let strokes: [Stroke]
         if let path = args.value("strokes") {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw RecognitionError(.io, "cannot read \(path): \(error.localizedDescription)")
-            }
-            do {
-                strokes = try JSONDecoder().decode([Stroke].self, from: data)
-            } catch {
-                throw CommandLineArguments.Failure(description: "--strokes \(path): not a list of strokes: \(error)")
-            }
+            strokes = try Stroke.read(path)
         } else if let dataset = args.value("dataset") {
             let subjects = Set(args.values("subjects"))
             strokes = try DollarLog.loadDataset(dataset).filter { subjects.isEmpty || subjects.contains($0.subject) }

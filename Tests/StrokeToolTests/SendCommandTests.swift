@@ -74,7 +74,7 @@ struct SendCommandTests {
         let endpoints = ["--input", "tcp://127.0.0.1:9", "--output", "tcp://127.0.0.1:9"]
         for arguments in [
             ["send", "--input", "tcp://127.0.0.1:9"], ["send"] + endpoints + ["--gesture", "nope"],
-            ["send"] + endpoints + ["--strokes", "/nonexistent.json"], ["send"] + endpoints + ["--strokes", empty],
+            ["send"] + endpoints + ["--strokes", empty],
             ["send"] + endpoints + ["--strokes", pointless], ["send"] + endpoints + ["--batch", "0"],
             ["send"] + endpoints + ["--session", ""], ["send"] + endpoints + ["extra"],
         ] {
@@ -82,5 +82,9 @@ struct SendCommandTests {
             #expect(run.status == 2, "\(arguments): \(run.error)")
             #expect(run.error.hasPrefix("stroke-tool send: "), "\(arguments): \(run.error)")
         }
+        // A file that cannot be read is an I/O error (status 1), as for `recognize` and `library add`.
+        let missing = try StrokeToolTests.run(["send"] + endpoints + ["--strokes", "/nonexistent.json"])
+        #expect(missing.status == 1 && missing.error.hasPrefix("stroke-tool send: "), "\(missing.error)")
+        #expect(missing.error.contains("cannot read /nonexistent.json"), "\(missing.error)")
     }
 }

@@ -261,6 +261,8 @@ struct StrokeToolTests {
         let bad = try Self.run(["recognize", "--strokes", path])
         #expect(bad.status == 2 && bad.error.contains("point 0 has 4 numbers"))
         #expect(try Self.run(["recognize"]).status == 2)
+        let missing = try Self.run(["recognize", "--strokes", "/nonexistent.json"])
+        #expect(missing.status == 1 && missing.error.contains("cannot read /nonexistent.json"), "\(missing.error)")
     }
 
     @Test("recognize --minimum-size: a tap is too small, as in a session that set minimumSize; a check is matched")
