@@ -46,6 +46,24 @@ public struct StrokeBounds: Sendable, Hashable {
         if point.y > maxY { maxY = point.y }
     }
 
+    /// The first index at or after `start` at which the box of `points[...index]` is no longer smaller than
+    /// `minimum` (`isSmaller(than:)`), if one is: where a stroke drawn point by point reaches a session's minimum
+    /// size. A box of non-finite points is no smaller, as in `isSmaller(than:)`.
+    public static func firstIndex(
+        reaching minimum: Double, in points: UnsafeBufferPointer<SIMD2<Double>>, from start: Int
+    ) -> Int? {
+        guard start >= 0, start < points.count,
+            var bounds = StrokeBounds(of: UnsafeBufferPointer(rebasing: points[...start]))
+        else { return nil }
+        var index = start
+        while bounds.isSmaller(than: minimum) {
+            index += 1
+            guard index < points.count else { return nil }
+            bounds.include(points[index])
+        }
+        return index
+    }
+
     /// The middle of the box.
     public var center: SIMD2<Double> { SIMD2((minX + maxX) / 2, (minY + maxY) / 2) }
     /// The box's width and height.

@@ -36,22 +36,6 @@ extension SessionProcessor.Core {
         return bounds.isSmaller(than: minimum)
     }
 
-    /// The first point at or after `start` at which `points` so far reach `minimum` on one side, if one does: where a
-    /// check held back as too small may be sent. Non-finite points are no smaller, as in `isTooSmall(_:minimum:)`.
-    static func pointReaching(_ minimum: Double, in points: UnsafeBufferPointer<SIMD2<Double>>, from start: Int) -> Int?
-    {
-        guard start >= 0, start < points.count,
-            var bounds = StrokeBounds(of: UnsafeBufferPointer(rebasing: points[...start]))
-        else { return nil }
-        var index = start
-        while bounds.isSmaller(than: minimum) {
-            index += 1
-            guard index < points.count else { return nil }
-            bounds.include(points[index])
-        }
-        return index
-    }
-
     /// Publishes the `checkmark` of the stroke at `index`, whose detector fired on this message's points (`fired`)
     /// or on earlier ones and was held back: at once in a session without a minimum size, else at the first point
     /// at which the stroke reaches that size. A check still smaller after this message is held (a tap, a tiny
@@ -67,7 +51,8 @@ extension SessionProcessor.Core {
         var point = fired.map { (index: $0.pointIndex, time: $0.time) }
         if minimum > 0 && storage.pointCount > 0 || fired == nil {
             let start = max(first, fired?.pointIndex ?? first)
-            guard let reached = storage.withPoints({ Self.pointReaching(minimum, in: $0, from: start) }) else {
+            guard let reached = storage.withPoints({ StrokeBounds.firstIndex(reaching: minimum, in: $0, from: start) })
+            else {
                 storage.checkmarkHeld = true
                 return
             }

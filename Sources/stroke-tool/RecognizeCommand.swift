@@ -27,7 +27,9 @@ enum RecognizeCommand {
           --gesture NAME           one more such gesture, repeatable, its name taken whole (commas too)
           --minimum-size S         a stroke smaller than S on both sides (its bounding box, in the file's
                                    coordinates) is no match, too small, as in a session that set
-                                   minimumSize S (default 0: every stroke is matched)
+                                   minimumSize S, and a check the detector finds while the stroke is
+                                   smaller is given at the point where it reaches S, as the worker sends
+                                   it (default 0: every stroke is matched)
           --choice-margin M        with a choice: how far above the best chosen match a gesture outside it
                                    must score to answer "not chosen" (as the worker's --choice-margin;
                                    default 0.05, inf: only where no chosen gesture matched)
@@ -168,10 +170,16 @@ enum RecognizeCommand {
         for (index, stroke) in strokes.enumerated() {
             var answer = Answer(index: index, expected: stroke.name, candidates: [])
             var offset = 0
+            // Whether the detector fired on a stroke: the match's verdict, even where the check was too small to send.
+            var detected = false
             for part in stroke.strokes {
                 detector.reset()
                 if answer.checkmarkPointIndex == nil, let fired = detector.add(contentsOf: Array(part)) {
-                    answer.checkmarkPointIndex = offset + fired.pointIndex
+                    detected = true
+                    // As the worker sends it: at the point where the stroke reaches the minimum size, if later.
+                    answer.checkmarkPointIndex = part.map(\.position).withUnsafeBufferPointer {
+                        StrokeBounds.firstIndex(reaching: minimumSize, in: $0, from: fired.pointIndex)
+                    }.map { offset + $0 }
                 }
                 if detector.timesLookLikeSeconds { answer.timesLookLikeSeconds = true }
                 offset += part.count
@@ -183,7 +191,7 @@ enum RecognizeCommand {
                 do {
                     // As the worker answers: a single stroke with the detector's verdict, a choice as its sessions'.
                     let verdict = stroke.strokes.count == 1 && answer.timesLookLikeSeconds != true
-                    let fired = answer.checkmarkPointIndex != nil
+                    let fired = detected
                     let (result, chosen, unchosen) = try stroke.points.map(\.position).withUnsafeBufferPointer {
                         points in
                         try stroke.strokeStarts.withUnsafeBufferPointer { starts in

@@ -293,6 +293,37 @@ struct StrokeToolTests {
         #expect(bad.status == 2 && bad.error.contains("--minimum-size"))
     }
 
+    @Test("recognize --minimum-size gives a check that fires small the point where it reaches the size, as sent")
+    func minimumSizeCheckmark() throws {
+        // A check 12 units wide whose flick goes on to 21 × 20.7 (it reaches 20 at point 39), and the same check
+        // ending at 12 × 10.4.
+        var growing: [[Double]] = (0...10).map { k -> [Double] in
+            let x = Double(k) * 0.3
+            return [x, x, Double(k * 10)]
+        }
+        for k in 1...30 {
+            let x: Double = (10 + Double(k) * 2) * 0.3
+            let y: Double = (10 - Double(k) * 2.3) * 0.3
+            growing.append([x, y, Double(100 + k * 10)])
+        }
+        let small = Array(growing.prefix(26))
+        let path = try SendCommandTests.strokesFile([["points": growing], ["points": small]])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func answers(_ extra: [String]) throws -> [[String: Any]] {
+            let result = try Self.run(["recognize", "--strokes", path, "--json"] + extra)
+            #expect(result.status == 0, "\(result.error)")
+            return result.output.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        let plain = try answers([])
+        let fired = try #require(plain.first?["checkmarkPointIndex"] as? Int)
+        #expect(fired < 39 && plain.last?["checkmarkPointIndex"] as? Int == fired)
+        let sized = try answers(["--minimum-size", "20"])
+        #expect(sized.first?["checkmarkPointIndex"] as? Int == 39 && sized.first?["reason"] == nil)
+        #expect(sized.last?["checkmarkPointIndex"] == nil && sized.last?["reason"] as? String == "too_small")
+    }
+
     @Test("multistroke on the fixtures; a library of several-stroke templates built with library add, then used")
     func multistroke() throws {
         let result = try Self.run(["multistroke", "--dataset", Self.fixtures, "--strokes", "2", "--json"])
