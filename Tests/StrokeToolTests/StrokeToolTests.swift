@@ -265,6 +265,16 @@ struct StrokeToolTests {
         #expect(missing.status == 1 && missing.error.contains("cannot read /nonexistent.json"), "\(missing.error)")
     }
 
+    /// `stroke-tool recognize --strokes PATH --json` with `extra` options: one answer per stroke (the run must
+    /// succeed).
+    static func recognized(_ path: String, _ extra: [String]) throws -> [[String: Any]] {
+        let result = try run(["recognize", "--strokes", path, "--json"] + extra)
+        #expect(result.status == 0, "\(result.error)")
+        return result.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
     @Test("recognize --minimum-size: a tap is too small, as in a session that set minimumSize; a check is matched")
     func minimumSize() throws {
         let path = NSTemporaryDirectory() + "strokes-\(UUID().uuidString).json"
@@ -273,13 +283,7 @@ struct StrokeToolTests {
         [{"name": "tap", "points": [[200.3, 300.2, 0], [199.5, 300.2, 8], [200.5, 300.5, 16], [200.2, 299.5, 24]]},
          {"name": "v", "points": [[0, 0], [15, 30], [30, 0]]}]
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        func answers(_ extra: [String]) throws -> [[String: Any]] {
-            let result = try Self.run(["recognize", "--strokes", path, "--json"] + extra)
-            #expect(result.status == 0, "\(result.error)")
-            return result.output.split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-        }
+        func answers(_ extra: [String]) throws -> [[String: Any]] { try Self.recognized(path, extra) }
         let plain = try answers([])
         #expect(plain.count == 2 && plain[0]["reason"] == nil && plain[0]["match"] is String, "taken for a gesture")
         let sized = try answers(["--minimum-size", "20"])
@@ -309,13 +313,7 @@ struct StrokeToolTests {
         let small = Array(growing.prefix(26))
         let path = try SendCommandTests.strokesFile([["points": growing], ["points": small]])
         defer { try? FileManager.default.removeItem(atPath: path) }
-        func answers(_ extra: [String]) throws -> [[String: Any]] {
-            let result = try Self.run(["recognize", "--strokes", path, "--json"] + extra)
-            #expect(result.status == 0, "\(result.error)")
-            return result.output.split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-        }
+        func answers(_ extra: [String]) throws -> [[String: Any]] { try Self.recognized(path, extra) }
         let plain = try answers([])
         let fired = try #require(plain.first?["checkmarkPointIndex"] as? Int)
         #expect(fired < 39 && plain.last?["checkmarkPointIndex"] as? Int == fired)
