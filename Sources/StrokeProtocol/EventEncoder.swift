@@ -39,6 +39,9 @@ public enum EventEncoder {
         public var name: String
         /// Its score in `(0, 1]`.
         public var score: Double
+        /// How far the stroke is turned from that template, in degrees (`"rotation"` on the wire, written for the
+        /// match only).
+        public var rotation: Double
         /// Whether the score is that of a template the session learned (`"learned": true` on the wire).
         public var learned: Bool
         /// Whether that template matched drawn the other way round, in a library whose strokes go either way
@@ -46,11 +49,14 @@ public enum EventEncoder {
         public var backward: Bool
 
         /// Creates a candidate.
-        public init(name: String, score: Double, learned: Bool = false, backward: Bool = false) {
+        public init(
+            name: String, score: Double, learned: Bool = false, backward: Bool = false, rotation: Double = 0
+        ) {
             self.name = name
             self.score = score
             self.learned = learned
             self.backward = backward
+            self.rotation = rotation
         }
     }
 
@@ -76,6 +82,7 @@ public enum EventEncoder {
         var bound = 256 + string(name) + string(reason) + string(library) + strokesBound(strokes)
         if bounds != nil { bound += 12 + 4 * JSONCursor.numberBound }
         for candidate in candidates { bound += 96 + string(candidate.name) }
+        if !candidates.isEmpty { bound += 12 + JSONCursor.numberBound }  // the match's "rotation"
         if let unchosen { bound += 112 + string(unchosen.name) }
         event(name == nil ? "nomatch" : "match", context, bound: bound, into: &writer) { out in
             if let name, let score {
@@ -92,6 +99,8 @@ public enum EventEncoder {
                         out.key("backward")
                         out.bool(true)
                     }
+                    out.key("rotation")
+                    out.number(candidates[0].rotation, decimals: 1)
                 }
             }
             if let reason {

@@ -53,6 +53,7 @@ extension OutputEvent {
         case "library": library = try reader.string()
         case "learned": learned = try reader.bool()
         case "backward": backward = try reader.bool()
+        case "rotation": rotation = try reader.double()
         case "strokes":
             try reader.array { (reader: inout JSONReader) throws(ProtocolError) in
                 strokes.append(try reader.integer(Int.self))

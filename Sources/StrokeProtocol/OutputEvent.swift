@@ -87,6 +87,9 @@ public struct OutputEvent: Sendable, Hashable {
     public var learned = false
     /// `match`: whether it matched a template drawn the other way round.
     public var backward = false
+    /// `match`: how far the stroke is turned from the template it matched, in degrees (−180 to 180, clockwise on
+    /// a screen whose y grows downward).
+    public var rotation: Double?
     /// `match`, `nomatch`, `learned` in a session that groups strokes: the gesture's stroke ids.
     public var strokes: [Int] = []
     /// `match`, `nomatch`: where the stroke (or gesture) lies, in the producer's coordinates.

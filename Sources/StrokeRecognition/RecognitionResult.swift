@@ -15,13 +15,20 @@ public struct RecognitionResult: Sendable, Hashable {
         /// in their drawn order, one or more of them. Never for a template of several strokes in a library that
         /// matches any order, which takes them every way anyway.
         public var drawnBackward: Bool
+        /// How far the stroke is turned from that template, in degrees (−180 to 180): the turn that carries the
+        /// template onto the stroke, from the x axis toward the y axis (clockwise on a screen whose y grows
+        /// downward). The Protractor's best angle, bounded by the library's `maxRotationDegrees` in an
+        /// orientation-sensitive library; any in a rotation-invariant one, where it tells which way an arrow was
+        /// drawn.
+        public var rotation: Double
 
         /// Creates a candidate.
-        public init(name: String, score: Double, distance: Double, drawnBackward: Bool = false) {
+        public init(name: String, score: Double, distance: Double, drawnBackward: Bool = false, rotation: Double = 0) {
             self.name = name
             self.score = score
             self.distance = distance
             self.drawnBackward = drawnBackward
+            self.rotation = rotation
         }
     }
 

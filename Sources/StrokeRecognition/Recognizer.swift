@@ -302,9 +302,19 @@ public struct Recognizer: Sendable {
             candidates.append(
                 RecognitionResult.Candidate(
                     name: gestureNames[Int(gesture)], score: 1 / (1 + distance), distance: distance,
-                    drawnBackward: backward))
+                    drawnBackward: backward, rotation: rotation(of: shortlist[best])))
         }
         let match = candidates.first.flatMap { $0.score >= library.minimumScore ? $0 : nil }
         return RecognitionResult(match: match, candidates: candidates)
+    }
+
+    /// The turn from a shortlisted template to the stroke, in degrees (`RecognitionResult.Candidate.rotation`): the
+    /// Protractor rotates the stroke onto the template, so the stroke is the template turned the other way. The
+    /// angle of `Protractor.alignment`, without the similarity, whose sine and cosine at a bound it does not need.
+    private func rotation(of entry: Shortlisted) -> Double {
+        let turn = min(max(atan2(entry.b, entry.a), -maxRotation), maxRotation)
+        let angle = -Double(turn) * 180 / .pi
+        // Within ±180 (π in single precision is a little above it), and no -0 on the wire.
+        return angle == 0 ? 0 : min(180, max(-180, angle))
     }
 }

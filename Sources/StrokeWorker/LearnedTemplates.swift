@@ -119,7 +119,7 @@ final class LearnedTemplates: Sendable {
         RecognitionResult.merged(library: library, learned: learned, limit: limit).map {
             EventEncoder.Candidate(
                 name: $0.candidate.name, score: $0.candidate.score, learned: $0.learned,
-                backward: $0.candidate.drawnBackward)
+                backward: $0.candidate.drawnBackward, rotation: $0.candidate.rotation)
         }
     }
 }

@@ -99,7 +99,7 @@ public struct RecognitionRequest {
                 library: fromLibrary.candidates, learned: fromLearned.candidates, limit: recognizer.configuration.topK)
         } else {
             candidates = fromLibrary.candidates.map {
-                .init(name: $0.name, score: $0.score, backward: $0.drawnBackward)
+                .init(name: $0.name, score: $0.score, backward: $0.drawnBackward, rotation: $0.rotation)
             }
         }
         let minimumScore = recognizer.minimumScore

@@ -121,6 +121,8 @@ enum RecognizeCommand {
         var score: Double?
         /// Set (true) when the match's template matched drawn the other way round (a library either way round).
         var backward: Bool?
+        /// The match's turn from its template, in degrees, as the event's `rotation`.
+        var rotation: Double?
         var candidates: [Candidate]
         /// With a choice, the gesture outside it that answers instead of a match (the event's `unchosen`).
         var unchosen: Candidate?
@@ -212,6 +214,7 @@ enum RecognizeCommand {
                     answer.match = match?.name
                     answer.score = match?.score
                     answer.backward = match?.drawnBackward == true ? true : nil
+                    answer.rotation = match.map { ($0.rotation * 10).rounded() / 10 }
                     answer.candidates = result.candidates.map(Answer.Candidate.init)
                     answer.unchosen = unchosen?.match.map(Answer.Candidate.init)
                 } catch {
@@ -249,6 +252,7 @@ enum RecognizeCommand {
                 ": "
                 + (answer.match.map { "\($0) \(String(format: "%.3f", answer.score ?? 0))" } ?? "no match")
                 + (answer.backward == true ? " (drawn backward)" : "")
+                + (answer.rotation.map { " turned \(String(format: "%.1f", $0))°" } ?? "")
                 + (answer.unchosen.map { "; not chosen: \($0.name) \(String(format: "%.3f", $0.score))" } ?? "")
             let others = answer.candidates.dropFirst(answer.match == nil ? 0 : 1)
                 .map { "\($0.name) \(String(format: "%.3f", $0.score))" }

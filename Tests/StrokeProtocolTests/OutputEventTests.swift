@@ -21,7 +21,8 @@ struct OutputEventTests {
             EventEncoder.result(
                 context, name: "fireball", score: 0.8479,
                 candidates: [
-                    .init(name: "fireball", score: 0.8479, learned: true), .init(name: "circle", score: 0.71),
+                    .init(name: "fireball", score: 0.8479, learned: true, rotation: -92.46),
+                    .init(name: "circle", score: 0.71, rotation: 12),
                 ],
                 points: 40, library: "default", strokes: [2, 3],
                 bounds: StrokeBounds(minX: -3.25, minY: 0.123456, maxX: 120, maxY: 7), into: &writer)
@@ -32,6 +33,8 @@ struct OutputEventTests {
         #expect(event.session == "player-1" && event.eventSeq == 7 && event.seq == 40)
         #expect(event.stroke == 3 && event.pointer == 1)
         #expect(event.name == "fireball" && event.score == 0.8479 && event.learned && !event.backward)
+        #expect(event.rotation == -92.5, "the match's turn, to a tenth of a degree")
+        #expect(String(decoding: payload, as: UTF8.self).components(separatedBy: "rotation").count == 2, "match only")
         #expect(
             event.candidates == [
                 .init(name: "fireball", score: 0.8479, learned: true), .init(name: "circle", score: 0.71),

@@ -110,6 +110,42 @@ struct RecognizerTests {
         }
     }
 
+    /// The difference of two angles in degrees, folded into 0...180.
+    static func degreesApart(_ a: Double, _ b: Double) -> Double {
+        let difference = (a - b).truncatingRemainder(dividingBy: 360)
+        return abs(abs(difference) > 180 ? difference - 360 * (difference > 0 ? 1 : -1) : difference)
+    }
+
+    @Test("a match says how far the stroke is turned from its template: as far as a turned copy was turned")
+    func rotation() throws {
+        var invariant = TemplateLibrary(name: "inv", orientation: .invariant)
+        var sensitive = TemplateLibrary(name: "sens", orientation: .sensitive)
+        for name in ["arrow", "check", "star", "triangle"] {
+            invariant.add(GestureTemplate(name: name, strokePoints: Fixtures.log(name).points))
+            sensitive.add(GestureTemplate(name: name, strokePoints: Fixtures.log(name).points))
+        }
+        let recognizer = try Recognizer(library: invariant)
+        let own = Fixtures.log("arrow").points.map(\.position)
+        let drawn = Fixtures.log("arrow", subject: "s03").points.map(\.position)
+        #expect(abs(try #require(try recognizer.recognize(points: own).match).rotation) < 0.01, "its own template")
+        let base = try #require(try recognizer.recognize(points: drawn).match)
+        for degrees in [-170.0, -90, -30, 15, 60, 135, 180] {
+            let radians = degrees * .pi / 180
+            let turned = try #require(try recognizer.recognize(points: StrokeGeometry.rotated(own, by: radians)).match)
+            #expect(turned.name == "arrow" && Self.degreesApart(turned.rotation, degrees) < 0.01, "\(degrees)")
+            #expect((-180...180).contains(turned.rotation))
+            let other = try #require(
+                try recognizer.recognize(points: StrokeGeometry.rotated(drawn, by: radians)).match)
+            #expect(other.name == "arrow" && Self.degreesApart(other.rotation - base.rotation, degrees) < 0.1)
+        }
+        // Orientation-sensitive: the turn within the library's bound (30°), and no further.
+        let bounded = try Recognizer(library: sensitive)
+        let slight = try #require(try bounded.recognize(points: StrokeGeometry.rotated(own, by: 0.2)).match)
+        #expect(slight.name == "arrow" && abs(slight.rotation - 0.2 * 180 / .pi) < 0.01)
+        let steep = try bounded.recognize(points: StrokeGeometry.rotated(own, by: 1.2)).candidates
+        #expect(steep.allSatisfy { abs($0.rotation) <= 30 + 1e-3 })
+    }
+
     @Test("top-k lists distinct gestures, best first, and a threshold yields no match")
     func candidatesAndThreshold() throws {
         var library = Self.library

@@ -252,6 +252,7 @@ def test_a_check_stroke_is_recognized(worker, protocol_dir, fixtures_dir, binary
                 break
     assert [e.kind for e in events] == ["checkmark", "match"]
     assert events[1].get("name") == "check" and events[1].get("stroke") == stroke
+    assert abs(events[1].get("rotation")) <= 30  # turned from its template, within the built-in library's bound
     assert events[0].get("pointer") == 3 and 0 < events[0].get("pointIndex") < len(points) - 1
     assert [e.get("eventSeq") for e in events] == [1, 2] and all(e.gap == 0 for e in events)
 
