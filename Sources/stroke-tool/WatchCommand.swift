@@ -8,8 +8,8 @@ enum WatchCommand {
         USAGE
           stroke-tool watch --output ENDPOINT [options]
               Subscribes to a worker's output (or a results proxy's) as a consumer does and prints each event as
-              it arrives, one line each: the session, its eventSeq, the event and what it says (a match's gesture
-              and score, an error's code). Ends after --count events or --seconds, else on Ctrl-C.
+              it arrives, one line each: the session, its eventSeq, the event and what it says (a match's gesture,
+              score and rotation, an error's code). Ends after --count events or --seconds, else on Ctrl-C.
               Exit status 0, or 1 when an event did not decode (the line says which topic and why).
 
         OPTIONS
@@ -90,6 +90,7 @@ enum WatchCommand {
             if let score = event.score { parts.append(String(format: "%.3f", score)) }
             if event.learned { parts.append("learned") }
             if event.backward { parts.append("backward") }
+            if let rotation = event.rotation { parts.append("turned \(String(format: "%.1f", rotation))°") }
         case .nomatch:
             parts.append(event.reason ?? "?")
             if let unchosen = event.unchosen { parts.append("(\(unchosen.name) not chosen)") }

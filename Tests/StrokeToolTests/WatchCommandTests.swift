@@ -53,6 +53,8 @@ struct WatchCommandTests {
         #expect(WatchCommand.line(event) == "room/a lost 2 events\nroom/a #5 match x 0.900 stroke 2")
         event.eventsLost = 1
         #expect(WatchCommand.line(event).hasPrefix("room/a lost 1 event\n"))
+        (event.eventsLost, event.rotation) = (0, -12.5)
+        #expect(WatchCommand.line(event) == "room/a #5 match x 0.900 turned -12.5° stroke 2")
     }
 
     @Test("a learned event says which other gesture comes nearest")
