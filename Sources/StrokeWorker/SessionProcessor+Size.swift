@@ -49,7 +49,10 @@ extension SessionProcessor.Core {
         // This message's points are the stroke's last ones; an overflowed stroke dropped its points and is not held.
         let first = storage.pointCount - message.points.count
         var point = fired.map { (index: $0.pointIndex, time: $0.time) }
-        if minimum > 0 && storage.pointCount > 0 || fired == nil {
+        // A held check is judged on this message's points; a new one, in a session with a minimum size, from its own
+        // point on (unless the stroke overflowed, which leaves no points to judge: it is sent as it fired).
+        let judged = fired == nil || (minimum > 0 && storage.pointCount > 0)
+        if judged {
             let start = max(first, fired?.pointIndex ?? first)
             guard let reached = storage.withPoints({ StrokeBounds.firstIndex(reaching: minimum, in: $0, from: start) })
             else {

@@ -22,7 +22,7 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
         /// 32 bits, so that `checkmarkHeld` fits beside it and the header stays 112 bytes.
         private let detectorElementCount: Int32
         /// Whether the detector fired while the stroke was still smaller than its session's minimum size: its
-        /// `checkmark` waits until the stroke reaches that size (`SessionProcessor.Core.reachesSize`).
+        /// `checkmark` waits until the stroke reaches that size (`SessionProcessor.Core.publishCheckmark`).
         var checkmarkHeld = false
 
         init(detector: CheckmarkDetector.State, pointCapacity: Int, detectorElements: Int) {
