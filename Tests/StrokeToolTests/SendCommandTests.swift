@@ -33,8 +33,8 @@ struct SendCommandTests {
         #expect(run.status == 0, "\(run.error)")
         let lines = run.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "tool-send #1 checkmark at point 39 stroke 1", "\(run.output)")
-        #expect(lines.contains("tool-send #2 match check 1.000 stroke 1"), "\(run.output)")
-        #expect(lines.contains("tool-send #3 match circle 1.000 stroke 2"), "\(run.output)")
+        #expect(lines.contains("tool-send #2 match check 1.000 turned 0.0° stroke 1"), "\(run.output)")
+        #expect(lines.contains("tool-send #3 match circle 1.000 turned 0.0° stroke 2"), "\(run.output)")
         // The file's stroke, and its gesture of two strokes (3 and 4) answered at the second's end.
         func answers(_ stroke: Int) -> Bool {
             lines.contains { ($0.contains(" match ") || $0.contains(" nomatch ")) && $0.hasSuffix(" stroke \(stroke)") }
