@@ -31,3 +31,6 @@ echo
 echo "Swipes, and a tap too small to be a gesture (docs/Recognition.md, \"Swipes\" and \"Taps\"):"
 STROKE_WORKER_LIBRARY=Libraries/swipes.json \
     scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients/python/examples/swipes.py
+echo
+echo "An arrow shot the way it is drawn: a match's rotation (docs/Recognition.md, \"A match's rotation\"):"
+scripts/with-worker.sh .build/release/stroke-worker 5575 5576 -- python3 clients/python/examples/aim.py

@@ -501,6 +501,16 @@ def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
         assert result(tap).get("reason") == "too_small"
 
 
+def test_the_aim_example_runs(worker):
+    """clients/python/examples/aim.py (part of `make demo`): arrows drawn every which way, each matched as the one
+    taught and aimed by its rotation to within 5 degrees."""
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "aim.py")
+    result = subprocess.run([sys.executable, example, "--input", worker.input, "--output", worker.output],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("shoot toward") == 7 and "aimed to within" in result.stdout
+
+
 def test_the_swipes_example_runs():
     """clients/python/examples/swipes.py (part of `make demo`): swipes matched by Libraries/swipes.json, and a tap
     too small to match, answered with where it was."""
