@@ -69,7 +69,7 @@ extension Evaluator {
                 perGesture: libraryPerGesture, configuration: configuration)
             var cut = TemplateLibrary(
                 name: whole.name, orientation: whole.orientation, maxRotationDegrees: whole.maxRotationDegrees,
-                minimumScore: whole.minimumScore)
+                elasticDeadZoneDegrees: whole.elasticDeadZoneDegrees, minimumScore: whole.minimumScore)
             for template in whole.templates {
                 cut.add(
                     GestureTemplate(name: template.name, strokes: pieces(of: template.points, count: strokesPerGesture))
@@ -77,7 +77,7 @@ extension Evaluator {
             }
             let mixedLibrary = TemplateLibrary(
                 name: whole.name, orientation: whole.orientation, maxRotationDegrees: whole.maxRotationDegrees,
-                minimumScore: whole.minimumScore,
+                elasticDeadZoneDegrees: whole.elasticDeadZoneDegrees, minimumScore: whole.minimumScore,
                 templates: cut.templates.filter { mixedGestures.contains($0.name) }
                     + whole.templates.filter { !mixedGestures.contains($0.name) })
             let mixed = try Recognizer(library: mixedLibrary, configuration: configuration)

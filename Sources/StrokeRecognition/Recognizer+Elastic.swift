@@ -8,8 +8,9 @@ extension Recognizer {
 
     /// Elastic distances of the shortlisted templates, sixteen at a time in SIMD lanes (a group of eight when
     /// no more are left). In rotation-invariant libraries the stroke is first rotated by each template's
-    /// Protractor angle; in orientation-sensitive ones it is compared as drawn (measured: rotating it there costs
-    /// accuracy), so no angle is computed at all.
+    /// Protractor angle. In orientation-sensitive ones it is rotated by the part of that angle beyond the dead
+    /// zone (`TemplateLibrary.elasticDeadZoneDegrees`), and a group whose angles are all within it is compared
+    /// with the stroke as drawn, no angle computed.
     func rerank(
         _ shortlist: UnsafeBufferPointer<Shortlisted>, elastic feature: UnsafeBufferPointer<Float>,
         into results: UnsafeMutableBufferPointer<Scored>
@@ -28,9 +29,18 @@ extension Recognizer {
             let rows = templates + 2 * length
             let zeros = rows + 4 * n
             zeros.initialize(repeating: .zero, count: zeroVectors)
-            let invariant = library.orientation == .invariant
+            let deadZone = elasticDeadZone
+            // Lines and paths of several strokes are compared as drawn where a dead zone leaves angles so (not in
+            // invariant libraries).
+            let asDrawn = deadZone > 0 ? self.asDrawn : []
+            // Past the tangent of the dead zone (below a right angle) a template's angle leaves it; a dead zone as
+            // wide as the rotation bound leaves no angle past it.
+            let rotates = deadZone < maxRotation
+            let tangent = deadZone < .pi / 2 ? tan(deadZone) : .infinity
             // The layout (1: groups alone, 2: in pairs) the stroke's features were last broadcast in; 0: none.
+            // And which of its vectors (the first or second of a pair) hold them.
             var broadcastStep = 0
+            var broadcastAt = (false, false)
             elastic.withUnsafeBufferPointer { all in
                 withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: laneCount) { sources in
                     let zeroFloats = UnsafeRawPointer(zeros).assumingMemoryBound(to: Float.self)
@@ -44,15 +54,20 @@ extension Recognizer {
                         }
                         ElasticMatcher.gather(
                             UnsafePointer(sources.baseAddress!), count: length, into: templates + offset, step: step)
-                        if invariant {
-                            rotate(feature, by: group, into: candidates + offset, count: length, step: step)
-                        } else if broadcastStep != step {
-                            for k in 0..<length {
-                                let value = Lanes(repeating: feature[k])
-                                candidates[k * step] = value
-                                if step == 2 { candidates[k * 2 + 1] = value }
-                            }
-                            broadcastStep = step
+                        if rotates,
+                            group.contains(where: {
+                                Self.turned($0, past: deadZone, tangent: tangent)
+                                    && (asDrawn.isEmpty || !asDrawn[$0.index])
+                            })
+                        {
+                            rotate(
+                                feature, by: group, beyond: deadZone, except: asDrawn, into: candidates + offset,
+                                count: length, step: step)
+                            if offset == 0 { broadcastAt.0 = false } else { broadcastAt.1 = false }
+                        } else if broadcastStep != step || !(offset == 0 ? broadcastAt.0 : broadcastAt.1) {
+                            if broadcastStep != step { (broadcastStep, broadcastAt) = (step, (false, false)) }
+                            for k in 0..<length { candidates[k * step + offset] = Lanes(repeating: feature[k]) }
+                            if offset == 0 { broadcastAt.0 = true } else { broadcastAt.1 = true }
                         }
                     }
                     var start = 0
@@ -88,17 +103,36 @@ extension Recognizer {
         }
     }
 
-    /// Writes the stroke's elastic features rotated by each shortlisted template's Protractor angle, one template
-    /// per lane (positions and tangents alike: both are pairs), into every `step`-th lane vector.
+    /// The dead zone of the elastic stage's rotation, in radians: 0 in a rotation-invariant library, infinite in a
+    /// sensitive one without (strokes compared as drawn).
+    var elasticDeadZone: Float {
+        guard library.orientation == .sensitive else { return 0 }
+        return library.elasticDeadZoneDegrees.map { Float($0 * .pi / 180) } ?? .infinity
+    }
+
+    /// Whether a shortlisted template's Protractor angle (`atan2(b, a)`) is past `deadZone` either way: `tangent`
+    /// is its tangent (`.infinity` from a right angle on), so that no angle is computed.
+    @inline(__always)
+    static func turned(_ entry: Shortlisted, past deadZone: Float, tangent: Float) -> Bool {
+        guard tangent < .infinity else { return abs(atan2(entry.b, entry.a)) > deadZone }
+        return entry.a <= 0 ? entry.b != 0 || entry.a < 0 : abs(entry.b) > entry.a * tangent
+    }
+
+    /// Writes the stroke's elastic features rotated by each shortlisted template's Protractor angle less
+    /// `deadZone` (none within it, nor for a template that `asDrawn` marks), one template per lane (positions and
+    /// tangents alike: both are pairs), into every `step`-th lane vector.
     private func rotate(
         _ feature: UnsafeBufferPointer<Float>, by group: Slice<UnsafeBufferPointer<Shortlisted>>,
-        into candidates: UnsafeMutablePointer<ElasticMatcher.Lanes>, count: Int, step: Int
+        beyond deadZone: Float, except asDrawn: [Bool], into candidates: UnsafeMutablePointer<ElasticMatcher.Lanes>,
+        count: Int, step: Int
     ) {
         typealias Lanes = ElasticMatcher.Lanes
         var cosine = Lanes(repeating: 1)
         var sine = Lanes.zero
         for (lane, entry) in group.enumerated() {
-            let angle = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation).angle
+            let optimal = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation).angle
+            let beyond = optimal > deadZone ? optimal - deadZone : optimal < -deadZone ? optimal + deadZone : 0
+            let angle = !asDrawn.isEmpty && asDrawn[entry.index] ? 0 : beyond
             cosine[lane] = cos(angle)
             sine[lane] = sin(angle)
         }

@@ -26,6 +26,9 @@ public struct Recognizer: Sendable {
         /// Which templates are paths drawn the other way round (`TemplateLibrary.StrokeDirection.any`); empty
         /// when none is.
         let drawnBackward: [Bool]
+        /// Which templates the elastic stage compares with strokes as drawn whatever the library's dead zone
+        /// (`Recognizer.keepsDirection`); empty when none does.
+        let asDrawn: [Bool]
         /// What decides how strokes are preprocessed, read without copying `configuration` (and retaining its
         /// strings) for each stroke.
         let preprocessing: Preprocessing
@@ -33,7 +36,7 @@ public struct Recognizer: Sendable {
         init(
             library: TemplateLibrary, configuration: RecognizerConfiguration, gestureIDs: [Int32],
             gestureNames: [String], protractorLanes: [ElasticMatcher.Lanes], elastic: [Float], maxRotation: Float,
-            drawnBackward: [Bool]
+            drawnBackward: [Bool], asDrawn: [Bool]
         ) {
             self.library = library
             self.configuration = configuration
@@ -45,6 +48,7 @@ public struct Recognizer: Sendable {
             self.elastic = elastic
             self.maxRotation = maxRotation
             self.drawnBackward = drawnBackward
+            self.asDrawn = asDrawn
             self.preprocessing = Preprocessing(configuration)
         }
     }
@@ -66,7 +70,7 @@ public struct Recognizer: Sendable {
                 gestureIDs: storage.gestureIDs.map { $0 },
                 gestureNames: storage.gestureNames.map { String(decoding: Array($0.utf8), as: UTF8.self) },
                 protractorLanes: storage.protractorLanes, elastic: storage.elastic, maxRotation: storage.maxRotation,
-                drawnBackward: storage.drawnBackward))
+                drawnBackward: storage.drawnBackward, asDrawn: storage.asDrawn))
     }
 
     /// What decides how this recognizer preprocesses a stroke.
@@ -86,6 +90,8 @@ public struct Recognizer: Sendable {
     var protractorLanes: [ElasticMatcher.Lanes] { storage.protractorLanes }
     var elastic: [Float] { storage.elastic }
     var maxRotation: Float { storage.maxRotation }
+    /// Which templates are compared as drawn whatever the dead zone (`keepsDirection`); empty when none is.
+    var asDrawn: [Bool] { storage.asDrawn }
 
     /// Compiles `library`.
     ///
@@ -105,6 +111,8 @@ public struct Recognizer: Sendable {
                 drawnBackward.append(contentsOf: variants.indices.map { reversed && $0 > 0 })
             }
         }
+        var asDrawn = paths.map(Self.keepsDirection)
+        if !asDrawn.contains(true) { asDrawn = [] }
         var vectors = [Float]()
         var elastic = [Float]()
         vectors.reserveCapacity(paths.count * configuration.pointCount * 2)
@@ -142,7 +150,19 @@ public struct Recognizer: Sendable {
             protractorLanes: protractorLanes, elastic: elastic,
             maxRotation: library.orientation == .invariant
                 ? .infinity : Float(library.maxRotationDegrees * .pi / 180),
-            drawnBackward: drawnBackward)
+            drawnBackward: drawnBackward, asDrawn: asDrawn)
+    }
+
+    /// Whether the elastic stage compares strokes with a template's path as drawn, never turned through the
+    /// library's dead zone. A line, its ends at least nine tenths of its length apart as a swipe's are (the
+    /// built-in gestures' at most 0.77, a check's), tells its direction and nothing else: a swipe 20° off its axis
+    /// would otherwise come as close to the neighbouring direction's line, turned 20° toward it. And a path of
+    /// several strokes runs through jumps that no hand drew: turning it cost 0.05–0.33 points in `stroke-tool
+    /// multistroke` on the $1 logs.
+    static func keepsDirection(_ path: GestureTemplate) -> Bool {
+        guard path.strokeCount == 1 else { return true }
+        guard let first = path.points.first, let last = path.points.last else { return false }
+        return StrokeGeometry.distance(first, last) >= 0.9 * StrokeGeometry.pathLength(path.points)
     }
 
     /// Number of templates compiled: a template of several strokes counts once for each unistroke it could be

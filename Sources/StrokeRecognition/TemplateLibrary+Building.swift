@@ -15,6 +15,7 @@ extension TemplateLibrary {
         var generator = SeededGenerator(seed: seed)
         let shuffled = samples.shuffled(using: &generator)
         var library = TemplateLibrary(name: name, orientation: orientation)
+        library.elasticDeadZoneDegrees = shapeElasticDeadZoneDegrees
         var seen = Set<String>()
         for sample in shuffled where seen.insert(sample.gesture).inserted {
             library.add(GestureTemplate(name: sample.gesture, strokePoints: sample.points))
@@ -52,6 +53,7 @@ extension TemplateLibrary {
         iterations: Int = 8
     ) throws(RecognitionError) -> TemplateLibrary {
         var library = TemplateLibrary(name: name, orientation: orientation)
+        library.elasticDeadZoneDegrees = shapeElasticDeadZoneDegrees
         let n = configuration.pointCount
         let groups = Dictionary(grouping: samples, by: \.gesture)
         for gesture in groups.keys.sorted() {

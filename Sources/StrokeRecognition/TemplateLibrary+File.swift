@@ -28,6 +28,7 @@ extension TemplateLibrary {
         var name: String
         var orientation: String
         var maxRotationDegrees: Double?
+        var elasticDeadZoneDegrees: Double?
         var minimumScore: Double?
         var strokeOrder: StrokeOrder?
         var strokeDirection: StrokeDirection?
@@ -80,6 +81,7 @@ extension TemplateLibrary {
         if contents.version < 2, contents.strokeDirection != nil {
             throw RecognitionError(.malformedLibrary, "\(source): strokeDirection needs version 2")
         }
+        elasticDeadZoneDegrees = contents.elasticDeadZoneDegrees
         strokeOrder = contents.strokeOrder ?? .any
         strokeDirection = contents.strokeDirection ?? .drawn
         try validate(source: source)
@@ -95,6 +97,9 @@ extension TemplateLibrary {
         guard !name.isEmpty else { throw fail("name is empty") }
         guard maxRotationDegrees.isFinite, (0...180).contains(maxRotationDegrees) else {
             throw fail("maxRotationDegrees \(maxRotationDegrees) is outside 0...180")
+        }
+        if let degrees = elasticDeadZoneDegrees, !degrees.isFinite || !(0...180).contains(degrees) {
+            throw fail("elasticDeadZoneDegrees \(degrees) is outside 0...180")
         }
         guard minimumScore.isFinite, (0...1).contains(minimumScore) else {
             throw fail("minimumScore \(minimumScore) is outside 0...1")
@@ -144,7 +149,8 @@ extension TemplateLibrary {
     public func jsonData() throws(RecognitionError) -> Data {
         let contents = FileContents(
             format: Self.formatIdentifier, version: fileVersion, name: name,
-            orientation: orientation.rawValue, maxRotationDegrees: maxRotationDegrees, minimumScore: minimumScore,
+            orientation: orientation.rawValue, maxRotationDegrees: maxRotationDegrees,
+            elasticDeadZoneDegrees: elasticDeadZoneDegrees, minimumScore: minimumScore,
             strokeOrder: strokeOrder == .any ? nil : strokeOrder,
             strokeDirection: strokeDirection == .drawn ? nil : strokeDirection, templates: templates)
         let encoder = JSONEncoder()

@@ -27,7 +27,8 @@ final class LearnedTemplates: Sendable {
         let settings = model.library
         var library = TemplateLibrary(
             name: settings.name, orientation: settings.orientation, maxRotationDegrees: settings.maxRotationDegrees,
-            minimumScore: settings.minimumScore, templates: templates)
+            elasticDeadZoneDegrees: settings.elasticDeadZoneDegrees, minimumScore: settings.minimumScore,
+            templates: templates)
         // A gesture that a session learned is matched as that player drew it, whatever its library says of stroke
         // order and direction: one path.
         library.strokeOrder = .drawn

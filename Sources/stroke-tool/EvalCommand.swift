@@ -27,6 +27,9 @@ enum EvalCommand {
                                         that close, as in the worker (default 0.04; 0: the matcher alone)
           --orientation O               user-dependent libraries: sensitive (default) or invariant
           --max-rotation DEG            user-dependent libraries: rotation bound (default 30)
+          --elastic-dead-zone DEG|none  user-dependent libraries: strokes turned past DEG from a template
+                                        are compared with it as if drawn upright (default none: as drawn;
+                                        `stroke-tool library build` gives 10)
           --stroke-direction D          drawn (default: as the library says) or any: templates match either
                                         way round too (--perturb reverse=1 draws the strokes backward)
           --checkmark-config FILE       the checkmark detector's tuning: a JSON object with any of the
@@ -59,6 +62,7 @@ enum EvalCommand {
                 "shortlist-divisor", "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects",
                 "seed", "shortlist",
                 "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config", "perturb",
+                "elastic-dead-zone",
                 "checkmark-margin", "among", "among-others", "choice-margin", "stroke-direction",
             ])
         if let ignored = ElasticMatcher.KernelBuild.requestIgnored { StrokeTool.printError("stroke-tool: \(ignored)") }
@@ -90,6 +94,7 @@ enum EvalCommand {
             libraryTemplate.orientation = parsed
         }
         libraryTemplate.maxRotationDegrees = try args.parsed("max-rotation", default: 30.0)
+        libraryTemplate.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(args, default: nil)
         let direction = args.value("stroke-direction") == nil ? nil : try StrokeTool.strokeDirection(args)
         if let direction { libraryTemplate.strokeDirection = direction }
         libraryTemplate.minimumScore = 0

@@ -131,6 +131,17 @@ enum StrokeTool {
         return score
     }
 
+    /// `--elastic-dead-zone DEG|none` (`TemplateLibrary.elasticDeadZoneDegrees`), or `defaultValue`.
+    static func elasticDeadZone(_ args: CommandLineArguments, default defaultValue: Double?) throws -> Double? {
+        guard let text = args.value("elastic-dead-zone") else { return defaultValue }
+        if text == "none" { return nil }
+        guard let degrees = Double(text), degrees.isFinite, (0...180).contains(degrees) else {
+            throw CommandLineArguments.Failure(
+                description: "--elastic-dead-zone: degrees in 0...180, or none, got \"\(text)\"")
+        }
+        return degrees
+    }
+
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

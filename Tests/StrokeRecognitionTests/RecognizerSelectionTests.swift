@@ -15,7 +15,8 @@ struct RecognizerSelectionTests {
         let library = try TemplateLibrary.builtIn()
         return TemplateLibrary(
             name: library.name, orientation: library.orientation, maxRotationDegrees: library.maxRotationDegrees,
-            minimumScore: library.minimumScore, templates: library.templates.filter { names.contains($0.name) })
+            elasticDeadZoneDegrees: library.elasticDeadZoneDegrees, minimumScore: library.minimumScore,
+            templates: library.templates.filter { names.contains($0.name) })
     }
 
     @Test("with every template re-ranked, a recognition among some gestures equals one with a library of only them")

@@ -22,6 +22,12 @@ struct TemplateLibraryTests {
         let loaded = try TemplateLibrary(contentsOf: path)
         #expect(loaded == library)
         #expect(loaded.gestureCounts.map(\.name) == ["heal", "zap"])
+        // The elastic dead zone: written when set, and a file without it reads as none.
+        #expect(loaded.elasticDeadZoneDegrees == nil)
+        library.elasticDeadZoneDegrees = 12.5
+        try library.save(to: path)
+        #expect(try TemplateLibrary(contentsOf: path).elasticDeadZoneDegrees == 12.5)
+        #expect(try TemplateLibrary.builtIn().elasticDeadZoneDegrees == TemplateLibrary.shapeElasticDeadZoneDegrees)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
             .filter { $0.contains(URL(fileURLWithPath: path).lastPathComponent + ".tmp") }
         #expect(leftovers.isEmpty)
@@ -70,6 +76,14 @@ struct TemplateLibraryTests {
             ),
             (
                 #"{"format":"stroke-worker/template-library","version":1,"name":"x","orientation":"sensitive","minimumScore":3,"templates":[]}"#,
+                "malformed_library"
+            ),
+            (
+                #"{"format":"stroke-worker/template-library","version":1,"name":"x","orientation":"sensitive","elasticDeadZoneDegrees":-1,"templates":[]}"#,
+                "malformed_library"
+            ),
+            (
+                #"{"format":"stroke-worker/template-library","version":1,"name":"x","orientation":"sensitive","elasticDeadZoneDegrees":"wide","templates":[]}"#,
                 "malformed_library"
             ),
             (

@@ -82,7 +82,9 @@ struct LibraryAddCommandTests {
             #expect(result.status == 0, "\(result.error)")
             #expect(result.output.contains("added 8 template(s)"))
             result = try StrokeToolTests.run(["library", "list", game])
-            #expect(result.output.contains("minimum score 0.55"), "the file keeps its own threshold: \(result.output)")
+            #expect(
+                result.output.contains("minimum score 0.59, elastic dead zone 10.0°"),
+                "the file keeps its own threshold and dead zone: \(result.output)")
             #expect(
                 result.output.contains("swipe_up_left: 1") && result.output.contains("check: 8"), "\(result.output)")
 
@@ -92,14 +94,18 @@ struct LibraryAddCommandTests {
             ])
             #expect(result.status == 0, "\(result.error)")
             result = try StrokeToolTests.run(["library", "list", checks])
-            #expect(result.output.contains("minimum score 0.7, 8 templates") && result.output.contains("check: 8"))
+            #expect(
+                result.output.contains("minimum score 0.7, elastic dead zone 10.0°, 8 templates")
+                    && result.output.contains("check: 8"))
 
             result = try StrokeToolTests.run(["library", "add", checks, "--library", directory + "/missing.json"])
             #expect(result.status != 0 && result.error.contains("missing.json"), "\(result.error)")
             result = try StrokeToolTests.run(["library", "add", checks, "--library", "default", "--minimum-score", "2"])
             #expect(result.status == 2 && result.error.contains("--minimum-score"), "\(result.error)")
             result = try StrokeToolTests.run(["library", "list", checks])
-            #expect(result.output.contains("minimum score 0.7, 8 templates"), "unchanged: \(result.output)")
+            #expect(
+                result.output.contains("minimum score 0.7, elastic dead zone 10.0°, 8 templates"),
+                "unchanged: \(result.output)")
         }
     }
 }

@@ -11,9 +11,9 @@ struct MinimumSizeTests {
     typealias Processor = SessionProcessor<CollectingSink>
     typealias Producer = LearnedTemplatesTests.Producer
 
-    /// A finger that lands and lifts: four points within a pixel, which the built-in library, scaled up to its
-    /// templates' size, takes for a triangle.
-    static let tap: [[Double]] = [[200.3, 300.2, 0], [199.5, 300.2, 8], [200.5, 300.5, 16], [200.2, 299.5, 24]]
+    /// A finger that lands and lifts: four points within a pixel or so, which the built-in library, scaled up to
+    /// its templates' size, takes for a triangle (0.77).
+    static let tap: [[Double]] = [[200.2, 300.1, 0], [199.4, 300.6, 8], [200.6, 300.9, 16], [200.3, 300.0, 24]]
 
     /// A check 40 units wide and 45 high, at 100 Hz.
     static func check(scale: Double = 1) -> [[Double]] {
@@ -50,7 +50,7 @@ struct MinimumSizeTests {
         #expect(events.map { $0["event"] as? String } == ["nomatch", "checkmark", "match"])
         let tooSmall = events[0]
         #expect(tooSmall["reason"] as? String == "too_small" && tooSmall["stroke"] as? Int == 1)
-        #expect(tooSmall["bounds"] as? [Double] == [199.5, 299.5, 200.5, 300.5])
+        #expect(tooSmall["bounds"] as? [Double] == [199.4, 300.0, 200.6, 300.9])
         #expect(tooSmall["points"] as? Int == 4 && (tooSmall["candidates"] as? [Any])?.isEmpty == true)
         #expect(tooSmall["library"] as? String == "default")
         #expect(events[2]["name"] as? String == "check")

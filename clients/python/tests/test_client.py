@@ -470,7 +470,7 @@ def test_a_session_chooses_its_gestures(worker, protocol_dir, fixtures_dir):
 
 def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
     validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
-    tap = [(200.3, 300.2, 0), (199.5, 300.2, 8), (200.5, 300.5, 16), (200.2, 299.5, 24)]
+    tap = [(200.2, 300.1, 0), (199.4, 300.6, 8), (200.6, 300.9, 16), (200.3, 300.0, 24)]
     check = read_stroke(fixtures_dir, "check")
     with Consumer(worker.output, prefixes=["tapper"]) as consumer, Producer(worker.input) as producer:
         producer.wait_for_worker()
@@ -489,7 +489,7 @@ def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
         producer.set_options("tapper", minimum_size=20)
         small = result(tap)
         assert small.kind == "nomatch" and small.get("reason") == "too_small"
-        assert small.get("bounds") == [199.5, 299.5, 200.5, 300.5]
+        assert small.get("bounds") == [199.4, 300.0, 200.6, 300.9]
         assert result(check).get("name") == "check"
         # The producer starts over: the worker forgets the option, and reteach sends it again.
         producer.forget("tapper")
