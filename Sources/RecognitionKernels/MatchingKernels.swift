@@ -182,6 +182,26 @@ public enum MatchingKernels {
         return previous[count - 1] / L(repeating: Float(count))
     }
 
+    /// A stroke's features turned by a different angle in each lane: for each pair `(x, y)` of `feature` (at `k`
+    /// and `k + 1`, `k` even, `k + 1 < count`), `lanes[k × step] = x cos − y sin` and `lanes[(k + 1) × step] =
+    /// x sin + y cos`, the cosines and sines of the lanes' angles in `cosine` and `sine`. A `step` of 2 fills one half
+    /// of each `LanePair`.
+    @inline(never)
+    public static func rotatePairs(
+        _ feature: UnsafePointer<Float>, count: Int, cosine: Lanes, sine: Lanes,
+        into lanes: UnsafeMutablePointer<Lanes>,
+        step: Int
+    ) {
+        var k = 0
+        while k &+ 1 < count {
+            let x = Lanes(repeating: feature[k])
+            let y = Lanes(repeating: feature[k &+ 1])
+            lanes[k &* step] = x * cosine - y * sine
+            lanes[(k &+ 1) &* step] = x * sine + y * cosine
+            k &+= 2
+        }
+    }
+
     /// Gathers eight sequences into lane vectors: `lanes[k × step][lane] = sources[lane][k]` for `k < count`.
     ///
     /// `sources` holds eight pointers (point an unused lane at zeros). Eight floats of each source are loaded as

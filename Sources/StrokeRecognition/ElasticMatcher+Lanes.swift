@@ -96,6 +96,17 @@ extension ElasticMatcher {
         KernelBuild.currentKernels.gather(sources, count: count, into: lanes, step: step)
     }
 
+    /// Turns a stroke's feature pairs `(feature[k], feature[k + 1])`, `k` even, by each lane's angle (its cosine
+    /// and sine) into every `step`-th lane vector. Runs `KernelBuild.current`.
+    static func rotatePairs(
+        _ feature: UnsafePointer<Float>, count: Int, cosine: Lanes, sine: Lanes,
+        into lanes: UnsafeMutablePointer<Lanes>,
+        step: Int
+    ) {
+        KernelBuild.currentKernels.rotatePairs(
+            feature, count: count, cosine: cosine, sine: sine, into: lanes, step: step)
+    }
+
     /// Lane vectors that `groups` groups of `length` Protractor components take, in pairs of groups.
     static func protractorLayoutCount(groups: Int, length: Int) -> Int {
         RecognitionKernels.MatchingKernels.pairLayoutCount(groups: groups, length: length)

@@ -24,6 +24,11 @@ protocol KernelSet: SendableMetatype {
         _ sources: UnsafePointer<UnsafePointer<Float>>, count: Int, into lanes: UnsafeMutablePointer<SIMD8<Float>>,
         step: Int)
 
+    /// A stroke's feature pairs turned by each lane's angle (`MatchingKernels.rotatePairs`).
+    static func rotatePairs(
+        _ feature: UnsafePointer<Float>, count: Int, cosine: SIMD8<Float>, sine: SIMD8<Float>,
+        into lanes: UnsafeMutablePointer<SIMD8<Float>>, step: Int)
+
     /// The Protractor similarities of every group of templates, one group at a time
     /// (`MatchingKernels.protractorSimilarities`).
     static func protractorSimilarities(

@@ -127,22 +127,30 @@ extension Recognizer {
         count: Int, step: Int
     ) {
         typealias Lanes = ElasticMatcher.Lanes
+        // No arc tangent, sine or cosine per template: the cosine and sine of its Protractor angle θ are a / r and
+        // b / r, and those of θ less the dead zone (or of the bound less it, past the bound) follow by the angle
+        // difference identities. |θ| passes an angle in 0...π where cos θ falls below that angle's cosine.
+        let (deadCosine, deadSine) = (cos(deadZone), sin(deadZone))
+        let boundCosine = maxRotation < .pi ? cos(maxRotation) : -2
+        let (clampedCosine, clampedSine) =
+            maxRotation < .pi ? (cos(maxRotation - deadZone), sin(maxRotation - deadZone)) : (1, 0)
         var cosine = Lanes(repeating: 1)
         var sine = Lanes.zero
-        for (lane, entry) in group.enumerated() {
-            let optimal = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation).angle
-            let beyond = optimal > deadZone ? optimal - deadZone : optimal < -deadZone ? optimal + deadZone : 0
-            let angle = !asDrawn.isEmpty && asDrawn[entry.index] ? 0 : beyond
-            cosine[lane] = cos(angle)
-            sine[lane] = sin(angle)
+        for (lane, entry) in group.enumerated() where asDrawn.isEmpty || !asDrawn[entry.index] {
+            let r = (entry.a * entry.a + entry.b * entry.b).squareRoot()
+            guard r > 0 else { continue }
+            let (c, s) = (entry.a / r, entry.b / r)
+            guard c < deadCosine else { continue }
+            let sign: Float = s < 0 ? -1 : 1
+            if c < boundCosine {
+                cosine[lane] = clampedCosine
+                sine[lane] = sign * clampedSine
+            } else {
+                cosine[lane] = c * deadCosine + abs(s) * deadSine
+                sine[lane] = sign * (abs(s) * deadCosine - c * deadSine)
+            }
         }
-        var k = 0
-        while k + 1 < count {
-            let x = Lanes(repeating: feature[k])
-            let y = Lanes(repeating: feature[k + 1])
-            candidates[k * step] = x * cosine - y * sine
-            candidates[(k + 1) * step] = x * sine + y * cosine
-            k += 2
-        }
+        ElasticMatcher.rotatePairs(
+            feature.baseAddress!, count: count, cosine: cosine, sine: sine, into: candidates, step: step)
     }
 }

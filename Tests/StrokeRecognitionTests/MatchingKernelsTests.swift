@@ -133,6 +133,36 @@ struct MatchingKernelsTests {
         }
     }
 
+    @Test("every build turns a stroke's feature pairs by each lane's angle, alone or into half of each pair")
+    func rotatePairs() {
+        let count = 128
+        let feature = Self.lanes(count / 8, seed: 7, scale: 2).flatMap { lanes in (0..<8).map { lanes[$0] } }
+        let angles = (0..<8).map { Float($0) * 0.4 - 1.5 }
+        let cosine = Lanes(angles.map { cos($0) })
+        let sine = Lanes(angles.map { sin($0) })
+        var results = [[Lanes]]()
+        for (_, kernels) in Self.builds {
+            for step in [1, 2] {
+                var lanes = [Lanes](repeating: Lanes(repeating: 9), count: count * step)
+                kernels.rotatePairs(feature, count: count, cosine: cosine, sine: sine, into: &lanes, step: step)
+                for k in stride(from: 0, to: count, by: 2) {
+                    for lane in 0..<8 {
+                        let (x, y) = (Double(feature[k]), Double(feature[k + 1]))
+                        let angle = Double(angles[lane])
+                        #expect(abs(Double(lanes[k * step][lane]) - (x * cos(angle) - y * sin(angle))) < 1e-5)
+                        #expect(abs(Double(lanes[(k + 1) * step][lane]) - (x * sin(angle) + y * cos(angle))) < 1e-5)
+                    }
+                }
+                if step == 2 {
+                    #expect(stride(from: 1, to: 2 * count, by: 2).allSatisfy { lanes[$0] == Lanes(repeating: 9) })
+                    lanes = stride(from: 0, to: 2 * count, by: 2).map { lanes[$0] }
+                }
+                results.append(lanes)
+            }
+        }
+        #expect(results.allSatisfy { $0 == results[0] }, "every build and step gives the same bits")
+    }
+
     @Test("every build finds the same checkmark corner", arguments: [2, 3, 5, 8, 33, 65])
     func cornerBuildsAgree(count: Int) {
         let builds = ElasticMatcher.KernelBuild.supportedByThisCPU
