@@ -29,14 +29,10 @@ extension Recognizer {
             let rows = templates + 2 * length
             let zeros = rows + 4 * n
             zeros.initialize(repeating: .zero, count: zeroVectors)
-            let deadZone = elasticDeadZone
+            let turn = elasticTurn
             // Lines and paths of several strokes are compared as drawn where a dead zone leaves angles so (not in
             // invariant libraries).
-            let asDrawn = deadZone > 0 ? self.asDrawn : []
-            // Past the tangent of the dead zone (below a right angle) a template's angle leaves it; a dead zone as
-            // wide as the rotation bound leaves no angle past it.
-            let rotates = deadZone < maxRotation
-            let tangent = deadZone < .pi / 2 ? tan(deadZone) : .infinity
+            let asDrawn = turn.deadZone > 0 ? self.asDrawn : []
             // The layout (1: groups alone, 2: in pairs) the stroke's features were last broadcast in; 0: none.
             // And which of its vectors (the first or second of a pair) hold them.
             var broadcastStep = 0
@@ -54,14 +50,11 @@ extension Recognizer {
                         }
                         ElasticMatcher.gather(
                             UnsafePointer(sources.baseAddress!), count: length, into: templates + offset, step: step)
-                        if rotates,
-                            group.contains(where: {
-                                Self.turned($0, past: deadZone, tangent: tangent)
-                                    && (asDrawn.isEmpty || !asDrawn[$0.index])
-                            })
+                        if turn.rotates,
+                            group.contains(where: { turn.isPast($0) && (asDrawn.isEmpty || !asDrawn[$0.index]) })
                         {
                             rotate(
-                                feature, by: group, beyond: deadZone, except: asDrawn, into: candidates + offset,
+                                feature, by: group, turn: turn, except: asDrawn, into: candidates + offset,
                                 count: length, step: step)
                             if offset == 0 { broadcastAt.0 = false } else { broadcastAt.1 = false }
                         } else if broadcastStep != step || !(offset == 0 ? broadcastAt.0 : broadcastAt.1) {
@@ -103,54 +96,67 @@ extension Recognizer {
         }
     }
 
-    /// The dead zone of the elastic stage's rotation, in radians: 0 in a rotation-invariant library, infinite in a
-    /// sensitive one without (strokes compared as drawn).
-    var elasticDeadZone: Float {
-        guard library.orientation == .sensitive else { return 0 }
-        return library.elasticDeadZoneDegrees.map { Float($0 * .pi / 180) } ?? .infinity
-    }
-
-    /// Whether a shortlisted template's Protractor angle (`atan2(b, a)`) is past `deadZone` either way: `tangent`
-    /// is its tangent (`.infinity` from a right angle on), so that no angle is computed.
-    @inline(__always)
-    static func turned(_ entry: Shortlisted, past deadZone: Float, tangent: Float) -> Bool {
-        guard tangent < .infinity else { return abs(atan2(entry.b, entry.a)) > deadZone }
-        return entry.a <= 0 ? entry.b != 0 || entry.a < 0 : abs(entry.b) > entry.a * tangent
-    }
-
     /// Writes the stroke's elastic features rotated by each shortlisted template's Protractor angle less
     /// `deadZone` (none within it, nor for a template that `asDrawn` marks), one template per lane (positions and
     /// tangents alike: both are pairs), into every `step`-th lane vector.
     private func rotate(
-        _ feature: UnsafeBufferPointer<Float>, by group: Slice<UnsafeBufferPointer<Shortlisted>>,
-        beyond deadZone: Float, except asDrawn: [Bool], into candidates: UnsafeMutablePointer<ElasticMatcher.Lanes>,
-        count: Int, step: Int
+        _ feature: UnsafeBufferPointer<Float>, by group: Slice<UnsafeBufferPointer<Shortlisted>>, turn: ElasticTurn,
+        except asDrawn: [Bool], into candidates: UnsafeMutablePointer<ElasticMatcher.Lanes>, count: Int, step: Int
     ) {
         typealias Lanes = ElasticMatcher.Lanes
-        // No arc tangent, sine or cosine per template: the cosine and sine of its Protractor angle θ are a / r and
-        // b / r, and those of θ less the dead zone (or of the bound less it, past the bound) follow by the angle
-        // difference identities. |θ| passes an angle in 0...π where cos θ falls below that angle's cosine.
-        let (deadCosine, deadSine) = (cos(deadZone), sin(deadZone))
-        let boundCosine = maxRotation < .pi ? cos(maxRotation) : -2
-        let (clampedCosine, clampedSine) =
-            maxRotation < .pi ? (cos(maxRotation - deadZone), sin(maxRotation - deadZone)) : (1, 0)
         var cosine = Lanes(repeating: 1)
         var sine = Lanes.zero
         for (lane, entry) in group.enumerated() where asDrawn.isEmpty || !asDrawn[entry.index] {
             let r = (entry.a * entry.a + entry.b * entry.b).squareRoot()
             guard r > 0 else { continue }
             let (c, s) = (entry.a / r, entry.b / r)
-            guard c < deadCosine else { continue }
+            guard c < turn.deadCosine else { continue }
             let sign: Float = s < 0 ? -1 : 1
-            if c < boundCosine {
-                cosine[lane] = clampedCosine
-                sine[lane] = sign * clampedSine
+            if c < turn.boundCosine {
+                cosine[lane] = turn.clampedCosine
+                sine[lane] = sign * turn.clampedSine
             } else {
-                cosine[lane] = c * deadCosine + abs(s) * deadSine
-                sine[lane] = sign * (abs(s) * deadCosine - c * deadSine)
+                cosine[lane] = c * turn.deadCosine + abs(s) * turn.deadSine
+                sine[lane] = sign * (abs(s) * turn.deadCosine - c * turn.deadSine)
             }
         }
         ElasticMatcher.rotatePairs(
             feature.baseAddress!, count: count, cosine: cosine, sine: sine, into: candidates, step: step)
+    }
+}
+
+/// The elastic stage's turn of a stroke toward each shortlisted template, worked out once for a library, so that no
+/// stroke computes an arc tangent, sine or cosine: the cosine and sine of a template's Protractor angle θ are
+/// `a / r` and `b / r` (`r² = a² + b²`), and those of θ less the dead zone (or of the rotation bound less it, past
+/// the bound) follow by the angle difference identities. |θ| passes an angle in 0...π where cos θ falls below that
+/// angle's cosine.
+struct ElasticTurn: Sendable {
+    /// The dead zone, in radians: 0 in a rotation-invariant library, infinite in a sensitive one without.
+    let deadZone: Float
+    /// Whether any angle can pass the dead zone: it is narrower than the rotation bound.
+    let rotates: Bool
+    /// The cosine and sine of the dead zone (-2 and 0 where it is infinite: no angle passes it).
+    let deadCosine: Float
+    let deadSine: Float
+    /// The cosine of the rotation bound; -2 (no angle passes it) from π on.
+    let boundCosine: Float
+    /// The cosine and sine of the bound less the dead zone.
+    let clampedCosine: Float
+    let clampedSine: Float
+
+    init(library: TemplateLibrary, maxRotation: Float) {
+        let degrees = library.orientation == .invariant ? 0 : library.elasticDeadZoneDegrees
+        deadZone = degrees.map { Float($0 * .pi / 180) } ?? .infinity
+        rotates = deadZone < maxRotation
+        (deadCosine, deadSine) = deadZone < .infinity ? (cos(deadZone), sin(deadZone)) : (-2, 0)
+        boundCosine = maxRotation < .pi ? cos(maxRotation) : -2
+        (clampedCosine, clampedSine) =
+            maxRotation < .pi && rotates ? (cos(maxRotation - deadZone), sin(maxRotation - deadZone)) : (1, 0)
+    }
+
+    /// Whether a shortlisted template's Protractor angle (`atan2(b, a)`) is past the dead zone either way.
+    @inline(__always)
+    func isPast(_ entry: Recognizer.Shortlisted) -> Bool {
+        entry.a < deadCosine * (entry.a * entry.a + entry.b * entry.b).squareRoot()
     }
 }

@@ -29,6 +29,8 @@ public struct Recognizer: Sendable {
         /// Which templates the elastic stage compares with strokes as drawn whatever the library's dead zone
         /// (`Recognizer.keepsDirection`); empty when none does.
         let asDrawn: [Bool]
+        /// The elastic stage's turn toward each template (`TemplateLibrary.elasticDeadZoneDegrees`).
+        let turn: ElasticTurn
         /// What decides how strokes are preprocessed, read without copying `configuration` (and retaining its
         /// strings) for each stroke.
         let preprocessing: Preprocessing
@@ -49,6 +51,7 @@ public struct Recognizer: Sendable {
             self.maxRotation = maxRotation
             self.drawnBackward = drawnBackward
             self.asDrawn = asDrawn
+            self.turn = ElasticTurn(library: library, maxRotation: maxRotation)
             self.preprocessing = Preprocessing(configuration)
         }
     }
@@ -92,6 +95,8 @@ public struct Recognizer: Sendable {
     var maxRotation: Float { storage.maxRotation }
     /// Which templates are compared as drawn whatever the dead zone (`keepsDirection`); empty when none is.
     var asDrawn: [Bool] { storage.asDrawn }
+    /// The elastic stage's turn toward each template.
+    var elasticTurn: ElasticTurn { storage.turn }
 
     /// Compiles `library`.
     ///

@@ -45,7 +45,9 @@ enum RecognizerBenchmark {
         }
         if builtIn { rows.append(try measure(try Recognizer(library: try TemplateLibrary.builtIn()))) }
         for size in sizes {
-            var library = TemplateLibrary(name: "bench-\(size)")
+            // With the dead zone of the libraries that `stroke-tool library build` makes.
+            var library = TemplateLibrary(
+                name: "bench-\(size)", elasticDeadZoneDegrees: TemplateLibrary.shapeElasticDeadZoneDegrees)
             var index = 0
             while library.templates.count < size {
                 let sample = samples[index % samples.count]
