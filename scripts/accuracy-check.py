@@ -23,7 +23,11 @@ scribbles`; session 32 measured 73.15% of 2,000 at 0.55, and the detector firing
 swipes in Libraries/swipes.json, alone and beside the built-in gestures (`scripts/swipes.py`; session 42 measured
 99.95% and 99.90% of 2,000 synthetic swipes in their own direction, and 0.29% and none of the $1 strokes taken for
 a swipe), and a match's `rotation` on strokes turned by random angles (session 43 measured 2,398 of 2,400 matched as
-drawn with the built-in templates in any orientation, the rotation following the turn to at most 0.10 degrees).
+drawn with the built-in templates in any orientation, the rotation following the turn to at most 0.10 degrees), and
+strokes tilted by 20 and 30 degrees either way (session 44 let the elastic stage compare strokes turned past a
+library's dead zone of 10 degrees as if drawn upright: 99.00-99.29% and 98.33-98.58%, against 95.08-96.38% and
+80.25-84.00% before; the built-in library's threshold went from 0.55 to 0.59 with it, turning away as many strokes
+of unknown gestures as before under every perturbation).
 
 Usage: scripts/accuracy-check.py [--tool PATH] [--dataset DIR]   (skips, and passes, when DIR is absent)
 """
@@ -42,6 +46,7 @@ PHONE_LIKE = ["rate=60", "rate=120", "rate=240", "rate=120,jitter=0.005,quantize
 LEANING = ["shear=-0.2"]
 SHAKY = ["jitter=0.01"]
 TILTED = ["rotate=10", "rotate=-10"]
+FAR_TILTED = ["rotate=20", "rotate=-20", "rotate=30", "rotate=-30"]
 
 
 def run(tool, *arguments):
@@ -149,6 +154,13 @@ def main():
         check("checkmark true positives, %s" % row["perturbation"], row["checkmark"]["truePositiveRate"], 0.97)
         check("checkmark false positives, %s" % row["perturbation"], row["checkmark"]["falsePositiveRate"], 0.01,
               at_least=False)
+    # Hands that tilt further (session 44: the elastic stage compares strokes turned past 10 degrees upright; 99.00%
+    # and 99.29% at 20 degrees either way, 98.33% and 98.58% at 30, against 95.08%, 96.38%, 84.00% and 80.25%
+    # compared as drawn). The detector knows upright checks only, so only the recognizer is held to these.
+    for row in run(options.tool, "robustness", "--dataset", options.dataset,
+                   "--perturbations", ";".join(FAR_TILTED))[0]["rows"]:
+        bound = 0.985 if "20" in row["perturbation"] else 0.975
+        check("accuracy with each subject left out, %s" % row["perturbation"], row["accuracy"], bound)
     learned = run(options.tool, "learned", "--dataset", options.dataset, "--templates-per-gesture", "1")[0]["rows"][0]
     check("a gesture learned from one stroke, recognized", learned["learnedRecognized"], 0.99)
     check("the library's gestures next to it, recognized", learned["othersRecognized"], 0.99)
