@@ -50,12 +50,10 @@ extension Recognizer {
                         }
                         ElasticMatcher.gather(
                             UnsafePointer(sources.baseAddress!), count: length, into: templates + offset, step: step)
-                        if turn.rotates,
-                            group.contains(where: { turn.isPast($0) && (asDrawn.isEmpty || !asDrawn[$0.index]) })
-                        {
-                            rotate(
-                                feature, by: group, turn: turn, except: asDrawn, into: candidates + offset,
-                                count: length, step: step)
+                        if turn.rotates, let (cosine, sine) = Self.turns(of: group, turn: turn, except: asDrawn) {
+                            ElasticMatcher.rotatePairs(
+                                feature.baseAddress!, count: length, cosine: cosine, sine: sine,
+                                into: candidates + offset, step: step)
                             if offset == 0 { broadcastAt.0 = false } else { broadcastAt.1 = false }
                         } else if broadcastStep != step || !(offset == 0 ? broadcastAt.0 : broadcastAt.1) {
                             if broadcastStep != step { (broadcastStep, broadcastAt) = (step, (false, false)) }
@@ -96,21 +94,21 @@ extension Recognizer {
         }
     }
 
-    /// Writes the stroke's elastic features rotated by each shortlisted template's Protractor angle less
-    /// `deadZone` (none within it, nor for a template that `asDrawn` marks), one template per lane (positions and
-    /// tangents alike: both are pairs), into every `step`-th lane vector.
-    private func rotate(
-        _ feature: UnsafeBufferPointer<Float>, by group: Slice<UnsafeBufferPointer<Shortlisted>>, turn: ElasticTurn,
-        except asDrawn: [Bool], into candidates: UnsafeMutablePointer<ElasticMatcher.Lanes>, count: Int, step: Int
-    ) {
-        typealias Lanes = ElasticMatcher.Lanes
-        var cosine = Lanes(repeating: 1)
-        var sine = Lanes.zero
+    /// The cosine and sine of the turn toward each template of `group`, one per lane: by its Protractor angle
+    /// less the dead zone (none within it, nor for a template that `asDrawn` marks). Nil when no lane turns: the
+    /// stroke is then compared with the whole group as drawn.
+    static func turns(
+        of group: Slice<UnsafeBufferPointer<Shortlisted>>, turn: ElasticTurn, except asDrawn: [Bool]
+    ) -> (cosine: ElasticMatcher.Lanes, sine: ElasticMatcher.Lanes)? {
+        var cosine = ElasticMatcher.Lanes(repeating: 1)
+        var sine = ElasticMatcher.Lanes.zero
+        var turned = false
         for (lane, entry) in group.enumerated() where asDrawn.isEmpty || !asDrawn[entry.index] {
             let r = (entry.a * entry.a + entry.b * entry.b).squareRoot()
-            guard r > 0 else { continue }
             let (c, s) = (entry.a / r, entry.b / r)
+            // Also false for r = 0 (NaN): no angle.
             guard c < turn.deadCosine else { continue }
+            turned = true
             let sign: Float = s < 0 ? -1 : 1
             if c < turn.boundCosine {
                 cosine[lane] = turn.clampedCosine
@@ -120,8 +118,7 @@ extension Recognizer {
                 sine[lane] = sign * (abs(s) * turn.deadCosine - c * turn.deadSine)
             }
         }
-        ElasticMatcher.rotatePairs(
-            feature.baseAddress!, count: count, cosine: cosine, sine: sine, into: candidates, step: step)
+        return turned ? (cosine, sine) : nil
     }
 }
 
@@ -152,11 +149,5 @@ struct ElasticTurn: Sendable {
         boundCosine = maxRotation < .pi ? cos(maxRotation) : -2
         (clampedCosine, clampedSine) =
             maxRotation < .pi && rotates ? (cos(maxRotation - deadZone), sin(maxRotation - deadZone)) : (1, 0)
-    }
-
-    /// Whether a shortlisted template's Protractor angle (`atan2(b, a)`) is past the dead zone either way.
-    @inline(__always)
-    func isPast(_ entry: Recognizer.Shortlisted) -> Bool {
-        entry.a < deadCosine * (entry.a * entry.a + entry.b * entry.b).squareRoot()
     }
 }
