@@ -106,6 +106,18 @@ struct LibraryAddCommandTests {
             #expect(
                 result.output.contains("minimum score 0.7, elastic dead zone 10.0°, 8 templates"),
                 "unchanged: \(result.output)")
+
+            // The dead zone: none for gestures that differ by direction alone; a bad one changes nothing.
+            result = try StrokeToolTests.run([
+                "library", "add", checks, "--library", "default", "--elastic-dead-zone", "-3",
+            ])
+            #expect(result.status == 2 && result.error.contains("--elastic-dead-zone"), "\(result.error)")
+            result = try StrokeToolTests.run([
+                "library", "add", checks, "--library", "default", "--gesture", "v", "--elastic-dead-zone", "none",
+            ])
+            #expect(result.status == 0, "\(result.error)")
+            result = try StrokeToolTests.run(["library", "list", checks])
+            #expect(result.output.contains("elastic dead zone none, 16 templates"), "\(result.output)")
         }
     }
 }
