@@ -14,8 +14,8 @@ extension TemplateLibrary {
     ) throws(RecognitionError) -> TemplateLibrary {
         var generator = SeededGenerator(seed: seed)
         let shuffled = samples.shuffled(using: &generator)
-        var library = TemplateLibrary(name: name, orientation: orientation)
-        library.elasticDeadZoneDegrees = shapeElasticDeadZoneDegrees
+        var library = TemplateLibrary(
+            name: name, orientation: orientation, elasticDeadZoneDegrees: shapeElasticDeadZoneDegrees)
         var seen = Set<String>()
         for sample in shuffled where seen.insert(sample.gesture).inserted {
             library.add(GestureTemplate(name: sample.gesture, strokePoints: sample.points))
@@ -52,8 +52,8 @@ extension TemplateLibrary {
         configuration: RecognizerConfiguration = .default,
         iterations: Int = 8
     ) throws(RecognitionError) -> TemplateLibrary {
-        var library = TemplateLibrary(name: name, orientation: orientation)
-        library.elasticDeadZoneDegrees = shapeElasticDeadZoneDegrees
+        var library = TemplateLibrary(
+            name: name, orientation: orientation, elasticDeadZoneDegrees: shapeElasticDeadZoneDegrees)
         let n = configuration.pointCount
         let groups = Dictionary(grouping: samples, by: \.gesture)
         for gesture in groups.keys.sorted() {

@@ -112,8 +112,8 @@ enum LibraryCommand {
             } else if args.flag("all") {
                 library = TemplateLibrary(
                     name: name, orientation: orientation,
+                    elasticDeadZoneDegrees: TemplateLibrary.shapeElasticDeadZoneDegrees,
                     templates: logs.map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })
-                library.elasticDeadZoneDegrees = TemplateLibrary.shapeElasticDeadZoneDegrees
             } else {
                 library = try TemplateLibrary.condensed(
                     name: name, samples: logs, orientation: orientation, seed: try args.parsed("seed", default: 1))
@@ -135,8 +135,9 @@ enum LibraryCommand {
                     throw CommandLineArguments.Failure(description: "--orientation: sensitive or invariant")
                 }
                 let name = args.value("name") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-                library = TemplateLibrary(name: name, orientation: orientation)
-                library.elasticDeadZoneDegrees = TemplateLibrary.shapeElasticDeadZoneDegrees
+                library = TemplateLibrary(
+                    name: name, orientation: orientation,
+                    elasticDeadZoneDegrees: TemplateLibrary.shapeElasticDeadZoneDegrees)
             }
             if let order = args.value("stroke-order") {
                 guard let strokeOrder = TemplateLibrary.StrokeOrder(rawValue: order) else {
