@@ -79,6 +79,23 @@ extension CheckmarkDetector {
             add(count: positions.count, position: { positions[$0] }, time: { times[$0] }, buffer: buffer)
         }
 
+        /// Feeds a batch of positions as `add(positions:times:buffer:)` does, each turned about the origin first by
+        /// the angle whose cosine and sine `turn` holds (`CheckmarkDetector.turn(degrees:)`): the detector judges
+        /// the stroke of a tilted hand as if drawn upright (`TiltEstimate`). The same detections as the turned
+        /// positions fed as they are.
+        @discardableResult
+        public mutating func add(
+            positions: UnsafeBufferPointer<SIMD2<Double>>, times: TimeColumn, buffer: UnsafeMutablePointer<Double>,
+            turn: SIMD2<Double>
+        ) -> Detection? {
+            add(
+                count: positions.count,
+                position: {
+                    let point = positions[$0]
+                    return SIMD2(turn.x * point.x - turn.y * point.y, turn.y * point.x + turn.x * point.y)
+                }, time: { times[$0] }, buffer: buffer)
+        }
+
         @inline(__always)
         private mutating func add(
             count batch: Int, position: (Int) -> SIMD2<Double>, time: (Int) -> Double,

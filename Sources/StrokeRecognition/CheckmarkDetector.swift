@@ -30,10 +30,22 @@ public struct CheckmarkDetector: Sendable {
     /// The resampled points (`State.bufferCount` doubles).
     private var coordinates: [Double]
 
-    /// Creates a detector for one stroke.
-    public init(configuration: CheckmarkConfiguration = .default) {
+    /// The cosine and sine of the turn given to every point before it is judged; nil for none.
+    private let turn: SIMD2<Double>?
+
+    /// Creates a detector for one stroke, which judges its points turned about the origin by `degrees` (positive
+    /// from the x axis toward the y axis: clockwise on a screen whose y grows downward), as a tilted player's
+    /// strokes are turned back upright (`TiltEstimate.correction`). Default: `0`, as drawn.
+    public init(configuration: CheckmarkConfiguration = .default, turnedBy degrees: Double = 0) {
         self.state = State(configuration: configuration)
         self.coordinates = Array(repeating: 0, count: state.bufferCount)
+        self.turn = degrees == 0 || !degrees.isFinite ? nil : Self.turn(degrees: degrees)
+    }
+
+    /// The cosine and sine of a turn by `degrees`, as `State.add(positions:times:buffer:turn:)` takes them.
+    public static func turn(degrees: Double) -> SIMD2<Double> {
+        let radians = degrees * .pi / 180
+        return SIMD2(cos(radians), sin(radians))
     }
 
     /// The tuning in use.
@@ -59,11 +71,7 @@ public struct CheckmarkDetector: Sendable {
     /// Feeds one point; returns the detection if this point fired it. Non-finite points are ignored.
     @discardableResult
     public mutating func add(_ point: StrokePoint) -> Detection? {
-        withUnsafePointer(to: point) { point in
-            coordinates.withUnsafeMutableBufferPointer { buffer in
-                state.add(contentsOf: UnsafeBufferPointer(start: point, count: 1), buffer: buffer.baseAddress!)
-            }
-        }
+        withUnsafePointer(to: point) { add(contentsOf: UnsafeBufferPointer(start: $0, count: 1)) }
     }
 
     /// Feeds a batch of points (as touch frameworks coalesce them); returns the detection if one of them fired
@@ -84,7 +92,12 @@ public struct CheckmarkDetector: Sendable {
     @discardableResult
     public mutating func add(contentsOf points: UnsafeBufferPointer<StrokePoint>) -> Detection? {
         coordinates.withUnsafeMutableBufferPointer { buffer in
-            state.add(contentsOf: points, buffer: buffer.baseAddress!)
+            guard let turn else { return state.add(contentsOf: points, buffer: buffer.baseAddress!) }
+            let positions = points.map(\.position)
+            return positions.withUnsafeBufferPointer {
+                state.add(
+                    positions: $0, times: TimeColumn(points, time: \.time), buffer: buffer.baseAddress!, turn: turn)
+            }
         }
     }
 }

@@ -21,14 +21,22 @@ public struct RecognitionResult: Sendable, Hashable {
         /// orientation-sensitive library; any in a rotation-invariant one, where it tells which way an arrow was
         /// drawn.
         public var rotation: Double
+        /// Whether `rotation` tells how the hand that drew the stroke was tilted (`TiltEstimate`): the template is
+        /// a shape of one stroke, not a line (whose rotation is the direction it was drawn in) nor a path of
+        /// several strokes, in an orientation-sensitive library.
+        public var showsTilt: Bool
 
         /// Creates a candidate.
-        public init(name: String, score: Double, distance: Double, drawnBackward: Bool = false, rotation: Double = 0) {
+        public init(
+            name: String, score: Double, distance: Double, drawnBackward: Bool = false, rotation: Double = 0,
+            showsTilt: Bool = false
+        ) {
             self.name = name
             self.score = score
             self.distance = distance
             self.drawnBackward = drawnBackward
             self.rotation = rotation
+            self.showsTilt = showsTilt
         }
     }
 

@@ -11,6 +11,7 @@ enum StrokeTool {
         USAGE
           stroke-tool eval --dataset DIR [options]        accuracy, checkmark rates and speed on $1-format logs
           stroke-tool robustness --dataset DIR [options]  the same under tilted, shaky, resampled strokes
+          stroke-tool tilt --dataset DIR [options]        the checkmark detector following a tilted player
           stroke-tool recognize --strokes FILE [options]  a worker's answers for strokes of your own
           stroke-tool learned --dataset DIR [options]     what a gesture a session learns achieves
           stroke-tool multistroke --dataset DIR [options] what templates of several strokes achieve
@@ -40,6 +41,7 @@ enum StrokeTool {
             switch command {
             case "eval": return try EvalCommand.run(rest)
             case "robustness": return try RobustnessCommand.run(rest)
+            case "tilt": return try TiltCommand.run(rest)
             case "recognize": return try RecognizeCommand.run(rest)
             case "learned": return try LearnedCommand.run(rest)
             case "multistroke": return try MultistrokeCommand.run(rest)

@@ -1,0 +1,75 @@
+import Foundation
+import StrokeRecognition
+import StrokeWorker
+
+/// `stroke-tool tilt`: the checkmark detector on a tilted player's strokes, as drawn and turned back by the tilt
+/// their matches show.
+enum TiltCommand {
+    static let usage = """
+        USAGE: stroke-tool tilt --dataset DIR [options]
+
+        The checkmark detector knows upright checks. A player whose hand is tilted draws every stroke turned
+        alike, and each match says by how much (its rotation): a session can follow that tilt and let the
+        detector judge its strokes turned back upright. For each tilt, every subject's strokes, turned by it,
+        are played in a seeded order as one session against a library of 8 medoids per gesture built from the
+        other subjects (as `stroke-tool robustness`), once as drawn and once followed; the match follows the
+        detector's verdict. Printed: accuracy, the checks and the v's and the other strokes the detector fired
+        on, and how far the estimate was from the tilt (median, after a session's first two matches).
+
+        OPTIONS
+          --dataset DIR            the logs (required)
+          --tilts LIST             degrees, comma-separated (default: -30,-20,-10,0,10,20,30)
+          --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
+          --seed S                 seeds each session's order (default 1)
+          --json                   print exactly one JSON object
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try StrokeTool.parse(
+            arguments, flags: ["json"], known: ["dataset", "tilts", "checkmark-config", "seed"])
+        if args.flag("help") {
+            print(usage)
+            return 0
+        }
+        guard let dataset = args.value("dataset") else {
+            throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
+        }
+        let tilts = try (args.value("tilts") ?? "-30,-20,-10,0,10,20,30").split(separator: ",").map { text in
+            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, abs(value) <= 180
+            else {
+                throw CommandLineArguments.Failure(description: "--tilts: \"\(text)\" is not an angle in -180...180")
+            }
+            return value
+        }
+        let samples = try DollarLog.loadDataset(dataset)
+        let checkmark = try StrokeTool.checkmarkConfiguration(args)
+        let seed: UInt64 = try args.parsed("seed", default: 1)
+        let minimumScore = try TemplateLibrary.builtIn().minimumScore
+        let names = Set(samples.map(\.subject)).sorted()
+        guard names.count >= 2 else {
+            throw CommandLineArguments.Failure(description: "\(dataset): leaving one subject out needs two or more")
+        }
+        let subjects = try names.map { subject throws(RecognitionError) in
+            var library = try TemplateLibrary.medoids(
+                name: "without-\(subject)", samples: samples.filter { $0.subject != subject }, perGesture: 8)
+            library.minimumScore = minimumScore
+            return (samples: samples.filter { $0.subject == subject }, library: library)
+        }
+        let report = try Evaluator.tiltTracking(
+            subjects: subjects, tilts: tilts, checkmarkConfiguration: checkmark, seed: seed)
+        if args.flag("json") {
+            try StrokeTool.printJSON(report)
+        } else {
+            func percent(_ value: Double) -> String { String(format: "%7.2f%%", value * 100) }
+            print("\(samples.count) strokes of \(names.count) subjects, each subject one session")
+            print("  tilt  detector   accuracy   checks      v's   others  estimate off by")
+            for row in report.rows {
+                print(
+                    String(format: "%6.1f  ", row.tilt) + (row.tracking ? "followed" : "as drawn") + " "
+                        + percent(row.accuracy) + " " + percent(row.checksFired) + " " + percent(row.vsFired) + " "
+                        + percent(row.othersFired) + String(format: "  %.1f°", row.medianEstimateError))
+            }
+        }
+        return 0
+    }
+}
