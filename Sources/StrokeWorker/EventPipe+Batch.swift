@@ -34,6 +34,7 @@ extension EventPipe.Batch {
             gestureIndex = Int32(gestures.count)
             gestures.append(gesture)
         }
+        if let feedback = request.tiltFeedback, tiltFeedback !== feedback { tiltFeedback = feedback }
         entries.append(
             .init(
                 start: start, topicEnd: topicEnd, end: topicEnd,
@@ -41,7 +42,8 @@ extension EventPipe.Batch {
                     points: first..<points.count, eventSequence: request.context.eventSequence,
                     sequence: request.context.sequence, stroke: request.context.stroke,
                     pointer: request.context.pointer, slot: request.slot, learned: learnedIndex, choice: choiceIndex,
-                    gesture: gestureIndex, checkmarkFired: request.checkmarkFired)))
+                    gesture: gestureIndex, checkmarkFired: request.checkmarkFired,
+                    followsTilt: request.tiltFeedback != nil)))
     }
 
     // MARK: - Reading
@@ -70,7 +72,8 @@ extension EventPipe.Batch {
                         learned: request.learned >= 0 ? learned[Int(request.learned)] : nil,
                         choice: request.choice >= 0 ? choices[Int(request.choice)] : nil,
                         gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil,
-                        checkmarkFired: request.checkmarkFired
+                        checkmarkFired: request.checkmarkFired,
+                        tiltFeedback: request.followsTilt ? tiltFeedback : nil
                     ).encode(into: &writer)
                     metrics.count(outcome)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }

@@ -28,6 +28,8 @@ final class EventPipe: Sendable {
         var gesture: Int32 = -1
         /// `RecognitionRequest.checkmarkFired`.
         var checkmarkFired: Bool? = nil
+        /// Whether the session's tilt is followed: the request had a `tiltFeedback`, the batch's.
+        var followsTilt = false
     }
 
     /// One event (`request == nil`: `bytes[start..<topicEnd]` is the topic, `bytes[topicEnd..<end]` the payload)
@@ -50,6 +52,9 @@ final class EventPipe: Sendable {
         var choices: [GestureChoice] = []
         /// The strokes of the requests for gestures of several strokes.
         var gestures: [GestureStrokes] = []
+        /// Where the rotations of the matches of requests that follow their session's tilt go: their lane's (one
+        /// lane fills a batch), kept when the batch is emptied.
+        var tiltFeedback: TiltFeedback?
 
         mutating func removeAll() {
             bytes.removeAll(keepingCapacity: true)

@@ -28,6 +28,10 @@ public struct RecognitionRequest {
     /// verdict between close candidates (`RecognizerConfiguration.checkmarkChoice`). Nil for the gestures of a
     /// session that groups strokes and where the detector did not run.
     var checkmarkFired: Bool? = nil
+    /// Where the rotation of a match that tells the session's tilt goes back to its lane
+    /// (`RecognitionResult.Candidate.showsTilt`, not a learned template's); nil where the session's tilt is not
+    /// followed (`WorkerConfiguration.checkmarkFollowsTilt`, its detector off, a gesture of several strokes).
+    var tiltFeedback: TiltFeedback? = nil
 
     /// How a finished stroke was answered, for the worker's counters.
     public enum Outcome: Sendable {
@@ -43,14 +47,17 @@ public struct RecognitionRequest {
     @discardableResult
     public func encode(into writer: inout JSONWriter) -> Outcome {
         do {
-            let (candidates, match, unchosen):
-                ([EventEncoder.Candidate], EventEncoder.Candidate?, EventEncoder.Candidate?)
+            let (candidates, match, unchosen, showsTilt):
+                ([EventEncoder.Candidate], EventEncoder.Candidate?, EventEncoder.Candidate?, Bool)
             if let gesture {
-                (candidates, match, unchosen) = try gesture.starts.withUnsafeBufferPointer {
+                (candidates, match, unchosen, showsTilt) = try gesture.starts.withUnsafeBufferPointer {
                     starts throws(RecognitionError) in try result(strokeStarts: starts)
                 }
             } else {
-                (candidates, match, unchosen) = try result(strokeStarts: .init(start: nil, count: 0))
+                (candidates, match, unchosen, showsTilt) = try result(strokeStarts: .init(start: nil, count: 0))
+            }
+            if showsTilt, let match, let tiltFeedback {
+                tiltFeedback.post(session: context.session, degrees: match.rotation)
             }
             let reason = match != nil ? nil : unchosen != nil ? "not_chosen" : "below_threshold"
             EventEncoder.result(
@@ -72,24 +79,29 @@ public struct RecognitionRequest {
     /// the same prepared stroke, among all gestures, tells a gesture the game does not allow now from one it allows
     /// or none.
     private func result(strokeStarts: UnsafeBufferPointer<Int>) throws(RecognitionError)
-        -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, unchosen: EventEncoder.Candidate?)
+        -> (
+            candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, unchosen: EventEncoder.Candidate?,
+            showsTilt: Bool
+        )
     {
         try recognizer.withPreparedStroke(points: points, strokeStarts: strokeStarts) { stroke in
             guard let choice else {
-                let (candidates, match) = recognize(stroke, among: nil)
-                return (candidates, match, nil)
+                let (candidates, match, showsTilt) = recognize(stroke, among: nil)
+                return (candidates, match, nil, showsTilt)
             }
             let (chosen, answer, unchosen) = recognizer.configuration.answer(
                 among: choice.names, recognize: { recognize(stroke, among: $0) },
                 match: { $0.match.map { ($0.name, $0.score) } })
-            return (chosen.candidates, answer == .chosen ? chosen.match : nil, unchosen?.match)
+            let matched = answer == .chosen
+            return (chosen.candidates, matched ? chosen.match : nil, unchosen?.match, matched && chosen.showsTilt)
         }
     }
 
     /// The candidates and the match, from the library and the session's learned templates together, among the
-    /// gestures `names` (nil: all).
+    /// gestures `names` (nil: all), and whether the match's rotation tells the session's tilt (asked only where it
+    /// is followed).
     private func recognize(_ stroke: Recognizer.PreparedStroke, among names: [String]?)
-        -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?)
+        -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, showsTilt: Bool)
     {
         var candidates: [EventEncoder.Candidate]
         let fromLibrary = recognizer.recognize(stroke, among: names)
@@ -103,12 +115,16 @@ public struct RecognitionRequest {
             }
         }
         let minimumScore = recognizer.minimumScore
-        guard let best = candidates.first, best.score >= minimumScore else { return (candidates, nil) }
+        guard let best = candidates.first, best.score >= minimumScore else { return (candidates, nil, false) }
         if let fired = checkmarkFired {
             recognizer.configuration.moveCheckmarkChoiceFirst(
                 in: &candidates, fired: fired, minimumScore: minimumScore, bestDrawnBackward: best.backward,
                 name: { $0.name }, score: { $0.score })
         }
-        return (candidates, candidates[0])
+        let match = candidates[0]
+        let showsTilt =
+            tiltFeedback != nil && !match.learned
+            && fromLibrary.candidates.contains { $0.name == match.name && $0.showsTilt }
+        return (candidates, match, showsTilt)
     }
 }

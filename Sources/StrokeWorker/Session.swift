@@ -136,10 +136,11 @@ struct Session {
     /// a later topic that starts with them and names this session needs no other check.
     var shardKey: UInt32
     var sequence = SequenceTracker()
-    /// Orientation override: nil = the library's own.
-    var invariant: Bool?
-    /// Whether the checkmark detector runs for the session's new strokes.
-    var checkmark: Bool
+    /// The orientation override, the checkmark option and the tilt estimate's sample count, in one byte
+    /// (`Flags`), so that the estimate's degrees fit beside it and the state stays 112 bytes.
+    private var flags: UInt8
+    /// The tilt estimate's whole degrees (`tilt`).
+    private var tiltDegrees: Int8 = 0
     /// Open strokes; usually zero or one.
     var strokes = OpenStrokes()
 
@@ -148,8 +149,45 @@ struct Session {
         self.hash = hash
         self.shardKey = shardKey
         self.lastActive = now
-        self.checkmark = checkmark
+        self.flags = checkmark ? Flags.checkmark : 0
         self.multistroke = multistroke
+    }
+
+    /// The bits of `flags`.
+    private enum Flags {
+        /// The orientation is overridden (`invariant` is not nil)…
+        static let orientationSet: UInt8 = 1
+        /// …to invariant.
+        static let invariant: UInt8 = 2
+        static let checkmark: UInt8 = 4
+        /// The tilt estimate's sample count (0...3) in bits 3 and 4.
+        static let tiltSampleShift: UInt8 = 3
+        static let tiltSamples: UInt8 = 3 << tiltSampleShift
+    }
+
+    /// Orientation override: nil = the library's own.
+    var invariant: Bool? {
+        get { flags & Flags.orientationSet == 0 ? nil : flags & Flags.invariant != 0 }
+        set {
+            flags &= ~(Flags.orientationSet | Flags.invariant)
+            if let newValue { flags |= Flags.orientationSet | (newValue ? Flags.invariant : 0) }
+        }
+    }
+
+    /// Whether the checkmark detector runs for the session's new strokes.
+    var checkmark: Bool {
+        get { flags & Flags.checkmark != 0 }
+        set { flags = newValue ? flags | Flags.checkmark : flags & ~Flags.checkmark }
+    }
+
+    /// How far the session's hand turns what it draws, from its matches
+    /// (`WorkerConfiguration.checkmarkFollowsTilt`).
+    var tilt: TiltEstimate {
+        get { TiltEstimate(degrees: tiltDegrees, samples: (flags & Flags.tiltSamples) >> Flags.tiltSampleShift) }
+        set {
+            tiltDegrees = newValue.degrees
+            flags = flags & ~Flags.tiltSamples | (newValue.samples << Flags.tiltSampleShift) & Flags.tiltSamples
+        }
     }
 
     /// Index of the session's library in the registry.

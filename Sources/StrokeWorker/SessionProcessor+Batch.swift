@@ -12,6 +12,7 @@ extension SessionProcessor {
     public mutating func handle(
         batch: UnsafeBufferPointer<(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer)>
     ) {
+        applyTiltFeedback()
         let prepared = preparedTopics.topics
         var start = 0
         while start < batch.count {

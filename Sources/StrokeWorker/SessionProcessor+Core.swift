@@ -42,6 +42,11 @@ extension SessionProcessor {
         var settingsChanged: Set<SessionKey>?
         /// This worker's shard, `index/count`, as a `pong` gives it.
         let shardName: String
+        /// Where the rotations of matches that tell a session's tilt come back from the thread that recognized them
+        /// (`SessionProcessor.applyTiltFeedback()`).
+        let tiltFeedback = TiltFeedback()
+        /// Scratch for the samples taken from `tiltFeedback`.
+        var tiltSamples: [TiltFeedback.Sample] = []
 
         init(sink: Sink, configuration: WorkerConfiguration, registry: LibraryRegistry, metrics: WorkerMetrics) {
             self.sink = sink
@@ -113,7 +118,9 @@ extension SessionProcessor {
                     return true
                 }
                 session.strokes.append(
-                    newStroke(id: message.stroke, pointer: message.pointer, checkmark: session.checkmark))
+                    newStroke(
+                        id: message.stroke, pointer: message.pointer, checkmark: session.checkmark,
+                        turn: turn(of: session)))
                 if session.multistroke != 0 { strokesChanged(session) }
                 addPoints(&session, stroke: session.strokes.count - 1, id: id)
             case .points, .end, .cancel:
@@ -166,6 +173,7 @@ extension SessionProcessor {
             session.library = 0
             session.invariant = nil
             session.checkmark = configuration.checkmarkByDefault
+            session.tilt = TiltEstimate()
             session.multistroke = UInt16(configuration.multistrokeMilliseconds)
             let forgotten = templates(of: session)?.count ?? 0
             forgetAll(session)
@@ -199,15 +207,26 @@ extension SessionProcessor {
         }
 
         /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.
-        private mutating func newStroke(id: UInt32, pointer: UInt16, checkmark: Bool) -> OpenStroke {
+        private mutating func newStroke(id: UInt32, pointer: UInt16, checkmark: Bool, turn: Int8) -> OpenStroke {
             guard var stroke = spareStrokes.popLast() else {
-                return OpenStroke(id: id, pointer: pointer, detecting: checkmark, detector: detector)
+                let stroke = OpenStroke(id: id, pointer: pointer, detecting: checkmark, detector: detector)
+                if turn != 0 { stroke.storage.turnDegrees = turn }
+                return stroke
             }
             stroke.id = id
             stroke.pointer = pointer
             stroke.overflowed = false
             stroke.detecting = checkmark
+            if turn != 0 { stroke.storage.turnDegrees = turn }
             return stroke
+        }
+
+        /// The turn a session's new stroke gets for its checkmark detector: its tilt estimate's correction, where
+        /// the worker follows tilts and the session runs the detector.
+        @inline(__always)
+        private func turn(of session: Session) -> Int8 {
+            guard configuration.checkmarkFollowsTilt, session.checkmark else { return 0 }
+            return Int8(session.tilt.correction)
         }
 
         /// Returns a finished stroke's buffers to the pool (bounded, so idle lanes do not hoard memory).
@@ -299,7 +318,8 @@ extension SessionProcessor {
                     } else {
                         publishRecognition(
                             of: points, library: library, invariant: invariant, learned: learned, choice: choice,
-                            context: eventContext, checkmarkFired: fired)
+                            context: eventContext, checkmarkFired: fired,
+                            tiltFeedback: stroke.detecting && configuration.checkmarkFollowsTilt ? tiltFeedback : nil)
                     }
                 }
             }
@@ -313,14 +333,15 @@ extension SessionProcessor {
         mutating func publishRecognition(
             of points: UnsafeBufferPointer<SIMD2<Double>>, library: Int32, invariant: Bool?,
             learned: LearnedTemplates?, choice: GestureChoice?, context: EventEncoder.Context,
-            gesture: GestureStrokes? = nil, checkmarkFired: Bool? = nil
+            gesture: GestureStrokes? = nil, checkmarkFired: Bool? = nil, tiltFeedback: TiltFeedback? = nil
         ) {
             let entry = registry.entries[Int(library)]
             sink.publishRecognition(
                 RecognitionRequest(
                     context: context, recognizer: entry.recognizer(invariant: invariant), library: entry.name,
                     slot: LibraryRegistry.Slot(library: library, invariant: invariant), points: points,
-                    learned: learned, choice: choice, gesture: gesture, checkmarkFired: checkmarkFired),
+                    learned: learned, choice: choice, gesture: gesture, checkmarkFired: checkmarkFired,
+                    tiltFeedback: tiltFeedback),
                 writer: &writer)
         }
 

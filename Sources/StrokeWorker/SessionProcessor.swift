@@ -49,6 +49,7 @@ public struct SessionProcessor<Sink: EventSink> {
 
     /// Handles one two-frame input message.
     public mutating func handle(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+        applyTiltFeedback()
         handle(topic: topic, payload: payload, prepared: PreparedTopic())
     }
 

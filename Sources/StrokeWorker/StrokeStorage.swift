@@ -24,6 +24,9 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
         /// Whether the detector fired while the stroke was still smaller than its session's minimum size: its
         /// `checkmark` waits until the stroke reaches that size (`SessionProcessor.Core.publishCheckmark`).
         var checkmarkHeld = false
+        /// The turn, in whole degrees, that the detector gives the stroke's points before it judges them: its
+        /// session's tilt estimate's correction (`TiltEstimate.correction`), set when the stroke begins; 0 for none.
+        var turnDegrees: Int8 = 0
 
         init(detector: CheckmarkDetector.State, pointCapacity: Int, detectorElements: Int) {
             self.detector = detector
@@ -96,6 +99,7 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
                 newElements.initialize(from: elements, count: used)
                 newHeader.pointee.pointCount = header.pointee.pointCount
                 newHeader.pointee.checkmarkHeld = header.pointee.checkmarkHeld
+                newHeader.pointee.turnDegrees = header.pointee.turnDegrees
             }
             return copy
         }
@@ -106,6 +110,7 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
         withUnsafeMutablePointerToHeader { header in
             header.pointee.pointCount = 0
             header.pointee.checkmarkHeld = false
+            header.pointee.turnDegrees = 0
             header.pointee.detector.reset()
         }
     }
@@ -114,7 +119,7 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
 
     /// Feeds the detector the last `count` points appended (as
     /// `CheckmarkDetector.State.add(positions:times:buffer:)`), read where they are stored, with their times
-    /// `times`; its buffer is this storage's front.
+    /// `times`, turned by `turnDegrees` if that is set; its buffer is this storage's front.
     @inline(__always)
     func detectAppended(_ count: Int, times: CheckmarkDetector.TimeColumn) -> CheckmarkDetector.Detection? {
         withUnsafeMutablePointers { header, elements in
@@ -122,9 +127,30 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
             let appended = UnsafeBufferPointer(
                 start: elements + header.pointee.detectorElements + header.pointee.pointCount - count, count: count)
             return UnsafeMutableRawPointer(elements).withMemoryRebound(to: Double.self, capacity: doubles) {
-                header.pointee.detector.add(positions: appended, times: times, buffer: $0)
+                buffer in
+                guard header.pointee.turnDegrees != 0 else {
+                    return header.pointee.detector.add(positions: appended, times: times, buffer: buffer)
+                }
+                return Self.detectTurned(appended, times: times, header: header, buffer: buffer)
             }
         }
+    }
+
+    /// `detectAppended` for a stroke whose points are turned: out of line, so that the upright path stays as short
+    /// as it was (a sine and a cosine a message, for the strokes of a tilted session only).
+    @inline(never)
+    private static func detectTurned(
+        _ appended: UnsafeBufferPointer<SIMD2<Double>>, times: CheckmarkDetector.TimeColumn,
+        header: UnsafeMutablePointer<Header>, buffer: UnsafeMutablePointer<Double>
+    ) -> CheckmarkDetector.Detection? {
+        let turn = CheckmarkDetector.turn(degrees: Double(header.pointee.turnDegrees))
+        return header.pointee.detector.add(positions: appended, times: times, buffer: buffer, turn: turn)
+    }
+
+    /// The turn, in whole degrees, that the detector gives the stroke's points (`Header.turnDegrees`).
+    var turnDegrees: Int8 {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.turnDegrees } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.turnDegrees = newValue } }
     }
 
     /// Whether the detector fired on the stroke.

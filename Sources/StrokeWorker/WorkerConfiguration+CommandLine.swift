@@ -60,6 +60,11 @@ extension WorkerConfiguration {
             help: "how close in score (0...1) the checkmark detector's choice must be to the best candidate to "
                 + "become the match; 0 turns this off. Default: 0.04"),
         Option(
+            flag: "checkmark-follow-tilt", env: "STROKE_WORKER_CHECKMARK_FOLLOW_TILT", value: "on|off",
+            help: "whether the checkmark detector judges a session's strokes turned back by the tilt its matches "
+                + "show (the mean rotation of its matches of open shapes, once two are in and past 8 degrees), so "
+                + "that a player whose hand is tilted gets the checks an upright one does. Default: on"),
+        Option(
             flag: "choice-margin", env: "STROKE_WORKER_CHOICE_MARGIN", value: "SCORE|inf",
             help: "in a session that chose the gestures it may match (options gestures), how far above the best "
                 + "chosen match a gesture outside the choice must score to answer nomatch not_chosen, naming it, "
@@ -234,6 +239,11 @@ extension WorkerConfiguration {
         }
         if let value = try Self.switchValue("checkmark", args.value("checkmark", env: env("checkmark"))) {
             checkmarkByDefault = value
+        }
+        if let value = try Self.switchValue(
+            "checkmark-follow-tilt", args.value("checkmark-follow-tilt", env: env("checkmark-follow-tilt")))
+        {
+            checkmarkFollowsTilt = value
         }
         if let path = args.value("checkmark-config", env: env("checkmark-config")) {
             checkmark = try CheckmarkConfiguration(contentsOf: path)

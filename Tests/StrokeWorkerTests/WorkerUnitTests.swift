@@ -310,6 +310,13 @@ struct WorkerUnitTests {
         #expect(configuration.highWaterMark == 100_000)
         #expect(!configuration.checkmarkByDefault && WorkerConfiguration().checkmarkByDefault)
         #expect(try WorkerConfiguration(arguments: ["--checkmark", "on"], environment: [:]).checkmarkByDefault)
+        #expect(WorkerConfiguration().checkmarkFollowsTilt)
+        #expect(
+            try !WorkerConfiguration(arguments: ["--checkmark-follow-tilt", "off"], environment: [:])
+                .checkmarkFollowsTilt)
+        #expect(
+            try !WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_CHECKMARK_FOLLOW_TILT": "off"])
+                .checkmarkFollowsTilt)
         let flags = try WorkerConfiguration(arguments: ["--input-hwm", "0", "--hwm", "7"], environment: [:])
         #expect(flags.inputHighWaterMark == 0 && flags.highWaterMark == 7)
         #expect(configuration.maxSessionTemplates == 4 && WorkerConfiguration().maxSessionTemplates == 32)
@@ -359,7 +366,8 @@ struct WorkerUnitTests {
         for bad in [
             ["--shard", "3/3"], ["--lanes", "0"], ["--bogus", "1"], ["--log-level", "loud"], ["stray"], ["--hwm"],
             ["--recognition-offload", "sometimes"], ["--input-hwm", "-1"], ["--input-hwm", "many"],
-            ["--checkmark", "maybe"], ["--recognition-thread", "yes"], ["--max-session-templates", "-1"],
+            ["--checkmark", "maybe"], ["--checkmark-follow-tilt", "tilted"], ["--recognition-thread", "yes"],
+            ["--max-session-templates", "-1"],
             ["--max-learned-templates", "many"], ["--checkmark-margin", "2"], ["--checkmark-margin", "close"],
             ["--checkmark-margin", "nan"], ["--choice-margin", "-0.1"], ["--choice-margin", "nan"],
             ["--choice-margin", "wide"], ["--adopt-state-max-age", "0"], ["--adopt-state-max-age", "soon"],
