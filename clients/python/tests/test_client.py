@@ -501,6 +501,50 @@ def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
         assert result(tap).get("reason") == "too_small"
 
 
+def tilted(points, degrees: float):
+    """``points`` turned about the origin by ``degrees``, clockwise on a screen whose y grows downward."""
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    return [(x * c - y * s, x * s + y * c, t) for x, y, t in points]
+
+
+@pytest.mark.parametrize("mode", [(), ("--recognition-offload", "always"), ("--recognition-thread", "on")])
+def test_a_tilted_players_check_fires_once_the_tilt_is_followed(protocol_dir, fixtures_dir, mode):
+    """Three open shapes drawn 35 degrees clockwise, then a check drawn alike: the worker follows the tilt their
+    matches show, whichever thread recognizes them, and the check fires the detector as an upright one does.
+    With --checkmark-follow-tilt off it does not."""
+    logs = {os.path.relpath(path, fixtures_dir): points for path, _, points in load_logs(fixtures_dir)}
+    shapes = [logs[os.path.join("s02", "medium", name)] for name in ("arrow01.xml", "left_curly_brace01.xml",
+                                                                      "arrow02.xml")]
+    check = logs[os.path.join("s02", "medium", "check02.xml")]
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    for follow, expected in (("on", ["checkmark", "match"]), ("off", ["match"])):
+        running = RunningWorker(*mode, "--checkmark-follow-tilt", follow)
+        try:
+            with Consumer(running.output, prefixes=["tilted"]) as consumer, \
+                    Producer(running.input, binary=True) as producer:
+                producer.wait_for_worker()
+                consumer.wait_until_subscribed(producer)
+
+                def kinds(points):
+                    producer.send_stroke("tilted", tilted(points, 35), batch=8)
+                    seen = []
+                    for event in consumer.iter(timeout=5):
+                        validator.validate(event.fields)
+                        seen.append(event.kind)
+                        if event.kind in ("match", "nomatch"):
+                            return seen, event
+                    raise AssertionError("no result")
+
+                for shape in shapes:
+                    assert kinds(shape)[0][-1] == "match"
+                seen, result = kinds(check)
+                assert seen == expected, (mode, follow)
+                if follow == "on":
+                    assert result.get("name") == "check"
+        finally:
+            assert running.stop() == 0
+
+
 def test_the_aim_example_runs(worker):
     """clients/python/examples/aim.py (part of `make demo`): arrows drawn every which way, each matched as the one
     taught and aimed by its rotation to within 5 degrees."""
