@@ -156,7 +156,7 @@ public struct WorkerConfiguration: Sendable {
     public var checkmarkByDefault = true
     /// Whether the checkmark detector judges each session's strokes turned back by the tilt its matches show
     /// (`TiltEstimate`): past 8° either way, once two matches of open shapes are in. The detector knows upright
-    /// checks; tilted by 30°, 39–57% of the $1 logs' checks fired it as drawn and 99–100% followed, and tilted 20°
+    /// checks; tilted by 30°, 39–57% of the $1 logs' checks fired it as drawn and 98.7–100% followed, and tilted 20°
     /// counter-clockwise, 20% of the v's fired it as drawn and 2–3% followed (`stroke-tool tilt`). Default: `true`.
     public var checkmarkFollowsTilt = true
     /// How long a new session's gesture waits for its next stroke, in milliseconds (0 to 10,000), until an
