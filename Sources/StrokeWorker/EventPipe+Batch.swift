@@ -34,7 +34,7 @@ extension EventPipe.Batch {
             gestureIndex = Int32(gestures.count)
             gestures.append(gesture)
         }
-        if let feedback = request.tiltFeedback, tiltFeedback !== feedback { tiltFeedback = feedback }
+        if let feedback = request.tiltFeedback, tiltFeedback == nil { tiltFeedback = feedback.takeUnretainedValue() }
         entries.append(
             .init(
                 start: start, topicEnd: topicEnd, end: topicEnd,
@@ -73,7 +73,7 @@ extension EventPipe.Batch {
                         choice: request.choice >= 0 ? choices[Int(request.choice)] : nil,
                         gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil,
                         checkmarkFired: request.checkmarkFired,
-                        tiltFeedback: request.followsTilt ? tiltFeedback : nil
+                        tiltFeedback: request.followsTilt ? tiltFeedback.map { Unmanaged.passUnretained($0) } : nil
                     ).encode(into: &writer)
                     metrics.count(outcome)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }

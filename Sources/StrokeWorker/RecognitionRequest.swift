@@ -31,7 +31,10 @@ public struct RecognitionRequest {
     /// Where the rotation of a match that tells the session's tilt goes back to its lane
     /// (`RecognitionResult.Candidate.showsTilt`, not a learned template's); nil where the session's tilt is not
     /// followed (`WorkerConfiguration.checkmarkFollowsTilt`, its detector off, a gesture of several strokes).
-    var tiltFeedback: TiltFeedback? = nil
+    /// Unretained, as `points` is unowned: whoever makes a request holds the feedback for as long as the request
+    /// lives (the lane's processor, or the batch that carries it to another thread), and a retain and a release
+    /// per stroke were 51 instructions a batched message (`make profile`).
+    var tiltFeedback: Unmanaged<TiltFeedback>? = nil
 
     /// How a finished stroke was answered, for the worker's counters.
     public enum Outcome: Sendable {
@@ -57,7 +60,7 @@ public struct RecognitionRequest {
                 (candidates, match, unchosen, showsTilt) = try result(strokeStarts: .init(start: nil, count: 0))
             }
             if showsTilt, let match, let tiltFeedback {
-                tiltFeedback.post(session: context.session, degrees: match.rotation)
+                tiltFeedback._withUnsafeGuaranteedRef { $0.post(session: context.session, degrees: match.rotation) }
             }
             let reason = match != nil ? nil : unchosen != nil ? "not_chosen" : "below_threshold"
             EventEncoder.result(

@@ -319,7 +319,8 @@ extension SessionProcessor {
                         publishRecognition(
                             of: points, library: library, invariant: invariant, learned: learned, choice: choice,
                             context: eventContext, checkmarkFired: fired,
-                            tiltFeedback: stroke.detecting && configuration.checkmarkFollowsTilt ? tiltFeedback : nil)
+                            tiltFeedback: stroke.detecting && configuration.checkmarkFollowsTilt
+                                ? Unmanaged.passUnretained(tiltFeedback) : nil)
                     }
                 }
             }
@@ -333,7 +334,8 @@ extension SessionProcessor {
         mutating func publishRecognition(
             of points: UnsafeBufferPointer<SIMD2<Double>>, library: Int32, invariant: Bool?,
             learned: LearnedTemplates?, choice: GestureChoice?, context: EventEncoder.Context,
-            gesture: GestureStrokes? = nil, checkmarkFired: Bool? = nil, tiltFeedback: TiltFeedback? = nil
+            gesture: GestureStrokes? = nil, checkmarkFired: Bool? = nil,
+            tiltFeedback: Unmanaged<TiltFeedback>? = nil
         ) {
             let entry = registry.entries[Int(library)]
             sink.publishRecognition(

@@ -118,7 +118,7 @@ struct TiltFollowingTests {
                             context: .init(session: id, eventSequence: 1, sequence: 1, stroke: 1),
                             recognizer: registry.entries[0].recognizer(invariant: nil), library: "builtin",
                             slot: .init(library: 0, invariant: nil), points: points, checkmarkFired: false,
-                            tiltFeedback: follows ? feedback : nil))
+                            tiltFeedback: follows ? Unmanaged.passUnretained(feedback) : nil))
                 }
             }
         }
