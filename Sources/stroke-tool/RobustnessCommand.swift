@@ -73,19 +73,12 @@ enum RobustnessCommand {
         let direction = try StrokeTool.strokeDirection(args)
         let minimumScore = try StrokeTool.minimumScore(args, default: try TemplateLibrary.builtIn().minimumScore)
         // Each subject's evaluator, with its library built once from the other subjects.
-        let subjects = Set(samples.map(\.subject)).sorted()
-        guard subjects.count >= 2 else {
-            throw CommandLineArguments.Failure(description: "\(dataset): leaving one subject out needs two or more")
-        }
-        let heldOut = try subjects.map { subject throws(RecognitionError) in
-            var library = try TemplateLibrary.medoids(
-                name: "without-\(subject)", samples: samples.filter { $0.subject != subject }, perGesture: 8)
-            library.strokeDirection = direction
-            library.minimumScore = minimumScore
+        let heldOut = try StrokeTool.leftOutLibraries(
+            samples, dataset: dataset, minimumScore: minimumScore, direction: direction
+        ).map { subject in
             let evaluator = Evaluator(
-                samples: samples.filter { $0.subject == subject }, recognizerConfiguration: recognizer,
-                checkmarkConfiguration: checkmark)
-            return (evaluator, library)
+                samples: subject.samples, recognizerConfiguration: recognizer, checkmarkConfiguration: checkmark)
+            return (evaluator, subject.library)
         }
         var rows = [Row]()
         for perturbation in perturbations {
@@ -113,7 +106,7 @@ enum RobustnessCommand {
         if args.flag("json") {
             try StrokeTool.printJSON(["rows": rows])
         } else {
-            printTable(rows, samples: samples.count, subjects: subjects.count)
+            printTable(rows, samples: samples.count, subjects: heldOut.count)
         }
         return 0
     }

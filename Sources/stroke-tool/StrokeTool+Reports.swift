@@ -43,4 +43,25 @@ extension StrokeTool {
         shares.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.prefix(4)
             .map { "\($0.key) \(percent($0.value))" }.joined(separator: ", ")
     }
+
+    // MARK: - Leaving one subject out
+
+    /// Each subject's strokes and a library of 8 medoids per gesture built from the other subjects' (as the built-in
+    /// library is built), for the runs that leave one subject out (`robustness`, `tilt`).
+    static func leftOutLibraries(
+        _ samples: [DollarLog], dataset: String, minimumScore: Double,
+        direction: TemplateLibrary.StrokeDirection = .drawn
+    ) throws -> [(samples: [DollarLog], library: TemplateLibrary)] {
+        let subjects = Set(samples.map(\.subject)).sorted()
+        guard subjects.count >= 2 else {
+            throw CommandLineArguments.Failure(description: "\(dataset): leaving one subject out needs two or more")
+        }
+        return try subjects.map { subject throws(RecognitionError) in
+            var library = try TemplateLibrary.medoids(
+                name: "without-\(subject)", samples: samples.filter { $0.subject != subject }, perGesture: 8)
+            library.strokeDirection = direction
+            library.minimumScore = minimumScore
+            return (samples: samples.filter { $0.subject == subject }, library: library)
+        }
+    }
 }

@@ -45,23 +45,14 @@ enum TiltCommand {
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let seed: UInt64 = try args.parsed("seed", default: 1)
         let minimumScore = try TemplateLibrary.builtIn().minimumScore
-        let names = Set(samples.map(\.subject)).sorted()
-        guard names.count >= 2 else {
-            throw CommandLineArguments.Failure(description: "\(dataset): leaving one subject out needs two or more")
-        }
-        let subjects = try names.map { subject throws(RecognitionError) in
-            var library = try TemplateLibrary.medoids(
-                name: "without-\(subject)", samples: samples.filter { $0.subject != subject }, perGesture: 8)
-            library.minimumScore = minimumScore
-            return (samples: samples.filter { $0.subject == subject }, library: library)
-        }
+        let subjects = try StrokeTool.leftOutLibraries(samples, dataset: dataset, minimumScore: minimumScore)
         let report = try Evaluator.tiltTracking(
             subjects: subjects, tilts: tilts, checkmarkConfiguration: checkmark, seed: seed)
         if args.flag("json") {
             try StrokeTool.printJSON(report)
         } else {
             func percent(_ value: Double) -> String { String(format: "%7.2f%%", value * 100) }
-            print("\(samples.count) strokes of \(names.count) subjects, each subject one session")
+            print("\(samples.count) strokes of \(subjects.count) subjects, each subject one session")
             print("  tilt  detector   accuracy   checks      v's   others  estimate off by")
             for row in report.rows {
                 print(

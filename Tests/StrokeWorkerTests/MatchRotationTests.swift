@@ -11,12 +11,7 @@ struct MatchRotationTests {
     typealias Producer = LearnedTemplatesTests.Producer
 
     /// A recorded arrow (subject s02 of the $1 logs shipped for the recognizer's tests).
-    static let recordedArrow: [StrokePoint] = {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../StrokeRecognitionTests/Fixtures/dollar1-mini").standardized.path
-        let logs = (try? DollarLog.loadDataset(directory)) ?? []
-        return logs.first { $0.gesture == "arrow" && $0.subject == "s02" }?.points ?? []
-    }()
+    static let recordedArrow: [StrokePoint] = TiltFollowingTests.logs.first { $0.gesture == "arrow" }?.points ?? []
 
     /// That arrow as `[x, y, t]`, turned by `degrees` about the origin.
     static func arrow(turnedBy degrees: Double) -> [[Double]] {
