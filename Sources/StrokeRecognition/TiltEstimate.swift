@@ -7,7 +7,7 @@
 /// The estimate is the mean of the first three rotations, then an exponential average that gives each new one a
 /// quarter of the weight, in whole degrees: two bytes, so that the worker keeps it in a session's state (a new
 /// rotation within 2° of the estimate leaves it where it is, well inside `deadZone`).
-public struct TiltEstimate: Sendable, Hashable {
+public struct TiltEstimate: Sendable, Hashable, Codable {
     /// The estimate, in whole degrees, positive from the x axis toward the y axis (clockwise on a screen whose y
     /// grows downward), as `RecognitionResult.Candidate.rotation`.
     public private(set) var degrees: Int8
@@ -28,6 +28,17 @@ public struct TiltEstimate: Sendable, Hashable {
     public init() {
         degrees = 0
         samples = 0
+    }
+
+    /// Decodes `{"degrees": …, "samples": …}`, held within ±`largest` and `warmUp` as `init(degrees:samples:)` holds
+    /// them.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let degrees = try container.decode(Int.self, forKey: .degrees)
+        let samples = try container.decode(Int.self, forKey: .samples)
+        self.init(
+            degrees: Int8(max(-Int(Self.largest), min(Int(Self.largest), degrees))),
+            samples: UInt8(max(0, min(Int(Self.warmUp), samples))))
     }
 
     /// Creates an estimate from its parts, as a caller that packs them stored them.

@@ -106,7 +106,8 @@ extension SessionProcessor {
             orientation: session.invariant.map { $0 ? "invariant" : "sensitive" }, checkmark: session.checkmark,
             multistroke: Int(session.multistroke), gestures: core.choice(of: session)?.names,
             learned: core.templates(of: session)?.templates,
-            minimumSize: core.minimumSizes.isEmpty ? nil : core.minimumSizes[session.key])
+            minimumSize: core.minimumSizes.isEmpty ? nil : core.minimumSizes[session.key],
+            tilt: session.tilt.samples > 0 ? session.tilt : nil)
     }
 
     /// Adds sessions kept in a state file, before any message: each goes on from its numbering, with its options
@@ -175,6 +176,7 @@ extension SessionProcessor {
             session.eventSequence = snapshot.seq == nil ? 0 : snapshot.eventSeq
             session.library = Int32(library)
             session.invariant = invariant
+            if let tilt = snapshot.tilt { session.tilt = tilt }
             if let names = snapshot.gestures { core.choices[session.key] = core.choicePool.choice(of: names) }
             if let size = snapshot.minimumSize, size != configuration.minimumStrokeSize {
                 core.minimumSizes[session.key] = size

@@ -30,12 +30,16 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     public var learned: [GestureTemplate]?
     /// The minimum stroke size the session set, where it differs from its worker's default; nil: the default.
     public var minimumSize: Double?
+    /// How far the session's hand turns what it draws, from its matches (`TiltEstimate`), once one is in; nil:
+    /// none yet. Kept so that a session's checkmark detector goes on judging its strokes turned back after the
+    /// restart, instead of waiting for two matches again.
+    public var tilt: TiltEstimate?
 
     /// Creates a snapshot.
     public init(
         session: String, seq: UInt32?, eventSeq: UInt64, library: String, orientation: String? = nil,
         checkmark: Bool = true, multistroke: Int = 0, gestures: [String]? = nil, learned: [GestureTemplate]? = nil,
-        minimumSize: Double? = nil
+        minimumSize: Double? = nil, tilt: TiltEstimate? = nil
     ) {
         self.session = session
         self.seq = seq
@@ -47,6 +51,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         self.gestures = gestures
         self.learned = learned
         self.minimumSize = minimumSize
+        self.tilt = tilt
     }
 
     /// The session's bucket (`ShardKey.bucket(of:)`), which decides the worker and lane that hold it.

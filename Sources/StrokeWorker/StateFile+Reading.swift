@@ -134,6 +134,7 @@ extension StateFile {
             case "seq": snapshot.seq = reader.null() ? nil : try reader.integer()
             case "orientation": snapshot.orientation = reader.null() ? nil : try reader.string()
             case "minimumSize": snapshot.minimumSize = reader.null() ? nil : try reader.double()
+            case "tilt": snapshot.tilt = reader.null() ? nil : try readTilt(&reader)
             case "gestures":
                 guard !reader.null() else { return }
                 var gestures = [String]()
@@ -159,6 +160,30 @@ extension StateFile {
         (snapshot.session, snapshot.library, snapshot.eventSeq) = (id, library, eventSeq)
         (snapshot.checkmark, snapshot.multistroke) = (checkmark, multistroke)
         return snapshot
+    }
+
+    /// A session's tilt estimate: `{"degrees": D, "samples": N}`, D a whole number of degrees within ±45 and N a
+    /// count of 1 to 3 (`TiltEstimate`).
+    private static func readTilt(_ reader: inout JSONReader) throws(ProtocolError) -> TiltEstimate {
+        let start = reader.position
+        var degrees: Int?, samples: Int?
+        try reader.object { key, reader throws(ProtocolError) in
+            switch key {
+            case "degrees": degrees = try reader.integer()
+            case "samples": samples = try reader.integer()
+            default: try reader.skipValue()
+            }
+        }
+        let largest = Int(TiltEstimate.largest)
+        guard let degrees, (-largest...largest).contains(degrees), let samples,
+            (1...Int(TiltEstimate.warmUp)).contains(samples)
+        else {
+            reader.position = start
+            throw reader.error(
+                "the session's \"tilt\" needs \"degrees\" within ±\(largest) and \"samples\" from 1 to "
+                    + "\(TiltEstimate.warmUp)")
+        }
+        return TiltEstimate(degrees: Int8(degrees), samples: UInt8(samples))
     }
 
     /// A learned template: `{"name": …, "points": [[x, y], …]}` or `{"name": …, "strokes": [[[x, y], …], …]}`.

@@ -78,6 +78,15 @@ extension StateFile {
         }
         writer.key("session")
         writer.string(session.session)
+        if let tilt = session.tilt {
+            writer.key("tilt")
+            writer.beginObject()
+            writer.key("degrees")
+            writer.integer(Int(tilt.degrees))
+            writer.key("samples")
+            writer.integer(Int(tilt.samples))
+            writer.endObject()
+        }
         writer.endObject()
     }
 

@@ -13,7 +13,7 @@ struct StateFileTests {
         SessionSnapshot(
             session: "quote\"back\\slash/tab\tnew\nline\u{01}\u{7F}", seq: UInt32.max, eventSeq: UInt64.max,
             library: "ünïcödé 🎯", orientation: "sensitive", checkmark: false, multistroke: 10_000,
-            gestures: ["circle", "", "\u{2028}"]),
+            gestures: ["circle", "", "\u{2028}"], tilt: TiltEstimate(degrees: -45, samples: 3)),
         SessionSnapshot(
             session: "teacher", seq: nil, eventSeq: 0, library: "default", orientation: "invariant",
             gestures: [],
@@ -189,6 +189,11 @@ struct StateFileTests {
             (file("{\(session), \"learned\": [{\"name\": \"z\"}]}"), "either \"points\" (one stroke) or \"strokes\""),
             (file("{\(session), \"learned\": [{\"name\": \"z\", \"strokes\": []}]}"), "\"strokes\" is empty"),
             (file("{\(session), \"learned\": [{\"points\": []}]}"), "has no \"name\""),
+            (file("{\(session), \"tilt\": {\"degrees\": 46, \"samples\": 3}}"), "\"degrees\" within ±45"),
+            (file("{\(session), \"tilt\": {\"degrees\": -3, \"samples\": 0}}"), "\"samples\" from 1 to 3"),
+            (file("{\(session), \"tilt\": {\"samples\": 2}}"), "needs \"degrees\""),
+            (file("{\(session), \"tilt\": {\"degrees\": 1.5, \"samples\": 2}}"), "expected an integer"),
+            (file("{\(session), \"tilt\": 12}"), "expected '{'"),
             (file("{\(session)} {"), "expected ']'"),
             (#"{"format": "stroke-worker-state", "version": 1}"#, "it has no sessions"),
             (#"{"format": "stroke-worker-state", "version": 1, "sessions": {}}"#, "expected '['"),

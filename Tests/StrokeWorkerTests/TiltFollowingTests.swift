@@ -85,6 +85,29 @@ struct TiltFollowingTests {
         #expect(silent.tilt(ofSession: "b") == TiltEstimate())
     }
 
+    @Test("a session's estimate is kept in its snapshot and restored with it; a session without one has none")
+    func snapshotAndRestore() throws {
+        var processor = SessionProcessorTests.processor()
+        _ = Self.tiltedCheck(&processor, "tilted", tilt: -30)
+        var quiet = Producer("quiet")
+        quiet.send(&processor, ["type": "options", "checkmark": true])
+        processor.applyTiltFeedback()
+        let estimate = try #require(processor.tilt(ofSession: "tilted"))
+        let snapshots = processor.snapshot()
+        #expect(snapshots.first { $0.session == "tilted" }?.tilt == estimate && estimate.samples == 3)
+        #expect(snapshots.first { $0.session == "quiet" }.map { $0.tilt == nil } == true)
+        var restored = SessionProcessorTests.processor()
+        #expect(restored.restore(snapshots).restored == 2)
+        #expect(restored.tilt(ofSession: "tilted") == estimate)
+        #expect(restored.tilt(ofSession: "quiet") == TiltEstimate())
+        // The restored session's next check is judged turned back at once.
+        var tilted = Producer("tilted")
+        tilted.sequence = try #require(snapshots.first { $0.session == "tilted" }?.seq)
+        tilted.stroke = 10
+        tilted.draw(&restored, Self.stroke("check", index: 1, turnedBy: -30))
+        #expect(Self.kinds(restored, "tilted") == ["checkmark", "match"])
+    }
+
     @Test("a producer that starts over starts its session's estimate over; closed shapes tell no tilt")
     func restartAndClosedShapes() throws {
         var processor = SessionProcessorTests.processor()
