@@ -30,6 +30,9 @@ enum RecognizeCommand {
                                    minimumSize S, and a check the detector finds while the stroke is
                                    smaller is given at the point where it reaches S, as the worker sends
                                    it (default 0: every stroke is matched)
+          --follow-tilt on|off     the strokes as one session's, in order: the detector judges each turned back
+                                   by the tilt the matches before it show, as the worker's
+                                   --checkmark-follow-tilt does (default on; off: each stroke as drawn)
           --choice-margin M        with a choice: how far above the best chosen match a gesture outside it
                                    must score to answer "not chosen" (as the worker's --choice-margin;
                                    default 0.05, inf: only where no chosen gesture matched)
@@ -139,7 +142,7 @@ enum RecognizeCommand {
             arguments, flags: ["json"],
             known: [
                 "strokes", "dataset", "subjects", "library", "checkmark-config", "gestures", "gesture", "choice-margin",
-                "minimum-size",
+                "minimum-size", "follow-tilt",
             ])
         if args.flag("help") {
             print(usage)
@@ -166,7 +169,8 @@ enum RecognizeCommand {
             library: try LibraryCommand.load(args.value("library") ?? "default"), configuration: configuration)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let chosen = args.values("gestures") + args.wholeValues("gesture")
-        var detector = CheckmarkDetector(configuration: checkmark)
+        let followsTilt = try WorkerConfiguration.switchValue("follow-tilt", args.value("follow-tilt")) ?? true
+        var tilt = TiltEstimate()
         var correct = 0
         var named = 0
         for (index, stroke) in strokes.enumerated() {
@@ -175,7 +179,8 @@ enum RecognizeCommand {
             // Whether the detector fired on a stroke: the match's verdict, even where the check was too small to send.
             var detected = false
             for part in stroke.strokes {
-                detector.reset()
+                var detector = CheckmarkDetector(
+                    configuration: checkmark, turnedBy: followsTilt ? Double(tilt.correction) : 0)
                 if answer.checkmarkPointIndex == nil, let fired = detector.add(contentsOf: Array(part)) {
                     detected = true
                     // As the worker sends it: at the point where the stroke reaches the minimum size, if later.
@@ -211,6 +216,10 @@ enum RecognizeCommand {
                         }
                     }
                     let match = chosen == .chosen ? result.match : nil
+                    // As the worker follows a session's tilt: from the matches of single strokes that tell one.
+                    if followsTilt, stroke.strokes.count == 1, let match, match.showsTilt {
+                        tilt.observe(match.rotation)
+                    }
                     answer.match = match?.name
                     answer.score = match?.score
                     answer.backward = match?.drawnBackward == true ? true : nil

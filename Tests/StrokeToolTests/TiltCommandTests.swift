@@ -27,4 +27,45 @@ struct TiltCommandTests {
         #expect(try StrokeToolTests.run(["tilt", "--dataset", StrokeToolTests.fixtures, "--tilts", "200"]).status == 2)
         #expect(try StrokeToolTests.run(["tilt"]).status == 2)
     }
+
+    /// The shipped stroke `file` of subject s02 as a STROKES.json entry, turned by `degrees` about the origin.
+    static func entry(_ file: String, name: String, turnedBy degrees: Double) throws -> String {
+        let text = try String(contentsOfFile: StrokeToolTests.fixtures + "/s02/medium/" + file, encoding: .utf8)
+        let (c, s) = (cos(degrees * .pi / 180), sin(degrees * .pi / 180))
+        // `<Point X="…" Y="…" T="…" />`, the times made relative to the first.
+        let matches = text.matches(of: /<Point X="([-0-9.]+)" Y="([-0-9.]+)" T="([0-9]+)"/)
+        let start = Double(matches.first?.output.3 ?? "0") ?? 0
+        let points = matches.map { match -> String in
+            let (x, y, t) = (Double(match.output.1)!, Double(match.output.2)!, Double(match.output.3)! - start)
+            return "[\(x * c - y * s), \(x * s + y * c), \(t)]"
+        }
+        #expect(points.count > 10)
+        return #"{"name": "\#(name)", "points": [\#(points.joined(separator: ", "))]}"#
+    }
+
+    @Test("recognize takes a file's strokes as one session's: a tilted check fires after three tilted shapes")
+    func recognizeFollows() throws {
+        let entries = try [
+            Self.entry("arrow01.xml", name: "arrow", turnedBy: 35),
+            Self.entry("left_curly_brace01.xml", name: "left_curly_brace", turnedBy: 35),
+            Self.entry("arrow02.xml", name: "arrow", turnedBy: 35),
+            Self.entry("check02.xml", name: "check", turnedBy: 35),
+        ]
+        try StrokeToolTests.withTemporaryDirectory("tilt") { directory in
+            let file = try StrokeToolTests.strokesFile(entries, in: directory)
+            func answers(_ extra: [String]) throws -> [[String: Any]] {
+                let result = try StrokeToolTests.run(["recognize", "--strokes", file, "--json"] + extra)
+                #expect(result.status == 0, "\(result.error)")
+                return result.output.split(separator: "\n").compactMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                }
+            }
+            let followed = try answers([])
+            #expect(followed.map { $0["match"] as? String } == ["arrow", "left_curly_brace", "arrow", "check"])
+            #expect(followed[3]["checkmarkPointIndex"] is Int)
+            let asDrawn = try answers(["--follow-tilt", "off"])
+            #expect(asDrawn[3]["checkmarkPointIndex"] == nil)
+            #expect(try StrokeToolTests.run(["recognize", "--strokes", file, "--follow-tilt", "maybe"]).status == 2)
+        }
+    }
 }
