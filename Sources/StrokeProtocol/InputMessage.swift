@@ -26,6 +26,9 @@ public struct SessionOptions: Sendable, Hashable {
     public var orientation: String?
     /// Whether the checkmark detector runs; `nil` keeps the current setting.
     public var checkmark: Bool?
+    /// Whether the checkmark detector judges the session's strokes turned back by the tilt its matches show;
+    /// `false` also forgets the tilt estimated so far. `nil` keeps the current setting.
+    public var followTilt: Bool?
     /// A gesture the session learned to forget (every template of that name), or `"*"` for all of them.
     public var forget: String?
     /// Milliseconds a gesture of several strokes waits for its next stroke (`0...maximumMultistrokeGap`); 0 makes
@@ -57,7 +60,7 @@ public struct SessionOptions: Sendable, Hashable {
     /// Creates options.
     public init(
         library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil, forget: String? = nil,
-        multistroke: Int? = nil, gestures: Gestures? = nil, minimumSize: Double? = nil
+        multistroke: Int? = nil, gestures: Gestures? = nil, minimumSize: Double? = nil, followTilt: Bool? = nil
     ) {
         self.library = library
         self.orientation = orientation
@@ -66,6 +69,7 @@ public struct SessionOptions: Sendable, Hashable {
         self.multistroke = multistroke
         self.gestures = gestures
         self.minimumSize = minimumSize
+        self.followTilt = followTilt
     }
 }
 

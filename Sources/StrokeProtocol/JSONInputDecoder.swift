@@ -14,6 +14,7 @@ enum JSONInputDecoder {
         var library: String?
         var orientation: String?
         var checkmark: Bool?
+        var followTilt: Bool?
         var forget: String?
         var multistroke: Int?
         var minimumSize: Double?
@@ -63,6 +64,12 @@ enum JSONInputDecoder {
                         throw mismatch(&scanner, "checkmark", "true or false")
                     }
                     checkmark = try scanner.bool()
+                    sawOptions = true
+                } else if scanner.equals(key, "followTilt") {
+                    guard let next = scanner.peek(), next == UInt8(ascii: "t") || next == UInt8(ascii: "f") else {
+                        throw mismatch(&scanner, "followTilt", "true or false")
+                    }
+                    followTilt = try scanner.bool()
                     sawOptions = true
                 } else if scanner.equals(key, "forget") {
                     guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "forget", "a string") }
@@ -119,8 +126,8 @@ enum JSONInputDecoder {
             guard sawOptions else {
                 throw ProtocolError(
                     .invalidField,
-                    "options needs \"library\", \"orientation\", \"checkmark\", \"forget\", \"multistroke\","
-                        + " \"gestures\" or \"minimumSize\"")
+                    "options needs \"library\", \"orientation\", \"checkmark\", \"followTilt\", \"forget\","
+                        + " \"multistroke\", \"gestures\" or \"minimumSize\"")
             }
             var gestures: SessionOptions.Gestures?
             if let start = gesturesAt {
@@ -130,7 +137,7 @@ enum JSONInputDecoder {
             }
             message.options = SessionOptions(
                 library: library, orientation: orientation, checkmark: checkmark, forget: forget,
-                multistroke: multistroke, gestures: gestures, minimumSize: minimumSize)
+                multistroke: multistroke, gestures: gestures, minimumSize: minimumSize, followTilt: followTilt)
         case .close, .ping: break
         }
         if message.learn != nil && kind != .end {

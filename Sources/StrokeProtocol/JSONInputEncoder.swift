@@ -46,6 +46,10 @@ public enum JSONInputEncoder {
                 writer.key("checkmark")
                 writer.bool(checkmark)
             }
+            if let followTilt = options.followTilt {
+                writer.key("followTilt")
+                writer.bool(followTilt)
+            }
             if let forget = options.forget {
                 writer.key("forget")
                 writer.string(forget)

@@ -59,6 +59,8 @@ struct CodecTests {
                 #"{"type":"options","seq":3,"library":"sp\u00e9lls\n","orientation":"invariant","checkmark":false}"#
                     .utf8))
         #expect(options.options == SessionOptions(library: "spélls\n", orientation: "invariant", checkmark: false))
+        let tilt = try decode(Array(#"{"type":"options","seq":3,"followTilt":false}"#.utf8))
+        #expect(tilt.options == SessionOptions(followTilt: false))
         #expect(try decode(Array(#"{"type":"close","seq":4294967295,"v":1}"#.utf8)).sequence == UInt32.max)
         #expect(try decode(Array(#"{"type":"cancel","seq":5,"stroke":0}"#.utf8)).kind == .cancel)
         #expect(try decode(Array(#"{"type":"end","seq":6,"stroke":1}"#.utf8)).points.isEmpty)
@@ -99,6 +101,9 @@ struct CodecTests {
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":-1}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":\"500\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":-1}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"followTilt\":1}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"followTilt\":\"no\"}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"followTilt\":null}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":1e999}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":\"20\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":null}", "invalid_field"),
@@ -265,6 +270,8 @@ struct CodecTests {
             InputMessage(kind: .options, sequence: 8, options: SessionOptions(minimumSize: 20)),
             InputMessage(kind: .options, sequence: 9, options: SessionOptions(minimumSize: 0.015625)),
             InputMessage(kind: .options, sequence: 10, options: SessionOptions(minimumSize: 0)),
+            InputMessage(kind: .options, sequence: 11, options: SessionOptions(followTilt: false)),
+            InputMessage(kind: .options, sequence: 12, options: SessionOptions(checkmark: true, followTilt: true)),
         ]
         for message in messages {
             #expect(try decode(JSONInputEncoder.encode(message)) == message)
