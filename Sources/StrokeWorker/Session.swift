@@ -136,20 +136,23 @@ struct Session {
     /// a later topic that starts with them and names this session needs no other check.
     var shardKey: UInt32
     var sequence = SequenceTracker()
-    /// The orientation override, the checkmark option and the tilt estimate's sample count, in one byte
-    /// (`Flags`), so that the estimate's degrees fit beside it and the state stays 112 bytes.
+    /// The orientation override, the checkmark and tilt-following options and the tilt estimate's sample count, in
+    /// one byte (`Flags`), so that the estimate's degrees fit beside it and the state stays 112 bytes.
     private var flags: UInt8
     /// The tilt estimate's whole degrees (`tilt`).
     private var tiltDegrees: Int8 = 0
     /// Open strokes; usually zero or one.
     var strokes = OpenStrokes()
 
-    init(key: SessionKey, hash: UInt64, shardKey: UInt32, now: UInt32, checkmark: Bool, multistroke: UInt16 = 0) {
+    init(
+        key: SessionKey, hash: UInt64, shardKey: UInt32, now: UInt32, checkmark: Bool, followsTilt: Bool,
+        multistroke: UInt16 = 0
+    ) {
         self.key = key
         self.hash = hash
         self.shardKey = shardKey
         self.lastActive = now
-        self.flags = checkmark ? Flags.checkmark : 0
+        self.flags = (checkmark ? Flags.checkmark : 0) | (followsTilt ? Flags.followsTilt : 0)
         self.multistroke = multistroke
     }
 
@@ -163,6 +166,7 @@ struct Session {
         /// The tilt estimate's sample count (0...3) in bits 3 and 4.
         static let tiltSampleShift: UInt8 = 3
         static let tiltSamples: UInt8 = 3 << tiltSampleShift
+        static let followsTilt: UInt8 = 32
     }
 
     /// Orientation override: nil = the library's own.
@@ -180,8 +184,14 @@ struct Session {
         set { flags = newValue ? flags | Flags.checkmark : flags & ~Flags.checkmark }
     }
 
-    /// How far the session's hand turns what it draws, from its matches
-    /// (`WorkerConfiguration.checkmarkFollowsTilt`).
+    /// Whether the checkmark detector follows the session's tilt: its matches feed `tilt`, which turns its new
+    /// strokes back (`WorkerConfiguration.checkmarkFollowsTilt`, or the session's `followTilt` option).
+    var followsTilt: Bool {
+        get { flags & Flags.followsTilt != 0 }
+        set { flags = newValue ? flags | Flags.followsTilt : flags & ~Flags.followsTilt }
+    }
+
+    /// How far the session's hand turns what it draws, from its matches (read only where `followsTilt`).
     var tilt: TiltEstimate {
         get { TiltEstimate(degrees: tiltDegrees, samples: (flags & Flags.tiltSamples) >> Flags.tiltSampleShift) }
         set {

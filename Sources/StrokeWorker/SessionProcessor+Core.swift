@@ -173,6 +173,7 @@ extension SessionProcessor {
             session.library = 0
             session.invariant = nil
             session.checkmark = configuration.checkmarkByDefault
+            session.followsTilt = configuration.checkmarkFollowsTilt
             session.tilt = TiltEstimate()
             session.multistroke = UInt16(configuration.multistrokeMilliseconds)
             let forgotten = templates(of: session)?.count ?? 0
@@ -222,10 +223,10 @@ extension SessionProcessor {
         }
 
         /// The turn a session's new stroke gets for its checkmark detector: its tilt estimate's correction, where
-        /// the worker follows tilts and the session runs the detector.
+        /// the session follows its tilt and runs the detector.
         @inline(__always)
         private func turn(of session: Session) -> Int8 {
-            guard configuration.checkmarkFollowsTilt, session.checkmark else { return 0 }
+            guard session.followsTilt, session.checkmark else { return 0 }
             return Int8(session.tilt.correction)
         }
 
@@ -319,7 +320,7 @@ extension SessionProcessor {
                         publishRecognition(
                             of: points, library: library, invariant: invariant, learned: learned, choice: choice,
                             context: eventContext, checkmarkFired: fired,
-                            tiltFeedback: stroke.detecting && configuration.checkmarkFollowsTilt
+                            tiltFeedback: stroke.detecting && session.followsTilt
                                 ? Unmanaged.passUnretained(tiltFeedback) : nil)
                     }
                 }
@@ -361,6 +362,11 @@ extension SessionProcessor {
             }
             if let orientation = options.orientation { session.invariant = orientation == "invariant" }
             if let checkmark = options.checkmark { session.checkmark = checkmark }
+            if let follow = options.followTilt, follow != session.followsTilt {
+                // Turned off, the estimate is forgotten: turned on again, it starts over from the next matches.
+                session.followsTilt = follow
+                session.tilt = TiltEstimate()
+            }
             applyLearningOptions(&session, id: id)
             applyGestureChoice(session)
             applyMinimumSize(session)

@@ -88,6 +88,7 @@ extension SessionProcessor {
     /// Whether the session's own fields differ from a new session's.
     private func ownSettingsChanged(_ session: Session) -> Bool {
         session.library != 0 || session.invariant != nil || session.checkmark != configuration.checkmarkByDefault
+            || session.followsTilt != configuration.checkmarkFollowsTilt
             || session.multistroke != UInt16(configuration.multistrokeMilliseconds)
     }
 
@@ -107,7 +108,8 @@ extension SessionProcessor {
             multistroke: Int(session.multistroke), gestures: core.choice(of: session)?.names,
             learned: core.templates(of: session)?.templates,
             minimumSize: core.minimumSizes.isEmpty ? nil : core.minimumSizes[session.key],
-            tilt: session.tilt.samples > 0 ? session.tilt : nil)
+            tilt: session.tilt.samples > 0 ? session.tilt : nil,
+            followTilt: session.followsTilt != configuration.checkmarkFollowsTilt ? session.followsTilt : nil)
     }
 
     /// Adds sessions kept in a state file, before any message: each goes on from its numbering, with its options
@@ -171,12 +173,13 @@ extension SessionProcessor {
             guard table.find(id, hash: hash) == nil else { return "listed twice" }
             var session = Session(
                 key: SessionKey(id), hash: hash, shardKey: bytes.loadUnaligned(as: UInt32.self), now: now,
-                checkmark: snapshot.checkmark, multistroke: UInt16(snapshot.multistroke))
+                checkmark: snapshot.checkmark, followsTilt: snapshot.followTilt ?? configuration.checkmarkFollowsTilt,
+                multistroke: UInt16(snapshot.multistroke))
             session.sequence = snapshot.seq.map { SequenceTracker(resumingAfter: $0) } ?? .afterCheckpoint()
             session.eventSequence = snapshot.seq == nil ? 0 : snapshot.eventSeq
             session.library = Int32(library)
             session.invariant = invariant
-            if let tilt = snapshot.tilt { session.tilt = tilt }
+            if let tilt = snapshot.tilt, session.followsTilt { session.tilt = tilt }
             if let names = snapshot.gestures { core.choices[session.key] = core.choicePool.choice(of: names) }
             if let size = snapshot.minimumSize, size != configuration.minimumStrokeSize {
                 core.minimumSizes[session.key] = size

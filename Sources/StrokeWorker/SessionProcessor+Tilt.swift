@@ -4,7 +4,8 @@ extension SessionProcessor {
     // MARK: - Following tilts
 
     /// Takes the rotations that matches have handed back since the last call (`TiltFeedback`) into their sessions'
-    /// tilt estimates; a session that has ended since is not found, and its sample is dropped. One relaxed load
+    /// tilt estimates; a session that has ended since is not found, and one that stopped following its tilt
+    /// (`followTilt`) takes none: their samples are dropped. One relaxed load
     /// when there are none: the processor asks before every batch of messages.
     @inline(__always)
     public mutating func applyTiltFeedback() {
@@ -17,7 +18,7 @@ extension SessionProcessor {
         core.tiltFeedback.take(into: &core.tiltSamples)
         for sample in core.tiltSamples {
             sample.session.withUnsafeBytes { id in
-                guard let index = table.find(id, hash: table.hash(id)) else { return }
+                guard let index = table.find(id, hash: table.hash(id)), table[index].followsTilt else { return }
                 table[index].tilt.observe(Double(sample.degrees))
             }
         }

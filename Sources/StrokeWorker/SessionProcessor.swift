@@ -110,7 +110,7 @@ public struct SessionProcessor<Sink: EventSink> {
             index = table.insert(
                 Session(
                     key: SessionKey(id), hash: hash, shardKey: shardKey, now: now,
-                    checkmark: configuration.checkmarkByDefault,
+                    checkmark: configuration.checkmarkByDefault, followsTilt: configuration.checkmarkFollowsTilt,
                     multistroke: UInt16(configuration.multistrokeMilliseconds)))
             metrics.sessions.add(1, ordering: .relaxed)
         }

@@ -22,6 +22,10 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     public var orientation: String?
     /// Whether the checkmark detector runs for the session's strokes.
     public var checkmark: Bool
+    /// Whether the checkmark detector follows the session's tilt (`followTilt`), where it differs from its
+    /// worker's default (`WorkerConfiguration.checkmarkFollowsTilt`); nil: the default of the worker that restores
+    /// it.
+    public var followTilt: Bool?
     /// Milliseconds the session's gestures wait for a next stroke; 0: every stroke is a gesture of its own.
     public var multistroke: Int
     /// The gestures the session chose to be matched among; nil: all.
@@ -39,7 +43,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     public init(
         session: String, seq: UInt32?, eventSeq: UInt64, library: String, orientation: String? = nil,
         checkmark: Bool = true, multistroke: Int = 0, gestures: [String]? = nil, learned: [GestureTemplate]? = nil,
-        minimumSize: Double? = nil, tilt: TiltEstimate? = nil
+        minimumSize: Double? = nil, tilt: TiltEstimate? = nil, followTilt: Bool? = nil
     ) {
         self.session = session
         self.seq = seq
@@ -52,6 +56,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         self.learned = learned
         self.minimumSize = minimumSize
         self.tilt = tilt
+        self.followTilt = followTilt
     }
 
     /// The session's bucket (`ShardKey.bucket(of:)`), which decides the worker and lane that hold it.

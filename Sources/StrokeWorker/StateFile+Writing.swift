@@ -48,6 +48,10 @@ extension StateFile {
         writer.bool(session.checkmark)
         writer.key("eventSeq")
         writer.integer(session.eventSeq)
+        if let followTilt = session.followTilt {
+            writer.key("followTilt")
+            writer.bool(followTilt)
+        }
         if let gestures = session.gestures {
             writer.key("gestures")
             writer.beginArray()

@@ -12,6 +12,7 @@ extension StrokeProducer {
             if let library = options.library { self.options.library = library }
             if let orientation = options.orientation { self.options.orientation = orientation }
             if let checkmark = options.checkmark { self.options.checkmark = checkmark }
+            if let followTilt = options.followTilt { self.options.followTilt = followTilt }
             if let multistroke = options.multistroke { self.options.multistroke = multistroke }
             if let minimumSize = options.minimumSize { self.options.minimumSize = minimumSize }
             switch options.gestures {

@@ -91,7 +91,7 @@ enum StateCommand {
                 if learned > 0 { summary.learning += 1 }
                 summary.learnedTemplates += learned
                 if session.library != "default" || session.orientation != nil || !session.checkmark
-                    || session.multistroke != 0 || session.minimumSize != nil
+                    || session.followTilt != nil || session.multistroke != 0 || session.minimumSize != nil
                 {
                     summary.otherOptions += 1
                 }

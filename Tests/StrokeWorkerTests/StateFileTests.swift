@@ -13,7 +13,7 @@ struct StateFileTests {
         SessionSnapshot(
             session: "quote\"back\\slash/tab\tnew\nline\u{01}\u{7F}", seq: UInt32.max, eventSeq: UInt64.max,
             library: "ünïcödé 🎯", orientation: "sensitive", checkmark: false, multistroke: 10_000,
-            gestures: ["circle", "", "\u{2028}"], tilt: TiltEstimate(degrees: -45, samples: 3)),
+            gestures: ["circle", "", "\u{2028}"], tilt: TiltEstimate(degrees: -45, samples: 3), followTilt: true),
         SessionSnapshot(
             session: "teacher", seq: nil, eventSeq: 0, library: "default", orientation: "invariant",
             gestures: [],
@@ -26,7 +26,7 @@ struct StateFileTests {
                         SIMD2(-2.2250738585072014e-308, 1 / 3), SIMD2(1e22, 100), SIMD2(0.000001, 9007199254740994),
                     ]),
                 GestureTemplate(name: "two strokes", strokes: [[SIMD2(0, 0), SIMD2(1, 1)], [SIMD2(2.5, -3.25)]]),
-            ]),
+            ], followTilt: false),
     ]
 
     /// What `JSONEncoder` makes of the same contents, the encoding the file had before and that `read` decodes.
@@ -184,6 +184,7 @@ struct StateFileTests {
             (file("{\(session), \"eventSeq\": 1.5}"), "expected an integer, not a fraction"),
             (file("{\(session), \"eventSeq\": 01}"), "leading zero"),
             (file("{\(session), \"checkmark\": 1}"), "expected true or false"),
+            (file("{\(session), \"followTilt\": \"no\"}"), "expected true or false"),
             (file("{\(session), \"learned\": [{\"name\": \"z\", \"points\": [[1, 2, 3]]}]}"), "more than two numbers"),
             (file("{\(session), \"learned\": [{\"name\": \"z\", \"points\": [[1]]}]}"), "a point has 1 numbers"),
             (file("{\(session), \"learned\": [{\"name\": \"z\"}]}"), "either \"points\" (one stroke) or \"strokes\""),

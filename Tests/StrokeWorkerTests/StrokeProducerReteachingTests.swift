@@ -65,7 +65,8 @@ struct StrokeProducerReteachingTests {
         "reteach sends the latest options, then each gesture taught and not forgotten, grouping on for several strokes")
     func reteach() async throws {
         let (count, messages) = try await StrokeProducerTests.withPeer { producer, peer in
-            try producer.setOptions(SessionOptions(library: "default", checkmark: false), session: "r")
+            try producer.setOptions(
+                SessionOptions(library: "default", checkmark: false, followTilt: false), session: "r")
             try producer.setOptions(SessionOptions(checkmark: true, gestures: .only(["zig", "two"])), session: "r")
             try producer.sendStroke(Self.a, session: "r", learn: "zig")
             try producer.sendGesture([Self.a, Self.b], session: "r", learn: "two")
@@ -88,7 +89,8 @@ struct StrokeProducerReteachingTests {
         #expect(
             messages.first?.options
                 == SessionOptions(
-                    library: "default", checkmark: true, multistroke: 1000, gestures: .only(["zig", "two"])))
+                    library: "default", checkmark: true, multistroke: 1000, gestures: .only(["zig", "two"]),
+                    followTilt: false))
     }
 
     @Test("forget('*') leaves nothing to teach; after close, nothing is remembered; forget(session:) keeps it all")

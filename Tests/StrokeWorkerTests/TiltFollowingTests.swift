@@ -35,7 +35,15 @@ struct TiltFollowingTests {
     static func tiltedCheck(_ processor: inout SessionProcessor<CollectingSink>, _ session: String, tilt: Double)
         -> [String]
     {
-        var producer = Producer(session)
+        tiltedCheck(&processor, Producer(session), tilt: tilt)
+    }
+
+    /// The same, sent by `producer` (numbered on from where it is).
+    static func tiltedCheck(_ processor: inout SessionProcessor<CollectingSink>, _ producer: Producer, tilt: Double)
+        -> [String]
+    {
+        var producer = producer
+        let session = producer.session
         for (gesture, index) in [("arrow", 0), ("left_curly_brace", 0), ("arrow", 1)] {
             producer.draw(&processor, stroke(gesture, index: index, turnedBy: tilt))
         }

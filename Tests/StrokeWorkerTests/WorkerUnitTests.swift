@@ -164,7 +164,10 @@ struct WorkerUnitTests {
         for key in keys {
             let hash = key.withUnsafeBytes { table.hash($0) }
             _ = table.insert(
-                Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, shardKey: 0, now: 0, checkmark: true))
+                Session(
+                    key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, shardKey: 0, now: 0, checkmark: true,
+                    followsTilt: true)
+            )
         }
         for k in stride(from: 0, to: 5000, by: 3) {
             let hash = keys[k].withUnsafeBytes { table.hash($0) }
@@ -187,7 +190,10 @@ struct WorkerUnitTests {
         for key in keys {
             let hash = key.withUnsafeBytes { table.hash($0) }
             _ = table.insert(
-                Session(key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, shardKey: 0, now: 0, checkmark: true))
+                Session(
+                    key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, shardKey: 0, now: 0, checkmark: true,
+                    followsTilt: true)
+            )
         }
         var hinted = 0
         for key in keys {
