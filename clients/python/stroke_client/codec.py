@@ -50,7 +50,8 @@ def encode_json(
     its next stroke, 0 to 10000), ``gestures`` (the only gestures the session's strokes may match: a list of 1 to 32
     names, or ``"*"`` for all of them again), ``minimumSize`` (in the producer's coordinates, what the longer side of
     a stroke's bounding box must reach for it to be matched: smaller, a tap, it gets a ``nomatch`` ``too_small``;
-    0 matches every stroke); and for an ``end`` message ``learn`` (the name under which the session learns
+    0 matches every stroke), ``followTilt`` (``True`` or ``False``: whether the checkmark detector judges the
+    session's strokes turned back by the tilt its matches show; ``False`` also forgets the estimate); and for an ``end`` message ``learn`` (the name under which the session learns
     the stroke instead of matching it) and ``last`` (``True``: the stroke ends its session's gesture).
 
     ``seq`` may be ``None`` in a ``ping`` alone, which is outside the session's numbering (its ``pong`` then
@@ -75,6 +76,10 @@ def encode_json(
     for key in ("library", "orientation", "checkmark", "forget"):
         if key in options and options[key] is not None:
             message[key] = options[key]
+    if options.get("followTilt") is not None:
+        if not isinstance(options["followTilt"], bool):
+            raise ValueError("followTilt is True or False")
+        message["followTilt"] = options["followTilt"]
     if options.get("multistroke") is not None:
         gap = options["multistroke"]
         if isinstance(gap, bool) or not isinstance(gap, int) or not 0 <= gap <= 10000:

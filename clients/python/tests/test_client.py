@@ -84,6 +84,7 @@ def test_json_messages_follow_the_schema(protocol_dir):
         encode_json("ping", 11),
         encode_json("options", 12, minimumSize=20),
         encode_json("options", 13, minimumSize=0.02),
+        encode_json("options", 14, followTilt=False),
     ]
     for message in messages:
         validator.validate(json.loads(message))
@@ -100,6 +101,11 @@ def test_json_messages_follow_the_schema(protocol_dir):
     for size in (-1, float("inf"), float("nan"), True, "20"):
         with pytest.raises(ValueError):
             encode_json("options", 1, minimumSize=size)
+    for follow in (1, "no"):
+        with pytest.raises(ValueError):
+            encode_json("options", 1, followTilt=follow)
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({"type": "options", "seq": 1, "followTilt": "no"})
     with pytest.raises(ValueError):
         encode_json("points", 1, 1, points=[(float("nan"), 0, 0)])
     for name in ("", "*", "x" * 65):
@@ -511,13 +517,15 @@ def tilted(points, degrees: float):
 def test_a_tilted_players_check_fires_once_the_tilt_is_followed(protocol_dir, fixtures_dir, mode):
     """Three open shapes drawn 35 degrees clockwise, then a check drawn alike: the worker follows the tilt their
     matches show, whichever thread recognizes them, and the check fires the detector as an upright one does.
-    With --checkmark-follow-tilt off it does not."""
+    With --checkmark-follow-tilt off it does not, and a session's own followTilt option wins either way."""
     logs = {os.path.relpath(path, fixtures_dir): points for path, _, points in load_logs(fixtures_dir)}
     shapes = [logs[os.path.join("s02", "medium", name)] for name in ("arrow01.xml", "left_curly_brace01.xml",
                                                                       "arrow02.xml")]
     check = logs[os.path.join("s02", "medium", "check02.xml")]
     validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
-    for follow, expected in (("on", ["checkmark", "match"]), ("off", ["match"])):
+    followed, judged_as_drawn = ["checkmark", "match"], ["match"]
+    for follow, option, expected in (("on", None, followed), ("off", None, judged_as_drawn),
+                                     ("off", True, followed), ("on", False, judged_as_drawn)):
         running = RunningWorker(*mode, "--checkmark-follow-tilt", follow)
         try:
             with Consumer(running.output, prefixes=["tilted"]) as consumer, \
@@ -535,11 +543,13 @@ def test_a_tilted_players_check_fires_once_the_tilt_is_followed(protocol_dir, fi
                             return seen, event
                     raise AssertionError("no result")
 
+                if option is not None:
+                    producer.set_options("tilted", follow_tilt=option)
                 for shape in shapes:
                     assert kinds(shape)[0][-1] == "match"
                 seen, result = kinds(check)
-                assert seen == expected, (mode, follow)
-                if follow == "on":
+                assert seen == expected, (mode, follow, option)
+                if expected == followed:
                     assert result.get("name") == "check"
         finally:
             assert running.stop() == 0
