@@ -9,7 +9,8 @@
 # Needs a release build (`make release`) and valgrind (`apt-get install valgrind`). DATASET picks the strokes
 # (default ../shared/datasets/dollar1; synthetic ones when it is absent). TOP sets how many functions are listed
 # (default 15). BENCH names the `stroke-bench` binary to count (default .build/release/stroke-bench): copies of two
-# builds compare a change without rebuilding in between.
+# builds compare a change without rebuilding in between. TILT=DEG starts every session with that tilt estimate
+# (`stroke-bench --tilt`), so that the checkmark detector turns each message's points.
 set -euo pipefail
 # Swift seeds its hash functions per process; a fixed seed keeps the counts from varying with it.
 export SWIFT_DETERMINISTIC_HASHING=1
@@ -28,7 +29,7 @@ trap 'rm -rf "$work"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
     --toggle-collect='*SessionProcessor*handle5batch*CountingSink*' \
     "$bench" --only processor --quick --json --runs 1 --cases "$case_name" --sessions "$sessions" \
-    --dataset "$dataset" >"$work/report.json" 2>"$work/valgrind.log" || {
+    --dataset "$dataset" ${TILT:+--tilt "$TILT"} >"$work/report.json" 2>"$work/valgrind.log" || {
     echo "profile.sh: valgrind failed; its log:" >&2
     tail -20 "$work/valgrind.log" >&2
     exit 1

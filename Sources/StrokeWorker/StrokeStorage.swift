@@ -137,13 +137,14 @@ final class StrokeStorage: ManagedBuffer<StrokeStorage.Header, SIMD2<Double>> {
     }
 
     /// `detectAppended` for a stroke whose points are turned: out of line, so that the upright path stays as short
-    /// as it was (a sine and a cosine a message, for the strokes of a tilted session only).
+    /// as it was (the turn's cosine and sine come from a table: computed, they cost a single-point message 134
+    /// instructions).
     @inline(never)
     private static func detectTurned(
         _ appended: UnsafeBufferPointer<SIMD2<Double>>, times: CheckmarkDetector.TimeColumn,
         header: UnsafeMutablePointer<Header>, buffer: UnsafeMutablePointer<Double>
     ) -> CheckmarkDetector.Detection? {
-        let turn = CheckmarkDetector.turn(degrees: Double(header.pointee.turnDegrees))
+        let turn = CheckmarkDetector.turn(wholeDegrees: header.pointee.turnDegrees)
         return header.pointee.detector.add(positions: appended, times: times, buffer: buffer, turn: turn)
     }
 

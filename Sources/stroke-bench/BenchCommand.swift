@@ -9,7 +9,7 @@ enum BenchCommand {
     static let optionNames: Set<String> = [
         "quick", "json", "help", "curve", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
         "messages", "sessions", "worker-args", "latency-standin", "latency-tick", "checkmark", "cold-sweep", "learned",
-        "among",
+        "among", "tilt",
     ]
 
     static let usage = """
@@ -62,6 +62,9 @@ enum BenchCommand {
                            off: in the throughput and processor sections each session first sends an `options`
                            message that turns its checkmark detector off, to measure what the detector costs
                            (default on)
+          --tilt DEG       in the processor section every session starts with a tilt estimate of DEG degrees
+                           (-45 to 45), as a tilted player's session does, so that the checkmark detector turns
+                           the points of each of its messages (default 0: upright)
           --latency-standin NS
                            in the latency section, a raw echo that spends NS ns of busy work on each message
                            stands in for the worker: how much CPU per message the latency target tolerates on
@@ -84,6 +87,8 @@ enum BenchCommand {
         var quick: Bool
         /// Whether the throughput and processor sections' sessions ran the checkmark detector (`--checkmark`).
         var checkmark: Bool
+        /// The tilt, in degrees, that the processor section's sessions started with (`--tilt`), when not 0.
+        var tilt: Int?
         /// Whether the throughput section ran over CURVE (`--curve`).
         var curve: Bool
         var throughput: [WorkerBenchmarks.ThroughputRow]
@@ -193,12 +198,17 @@ enum BenchCommand {
         let coldSweep = try args.parsed("cold-sweep", default: 0)
         guard (0...65_536).contains(coldSweep) else { throw BenchError("--cold-sweep: megabytes, 0 to 65536") }
         bench.checkmark = try WorkerConfiguration.switchValue("checkmark", args.value("checkmark")) ?? true
+        let tilt = try args.parsed("tilt", default: 0)
+        guard (-Int(TiltEstimate.largest)...Int(TiltEstimate.largest)).contains(tilt) else {
+            throw BenchError("--tilt: whole degrees, -\(TiltEstimate.largest) to \(TiltEstimate.largest)")
+        }
         if args.flag("curve") { bench.curve = try BenchCurve.make() }
         defer { bench.curve?.remove() }
         var report = Report(
             runs: runs, quick: quick, checkmark: bench.checkmark, curve: bench.curve != nil, throughput: [],
             latency: nil, memory: nil,
             recognizer: [], detectorNanosecondsPerPoint: nil, processor: [], cluster: [])
+        if tilt != 0 { report.tilt = tilt }
 
         if sections.contains("throughput") {
             for encoding in Traffic.Encoding.allCases {
@@ -290,7 +300,7 @@ enum BenchCommand {
                     try ProcessorBenchmark.run(
                         strokes: strokes, quick: quick, cases: cases,
                         sessionCounts: quick ? Array(sessionCounts.prefix(1)) : sessionCounts,
-                        checkmark: bench.checkmark
+                        checkmark: bench.checkmark, tilt: tilt
                     ))
             }
             report.processor = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.messagesPerSecond)

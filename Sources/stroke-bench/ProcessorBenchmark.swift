@@ -54,9 +54,11 @@ enum ProcessorBenchmark {
 
     /// Each case sends at least 80 points per session (a stroke's worth), so that most messages find their
     /// session and stroke open, as in steady traffic, rather than creating them. With `checkmark` false the
-    /// sessions turn their checkmark detector off first (`--checkmark off`).
+    /// sessions turn their checkmark detector off first (`--checkmark off`). With a `tilt` (degrees), every session
+    /// starts with that tilt estimate, restored as from a state file, so that the detector turns its points.
     static func run(
-        strokes: [[StrokePoint]], quick: Bool, cases: [String], sessionCounts: [Int], checkmark: Bool = true
+        strokes: [[StrokePoint]], quick: Bool, cases: [String], sessionCounts: [Int], checkmark: Bool = true,
+        tilt: Int = 0
     ) throws -> [Row] {
         var rows = [Row]()
         let registry = try LibraryRegistry([try TemplateLibrary.builtIn()])
@@ -71,6 +73,17 @@ enum ProcessorBenchmark {
                         sink: CountingSink(), configuration: WorkerConfiguration(), registry: registry,
                         metrics: WorkerMetrics()
                     )
+                    if tilt != 0 {
+                        let estimate = TiltEstimate(degrees: Int8(tilt), samples: TiltEstimate.warmUp)
+                        let snapshots = (0..<sessions).map {
+                            SessionSnapshot(
+                                session: "p-\($0)", seq: 0, eventSeq: 0, library: "default", checkmark: checkmark,
+                                tilt: estimate)
+                        }
+                        guard processor.restore(snapshots).restored == sessions else {
+                            throw BenchError("sessions not restored with their tilt")
+                        }
+                    }
                     // As the lane does: batches of messages whose sessions are fetched ahead, through code
                     // specialized for the sink as the lane's is.
                     let frames = Frames(traffic)

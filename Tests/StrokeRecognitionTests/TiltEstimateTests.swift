@@ -36,6 +36,17 @@ struct TiltEstimateTests {
         #expect(estimate.degrees == -45 && estimate.samples == 1)
     }
 
+    @Test("a turn by whole degrees from the table is the computed one, to the bit, for every Int8")
+    func wholeDegreeTurns() {
+        for degrees in Int8.min...Int8.max {
+            let table = CheckmarkDetector.turn(wholeDegrees: degrees)
+            let computed = CheckmarkDetector.turn(degrees: Double(degrees))
+            #expect(table.x.bitPattern == computed.x.bitPattern && table.y.bitPattern == computed.y.bitPattern)
+        }
+        #expect(CheckmarkDetector.turn(wholeDegrees: 0) == SIMD2(1, 0))
+        #expect(abs(CheckmarkDetector.turn(wholeDegrees: -30).y + 0.5) < 1e-15)
+    }
+
     @Test("the correction waits for two rotations and leaves estimates within the 8° dead zone alone")
     func correction() {
         var estimate = TiltEstimate()
