@@ -209,6 +209,7 @@ extension SessionProcessor {
 
         /// A stroke from the pool of finished ones (their buffers keep their capacity), or a new one.
         private mutating func newStroke(id: UInt32, pointer: UInt16, checkmark: Bool, turn: Int8) -> OpenStroke {
+            if turn != 0 { metrics.strokesTurned.add(1, ordering: .relaxed) }
             guard var stroke = spareStrokes.popLast() else {
                 let stroke = OpenStroke(id: id, pointer: pointer, detecting: checkmark, detector: detector)
                 if turn != 0 { stroke.storage.turnDegrees = turn }

@@ -51,6 +51,10 @@ extension WorkerMetrics {
             help: "Check-shaped strokes held back because their times advanced under 1 ms: seconds, not milliseconds?",
             type: "counter", key: "timesInSeconds"),
         Family(
+            name: "stroke_worker_strokes_turned_total",
+            help: "Strokes whose checkmark detector judged them turned back by their session's tilt.",
+            type: "counter", key: "strokesTurned"),
+        Family(
             name: "stroke_worker_templates_learned_total",
             help: "Strokes that sessions learned as templates of their own.", type: "counter",
             key: "templatesLearned"),

@@ -28,6 +28,9 @@ public final class WorkerMetrics: Sendable {
     /// Strokes that looked like a check under a millisecond after their first point, and did not fire: their
     /// producer sends point times in seconds, it seems, where the protocol asks for milliseconds.
     public let timesInSeconds = Atomic<Int>(0)
+    /// Strokes whose checkmark detector judged their points turned back by their session's tilt (`followTilt`):
+    /// how many strokes come from players whose hand is tilted past the estimate's dead zone.
+    public let strokesTurned = Atomic<Int>(0)
     /// Strokes that sessions learned as templates of their own (`end` with `learn`).
     public let templatesLearned = Atomic<Int>(0)
     /// Learned templates held now, over all sessions (`--max-learned-templates` bounds it).
@@ -98,6 +101,7 @@ public final class WorkerMetrics: Sendable {
             "strokesOffloaded": strokesOffloaded.load(ordering: .relaxed),
             "checkmarks": checkmarks.load(ordering: .relaxed),
             "timesInSeconds": timesInSeconds.load(ordering: .relaxed),
+            "strokesTurned": strokesTurned.load(ordering: .relaxed),
             "templatesLearned": templatesLearned.load(ordering: .relaxed),
             "learnedTemplates": learnedTemplates.load(ordering: .relaxed),
             "gesturesGrouped": gesturesGrouped.load(ordering: .relaxed),

@@ -68,6 +68,8 @@ struct TiltFollowingTests {
         for tilt in [35.0, -30.0] {
             var processor = SessionProcessorTests.processor()
             #expect(Self.tiltedCheck(&processor, "tilted", tilt: tilt) == ["checkmark", "match"], "tilt \(tilt)")
+            // From two matches on: the third shape and the check were judged turned.
+            #expect(processor.metrics.strokesTurned.load(ordering: .relaxed) == 2)
             processor.applyTiltFeedback()
             let estimate = try #require(processor.tilt(ofSession: "tilted"))
             #expect(estimate.samples == TiltEstimate.warmUp && abs(Double(estimate.degrees) - tilt) <= 6)
@@ -77,6 +79,7 @@ struct TiltFollowingTests {
         var upright = SessionProcessorTests.processor()
         #expect(Self.tiltedCheck(&upright, "upright", tilt: 0) == ["checkmark", "match"])
         #expect(try #require(upright.tilt(ofSession: "upright")).correction == 0)
+        #expect(upright.metrics.strokesTurned.load(ordering: .relaxed) == 0)
     }
 
     @Test("with --checkmark-follow-tilt off, or the detector off, the session's estimate is not kept")

@@ -24,8 +24,10 @@ struct TiltOptionTests {
         a.send(&processor, ["type": "options", "followTilt": false])
         #expect(processor.tilt(ofSession: "a") == TiltEstimate())
         // More tilted matches take no samples, and the check that fires when followed does not.
+        let turned = processor.metrics.strokesTurned.load(ordering: .relaxed)
         let events = Strokes.tiltedCheck(&processor, a, tilt: 35)
         #expect(events == ["match"])
+        #expect(processor.metrics.strokesTurned.load(ordering: .relaxed) == turned)
         processor.applyTiltFeedback()
         #expect(processor.tilt(ofSession: "a") == TiltEstimate())
         // A sample handed back after the option (a match recognized off the lane meanwhile) is dropped too.
