@@ -41,6 +41,10 @@ public struct SessionOptions: Sendable, Hashable {
     /// must reach on its longer side to be matched: a smaller one, a tap or a finger's rest, ends with a `nomatch`
     /// (`too_small`). 0 matches every stroke; `nil` keeps the current setting.
     public var minimumSize: Double?
+    /// The score, in `0...1`, that the session's strokes must reach to match, as well as their library's own
+    /// `minimumScore` (the higher of the two applies): a game that wants a gesture drawn well at some moments raises
+    /// it, and 0 leaves the library's alone. `nil` keeps the current setting.
+    public var minimumScore: Double?
 
     /// The longest wait for a gesture's next stroke, in milliseconds.
     public static let maximumMultistrokeGap = 10_000
@@ -60,7 +64,8 @@ public struct SessionOptions: Sendable, Hashable {
     /// Creates options.
     public init(
         library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil, forget: String? = nil,
-        multistroke: Int? = nil, gestures: Gestures? = nil, minimumSize: Double? = nil, followTilt: Bool? = nil
+        multistroke: Int? = nil, gestures: Gestures? = nil, minimumSize: Double? = nil, followTilt: Bool? = nil,
+        minimumScore: Double? = nil
     ) {
         self.library = library
         self.orientation = orientation
@@ -70,6 +75,7 @@ public struct SessionOptions: Sendable, Hashable {
         self.gestures = gestures
         self.minimumSize = minimumSize
         self.followTilt = followTilt
+        self.minimumScore = minimumScore
     }
 }
 

@@ -62,6 +62,10 @@ public enum JSONInputEncoder {
                 writer.key("minimumSize")
                 writer.number(minimumSize)
             }
+            if let minimumScore = options.minimumScore {
+                writer.key("minimumScore")
+                writer.number(minimumScore)
+            }
             switch options.gestures {
             case nil: break
             case .all:

@@ -61,6 +61,8 @@ struct CodecTests {
         #expect(options.options == SessionOptions(library: "spélls\n", orientation: "invariant", checkmark: false))
         let tilt = try decode(Array(#"{"type":"options","seq":3,"followTilt":false}"#.utf8))
         #expect(tilt.options == SessionOptions(followTilt: false))
+        let strict = try decode(Array(#"{"type":"options","seq":3,"minimumScore":0.7,"library":"x"}"#.utf8))
+        #expect(strict.options == SessionOptions(library: "x", minimumScore: 0.7))
         #expect(try decode(Array(#"{"type":"close","seq":4294967295,"v":1}"#.utf8)).sequence == UInt32.max)
         #expect(try decode(Array(#"{"type":"cancel","seq":5,"stroke":0}"#.utf8)).kind == .cancel)
         #expect(try decode(Array(#"{"type":"end","seq":6,"stroke":1}"#.utf8)).points.isEmpty)
@@ -102,6 +104,10 @@ struct CodecTests {
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":\"500\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":-1}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"followTilt\":1}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":1.01}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":-0.1}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":\"0.7\"}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":null}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"followTilt\":\"no\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"followTilt\":null}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":1e999}", "invalid_field"),
@@ -272,6 +278,9 @@ struct CodecTests {
             InputMessage(kind: .options, sequence: 10, options: SessionOptions(minimumSize: 0)),
             InputMessage(kind: .options, sequence: 11, options: SessionOptions(followTilt: false)),
             InputMessage(kind: .options, sequence: 12, options: SessionOptions(checkmark: true, followTilt: true)),
+            InputMessage(kind: .options, sequence: 13, options: SessionOptions(minimumScore: 0.65)),
+            InputMessage(kind: .options, sequence: 14, options: SessionOptions(minimumScore: 0)),
+            InputMessage(kind: .options, sequence: 15, options: SessionOptions(minimumScore: 1)),
         ]
         for message in messages {
             #expect(try decode(JSONInputEncoder.encode(message)) == message)
