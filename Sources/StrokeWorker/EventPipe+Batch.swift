@@ -43,7 +43,7 @@ extension EventPipe.Batch {
                     sequence: request.context.sequence, stroke: request.context.stroke,
                     pointer: request.context.pointer, slot: request.slot, learned: learnedIndex, choice: choiceIndex,
                     gesture: gestureIndex, checkmarkFired: request.checkmarkFired,
-                    followsTilt: request.tiltFeedback != nil)))
+                    followsTilt: request.tiltFeedback != nil, minimumScore: request.minimumScore)))
     }
 
     // MARK: - Reading
@@ -73,7 +73,8 @@ extension EventPipe.Batch {
                         choice: request.choice >= 0 ? choices[Int(request.choice)] : nil,
                         gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil,
                         checkmarkFired: request.checkmarkFired,
-                        tiltFeedback: request.followsTilt ? tiltFeedback.map { Unmanaged.passUnretained($0) } : nil
+                        tiltFeedback: request.followsTilt ? tiltFeedback.map { Unmanaged.passUnretained($0) } : nil,
+                        minimumScore: request.minimumScore
                     ).encode(into: &writer)
                     metrics.count(outcome)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }

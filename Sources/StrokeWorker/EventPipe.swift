@@ -30,6 +30,8 @@ final class EventPipe: Sendable {
         var checkmarkFired: Bool? = nil
         /// Whether the session's tilt is followed: the request had a `tiltFeedback`, the batch's.
         var followsTilt = false
+        /// `RecognitionRequest.minimumScore`.
+        var minimumScore: Double? = nil
     }
 
     /// One event (`request == nil`: `bytes[start..<topicEnd]` is the topic, `bytes[topicEnd..<end]` the payload)

@@ -35,6 +35,9 @@ public struct RecognitionRequest {
     /// lives (the lane's processor, or the batch that carries it to another thread), and a retain and a release
     /// per stroke were 51 instructions a batched message (`make profile`).
     var tiltFeedback: Unmanaged<TiltFeedback>? = nil
+    /// The score the session's strokes must reach beside their library's `minimumScore` (the higher applies), where
+    /// the session set one (`options` with `minimumScore`).
+    var minimumScore: Double? = nil
 
     /// How a finished stroke was answered, for the worker's counters.
     public enum Outcome: Sendable {
@@ -117,7 +120,7 @@ public struct RecognitionRequest {
                 .init(name: $0.name, score: $0.score, backward: $0.drawnBackward, rotation: $0.rotation)
             }
         }
-        let minimumScore = recognizer.minimumScore
+        let minimumScore = max(recognizer.minimumScore, self.minimumScore ?? 0)
         guard let best = candidates.first, best.score >= minimumScore else { return (candidates, nil, false) }
         if let fired = checkmarkFired {
             recognizer.configuration.moveCheckmarkChoiceFirst(

@@ -31,6 +31,8 @@ extension SessionProcessor {
         /// The minimum stroke sizes of sessions whose own (`options` with `minimumSize`) differs from the worker's
         /// default (`WorkerConfiguration.minimumStrokeSize`), by session (beside the table, as `learned`).
         var minimumSizes: [SessionKey: Double] = [:]
+        /// The thresholds of sessions that raised their library's (`options` with `minimumScore`), by session.
+        var minimumScores: [SessionKey: Double] = [:]
         /// The lane's clock in milliseconds, by which gestures wait (`SessionProcessor.milliseconds`).
         var milliseconds: UInt64 = 0
         /// The earliest deadline of `gestures`, or later (never earlier); `UInt64.max` when none waits.
@@ -153,7 +155,7 @@ extension SessionProcessor {
                 matchGesture(&session, id: id)
                 forgetAll(session)
                 dropChoice(session)
-                dropMinimumSize(session)
+                dropThresholds(session)
                 session.eventSequence += 1
                 EventEncoder.closed(context(session, id: id), reason: "closed", into: &writer)
                 publish(id)
@@ -179,7 +181,7 @@ extension SessionProcessor {
             let forgotten = templates(of: session)?.count ?? 0
             forgetAll(session)
             dropChoice(session)
-            dropMinimumSize(session)
+            dropThresholds(session)
             let ungrouped = dropGesture(session)
             emitError(
                 &session, id: id, code: "session_restart",
@@ -314,6 +316,7 @@ extension SessionProcessor {
                 let fired =
                     stroke.detecting && !stroke.storage.timesLookLikeSeconds ? stroke.storage.checkmarkFired : nil
                 let minimum = minimumSize(of: session)
+                let minimumScore = minimumScore(of: session)
                 stroke.storage.withPoints { points in
                     if Self.isTooSmall(points, minimum: minimum) {
                         publishTooSmall(points, library: library, context: eventContext, id: id)
@@ -322,7 +325,7 @@ extension SessionProcessor {
                             of: points, library: library, invariant: invariant, learned: learned, choice: choice,
                             context: eventContext, checkmarkFired: fired,
                             tiltFeedback: stroke.detecting && session.followsTilt
-                                ? Unmanaged.passUnretained(tiltFeedback) : nil)
+                                ? Unmanaged.passUnretained(tiltFeedback) : nil, minimumScore: minimumScore)
                     }
                 }
             }
@@ -337,7 +340,7 @@ extension SessionProcessor {
             of points: UnsafeBufferPointer<SIMD2<Double>>, library: Int32, invariant: Bool?,
             learned: LearnedTemplates?, choice: GestureChoice?, context: EventEncoder.Context,
             gesture: GestureStrokes? = nil, checkmarkFired: Bool? = nil,
-            tiltFeedback: Unmanaged<TiltFeedback>? = nil
+            tiltFeedback: Unmanaged<TiltFeedback>? = nil, minimumScore: Double? = nil
         ) {
             let entry = registry.entries[Int(library)]
             sink.publishRecognition(
@@ -345,7 +348,7 @@ extension SessionProcessor {
                     context: context, recognizer: entry.recognizer(invariant: invariant), library: entry.name,
                     slot: LibraryRegistry.Slot(library: library, invariant: invariant), points: points,
                     learned: learned, choice: choice, gesture: gesture, checkmarkFired: checkmarkFired,
-                    tiltFeedback: tiltFeedback),
+                    tiltFeedback: tiltFeedback, minimumScore: minimumScore),
                 writer: &writer)
         }
 
@@ -371,6 +374,7 @@ extension SessionProcessor {
             applyLearningOptions(&session, id: id)
             applyGestureChoice(session)
             applyMinimumSize(session)
+            applyMinimumScore(session)
             if let multistroke = options.multistroke {
                 session.multistroke = UInt16(multistroke)
                 // A session that stops grouping strokes has its gesture so far matched now.

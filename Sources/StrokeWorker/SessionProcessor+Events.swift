@@ -63,7 +63,7 @@ extension SessionProcessor.Core {
         key.withUnsafeBytes { id in matchGesture(&session, id: id) }
         forgetAll(session)
         dropChoice(session)
-        dropMinimumSize(session)
+        dropThresholds(session)
         session.eventSequence += 1
         let sequence = session.eventSequence
         key.withUnsafeBytes { id in

@@ -86,7 +86,8 @@ extension SessionProcessor.Core {
                 publishRecognition(
                     of: points, library: session.library, invariant: session.invariant, learned: learned,
                     choice: choice, context: eventContext,
-                    gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes))
+                    gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes),
+                    minimumScore: minimumScore(of: session))
             }
         }
     }

@@ -47,8 +47,8 @@ extension SessionProcessor {
         for session in table.sessions where ownSettingsChanged(session) {
             sessions.append(snapshot(of: session, numbered: false))
         }
-        // The sessions whose only change is a choice or learned gestures, found from those (usually few) rather
-        // than by two lookups for every session.
+        // The sessions whose only change is a choice, learned gestures, a minimum size or a minimum score, found
+        // from those (usually few) rather than by lookups for every session; each once.
         func add(_ key: SessionKey) {
             let found = key.withUnsafeBytes { table.find($0, hash: table.hash($0)) }
             guard let index = found, !ownSettingsChanged(table.sessions[index]) else { return }
@@ -56,6 +56,11 @@ extension SessionProcessor {
         }
         for key in core.choices.keys { add(key) }
         for key in core.learned.keys where core.choices[key] == nil { add(key) }
+        for key in core.minimumSizes.keys where core.choices[key] == nil && core.learned[key] == nil { add(key) }
+        for key in core.minimumScores.keys
+        where core.choices[key] == nil && core.learned[key] == nil && core.minimumSizes[key] == nil {
+            add(key)
+        }
         return sessions
     }
 
@@ -96,6 +101,7 @@ extension SessionProcessor {
     private func isCheckpointed(_ session: Session) -> Bool {
         ownSettingsChanged(session) || core.choice(of: session) != nil || core.templates(of: session) != nil
             || (!core.minimumSizes.isEmpty && core.minimumSizes[session.key] != nil)
+            || core.minimumScore(of: session) != nil
     }
 
     /// One session's snapshot; without its numbering unless `numbered`.
@@ -109,7 +115,8 @@ extension SessionProcessor {
             learned: core.templates(of: session)?.templates,
             minimumSize: core.minimumSizes.isEmpty ? nil : core.minimumSizes[session.key],
             tilt: session.tilt.samples > 0 ? session.tilt : nil,
-            followTilt: session.followsTilt != configuration.checkmarkFollowsTilt ? session.followsTilt : nil)
+            followTilt: session.followsTilt != configuration.checkmarkFollowsTilt ? session.followsTilt : nil,
+            minimumScore: core.minimumScore(of: session))
     }
 
     /// Adds sessions kept in a state file, before any message: each goes on from its numbering, with its options
@@ -164,6 +171,9 @@ extension SessionProcessor {
         if let size = snapshot.minimumSize, !(size.isFinite && size >= 0) {
             return "minimumSize \(size) is not a finite size of at least 0"
         }
+        if let score = snapshot.minimumScore, !(score >= 0 && score <= 1) {
+            return "minimumScore \(score) is not a score from 0 to 1"
+        }
         guard table.count < configuration.maxSessions else {
             return "the worker holds \(configuration.maxSessions) sessions, its limit"
         }
@@ -184,6 +194,7 @@ extension SessionProcessor {
             if let size = snapshot.minimumSize, size != configuration.minimumStrokeSize {
                 core.minimumSizes[session.key] = size
             }
+            if let score = snapshot.minimumScore, score > 0 { core.minimumScores[session.key] = score }
             if let templates = snapshot.learned, !templates.isEmpty {
                 report.templatesDropped += restoreLearned(templates, of: session)
             }

@@ -26,6 +26,9 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     /// worker's default (`WorkerConfiguration.checkmarkFollowsTilt`); nil: the default of the worker that restores
     /// it.
     public var followTilt: Bool?
+    /// The score the session's strokes must reach beside their library's threshold, where it set one
+    /// (`minimumScore`); nil: its library's alone.
+    public var minimumScore: Double?
     /// Milliseconds the session's gestures wait for a next stroke; 0: every stroke is a gesture of its own.
     public var multistroke: Int
     /// The gestures the session chose to be matched among; nil: all.
@@ -43,7 +46,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     public init(
         session: String, seq: UInt32?, eventSeq: UInt64, library: String, orientation: String? = nil,
         checkmark: Bool = true, multistroke: Int = 0, gestures: [String]? = nil, learned: [GestureTemplate]? = nil,
-        minimumSize: Double? = nil, tilt: TiltEstimate? = nil, followTilt: Bool? = nil
+        minimumSize: Double? = nil, tilt: TiltEstimate? = nil, followTilt: Bool? = nil, minimumScore: Double? = nil
     ) {
         self.session = session
         self.seq = seq
@@ -57,6 +60,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         self.minimumSize = minimumSize
         self.tilt = tilt
         self.followTilt = followTilt
+        self.minimumScore = minimumScore
     }
 
     /// The session's bucket (`ShardKey.bucket(of:)`), which decides the worker and lane that hold it.

@@ -134,6 +134,7 @@ extension StateFile {
             case "seq": snapshot.seq = reader.null() ? nil : try reader.integer()
             case "orientation": snapshot.orientation = reader.null() ? nil : try reader.string()
             case "minimumSize": snapshot.minimumSize = reader.null() ? nil : try reader.double()
+            case "minimumScore": snapshot.minimumScore = reader.null() ? nil : try reader.double()
             case "followTilt": snapshot.followTilt = reader.null() ? nil : try reader.bool()
             case "tilt": snapshot.tilt = reader.null() ? nil : try readTilt(&reader)
             case "gestures":

@@ -66,6 +66,10 @@ extension StateFile {
         }
         writer.key("library")
         writer.string(session.library)
+        if let minimumScore = session.minimumScore {
+            writer.key("minimumScore")
+            writer.number(minimumScore)
+        }
         if let minimumSize = session.minimumSize {
             writer.key("minimumSize")
             writer.number(minimumSize)

@@ -15,6 +15,7 @@ extension StrokeProducer {
             if let followTilt = options.followTilt { self.options.followTilt = followTilt }
             if let multistroke = options.multistroke { self.options.multistroke = multistroke }
             if let minimumSize = options.minimumSize { self.options.minimumSize = minimumSize }
+            if let minimumScore = options.minimumScore { self.options.minimumScore = minimumScore }
             switch options.gestures {
             case .all: self.options.gestures = nil  // every gesture: what a session has anyway
             case .only(let names): self.options.gestures = .only(names)

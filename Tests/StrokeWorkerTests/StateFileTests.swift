@@ -26,7 +26,7 @@ struct StateFileTests {
                         SIMD2(-2.2250738585072014e-308, 1 / 3), SIMD2(1e22, 100), SIMD2(0.000001, 9007199254740994),
                     ]),
                 GestureTemplate(name: "two strokes", strokes: [[SIMD2(0, 0), SIMD2(1, 1)], [SIMD2(2.5, -3.25)]]),
-            ], followTilt: false),
+            ], followTilt: false, minimumScore: 0.65),
     ]
 
     /// What `JSONEncoder` makes of the same contents, the encoding the file had before and that `read` decodes.
@@ -185,6 +185,7 @@ struct StateFileTests {
             (file("{\(session), \"eventSeq\": 01}"), "leading zero"),
             (file("{\(session), \"checkmark\": 1}"), "expected true or false"),
             (file("{\(session), \"followTilt\": \"no\"}"), "expected true or false"),
+            (file("{\(session), \"minimumScore\": \"high\"}"), "expected a number"),
             (file("{\(session), \"learned\": [{\"name\": \"z\", \"points\": [[1, 2, 3]]}]}"), "more than two numbers"),
             (file("{\(session), \"learned\": [{\"name\": \"z\", \"points\": [[1]]}]}"), "a point has 1 numbers"),
             (file("{\(session), \"learned\": [{\"name\": \"z\"}]}"), "either \"points\" (one stroke) or \"strokes\""),

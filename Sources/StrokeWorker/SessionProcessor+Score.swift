@@ -1,0 +1,30 @@
+import StrokeProtocol
+
+// MARK: - A session's own threshold
+
+extension SessionProcessor.Core {
+    /// The score the session's strokes must reach to match beside their library's threshold, where the session set
+    /// one (`options` with `minimumScore`); nil for most sessions.
+    @inline(__always)
+    func minimumScore(of session: Session) -> Double? {
+        minimumScores.isEmpty ? nil : minimumScores[session.key]
+    }
+
+    /// Applies `minimumScore` of an `options` message: kept beside the table, as a session's minimum size is; 0
+    /// leaves the library's threshold alone, and drops the session's own.
+    mutating func applyMinimumScore(_ session: Session) {
+        guard let score = message.options?.minimumScore else { return }
+        if score > 0 {
+            minimumScores[session.key] = score
+        } else if !minimumScores.isEmpty {
+            minimumScores[session.key] = nil
+        }
+    }
+
+    /// Drops the session's own minimum size and score: a session that ends or starts over has its library's
+    /// threshold and the worker's default size again.
+    mutating func dropThresholds(_ session: Session) {
+        dropMinimumSize(session)
+        if !minimumScores.isEmpty { minimumScores[session.key] = nil }
+    }
+}
