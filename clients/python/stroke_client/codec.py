@@ -51,7 +51,9 @@ def encode_json(
     names, or ``"*"`` for all of them again), ``minimumSize`` (in the producer's coordinates, what the longer side of
     a stroke's bounding box must reach for it to be matched: smaller, a tap, it gets a ``nomatch`` ``too_small``;
     0 matches every stroke), ``followTilt`` (``True`` or ``False``: whether the checkmark detector judges the
-    session's strokes turned back by the tilt its matches show; ``False`` also forgets the estimate); and for an ``end`` message ``learn`` (the name under which the session learns
+    session's strokes turned back by the tilt its matches show; ``False`` also forgets the estimate),
+    ``minimumScore`` (0 to 1: the score the session's strokes must reach to match, as well as their library's
+    threshold; 0 leaves the library's alone); and for an ``end`` message ``learn`` (the name under which the session learns
     the stroke instead of matching it) and ``last`` (``True``: the stroke ends its session's gesture).
 
     ``seq`` may be ``None`` in a ``ping`` alone, which is outside the session's numbering (its ``pong`` then
@@ -80,6 +82,11 @@ def encode_json(
         if not isinstance(options["followTilt"], bool):
             raise ValueError("followTilt is True or False")
         message["followTilt"] = options["followTilt"]
+    if options.get("minimumScore") is not None:
+        score = options["minimumScore"]
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1:
+            raise ValueError("minimumScore is a score from 0 to 1")
+        message["minimumScore"] = score
     if options.get("multistroke") is not None:
         gap = options["multistroke"]
         if isinstance(gap, bool) or not isinstance(gap, int) or not 0 <= gap <= 10000:

@@ -85,6 +85,8 @@ def test_json_messages_follow_the_schema(protocol_dir):
         encode_json("options", 12, minimumSize=20),
         encode_json("options", 13, minimumSize=0.02),
         encode_json("options", 14, followTilt=False),
+        encode_json("options", 15, minimumScore=0.65),
+        encode_json("options", 16, minimumScore=0),
     ]
     for message in messages:
         validator.validate(json.loads(message))
@@ -101,6 +103,9 @@ def test_json_messages_follow_the_schema(protocol_dir):
     for size in (-1, float("inf"), float("nan"), True, "20"):
         with pytest.raises(ValueError):
             encode_json("options", 1, minimumSize=size)
+    for score in (-0.1, 1.5, float("nan"), True, "0.7"):
+        with pytest.raises(ValueError):
+            encode_json("options", 1, minimumScore=score)
     for follow in (1, "no"):
         with pytest.raises(ValueError):
             encode_json("options", 1, followTilt=follow)
@@ -505,6 +510,42 @@ def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
         assert result(tap).kind == "match"
         producer.reteach("tapper")
         assert result(tap).get("reason") == "too_small"
+
+
+def test_a_session_raises_its_threshold(worker, protocol_dir, fixtures_dir):
+    """``minimum_score`` above a stroke's score turns it away as below_threshold, with its candidates; 0 gives the
+    library's threshold back; a producer that starts over has it sent again by reteach."""
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    check = read_stroke(fixtures_dir, "check")
+    with Consumer(worker.output, prefixes=["strict"]) as consumer, Producer(worker.input) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+
+        def result(points):
+            producer.send_stroke("strict", points, batch=16)
+            for event in consumer.iter(timeout=5):
+                validator.validate(event.fields)
+                if event.kind in ("match", "nomatch"):
+                    return event
+            raise AssertionError("no result")
+
+        producer.set_options("strict", checkmark=False)
+        plain = result(check)
+        assert plain.kind == "match" and plain.get("name") == "check"
+        producer.set_options("strict", minimum_score=min(1.0, plain.get("score") + 0.01))
+        turned_away = result(check)
+        assert turned_away.kind == "nomatch" and turned_away.get("reason") == "below_threshold"
+        assert turned_away.get("candidates")[0]["name"] == "check"
+        producer.set_options("strict", minimum_score=0)
+        assert result(check).get("name") == "check"
+        producer.set_options("strict", minimum_score=0.99)
+        producer.forget("strict")
+        producer.send("strict", "options", checkmark=False, binary=False)
+        restart = consumer.receive(timeout=5)
+        assert restart is not None and restart.get("code") == "session_restart"
+        assert result(check).kind == "match"
+        producer.reteach("strict")
+        assert result(check).get("reason") == "below_threshold"
 
 
 def tilted(points, degrees: float):
