@@ -32,6 +32,16 @@ struct MinimumScoreTests {
         }
     }
 
+    /// A processor with the built-in library and a copy of it named "strict" whose threshold is `score`.
+    static func processor(strictCopyAt score: Double) throws -> Processor {
+        var strict = try TemplateLibrary.builtIn()
+        strict.name = "strict"
+        strict.minimumScore = score
+        return SessionProcessor(
+            sink: CollectingSink(), configuration: WorkerConfiguration(),
+            registry: try LibraryRegistry([try TemplateLibrary.builtIn(), strict]), metrics: WorkerMetrics())
+    }
+
     @Test("a session that raises its threshold above a stroke's score gets a nomatch; 0 gives the library's back")
     func raisedAndDropped() throws {
         var processor = SessionProcessorTests.processor()
@@ -61,12 +71,7 @@ struct MinimumScoreTests {
 
     @Test("below the library's own threshold the session's changes nothing: the higher of the two applies")
     func higherApplies() throws {
-        var strict = try TemplateLibrary.builtIn()
-        strict.name = "strict"
-        strict.minimumScore = 0.9
-        var processor = SessionProcessor(
-            sink: CollectingSink(), configuration: WorkerConfiguration(),
-            registry: try LibraryRegistry([try TemplateLibrary.builtIn(), strict]), metrics: WorkerMetrics())
+        var processor = try Self.processor(strictCopyAt: 0.9)
         var a = Producer("a")
         a.send(&processor, ["type": "options", "library": "strict", "minimumScore": 0.5])
         a.draw(&processor, Self.check)
@@ -75,12 +80,7 @@ struct MinimumScoreTests {
 
     @Test("a session's threshold gives the answers a copy of its library with that threshold gives, stroke for stroke")
     func sameAsAStricterCopy() throws {
-        var strict = try TemplateLibrary.builtIn()
-        strict.name = "strict"
-        strict.minimumScore = 0.8
-        var processor = SessionProcessor(
-            sink: CollectingSink(), configuration: WorkerConfiguration(),
-            registry: try LibraryRegistry([try TemplateLibrary.builtIn(), strict]), metrics: WorkerMetrics())
+        var processor = try Self.processor(strictCopyAt: 0.8)
         var own = Producer("own")
         var copy = Producer("copy")
         own.send(&processor, ["type": "options", "minimumScore": 0.8])

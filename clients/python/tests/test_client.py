@@ -479,6 +479,26 @@ def test_a_session_chooses_its_gestures(worker, protocol_dir, fixtures_dir):
         assert widened.get("name") == "check" and len(widened.get("candidates")) == 3
 
 
+def stroke_result(producer, consumer, session, points, validator):
+    """Sends ``points`` as one stroke of ``session`` and returns its ``match`` or ``nomatch``, every event on the way
+    checked against the event schema."""
+    producer.send_stroke(session, points, batch=16)
+    for event in consumer.iter(timeout=5):
+        validator.validate(event.fields)
+        if event.kind in ("match", "nomatch"):
+            return event
+    raise AssertionError("no result")
+
+
+def start_over(producer, consumer, session):
+    """Numbers ``session`` from 1 again, as a restarted producer does, with an ``options`` message that turns its
+    checkmark detector off; the worker answers ``session_restart`` and forgets the session's other options."""
+    producer.forget(session)
+    producer.send(session, "options", checkmark=False, binary=False)
+    restart = consumer.receive(timeout=5)
+    assert restart is not None and restart.get("code") == "session_restart"
+
+
 def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
     validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
     tap = [(200.2, 300.1, 0), (199.4, 300.6, 8), (200.6, 300.9, 16), (200.3, 300.0, 24)]
@@ -488,12 +508,7 @@ def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
         consumer.wait_until_subscribed(producer)
 
         def result(points):
-            producer.send_stroke("tapper", points, batch=16)
-            for event in consumer.iter(timeout=5):
-                validator.validate(event.fields)
-                if event.kind in ("match", "nomatch"):
-                    return event
-            raise AssertionError("no result")
+            return stroke_result(producer, consumer, "tapper", points, validator)
 
         producer.set_options("tapper", checkmark=False)
         assert result(tap).kind == "match"  # a pixel of noise, scaled up, is a shape
@@ -503,10 +518,7 @@ def test_a_tap_is_too_small_to_match(worker, protocol_dir, fixtures_dir):
         assert small.get("bounds") == [199.4, 300.0, 200.6, 300.9]
         assert result(check).get("name") == "check"
         # The producer starts over: the worker forgets the option, and reteach sends it again.
-        producer.forget("tapper")
-        producer.send("tapper", "options", checkmark=False, binary=False)
-        restart = consumer.receive(timeout=5)
-        assert restart is not None and restart.get("code") == "session_restart"
+        start_over(producer, consumer, "tapper")
         assert result(tap).kind == "match"
         producer.reteach("tapper")
         assert result(tap).get("reason") == "too_small"
@@ -522,12 +534,7 @@ def test_a_session_raises_its_threshold(worker, protocol_dir, fixtures_dir):
         consumer.wait_until_subscribed(producer)
 
         def result(points):
-            producer.send_stroke("strict", points, batch=16)
-            for event in consumer.iter(timeout=5):
-                validator.validate(event.fields)
-                if event.kind in ("match", "nomatch"):
-                    return event
-            raise AssertionError("no result")
+            return stroke_result(producer, consumer, "strict", points, validator)
 
         producer.set_options("strict", checkmark=False)
         plain = result(check)
@@ -539,10 +546,7 @@ def test_a_session_raises_its_threshold(worker, protocol_dir, fixtures_dir):
         producer.set_options("strict", minimum_score=0)
         assert result(check).get("name") == "check"
         producer.set_options("strict", minimum_score=0.99)
-        producer.forget("strict")
-        producer.send("strict", "options", checkmark=False, binary=False)
-        restart = consumer.receive(timeout=5)
-        assert restart is not None and restart.get("code") == "session_restart"
+        start_over(producer, consumer, "strict")
         assert result(check).kind == "match"
         producer.reteach("strict")
         assert result(check).get("reason") == "below_threshold"
