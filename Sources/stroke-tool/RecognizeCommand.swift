@@ -30,6 +30,9 @@ enum RecognizeCommand {
                                    minimumSize S, and a check the detector finds while the stroke is
                                    smaller is given at the point where it reaches S, as the worker sends
                                    it (default 0: every stroke is matched)
+          --minimum-score S        a stroke must score at least S to match, as well as the library's own
+                                   threshold, as in a session that set minimumScore S (default 0: the
+                                   library's alone)
           --follow-tilt on|off     the strokes as one session's, in order: the detector judges each turned back
                                    by the tilt the matches before it show, as the worker's
                                    --checkmark-follow-tilt does (default on; off: each stroke as drawn)
@@ -142,7 +145,7 @@ enum RecognizeCommand {
             arguments, flags: ["json"],
             known: [
                 "strokes", "dataset", "subjects", "library", "checkmark-config", "gestures", "gesture", "choice-margin",
-                "minimum-size", "follow-tilt",
+                "minimum-size", "minimum-score", "follow-tilt",
             ])
         if args.flag("help") {
             print(usage)
@@ -165,8 +168,14 @@ enum RecognizeCommand {
         guard minimumSize.isFinite && minimumSize >= 0 else {
             throw CommandLineArguments.Failure(description: "--minimum-size: a finite size of at least 0")
         }
-        let recognizer = try Recognizer(
-            library: try LibraryCommand.load(args.value("library") ?? "default"), configuration: configuration)
+        let minimumScore: Double = try args.parsed("minimum-score", default: 0)
+        guard minimumScore >= 0 && minimumScore <= 1 else {
+            throw CommandLineArguments.Failure(description: "--minimum-score: a score from 0 to 1")
+        }
+        var library = try LibraryCommand.load(args.value("library") ?? "default")
+        // A session's threshold answers as its library's raised to it would (`MinimumScoreTests`).
+        library.minimumScore = max(library.minimumScore, minimumScore)
+        let recognizer = try Recognizer(library: library, configuration: configuration)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let chosen = args.values("gestures") + args.wholeValues("gesture")
         let followsTilt = try WorkerConfiguration.switchValue("follow-tilt", args.value("follow-tilt")) ?? true

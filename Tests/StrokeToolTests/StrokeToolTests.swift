@@ -297,6 +297,26 @@ struct StrokeToolTests {
         #expect(bad.status == 2 && bad.error.contains("--minimum-size"))
     }
 
+    @Test("recognize --minimum-score: a stroke under it is no match, as in a session that set minimumScore")
+    func minimumScore() throws {
+        let path = NSTemporaryDirectory() + "strokes-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        [{"name": "v", "points": [[0, 0], [15, 30], [30, 0]]}]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let plain = try Self.recognized(path, [])
+        let score = try #require(plain.first?["score"] as? Double)
+        #expect(plain.first?["match"] as? String == "v")
+        let strict = try Self.recognized(path, ["--minimum-score", String(min(1, score + 0.01))])
+        #expect(strict.count == 1 && strict[0]["match"] == nil)
+        #expect((strict.first?["candidates"] as? [[String: Any]])?.first?["score"] as? Double == score)
+        #expect(try Self.recognized(path, ["--minimum-score", "0.1"]).first?["match"] as? String == "v")
+        for bad in ["1.5", "-0.1", "x"] {
+            let refused = try Self.run(["recognize", "--strokes", path, "--minimum-score", bad])
+            #expect(refused.status == 2 && refused.error.contains("--minimum-score"))
+        }
+    }
+
     @Test("recognize --minimum-size gives a check that fires small the point where it reaches the size, as sent")
     func minimumSizeCheckmark() throws {
         // A check 12 units wide whose flick goes on to 21 × 20.7 (it reaches 20 at point 39), and the same check
