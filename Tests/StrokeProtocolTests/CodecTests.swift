@@ -63,6 +63,10 @@ struct CodecTests {
         #expect(tilt.options == SessionOptions(followTilt: false))
         let strict = try decode(Array(#"{"type":"options","seq":3,"minimumScore":0.7,"library":"x"}"#.utf8))
         #expect(strict.options == SessionOptions(library: "x", minimumScore: 0.7))
+        // The fields of options in another message are ignored, unchecked, as unknown fields are.
+        let stray = try decode(
+            Array(#"{"type":"points","seq":4,"stroke":1,"points":[[1,2,3]],"minimumScore":"x","library":7}"#.utf8))
+        #expect(stray.kind == .points && stray.options == nil && stray.points.count == 1)
         #expect(try decode(Array(#"{"type":"close","seq":4294967295,"v":1}"#.utf8)).sequence == UInt32.max)
         #expect(try decode(Array(#"{"type":"cancel","seq":5,"stroke":0}"#.utf8)).kind == .cancel)
         #expect(try decode(Array(#"{"type":"end","seq":6,"stroke":1}"#.utf8)).points.isEmpty)
