@@ -25,6 +25,10 @@ enum SendCommand {
                                     meant, optional; "strokes" instead of "points" for a gesture of several)
           --session ID              the session (default: stroke-tool-send/ and 8 random hex digits)
           --batch N                 points per message, 1 to 1,000 (default 32)
+          --options JSON            the session's options, sent before its strokes: a JSON object of an
+                                    `options` message's fields (Protocol/README.md, section 4), checked as
+                                    the worker checks them, such as '{"minimumScore": 0.7}' or
+                                    '{"gestures": ["check", "v"], "followTilt": false}' (default: none)
           --json-payloads           JSON payloads throughout (default: binary where the binary form has room)
           --timeout S               seconds to wait for the pong, and for each stroke's answer (default 5)
           --curve-secret-key FILE   with --curve-server-key: connect as a CURVE client with this secret key
@@ -48,7 +52,7 @@ enum SendCommand {
             arguments, flags: ["json-payloads"],
             known: [
                 "input", "output", "gesture", "strokes", "session", "batch", "timeout", "curve-secret-key",
-                "curve-server-key",
+                "curve-server-key", "options",
             ])
         if args.flag("help") {
             print(usage)
@@ -63,6 +67,7 @@ enum SendCommand {
             throw CommandLineArguments.Failure(description: "--batch: 1 to 1,000; --timeout: seconds, 0 to 3,600")
         }
         let strokes = try self.strokes(args)
+        let options = try self.options(args)
         let security = try StrokeTool.clientSecurity(args)
         let events = WorkerEvents(
             .init(
@@ -85,7 +90,10 @@ enum SendCommand {
                             + "shard at \(input) and \(output), or one refused this client's CURVE key")
                     return false
                 }
-                try await send(strokes, session: session, batch: batch, producer: producer, iterator: &iterator) {
+                try await send(
+                    strokes, session: session, options: options, batch: batch, producer: producer,
+                    iterator: &iterator
+                ) {
                     stroke, answer in
                     tally.value.withLock { tally in
                         tally.answered += 1
@@ -145,20 +153,40 @@ enum SendCommand {
         return strokes
     }
 
+    /// The session options of `--options`, checked as the worker checks an `options` message; nil without it.
+    static func options(_ args: CommandLineArguments) throws -> SessionOptions? {
+        guard let text = args.value("options") else { return nil }
+        let example = "a JSON object of an options message's fields, such as {\"minimumScore\": 0.7}"
+        guard var fields = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            throw CommandLineArguments.Failure(description: "--options: \(example)")
+        }
+        fields["type"] = "options"
+        fields["seq"] = 1
+        let payload = try JSONSerialization.data(withJSONObject: fields)
+        do {
+            return try InputDecoder().decode(Array(payload)).options
+        } catch {
+            throw CommandLineArguments.Failure(description: "--options: \(error.message) (\(example))")
+        }
+    }
+
     // MARK: - Sending
 
     /// Sends each stroke (a gesture of several with the session grouping strokes) and prints the session's events
     /// until its match or nomatch, or an error that answers its end; `answered` gets the stroke and that event.
     static func send(
-        _ strokes: [RecognizeCommand.Stroke], session: String, batch: Int, producer: AsyncStrokeProducer,
-        iterator: inout WorkerEvents.AsyncIterator,
+        _ strokes: [RecognizeCommand.Stroke], session: String, options: SessionOptions? = nil, batch: Int,
+        producer: AsyncStrokeProducer, iterator: inout WorkerEvents.AsyncIterator,
         answered: (RecognizeCommand.Stroke, OutputEvent) -> Void
     ) async throws {
         // Gestures of several strokes need the session to group strokes; a stroke of its own then ends its gesture.
         let grouping = strokes.contains { $0.strokes.count > 1 }
-        if grouping {
-            try await producer.setOptions(SessionOptions(multistroke: 1000), session: session)
+        var options = options
+        if grouping && options?.multistroke == nil {
+            options = options ?? SessionOptions()
+            options?.multistroke = 1000
         }
+        if let options { try await producer.setOptions(options, session: session) }
         for stroke in strokes {
             let pieces = stroke.strokes.map { piece in
                 piece.map { WirePoint(x: $0.x, y: $0.y, t: $0.time, pressure: $0.pressure.map(Float.init)) }

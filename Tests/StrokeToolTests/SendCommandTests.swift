@@ -56,6 +56,22 @@ struct SendCommandTests {
         #expect(run.output.hasSuffix("1 of 1 strokes answered; 0 of 1 matched the gesture meant\n"), "\(run.output)")
     }
 
+    @Test("--options are sent before the strokes: a check, in a session that chose only the circle, is not chosen")
+    func options() throws {
+        let worker = try PingCommandTests.RunningWorker()
+        defer { #expect(worker.stop() == 0) }
+        let run = try StrokeToolTests.run([
+            "send", "--input", worker.input, "--output", worker.output, "--gesture", "check", "--session", "chooser",
+            "--options", #"{"gestures": ["circle"], "checkmark": false, "minimumScore": 0.7}"#,
+        ])
+        #expect(run.status == 1, "\(run.output) \(run.error)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(
+            lines.first?.hasPrefix("chooser #1 nomatch") == true && lines.first?.contains("check") == true,
+            "\(run.output)")
+        #expect(lines.last == "1 of 1 strokes answered; 0 of 1 matched the gesture meant", "\(run.output)")
+    }
+
     @Test("no worker answers: exit 1 and why, within the timeout")
     func noWorker() throws {
         let run = try StrokeToolTests.run([
@@ -77,6 +93,9 @@ struct SendCommandTests {
             ["send"] + endpoints + ["--strokes", empty],
             ["send"] + endpoints + ["--strokes", pointless], ["send"] + endpoints + ["--batch", "0"],
             ["send"] + endpoints + ["--session", ""], ["send"] + endpoints + ["extra"],
+            ["send"] + endpoints + ["--options", "{}"], ["send"] + endpoints + ["--options", "[1]"],
+            ["send"] + endpoints + ["--options", #"{"minimumScore": 2}"#],
+            ["send"] + endpoints + ["--options", #"{"followTilt": "no"}"#],
         ] {
             let run = try StrokeToolTests.run(arguments)
             #expect(run.status == 2, "\(arguments): \(run.error)")
