@@ -38,10 +38,7 @@ enum JSONInputDecoder {
                     try scanner.skipValue(depth: 1)
                     sawOptions = true
                 } else if scanner.equals(key, "last") {
-                    guard let next = scanner.peek(), next == UInt8(ascii: "t") || next == UInt8(ascii: "f") else {
-                        throw mismatch(&scanner, "last", "true or false")
-                    }
-                    message.last = try scanner.bool()
+                    message.last = try flag(&scanner, field: "last")
                     sawLast = true
                 } else if scanner.equals(key, "learn") {
                     guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "learn", "a string") }

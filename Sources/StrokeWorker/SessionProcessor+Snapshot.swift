@@ -54,12 +54,12 @@ extension SessionProcessor {
             guard let index = found, !ownSettingsChanged(table.sessions[index]) else { return }
             sessions.append(snapshot(of: table.sessions[index], numbered: false))
         }
-        for key in core.choices.keys { add(key) }
-        for key in core.learned.keys where core.choices[key] == nil { add(key) }
-        for key in core.minimumSizes.keys where core.choices[key] == nil && core.learned[key] == nil { add(key) }
-        for key in core.minimumScores.keys
-        where core.choices[key] == nil && core.learned[key] == nil && core.minimumSizes[key] == nil {
-            add(key)
+        var seen = Set<SessionKey>()
+        for keys in [
+            Array(core.choices.keys), Array(core.learned.keys), Array(core.minimumSizes.keys),
+            Array(core.minimumScores.keys),
+        ] {
+            for key in keys where seen.insert(key).inserted { add(key) }
         }
         return sessions
     }
