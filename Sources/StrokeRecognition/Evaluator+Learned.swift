@@ -79,12 +79,14 @@ extension Evaluator {
                         }
                         let merged = RecognitionResult.merged(
                             library: fromLibrary.candidates, learned: fromLearned.candidates, limit: configuration.topK)
-                        guard var best = merged.first, best.candidate.score >= library.minimumScore else { return "" }
+                        guard var best = merged.first,
+                            best.candidate.score >= library.threshold(for: best.candidate.name)
+                        else { return "" }
                         var detector = CheckmarkDetector(configuration: checkmark)
                         let fired = detector.add(contentsOf: log.points) != nil
                         if !detector.timesLookLikeSeconds,
                             let index = configuration.checkmarkChoice(
-                                among: merged, fired: fired, minimumScore: library.minimumScore,
+                                among: merged, fired: fired, threshold: { library.threshold(for: $0.candidate.name) },
                                 bestDrawnBackward: best.candidate.drawnBackward, name: { $0.candidate.name },
                                 score: { $0.candidate.score })
                         {

@@ -53,7 +53,7 @@ extension Evaluator {
             var result = try recognizer.recognize(points)
             if !detector.timesLookLikeSeconds {
                 result = result.applyingCheckmark(
-                    fired: detected, configuration: configuration, minimumScore: recognizer.minimumScore)
+                    fired: detected, configuration: configuration, threshold: recognizer.threshold(for:))
             }
             let best = result.candidates.first?.score ?? 0
             for (index, threshold) in thresholds.enumerated() where best < threshold { under[index] += 1 }

@@ -60,7 +60,7 @@ extension Evaluator {
                         if !detector.timesLookLikeSeconds {
                             result = result.applyingCheckmark(
                                 fired: fired, configuration: recognizerConfiguration,
-                                minimumScore: recognizer.minimumScore)
+                                threshold: recognizer.threshold(for:))
                         }
                         if let match = result.match, match.showsTilt { estimate.observe(match.rotation) }
                         counts.all += 1

@@ -128,7 +128,7 @@ public struct Evaluator: Sendable {
                     let result = recognizer.recognize(stroke, among: names)
                     guard verdict else { return result }
                     return result.applyingCheckmark(
-                        fired: fired, configuration: recognizerConfiguration, minimumScore: recognizer.minimumScore)
+                        fired: fired, configuration: recognizerConfiguration, threshold: recognizer.threshold(for:))
                 }
                 let (result, answer, unchosen) = recognizerConfiguration.answer(
                     among: chosen, recognize: recognize(among:), match: { $0.match.map { ($0.name, $0.score) } })

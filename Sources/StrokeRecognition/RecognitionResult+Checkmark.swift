@@ -14,6 +14,19 @@ extension RecognizerConfiguration {
         among candidates: C, fired: Bool, minimumScore: Double, bestDrawnBackward: Bool = false,
         name: (C.Element) -> String, score: (C.Element) -> Double
     ) -> C.Index? {
+        checkmarkChoice(
+            among: candidates, fired: fired, threshold: { _ in minimumScore }, bestDrawnBackward: bestDrawnBackward,
+            name: name, score: score)
+    }
+
+    /// The candidate that the checkmark detector's verdict makes the match, as `checkmarkChoice(among:fired:
+    /// minimumScore:…)`, where each candidate must reach a threshold of its own (`threshold`: a library whose
+    /// gestures have their own, `TemplateLibrary.gestureMinimumScores`).
+    @inlinable
+    public func checkmarkChoice<C: Collection>(
+        among candidates: C, fired: Bool, threshold: (C.Element) -> Double, bestDrawnBackward: Bool = false,
+        name: (C.Element) -> String, score: (C.Element) -> Double
+    ) -> C.Index? {
         guard checkmarkMargin > 0, !checkmarkGesture.isEmpty, let best = candidates.first else { return nil }
         let bestIsCheckmark = name(best) == checkmarkGesture
         // Fired: the checkmark gesture, if it is close behind. Not fired: whatever is close behind a best
@@ -24,7 +37,7 @@ extension RecognizerConfiguration {
             })
         else { return nil }
         let chosen = score(candidates[index])
-        return score(best) - chosen <= checkmarkMargin && chosen >= minimumScore ? index : nil
+        return score(best) - chosen <= checkmarkMargin && chosen >= threshold(candidates[index]) ? index : nil
     }
 
     /// Moves the candidate `checkmarkChoice` chooses, if any, to the front of `candidates`, the others keeping
@@ -35,9 +48,22 @@ extension RecognizerConfiguration {
         in candidates: inout [Element], fired: Bool, minimumScore: Double, bestDrawnBackward: Bool = false,
         name: (Element) -> String, score: (Element) -> Double
     ) -> Bool {
+        moveCheckmarkChoiceFirst(
+            in: &candidates, fired: fired, threshold: { _ in minimumScore }, bestDrawnBackward: bestDrawnBackward,
+            name: name, score: score)
+    }
+
+    /// Moves the candidate `checkmarkChoice(among:fired:threshold:…)` chooses, if any, to the front of
+    /// `candidates`, as `moveCheckmarkChoiceFirst(in:fired:minimumScore:…)` does.
+    @inlinable
+    @discardableResult
+    public func moveCheckmarkChoiceFirst<Element>(
+        in candidates: inout [Element], fired: Bool, threshold: (Element) -> Double, bestDrawnBackward: Bool = false,
+        name: (Element) -> String, score: (Element) -> Double
+    ) -> Bool {
         guard
             let index = checkmarkChoice(
-                among: candidates, fired: fired, minimumScore: minimumScore, bestDrawnBackward: bestDrawnBackward,
+                among: candidates, fired: fired, threshold: threshold, bestDrawnBackward: bestDrawnBackward,
                 name: name, score: score)
         else { return false }
         let chosen = candidates[index]
@@ -54,10 +80,19 @@ extension RecognitionResult {
     public func applyingCheckmark(fired: Bool, configuration: RecognizerConfiguration, minimumScore: Double)
         -> RecognitionResult
     {
+        applyingCheckmark(fired: fired, configuration: configuration, threshold: { _ in minimumScore })
+    }
+
+    /// This result with the checkmark detector's verdict applied, as `applyingCheckmark(fired:configuration:
+    /// minimumScore:)`, where each gesture must reach a threshold of its own (`threshold(name)`, such as
+    /// `Recognizer.threshold(for:)`).
+    public func applyingCheckmark(
+        fired: Bool, configuration: RecognizerConfiguration, threshold: (String) -> Double
+    ) -> RecognitionResult {
         var reordered = candidates
         guard match != nil,
             configuration.moveCheckmarkChoiceFirst(
-                in: &reordered, fired: fired, minimumScore: minimumScore,
+                in: &reordered, fired: fired, threshold: { threshold($0.name) },
                 bestDrawnBackward: reordered.first?.drawnBackward ?? false, name: \.name, score: \.score)
         else { return self }
         return RecognitionResult(match: reordered[0], candidates: reordered)

@@ -37,6 +37,8 @@ public struct Recognizer: Sendable {
         /// What decides how strokes are preprocessed, read without copying `configuration` (and retaining its
         /// strings) for each stroke.
         let preprocessing: Preprocessing
+        /// The score a match of each gesture must reach, by gesture id (`TemplateLibrary.threshold(for:)`).
+        let minimumScores: [Double]
 
         init(
             library: TemplateLibrary, configuration: RecognizerConfiguration, gestureIDs: [Int32],
@@ -57,6 +59,7 @@ public struct Recognizer: Sendable {
             self.showsTilt = showsTilt
             self.turn = ElasticTurn(library: library, maxRotation: maxRotation)
             self.preprocessing = Preprocessing(configuration)
+            self.minimumScores = gestureNames.map(library.threshold(for:))
         }
     }
 
@@ -89,6 +92,10 @@ public struct Recognizer: Sendable {
     public var configuration: RecognizerConfiguration { storage.configuration }
     /// The library's `minimumScore`, read without copying the library (its name and templates) out.
     public var minimumScore: Double { storage.library.minimumScore }
+
+    /// The score a match of the gesture `name` must reach (`TemplateLibrary.threshold(for:)`), read without
+    /// copying the library out.
+    public func threshold(for name: String) -> Double { storage.library.threshold(for: name) }
 
     var gestureIDs: [Int32] { storage.gestureIDs }
     /// The gestures' names, by gesture id.
@@ -327,6 +334,7 @@ public struct Recognizer: Sendable {
     {
         var candidates = [RecognitionResult.Candidate]()
         candidates.reserveCapacity(min(configuration.topK, scored.count))
+        var threshold = 0.0  // the first candidate's gesture's
         let drawnBackward = storage.drawnBackward
         let showsTilt = storage.showsTilt
         while candidates.count < configuration.topK {
@@ -338,6 +346,7 @@ public struct Recognizer: Sendable {
             }
             guard best >= 0 else { break }
             let gesture = scored[best].gesture
+            if candidates.isEmpty { threshold = storage.minimumScores[Int(gesture)] }
             for k in scored.indices where scored[k].gesture == gesture { scored[k].distance = .infinity }
             let distance = Double(lowest)
             let template = shortlist[best].index
@@ -348,7 +357,7 @@ public struct Recognizer: Sendable {
                     drawnBackward: backward, rotation: rotation(of: shortlist[best]),
                     showsTilt: showsTilt[template]))
         }
-        let match = candidates.first.flatMap { $0.score >= library.minimumScore ? $0 : nil }
+        let match = candidates.first.flatMap { $0.score >= threshold ? $0 : nil }
         return RecognitionResult(match: match, candidates: candidates)
     }
 

@@ -11,15 +11,24 @@ extension TemplateLibrary {
 
     /// The value of the `format` field of every template library file.
     public static let formatIdentifier = "stroke-worker/template-library"
-    /// The newest format version this build reads and writes: 2 added templates of several strokes.
-    public static let formatVersion = 2
+    /// The newest format version this build reads and writes: 2 added templates of several strokes, 3 gestures
+    /// with thresholds of their own.
+    public static let formatVersion = 3
     /// The format versions this build reads.
-    public static let readableVersions = 1...2
+    public static let readableVersions = 1...3
 
-    /// The version a save writes: 1 while every template is a single stroke drawn one way, so that older readers
-    /// still read the file; 2 once one has several, or strokes may go either way.
+    /// The version a save writes, the lowest that holds the library, so that older readers still read what they
+    /// can match as written: 3 once a gesture has a threshold of its own (a reader that ignored it would take
+    /// strokes the library turns away); else 2 once a template has several strokes, or strokes may go either way;
+    /// else 1.
     public var fileVersion: Int {
-        strokeOrder != .any || strokeDirection != .drawn || templates.contains { $0.strokeCount > 1 } ? 2 : 1
+        if !gestureMinimumScores.isEmpty { return 3 }
+        return strokeOrder != .any || strokeDirection != .drawn || templates.contains { $0.strokeCount > 1 } ? 2 : 1
+    }
+
+    /// A gesture's settings in the file (`gestures`): its threshold.
+    private struct GestureSettings: Codable {
+        var minimumScore: Double
     }
 
     private struct FileContents: Codable {
@@ -32,6 +41,7 @@ extension TemplateLibrary {
         var minimumScore: Double?
         var strokeOrder: StrokeOrder?
         var strokeDirection: StrokeDirection?
+        var gestures: [String: GestureSettings]?
         var templates: [GestureTemplate]
     }
 
@@ -81,9 +91,13 @@ extension TemplateLibrary {
         if contents.version < 2, contents.strokeDirection != nil {
             throw RecognitionError(.malformedLibrary, "\(source): strokeDirection needs version 2")
         }
+        if contents.version < 3, contents.gestures != nil {
+            throw RecognitionError(.malformedLibrary, "\(source): gestures needs version 3")
+        }
         elasticDeadZoneDegrees = contents.elasticDeadZoneDegrees
         strokeOrder = contents.strokeOrder ?? .any
         strokeDirection = contents.strokeDirection ?? .drawn
+        gestureMinimumScores = contents.gestures?.mapValues(\.minimumScore) ?? [:]
         try validate(source: source)
     }
 
@@ -103,6 +117,12 @@ extension TemplateLibrary {
         }
         guard minimumScore.isFinite, (0...1).contains(minimumScore) else {
             throw fail("minimumScore \(minimumScore) is outside 0...1")
+        }
+        for (name, score) in gestureMinimumScores.sorted(by: { $0.key < $1.key }) {
+            guard !name.isEmpty else { throw fail("gestures has an empty name") }
+            guard score.isFinite, (0...1).contains(score) else {
+                throw fail("gestures.\(name).minimumScore \(score) is outside 0...1")
+            }
         }
         for (index, template) in templates.enumerated() {
             guard !template.name.isEmpty else { throw fail("templates[\(index)].name is empty") }
@@ -152,7 +172,10 @@ extension TemplateLibrary {
             orientation: orientation.rawValue, maxRotationDegrees: maxRotationDegrees,
             elasticDeadZoneDegrees: elasticDeadZoneDegrees, minimumScore: minimumScore,
             strokeOrder: strokeOrder == .any ? nil : strokeOrder,
-            strokeDirection: strokeDirection == .drawn ? nil : strokeDirection, templates: templates)
+            strokeDirection: strokeDirection == .drawn ? nil : strokeDirection,
+            gestures: gestureMinimumScores.isEmpty
+                ? nil : gestureMinimumScores.mapValues { GestureSettings(minimumScore: $0) },
+            templates: templates)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {

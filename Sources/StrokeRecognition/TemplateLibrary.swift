@@ -54,6 +54,11 @@ public struct TemplateLibrary: Sendable, Hashable {
     public var strokeOrder: StrokeOrder = .any
     /// Which way the templates' strokes may be drawn. Default: `.drawn`.
     public var strokeDirection: StrokeDirection = .drawn
+    /// Gestures with a threshold of their own instead of `minimumScore`, by name: a spell that must be drawn well
+    /// in a library whose other gestures need not be, or a hard shape allowed a little less. A match of the gesture,
+    /// of the library's templates or of ones a session learned under that name, must reach it. Names the library
+    /// has no template of are kept (a session may learn them). Default: `[:]`.
+    public var gestureMinimumScores: [String: Double] = [:]
     /// The templates, in insertion order.
     public private(set) var templates: [GestureTemplate]
 
@@ -123,4 +128,12 @@ public struct TemplateLibrary: Sendable, Hashable {
 
     /// The distinct gesture names, sorted.
     public var gestureNames: [String] { gestureCounts.map(\.name) }
+
+    // MARK: - Thresholds
+
+    /// The score a match of the gesture `name` must reach: its own threshold (`gestureMinimumScores`), or the
+    /// library's `minimumScore`.
+    public func threshold(for name: String) -> Double {
+        gestureMinimumScores.isEmpty ? minimumScore : gestureMinimumScores[name] ?? minimumScore
+    }
 }

@@ -35,8 +35,9 @@ public struct RecognitionRequest {
     /// lives (the lane's processor, or the batch that carries it to another thread), and a retain and a release
     /// per stroke were 51 instructions a batched message (`make profile`).
     var tiltFeedback: Unmanaged<TiltFeedback>? = nil
-    /// The score the session's strokes must reach beside their library's `minimumScore` (the higher applies), where
-    /// the session set one (`options` with `minimumScore`).
+    /// The score the session's strokes must reach beside their gesture's threshold in the library
+    /// (`Recognizer.threshold(for:)`; the higher applies), where the session set one (`options` with
+    /// `minimumScore`).
     var minimumScore: Double? = nil
 
     /// How a finished stroke was answered, for the worker's counters.
@@ -120,11 +121,16 @@ public struct RecognitionRequest {
                 .init(name: $0.name, score: $0.score, backward: $0.drawnBackward, rotation: $0.rotation)
             }
         }
-        let minimumScore = max(recognizer.minimumScore, self.minimumScore ?? 0)
-        guard let best = candidates.first, best.score >= minimumScore else { return (candidates, nil, false) }
+        // A gesture's threshold: its own or its library's, and the session's where that is higher.
+        let floor = self.minimumScore ?? 0
+        let recognizer = recognizer
+        func threshold(_ candidate: EventEncoder.Candidate) -> Double {
+            max(recognizer.threshold(for: candidate.name), floor)
+        }
+        guard let best = candidates.first, best.score >= threshold(best) else { return (candidates, nil, false) }
         if let fired = checkmarkFired {
             recognizer.configuration.moveCheckmarkChoiceFirst(
-                in: &candidates, fired: fired, minimumScore: minimumScore, bestDrawnBackward: best.backward,
+                in: &candidates, fired: fired, threshold: threshold, bestDrawnBackward: best.backward,
                 name: { $0.name }, score: { $0.score })
         }
         let match = candidates[0]

@@ -34,6 +34,8 @@ enum LibraryCommand {
               The templates of another library file or of the built-in one (of gesture NAME only, if given):
               the built-in gestures and Libraries/swipes.json in one library, say.
           stroke-tool library remove FILE --gesture NAME [--index I]
+              A gesture's own threshold (`threshold`) stays, for templates added again or learned.
+        \(thresholdUsage)
           stroke-tool library list FILE|default
           stroke-tool library export-default -o FILE [--name N] [--stroke-direction D] [--minimum-score S]
                                              [--elastic-dead-zone DEG|none]
@@ -191,14 +193,19 @@ enum LibraryCommand {
                         : " (\(several.count) of several strokes, matched "
                             + (library.strokeOrder == .any ? "in any order" : "as drawn") + ")")
                     + (library.strokeDirection == .any ? ", strokes either way round" : ""))
-            for (name, count) in library.gestureCounts {
+            let counts = Dictionary(uniqueKeysWithValues: library.gestureCounts.map { ($0.name, $0.count) })
+            for name in Set(counts.keys).union(library.gestureMinimumScores.keys).sorted() {
                 let strokes = Set(library.templates.filter { $0.name == name }.map(\.strokeCount)).sorted()
                 print(
-                    "  \(name): \(count)"
-                        + (strokes == [1] ? "" : " (strokes: \(strokes.map(String.init).joined(separator: ", ")))"))
+                    "  \(name): \(counts[name] ?? 0)"
+                        + (strokes == [1] || strokes.isEmpty
+                            ? "" : " (strokes: \(strokes.map(String.init).joined(separator: ", ")))")
+                        + (library.gestureMinimumScores[name].map { ", minimum score \($0)" } ?? ""))
             }
         case "check":
             return try check(args, path: try file())
+        case "threshold":
+            return try threshold(args, path: try file())
         case "export-default":
             guard let output = args.value("output") else {
                 throw CommandLineArguments.Failure(description: "-o FILE is required")

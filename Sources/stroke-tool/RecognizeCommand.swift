@@ -175,6 +175,7 @@ enum RecognizeCommand {
         var library = try LibraryCommand.load(args.value("library") ?? "default")
         // A session's threshold answers as its library's raised to it would (`MinimumScoreTests`).
         library.minimumScore = max(library.minimumScore, minimumScore)
+        library.gestureMinimumScores = library.gestureMinimumScores.mapValues { max($0, minimumScore) }
         let recognizer = try Recognizer(library: library, configuration: configuration)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let chosen = args.values("gestures") + args.wholeValues("gesture")
@@ -219,7 +220,7 @@ enum RecognizeCommand {
                                         guard verdict else { return result }
                                         return result.applyingCheckmark(
                                             fired: fired, configuration: configuration,
-                                            minimumScore: recognizer.library.minimumScore)
+                                            threshold: recognizer.threshold(for:))
                                     }, match: { $0.match.map { ($0.name, $0.score) } })
                             }
                         }
