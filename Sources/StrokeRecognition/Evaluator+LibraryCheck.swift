@@ -127,9 +127,11 @@ extension Evaluator {
             }
             let others = names.filter { $0 != template.name }
             let nearest = others.isEmpty ? nil : try best(by: whole, among: others)
+            // Each gesture's match must reach its own threshold, where it has one.
             let verdict = Self.verdict(
                 own: own, alone: counts[template.name] == 1, nearest: nearest?.score,
-                minimumScore: library.minimumScore, margin: margin)
+                minimumScore: library.threshold(for: template.name),
+                nearestMinimumScore: nearest.map { library.threshold(for: $0.name) }, margin: margin)
             verdicts[verdict.rawValue, default: 0] += 1
             if verdict != .clear {
                 findings.append(
@@ -143,13 +145,18 @@ extension Evaluator {
             verdicts: verdicts, findings: findings, pairs: pairs(of: findings))
     }
 
-    /// A template's verdict from its own gesture's best score and the best other gesture's.
-    static func verdict(own: Double?, alone: Bool, nearest: Double?, minimumScore: Double, margin: Double)
-        -> LibraryCheckReport.Verdict
-    {
+    /// A template's verdict from its own gesture's best score and the best other gesture's, each held to its
+    /// threshold (`minimumScore` the template's gesture's; `nearestMinimumScore` the other's, the same when nil).
+    static func verdict(
+        own: Double?, alone: Bool, nearest: Double?, minimumScore: Double, nearestMinimumScore: Double? = nil,
+        margin: Double
+    ) -> LibraryCheckReport.Verdict {
         if alone { return .onlyTemplate }
         let own = own ?? 0
-        if let nearest, nearest >= own, nearest >= minimumScore { return .confused }
+        // The other gesture scores best: the match, or no match under its threshold.
+        if let nearest, nearest >= own {
+            return nearest >= nearestMinimumScore ?? minimumScore ? .confused : .belowThreshold
+        }
         if own < minimumScore { return .belowThreshold }
         if let nearest, own - nearest < margin { return .close }
         return .clear

@@ -16,12 +16,14 @@ enum StrokeTool {
           stroke-tool learned --dataset DIR [options]     what a gesture a session learns achieves
           stroke-tool multistroke --dataset DIR [options] what templates of several strokes achieve
           stroke-tool scribbles [options]                 how often a library turns away strokes of no gesture
+          stroke-tool thresholds --dataset DIR [options]  what each gesture's own threshold trades
           stroke-tool library build --dataset DIR -o FILE  make a library from $1-format logs
           stroke-tool library add FILE (--dataset DIR | --strokes FILE | --library OTHER) [--gesture NAME]
           stroke-tool library remove FILE --gesture NAME [--index I]
           stroke-tool library list FILE|default
           stroke-tool library check FILE|default          which gestures a library confuses with each other
           stroke-tool library export-default -o FILE       write the built-in library as a file
+          stroke-tool library threshold FILE --gesture NAME --minimum-score S|library  a gesture's own threshold
           stroke-tool keygen [-o PREFIX]                  a CURVE key pair for the worker's --curve-… options
           stroke-tool ping --input EP --output EP [options]  the way to a session's worker and back, timed
           stroke-tool watch --output EP [options]         the events of a worker's output as they come
@@ -46,6 +48,7 @@ enum StrokeTool {
             case "learned": return try LearnedCommand.run(rest)
             case "multistroke": return try MultistrokeCommand.run(rest)
             case "scribbles": return try ScribblesCommand.run(rest)
+            case "thresholds": return try ThresholdsCommand.run(rest)
             case "library": return try LibraryCommand.run(rest)
             case "keygen": return try KeygenCommand.run(rest)
             case "ping": return try await PingCommand.run(rest)

@@ -118,4 +118,63 @@ struct GestureThresholdTests {
             #expect(error.message.contains(message), "\(error.message)")
         }
     }
+
+    // MARK: - Measuring
+
+    /// Each shipped subject's strokes, and a library of medoids of the other's.
+    static func subjects(minimumScore: Double) throws -> [(samples: [DollarLog], library: TemplateLibrary)] {
+        try ["s02", "s03"].map { subject in
+            var library = try TemplateLibrary.medoids(
+                name: "without-\(subject)", samples: Fixtures.logs.filter { $0.subject != subject }, perGesture: 2)
+            library.minimumScore = minimumScore
+            return (Fixtures.logs.filter { $0.subject == subject }, library)
+        }
+    }
+
+    @Test("a trial's figures are the evaluator's, known and unknown; a gesture's own threshold moves only its share")
+    func trial() throws {
+        let subjects = try Self.subjects(minimumScore: 0.59)
+        let trial = try ThresholdTrial(subjects: subjects)
+        let report = trial.report(thresholds: [0.59, 0.7])
+        #expect(
+            trial.strokes == Fixtures.logs.count && report.uniform.map(\.strokes) == [trial.strokes, trial.strokes])
+        for (index, score) in [0.59, 0.7].enumerated() {
+            // What `stroke-tool robustness` reports for the same libraries: accuracy, and strokes turned away
+            // among all the other gestures.
+            var recognized = 0.0
+            var turnedAway = 0.0
+            for (samples, library) in subjects {
+                var library = library
+                library.minimumScore = score
+                var evaluator = Evaluator(samples: samples)
+                recognized += try evaluator.userIndependent(library: library).accuracy * Double(samples.count)
+                evaluator.chosenGestures = library.gestureNames.count - 1
+                evaluator.choiceIncludesOwn = false
+                evaluator.recognizerConfiguration.choiceMargin = .infinity
+                turnedAway += try evaluator.userIndependent(library: library).accuracy * Double(samples.count)
+            }
+            let overall = report.uniform[index]
+            #expect(overall == trial.overall(minimumScore: score))
+            #expect(
+                overall.recognized == Int(recognized.rounded())
+                    && overall.unknownTurnedAway == Int(turnedAway.rounded()))
+            // The gestures' figures add up to the library's.
+            let byGesture = report.gestures.map { ($0.recognized[index] * Double($0.strokes)).rounded() }
+            #expect(Int(byGesture.reduce(0, +)) == overall.recognized)
+            #expect(
+                report.gestures.map { $0.unknownTaken[index] }.reduce(0, +) == trial.strokes - overall.unknownTurnedAway
+            )
+        }
+        #expect(report.uniform[1].recognized <= report.uniform[0].recognized)
+        #expect(report.uniform[1].unknownTurnedAway >= report.uniform[0].unknownTurnedAway)
+        // A circle that no stroke can reach: the circles recognized are lost, the unknown strokes it took are
+        // turned away, and nothing else changes.
+        let circle = try #require(report.gestures.first { $0.name == "circle" })
+        #expect(circle.unknownTaken[0] > 0 && circle.recognized[0] > 0)
+        let strict = trial.overall(minimumScore: 0.59, gestureMinimumScores: ["circle": 1])
+        #expect(
+            strict.recognized == report.uniform[0].recognized
+                - Int((circle.recognized[0] * Double(circle.strokes)).rounded()))
+        #expect(strict.unknownTurnedAway == report.uniform[0].unknownTurnedAway + circle.unknownTaken[0])
+    }
 }

@@ -113,6 +113,38 @@ struct LibraryCheckTests {
         #expect(Evaluator.verdict(own: 0.9, alone: false, nearest: nil, minimumScore: 0.55, margin: 0.05) == .clear)
     }
 
+    @Test("each gesture is held to its own threshold: the other gesture's, and the template's own")
+    func ownThresholds() {
+        // The other gesture wins but under its own threshold: no match, and the template's own is under its own.
+        #expect(
+            Evaluator.verdict(
+                own: 0.6, alone: false, nearest: 0.7, minimumScore: 0.55, nearestMinimumScore: 0.8, margin: 0.05)
+                == .belowThreshold)
+        #expect(
+            Evaluator.verdict(
+                own: 0.6, alone: false, nearest: 0.7, minimumScore: 0.55, nearestMinimumScore: 0.65, margin: 0.05)
+                == .confused)
+        #expect(
+            Evaluator.verdict(
+                own: 0.6, alone: false, nearest: 0.3, minimumScore: 0.65, nearestMinimumScore: 0.2, margin: 0.05)
+                == .belowThreshold)
+        // A library check of a library whose gesture needs more than its templates reach one another by.
+        var library = TemplateLibrary(name: "strict")
+        library.add(
+            contentsOf: Fixtures.logs.filter { $0.gesture == "circle" && $0.subject == "s02" }.prefix(3)
+                .map { GestureTemplate(name: "circle", strokePoints: $0.points) })
+        library.add(
+            contentsOf: Fixtures.logs.filter { $0.gesture == "v" && $0.subject == "s02" }.prefix(3)
+                .map { GestureTemplate(name: "v", strokePoints: $0.points) })
+        library.gestureMinimumScores = ["circle": 1]
+        let report = try? Evaluator.check(library: library)
+        #expect(
+            report?.findings.filter { $0.gesture == "circle" }.map(\.verdict) == [
+                .belowThreshold, .belowThreshold, .belowThreshold,
+            ])
+        #expect(report?.findings.contains { $0.gesture == "v" && $0.verdict == .belowThreshold } == false)
+    }
+
     @Test("a negative or non-finite margin is refused")
     func badMargin() {
         for margin in [-0.1, .nan, .infinity] {

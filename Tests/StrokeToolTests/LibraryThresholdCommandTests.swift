@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// `stroke-tool library threshold`: a gesture's own threshold in a library file.
+@Suite("stroke-tool library threshold")
+struct LibraryThresholdCommandTests {
+    @Test("set, listed, held to by recognize, cleared with library; bad values refused with the file unchanged")
+    func setAndCleared() throws {
+        try StrokeToolTests.withTemporaryDirectory("library-threshold") { directory in
+            let library = directory + "/spells.json"
+            let strokes = directory + "/v.json"
+            try #"[{"name": "v", "points": [[0, 0], [15, 30], [30, 0]]}]"#
+                .write(toFile: strokes, atomically: true, encoding: .utf8)
+            var result = try StrokeToolTests.run(["library", "export-default", "-o", library, "--name", "spells"])
+            #expect(result.status == 0, "\(result.error)")
+            let plain = try StrokeToolTests.recognized(strokes, ["--library", library])
+            let score = try #require(plain.first?["score"] as? Double)
+            #expect(plain.first?["match"] as? String == "v")
+
+            let strict = String(min(1, score + 0.01))
+            result = try StrokeToolTests.run([
+                "library", "threshold", library, "--gesture", "v", "--minimum-score", strict,
+            ])
+            #expect(
+                result.status == 0 && result.output.contains("v needs \(strict)"), "\(result.output)\(result.error)")
+            result = try StrokeToolTests.run([
+                "library", "threshold", library, "--gesture", "bolt", "--minimum-score", "0.8",
+            ])
+            #expect(result.output.contains("no template of it"), "\(result.output)")
+            result = try StrokeToolTests.run(["library", "list", library])
+            #expect(result.output.contains("  v: 8, minimum score \(strict)"), "\(result.output)")
+            #expect(result.output.contains("  bolt: 0, minimum score 0.8"), "\(result.output)")
+            let file = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: library)))
+                    as? [String: Any])
+            #expect(file["version"] as? Int == 3)
+            let held = try StrokeToolTests.recognized(strokes, ["--library", library])
+            #expect(held.count == 1 && held[0]["match"] == nil)
+            #expect((held.first?["candidates"] as? [[String: Any]])?.first?["name"] as? String == "v")
+
+            let before = try String(contentsOfFile: library, encoding: .utf8)
+            for bad in [
+                ["--minimum-score", "1.5"], ["--minimum-score", "x"], ["--gesture", "", "--minimum-score", "0.7"], [],
+            ] {
+                let arguments =
+                    ["library", "threshold", library] + (bad.contains("--gesture") ? bad : ["--gesture", "v"] + bad)
+                result = try StrokeToolTests.run(arguments)
+                #expect(result.status == 2, "\(arguments): \(result.output)")
+            }
+            #expect(try String(contentsOfFile: library, encoding: .utf8) == before)
+
+            for gesture in ["v", "bolt"] {
+                result = try StrokeToolTests.run([
+                    "library", "threshold", library, "--gesture", gesture, "--minimum-score", "library",
+                ])
+                #expect(result.status == 0 && result.output.contains("(the library's)"), "\(result.output)")
+            }
+            #expect(try StrokeToolTests.recognized(strokes, ["--library", library]).first?["match"] as? String == "v")
+            let cleared = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: library)))
+            #expect((cleared as? [String: Any])?["version"] as? Int == 1)
+        }
+    }
+
+    @Test("stroke-tool thresholds: each gesture at each threshold, the library with --gesture's; bad values refused")
+    func thresholds() throws {
+        let base = ["thresholds", "--dataset", StrokeToolTests.fixtures, "--thresholds", "0.59,0.7"]
+        let result = try StrokeToolTests.run(base + ["--gesture", "circle=1", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let report = try #require(object["report"] as? [String: Any])
+        #expect(report["thresholds"] as? [Double] == [0.59, 0.7])
+        let gestures = try #require(report["gestures"] as? [[String: Any]])
+        #expect(gestures.count == 16 && gestures.allSatisfy { ($0["recognized"] as? [Double])?.count == 2 })
+        let uniform = try #require(report["uniform"] as? [[String: Any]])
+        let given = try #require(object["given"] as? [String: Any])
+        #expect(given["gestureMinimumScores"] as? [String: Double] == ["circle": 1])
+        let circles = gestures.first { $0["name"] as? String == "circle" }?["unknownTaken"] as? [Int]
+        #expect(
+            given["unknownTurnedAway"] as? Int
+                == (uniform[0]["unknownTurnedAway"] as? Int).map { $0 + (circles?.first ?? 0) })
+        let text = try StrokeToolTests.run(base)
+        #expect(text.status == 0 && text.output.contains("all at 0.70"), "\(text.output)")
+        for bad in [
+            ["--gesture", "circle"], ["--gesture", "circle=2"], ["--thresholds", "x"], ["--minimum-score", "-1"],
+        ] {
+            #expect(try StrokeToolTests.run(base + bad).status == 2, "\(bad)")
+        }
+        #expect(try StrokeToolTests.run(["thresholds"]).status == 2)
+    }
+}
