@@ -172,6 +172,13 @@ def test_template_library_schema(protocol_dir, tmp_path):
     validator.validate(dict(library, version=2, strokeOrder="drawn", templates=comb))
     assert not validator.is_valid(dict(either, strokeOrder="drawn", templates=comb))
     assert not validator.is_valid(dict(either, templates=comb))
+    # A gesture's own threshold: version 3 only, a score from 0 to 1 under a non-empty name.
+    strict = dict(library, version=3, gestures={"a": {"minimumScore": 0.8}, "b": {"minimumScore": 0}})
+    validator.validate(strict)
+    assert not validator.is_valid(dict(strict, version=2))
+    assert not validator.is_valid(dict(library, gestures=strict["gestures"]))
+    for bad in [{"a": {"minimumScore": 1.5}}, {"a": 0.8}, {"": {"minimumScore": 0.8}}, {"a": {}}]:
+        assert not validator.is_valid(dict(strict, gestures=bad)), bad
 
 
 def test_consumer_surfaces_event_gaps():
