@@ -39,6 +39,14 @@ public struct Recognizer: Sendable {
         let preprocessing: Preprocessing
         /// The score a match of each gesture must reach, by gesture id (`TemplateLibrary.threshold(for:)`).
         let minimumScores: [Double]
+        /// The library's `minimumScore` and `gestureMinimumScores`, read for each stroke in the worker without
+        /// copying the library out (and retaining its fields).
+        let minimumScore: Double
+        let gestureMinimumScores: [String: Double]
+        /// Whether some gesture has a threshold of its own: where none has (most libraries), a stroke's threshold
+        /// is read without touching the arrays (their retain and release were 4 of 15 instructions a batched
+        /// message in `make profile`).
+        let hasGestureThresholds: Bool
 
         init(
             library: TemplateLibrary, configuration: RecognizerConfiguration, gestureIDs: [Int32],
@@ -60,6 +68,9 @@ public struct Recognizer: Sendable {
             self.turn = ElasticTurn(library: library, maxRotation: maxRotation)
             self.preprocessing = Preprocessing(configuration)
             self.minimumScores = gestureNames.map(library.threshold(for:))
+            self.minimumScore = library.minimumScore
+            self.gestureMinimumScores = library.gestureMinimumScores
+            self.hasGestureThresholds = !library.gestureMinimumScores.isEmpty
         }
     }
 
@@ -91,11 +102,18 @@ public struct Recognizer: Sendable {
     /// The matcher's tuning.
     public var configuration: RecognizerConfiguration { storage.configuration }
     /// The library's `minimumScore`, read without copying the library (its name and templates) out.
-    public var minimumScore: Double { storage.library.minimumScore }
+    public var minimumScore: Double { storage.minimumScore }
 
     /// The score a match of the gesture `name` must reach (`TemplateLibrary.threshold(for:)`), read without
     /// copying the library out.
-    public func threshold(for name: String) -> Double { storage.library.threshold(for: name) }
+    public func threshold(for name: String) -> Double {
+        guard storage.hasGestureThresholds else { return storage.minimumScore }
+        return storage.gestureMinimumScores[name] ?? storage.minimumScore
+    }
+
+    /// Whether some gesture of the library has a threshold of its own (`TemplateLibrary.gestureMinimumScores`):
+    /// where none has, every match needs `minimumScore`, and a caller need not look a candidate's name up.
+    public var hasGestureThresholds: Bool { storage.hasGestureThresholds }
 
     var gestureIDs: [Int32] { storage.gestureIDs }
     /// The gestures' names, by gesture id.
@@ -334,7 +352,7 @@ public struct Recognizer: Sendable {
     {
         var candidates = [RecognitionResult.Candidate]()
         candidates.reserveCapacity(min(configuration.topK, scored.count))
-        var threshold = 0.0  // the first candidate's gesture's
+        var first: Int32 = 0  // the best candidate's gesture
         let drawnBackward = storage.drawnBackward
         let showsTilt = storage.showsTilt
         while candidates.count < configuration.topK {
@@ -346,7 +364,7 @@ public struct Recognizer: Sendable {
             }
             guard best >= 0 else { break }
             let gesture = scored[best].gesture
-            if candidates.isEmpty { threshold = storage.minimumScores[Int(gesture)] }
+            if candidates.isEmpty { first = gesture }
             for k in scored.indices where scored[k].gesture == gesture { scored[k].distance = .infinity }
             let distance = Double(lowest)
             let template = shortlist[best].index
@@ -357,6 +375,7 @@ public struct Recognizer: Sendable {
                     drawnBackward: backward, rotation: rotation(of: shortlist[best]),
                     showsTilt: showsTilt[template]))
         }
+        let threshold = storage.hasGestureThresholds ? storage.minimumScores[Int(first)] : storage.minimumScore
         let match = candidates.first.flatMap { $0.score >= threshold ? $0 : nil }
         return RecognitionResult(match: match, candidates: candidates)
     }
