@@ -23,8 +23,10 @@ public struct GestureThresholdReport: Sendable, Codable, Hashable {
         public var minimumScore: Double
         /// The gestures' own thresholds.
         public var gestureMinimumScores: [String: Double]
-        /// Strokes tested (each once as known and once as unknown).
+        /// Strokes tested as unknown: all of them.
         public var strokes: Int
+        /// Strokes tested as known: those of the library's gestures.
+        public var known: Int
         /// How many strokes were matched as their gesture.
         public var recognized: Int
         /// How many strokes, each with its own gesture left out, no gesture took.
@@ -32,27 +34,28 @@ public struct GestureThresholdReport: Sendable, Codable, Hashable {
 
         /// Creates the figures.
         public init(
-            minimumScore: Double, gestureMinimumScores: [String: Double] = [:], strokes: Int = 0, recognized: Int = 0,
-            unknownTurnedAway: Int = 0
+            minimumScore: Double, gestureMinimumScores: [String: Double] = [:], strokes: Int = 0, known: Int = 0,
+            recognized: Int = 0, unknownTurnedAway: Int = 0
         ) {
             self.minimumScore = minimumScore
             self.gestureMinimumScores = gestureMinimumScores
             self.strokes = strokes
+            self.known = known
             self.recognized = recognized
             self.unknownTurnedAway = unknownTurnedAway
         }
 
-        /// `recognized` as a share of `strokes`.
-        public var recognizedShare: Double { Double(recognized) / Double(max(strokes, 1)) }
+        /// `recognized` as a share of `known`.
+        public var recognizedShare: Double { Double(recognized) / Double(max(known, 1)) }
         /// `unknownTurnedAway` as a share of `strokes`.
         public var unknownTurnedAwayShare: Double { Double(unknownTurnedAway) / Double(max(strokes, 1)) }
     }
 
     /// The thresholds, in the order asked.
     public var thresholds: [Double]
-    /// Strokes tested (each once as known and once as unknown).
+    /// Strokes tested (each once as known, where the library has its gesture, and once as unknown).
     public var strokes: Int
-    /// Each gesture's figures, by name.
+    /// Each of the library's gestures' figures, by name.
     public var gestures: [Gesture]
     /// The library's figures with every gesture at each threshold.
     public var uniform: [Overall]
@@ -60,7 +63,8 @@ public struct GestureThresholdReport: Sendable, Codable, Hashable {
 
 /// Strokes recognized by libraries that left their subjects out, once among all gestures and once with each
 /// stroke's own left out (a gesture the game does not know), kept so that they can be judged at any thresholds:
-/// the measurements behind a gesture's own threshold (`TemplateLibrary.gestureMinimumScores`).
+/// the measurements behind a gesture's own threshold (`TemplateLibrary.gestureMinimumScores`). A stroke of a
+/// gesture its library lacks is tested as unknown only.
 public struct ThresholdTrial: Sendable {
     /// A stroke's candidates as known and as unknown, and the checkmark detector's verdict where it applies.
     struct Answer: Sendable {
@@ -68,6 +72,8 @@ public struct ThresholdTrial: Sendable {
         var known: RecognitionResult
         var unknown: RecognitionResult
         var fired: Bool?
+        /// Whether the library has the stroke's gesture.
+        var inLibrary: Bool
     }
 
     var answers: [Answer]
@@ -103,7 +109,8 @@ public struct ThresholdTrial: Sendable {
                 answers.append(
                     Answer(
                         gesture: sample.gesture, known: known, unknown: unknown,
-                        fired: detector.timesLookLikeSeconds ? nil : fired))
+                        fired: detector.timesLookLikeSeconds ? nil : fired,
+                        inLibrary: names.contains(sample.gesture)))
             }
         }
     }
@@ -125,7 +132,7 @@ public struct ThresholdTrial: Sendable {
     {
         var result = GestureThresholdReport.Overall(
             minimumScore: minimumScore, gestureMinimumScores: gestureMinimumScores, strokes: answers.count,
-            recognized: 0, unknownTurnedAway: 0)
+            known: answers.count { $0.inLibrary })
         let threshold = { (name: String) in gestureMinimumScores[name] ?? minimumScore }
         for answer in answers {
             result.recognized +=
@@ -137,7 +144,7 @@ public struct ThresholdTrial: Sendable {
 
     /// Each gesture's figures, and the library's, with every gesture at each of `thresholds`.
     public func report(thresholds: [Double]) -> GestureThresholdReport {
-        let names = Set(answers.map(\.gesture)).sorted()
+        let names = Set(answers.filter(\.inLibrary).map(\.gesture)).sorted()
         var strokes = [String: Int]()
         for answer in answers { strokes[answer.gesture, default: 0] += 1 }
         var recognized = [String: [Int]]()

@@ -5,20 +5,25 @@ import StrokeWorker
 /// `stroke-tool thresholds`: what raising or lowering one gesture's threshold trades, gesture by gesture.
 enum ThresholdsCommand {
     static let usage = """
-        USAGE: stroke-tool thresholds --dataset DIR [options]
+        USAGE: stroke-tool thresholds (--dataset DIR | --strokes FILE [--library FILE|default]) [options]
 
-        What each gesture's own threshold (`stroke-tool library threshold`) trades, on $1-format logs: each
-        subject's strokes against a library of 8 medoids per gesture built from the other subjects (as
-        `robustness`), matched as a worker matches them, once among all gestures and once with the stroke's
-        own left out (a gesture the game does not know). For each gesture and threshold: the share of its
-        strokes still recognized, and how many unknown strokes it takes. Then the whole library with every
-        gesture at each threshold, and with the thresholds given by --gesture.
+        What each gesture's own threshold (`stroke-tool library threshold`) trades: for each gesture and
+        threshold, the share of its strokes still recognized, and how many strokes of gestures the library
+        lacks it takes; then the whole library with every gesture at each threshold, and with its gestures' own.
+        Strokes are matched as a worker matches them, once among all gestures and once with their own left out
+        (a gesture the game does not know).
+          --dataset DIR    $1-format logs: each subject's strokes against a library of 8 medoids per gesture
+                           built from the other subjects (as `robustness`)
+          --strokes FILE   strokes of your own players, named, one stroke each (as `recognize` reads them),
+                           against --library; strokes of a name the library lacks are tested as unknown only.
+                           Strokes the library was built from score higher than new players' will
 
         OPTIONS
-          --dataset DIR            the logs (required)
-          --thresholds LIST        thresholds to report, in 0...1 (default 0.59,0.65,0.7,0.75)
+          --library FILE|default   with --strokes: the library (default: the built-in one); its gestures' own
+                                   thresholds are the last row's
+          --thresholds LIST        thresholds to report, in 0...1 (default: the library's, 0.65, 0.7, 0.75)
           --minimum-score S        the threshold of the gestures without one of their own in the last row
-                                   (default: the built-in library's, 0.59)
+                                   (default: the library's; the built-in library's 0.59 with --dataset)
           --gesture NAME=S         a gesture's own threshold for the last row (repeatable)
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
           --json                   print exactly one JSON object
@@ -27,13 +32,10 @@ enum ThresholdsCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["json"],
-            known: ["dataset", "thresholds", "minimum-score", "gesture", "checkmark-config"])
+            known: ["dataset", "strokes", "library", "thresholds", "minimum-score", "gesture", "checkmark-config"])
         if args.flag("help") {
             print(usage)
             return 0
-        }
-        guard let dataset = args.value("dataset") else {
-            throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
         }
         func score(_ text: some StringProtocol, _ option: String) throws -> Double {
             guard let value = Double(text), (0...1).contains(value) else {
@@ -49,19 +51,55 @@ enum ThresholdsCommand {
             }
             own[String(entry[..<equals])] = try score(entry[entry.index(after: equals)...], "--gesture \(entry)")
         }
-        let minimumScore = try StrokeTool.minimumScore(args, default: try TemplateLibrary.builtIn().minimumScore)
-        let samples = try DollarLog.loadDataset(dataset)
-        let subjects = try StrokeTool.leftOutLibraries(samples, dataset: dataset, minimumScore: minimumScore)
-        let checkmark = try StrokeTool.checkmarkConfiguration(args)
-        let trial = try ThresholdTrial(subjects: subjects, checkmark: checkmark)
-        let report = trial.report(thresholds: thresholds.isEmpty ? [0.59, 0.65, 0.7, 0.75] : thresholds)
+        let subjects: [(samples: [DollarLog], library: TemplateLibrary)]
+        let minimumScore: Double
+        let heading: String
+        switch (args.value("dataset"), args.value("strokes")) {
+        case (let dataset?, nil):
+            guard args.value("library") == nil else {
+                throw CommandLineArguments.Failure(
+                    description: "--library goes with --strokes; --dataset builds its own")
+            }
+            minimumScore = try StrokeTool.minimumScore(args, default: try TemplateLibrary.builtIn().minimumScore)
+            let samples = try DollarLog.loadDataset(dataset)
+            subjects = try StrokeTool.leftOutLibraries(samples, dataset: dataset, minimumScore: minimumScore)
+            heading = "\(samples.count) strokes of \(subjects.count) subjects, each left out of its library"
+        case (nil, let path?):
+            let library = try LibraryCommand.load(args.value("library") ?? "default")
+            minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
+            own = library.gestureMinimumScores.merging(own) { $1 }
+            subjects = [(try strokes(path), library)]
+            heading = "\(subjects[0].samples.count) strokes of \(path) against the library \(library.name)"
+        default:
+            throw CommandLineArguments.Failure(description: "give one of --dataset DIR and --strokes FILE\n\n\(usage)")
+        }
+        let trial = try ThresholdTrial(subjects: subjects, checkmark: try StrokeTool.checkmarkConfiguration(args))
+        let report = trial.report(
+            thresholds: thresholds.isEmpty
+                ? [minimumScore] + [0.65, 0.7, 0.75].filter { $0 > minimumScore } : thresholds)
         let given = own.isEmpty ? nil : trial.overall(minimumScore: minimumScore, gestureMinimumScores: own)
         if args.flag("json") {
             try StrokeTool.printJSON(Output(report: report, given: given))
         } else {
-            printTable(report, subjects: subjects.count, given: given)
+            printTable(report, heading: heading, given: given)
         }
         return 0
+    }
+
+    /// The strokes of a STROKES.json file, each named and of one stroke, as logs of one subject.
+    static func strokes(_ path: String) throws -> [DollarLog] {
+        try RecognizeCommand.Stroke.read(path).enumerated().map { index, stroke in
+            guard let name = stroke.name else {
+                throw CommandLineArguments.Failure(
+                    description: "--strokes \(path): stroke \(index) has no \"name\": a stroke is tested as its gesture"
+                )
+            }
+            guard stroke.strokeStarts.isEmpty else {
+                throw CommandLineArguments.Failure(
+                    description: "--strokes \(path): stroke \(index) has several strokes; thresholds tests single ones")
+            }
+            return DollarLog(gesture: name, subject: "strokes", speed: "", points: stroke.points)
+        }
     }
 
     /// The `--json` object: the report, and the library with the thresholds of --gesture when given.
@@ -71,10 +109,10 @@ enum ThresholdsCommand {
     }
 
     /// The report as a table: each gesture at each threshold, then the whole library.
-    static func printTable(_ report: GestureThresholdReport, subjects: Int, given: GestureThresholdReport.Overall?) {
+    static func printTable(_ report: GestureThresholdReport, heading: String, given: GestureThresholdReport.Overall?) {
         func percent(_ value: Double) -> String { String(format: "%6.2f%%", value * 100) }
         let columns = report.thresholds.map { String(format: "%.2f", $0) }
-        print("\(report.strokes) strokes of \(subjects) subjects, each left out of its library")
+        print(heading)
         print("recognized (share of the gesture's strokes) | unknown strokes taken (of \(report.strokes))")
         print(
             "gesture".padding(toLength: 18, withPad: " ", startingAt: 0)

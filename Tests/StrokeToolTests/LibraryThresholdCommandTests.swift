@@ -87,4 +87,57 @@ struct LibraryThresholdCommandTests {
         }
         #expect(try StrokeToolTests.run(["thresholds"]).status == 2)
     }
+
+    @Test(
+        "stroke-tool thresholds --strokes: a library's own thresholds on strokes of your own; unknown names tested as such"
+    )
+    func ownStrokes() throws {
+        try StrokeToolTests.withTemporaryDirectory("thresholds-strokes") { directory in
+            let strokes = directory + "/mine.json"
+            try """
+            [{"name": "v", "points": [[0, 0], [15, 30], [30, 0]]},
+             {"name": "caret", "points": [[0, 30], [15, 0], [30, 30]]},
+             {"name": "lightning", "points": [[0, 0], [20, 10], [5, 20], [25, 30]]}]
+            """.write(toFile: strokes, atomically: true, encoding: .utf8)
+            let library = directory + "/strict.json"
+            #expect(try StrokeToolTests.run(["library", "export-default", "-o", library]).status == 0)
+            #expect(
+                try StrokeToolTests.run(["library", "threshold", library, "--gesture", "v", "--minimum-score", "1"])
+                    .status == 0)
+            func report(_ extra: [String]) throws -> [String: Any] {
+                let result = try StrokeToolTests.run(["thresholds", "--strokes", strokes, "--json"] + extra)
+                #expect(result.status == 0, "\(result.error)")
+                return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            }
+            let plain = try report(["--thresholds", "0.5"])
+            #expect(plain["given"] == nil)
+            let body = try #require(plain["report"] as? [String: Any])
+            #expect(body["strokes"] as? Int == 3)
+            let names = (body["gestures"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+            #expect(names == ["caret", "v"], "the lightning is not the library's: tested as unknown only")
+            let uniform = try #require((body["uniform"] as? [[String: Any]])?.first)
+            #expect(uniform["known"] as? Int == 2 && uniform["recognized"] as? Int == 2, "\(uniform)")
+            // The library's own threshold for the v is the last row's: the v is no longer recognized.
+            let strict = try report(["--library", library, "--thresholds", "0.5"])
+            let given = try #require(strict["given"] as? [String: Any])
+            #expect(given["gestureMinimumScores"] as? [String: Double] == ["v": 1])
+            #expect(given["recognized"] as? Int == 1)
+            let text = try StrokeToolTests.run(["thresholds", "--strokes", strokes, "--library", library])
+            #expect(text.status == 0 && text.output.contains("as given") && text.output.contains("against the library"))
+
+            let several = directory + "/several.json"
+            try #"[{"name": "plus", "strokes": [[[0, 5], [10, 5]], [[5, 0], [5, 10]]]}]"#
+                .write(toFile: several, atomically: true, encoding: .utf8)
+            let unnamed = directory + "/unnamed.json"
+            try #"[{"points": [[0, 0], [15, 30], [30, 0]]}]"#.write(toFile: unnamed, atomically: true, encoding: .utf8)
+            for bad in [
+                ["--strokes", several], ["--strokes", unnamed],
+                ["--strokes", strokes, "--dataset", StrokeToolTests.fixtures],
+                ["--dataset", StrokeToolTests.fixtures, "--library", library],
+            ] {
+                let refused = try StrokeToolTests.run(["thresholds"] + bad)
+                #expect(refused.status == 2, "\(bad): \(refused.output)")
+            }
+        }
+    }
 }
