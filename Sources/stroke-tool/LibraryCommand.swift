@@ -32,7 +32,8 @@ enum LibraryCommand {
               --elastic-dead-zone its dead zone (a new FILE's default: 10; as build says).
           stroke-tool library add FILE --library OTHER|default [--gesture NAME]
               The templates of another library file or of the built-in one (of gesture NAME only, if given):
-              the built-in gestures and Libraries/swipes.json in one library, say.
+              the built-in gestures and Libraries/swipes.json in one library, say. Their gestures' own
+              thresholds in OTHER come along, where FILE has none for them.
           stroke-tool library remove FILE --gesture NAME [--index I]
               A gesture's own threshold (`threshold`) stays, for templates added again or learned.
         \(thresholdUsage)
@@ -156,7 +157,13 @@ enum LibraryCommand {
                 library.add(contentsOf: try Self.templates(strokes: strokes, gesture: args.value("gesture")))
             } else if let other = args.value("library") {
                 let gesture = args.value("gesture")
-                library.add(contentsOf: try load(other).templates.filter { gesture == nil || $0.name == gesture })
+                let source = try load(other)
+                let added = source.templates.filter { gesture == nil || $0.name == gesture }
+                library.add(contentsOf: added)
+                // The added gestures' own thresholds come along, unless FILE gives them one already.
+                for name in Set(added.map(\.name)) where library.gestureMinimumScores[name] == nil {
+                    if let score = source.gestureMinimumScores[name] { library.gestureMinimumScores[name] = score }
+                }
             } else {
                 library.add(
                     contentsOf: try samples().map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })

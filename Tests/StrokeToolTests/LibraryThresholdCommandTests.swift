@@ -140,4 +140,35 @@ struct LibraryThresholdCommandTests {
             }
         }
     }
+
+    @Test("library add --library carries the added gestures' own thresholds, where the file has none for them")
+    func carriedByAdd() throws {
+        try StrokeToolTests.withTemporaryDirectory("threshold-add") { directory in
+            let source = directory + "/source.json"
+            let target = directory + "/target.json"
+            #expect(try StrokeToolTests.run(["library", "export-default", "-o", source]).status == 0)
+            for (gesture, score) in [("v", "0.9"), ("star", "0.8"), ("circle", "0.7")] {
+                let result = try StrokeToolTests.run(
+                    ["library", "threshold", source, "--gesture", gesture, "--minimum-score", score])
+                #expect(result.status == 0, "\(result.error)")
+            }
+            #expect(
+                try StrokeToolTests.run(["library", "add", target, "--library", source, "--gesture", "x"]).status == 0)
+            #expect(
+                try StrokeToolTests.run(["library", "threshold", target, "--gesture", "star", "--minimum-score", "0.6"])
+                    .status == 0)
+            #expect(
+                try StrokeToolTests.run(["library", "add", target, "--library", source, "--gesture", "v"]).status == 0)
+            #expect(
+                try StrokeToolTests.run(["library", "add", target, "--library", source, "--gesture", "star"]).status
+                    == 0)
+            let file = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: target))) as? [String: Any]
+            )
+            // The v's came along, the star kept the target's own, and the circle, not added, stayed behind.
+            #expect(
+                file["gestures"] as? [String: [String: Double]]
+                    == ["v": ["minimumScore": 0.9], "star": ["minimumScore": 0.6]], "\(file["gestures"] ?? "none")")
+        }
+    }
 }
