@@ -44,8 +44,7 @@ public struct Recognizer: Sendable {
         let minimumScore: Double
         let gestureMinimumScores: [String: Double]
         /// Whether some gesture has a threshold of its own: where none has (most libraries), a stroke's threshold
-        /// is read without touching the arrays (their retain and release were 4 of 15 instructions a batched
-        /// message in `make profile`).
+        /// is the library's, with no lookup.
         let hasGestureThresholds: Bool
 
         init(
