@@ -110,10 +110,6 @@ public struct Recognizer: Sendable {
         return storage.gestureMinimumScores[name] ?? storage.minimumScore
     }
 
-    /// Whether some gesture of the library has a threshold of its own (`TemplateLibrary.gestureMinimumScores`):
-    /// where none has, every match needs `minimumScore`, and a caller need not look a candidate's name up.
-    public var hasGestureThresholds: Bool { storage.hasGestureThresholds }
-
     var gestureIDs: [Int32] { storage.gestureIDs }
     /// The gestures' names, by gesture id.
     var gestureNames: [String] { storage.gestureNames }

@@ -121,24 +121,17 @@ public struct RecognitionRequest {
                 .init(name: $0.name, score: $0.score, backward: $0.drawnBackward, rotation: $0.rotation)
             }
         }
-        // A gesture's threshold: its own or its library's, and the session's where that is higher. Names are
-        // looked up only in a library where some gesture has its own.
+        // A gesture's threshold: its own or its library's (`Recognizer.threshold(for:)` looks a name up only in a
+        // library where some gesture has its own), and the session's where that is higher.
         let floor = self.minimumScore ?? 0
-        let uniform = max(recognizer.minimumScore, floor)
-        let perGesture = recognizer.hasGestureThresholds
-        guard let best = candidates.first,
-            best.score >= (perGesture ? max(recognizer.threshold(for: best.name), floor) : uniform)
-        else { return (candidates, nil, false) }
+        func threshold(_ candidate: EventEncoder.Candidate) -> Double {
+            max(recognizer.threshold(for: candidate.name), floor)
+        }
+        guard let best = candidates.first, best.score >= threshold(best) else { return (candidates, nil, false) }
         if let fired = checkmarkFired {
-            if perGesture {
-                recognizer.configuration.moveCheckmarkChoiceFirst(
-                    in: &candidates, fired: fired, threshold: { max(recognizer.threshold(for: $0.name), floor) },
-                    bestDrawnBackward: best.backward, name: { $0.name }, score: { $0.score })
-            } else {
-                recognizer.configuration.moveCheckmarkChoiceFirst(
-                    in: &candidates, fired: fired, minimumScore: uniform, bestDrawnBackward: best.backward,
-                    name: { $0.name }, score: { $0.score })
-            }
+            recognizer.configuration.moveCheckmarkChoiceFirst(
+                in: &candidates, fired: fired, threshold: threshold, bestDrawnBackward: best.backward,
+                name: { $0.name }, score: { $0.score })
         }
         let match = candidates[0]
         let showsTilt =
