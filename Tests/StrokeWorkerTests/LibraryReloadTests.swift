@@ -90,6 +90,51 @@ struct LibraryReloadTests {
         }
     }
 
+    @Test(
+        "a reload that gives a gesture a threshold of its own (a version 3 file) holds its matches to it, wherever strokes are recognized",
+        arguments: WorkerIntegrationTests.Recognition.allCases)
+    func gestureThreshold(recognition: WorkerIntegrationTests.Recognition) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("mine.json").path
+        // The check as a template, each point moved a little: the check sent scores high, but not 1.
+        let check = try Self.checkPoints().enumerated().map { k, point in
+            point + SIMD2(Double(k % 3) - 1, Double(k % 2)) * 2
+        }
+        let library = TemplateLibrary(
+            name: "mine",
+            templates: [GestureTemplate(name: "circle", points: Self.circle), .init(name: "tick", points: check)])
+        try library.save(to: path)
+        let strict = {
+            var strict = library
+            strict.gestureMinimumScores = ["tick": 0.999]
+            return strict
+        }()
+        let loaded = try TemplateLibrary(contentsOf: path)
+        let messages = try WorkerIntegrationTests.checkMessages()
+        try await withWorker({
+            recognition.apply(to: &$0)
+            $0.libraryFiles = [path]
+            $0.libraries = [loaded]
+            $0.logLevel = .error
+        }) { input, output, worker in
+            func answer(_ session: String) async throws -> [String] {
+                try await withClient(input: input, output: output) {
+                    try Self.matches($0, session: session, messages: messages)
+                }
+            }
+            #expect(try await answer("threshold-1") == ["match", "tick"])
+            try strict.save(to: path)
+            #expect(try TemplateLibrary(contentsOf: path).fileVersion == 3)
+            #expect(worker.reloadLibraries())
+            #expect(try await answer("threshold-2") == ["nomatch", "-"])
+            try library.save(to: path)
+            #expect(worker.reloadLibraries())
+            #expect(try await answer("threshold-3") == ["match", "tick"])
+        }
+    }
+
     @Test("learned gestures follow a reload that changes their library's orientation")
     func learnedFollowReload() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reload-\(UUID().uuidString)")
