@@ -44,8 +44,9 @@ def write_files(directory, per_worker):
         k += 1
         held = sessions[bucket(session) % 3]
         if len(held) < per_worker:
-            entry = {"checkmark": True, "eventSeq": 5, "library": "default", "multistroke": 0, "seq": 9,
-                     "session": session}
+            # As a worker writes a session since session 47: its id first.
+            entry = {"session": session, "checkmark": True, "eventSeq": 5, "library": "default", "multistroke": 0,
+                     "seq": 9}
             if k % 10 == 0:
                 entry["gestures"] = ["check", "v"]
             held.append(entry)

@@ -3,7 +3,10 @@ import StrokeProtocol
 import StrokeRecognition
 
 extension StateFile {
-    /// Reads the sessions from `path`; nil when there is no such file.
+    /// Reads the sessions from `path`; nil when there is no such file. With `buckets`, only the sessions of the
+    /// buckets it admits: the others are passed over once their `session` is read (the field workers write first
+    /// since session 47), their later fields scanned but neither parsed nor checked (a worker that adopts from other
+    /// workers' files keeps a share of them).
     ///
     /// Read directly (`JSONReader`), in 120 ms for the 101,000 sessions of a stop, where `JSONDecoder` took 648 ms
     /// (`stroke-bench --only state-file`) while the worker's lanes waited to start. Keys it does not know are
@@ -11,7 +14,7 @@ extension StateFile {
     ///
     /// - Throws: `RecognitionError` `.io` when the file cannot be read, `.malformedState` when it is not a state
     ///   file (with what was wrong and where), `.unsupportedVersion` when it is one of another version.
-    public static func read(_ path: String) throws(RecognitionError) -> Saved? {
+    public static func read(_ path: String, buckets: ((Int) -> Bool)? = nil) throws(RecognitionError) -> Saved? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let data: Data
         do {
@@ -21,7 +24,7 @@ extension StateFile {
         }
         let parsed = data.withUnsafeBytes { raw in
             Result { () throws(ProtocolError) in
-                try JSONReader.read(raw) { reader throws(ProtocolError) in try readHeader(&reader) }
+                try JSONReader.read(raw) { reader throws(ProtocolError) in try readHeader(&reader, buckets: buckets) }
             }
         }
         let header: Header
@@ -50,7 +53,7 @@ extension StateFile {
             Result { () throws(ProtocolError) in
                 try JSONReader.read(raw) { reader throws(ProtocolError) in
                     reader.position = start
-                    let sessions = try readSessions(&reader)
+                    let sessions = try readSessions(&reader, buckets: buckets)
                     reader.position = raw.count
                     return sessions
                 }
@@ -85,7 +88,9 @@ extension StateFile {
         }
     }
 
-    private static func readHeader(_ reader: inout JSONReader) throws(ProtocolError) -> Header {
+    private static func readHeader(_ reader: inout JSONReader, buckets: ((Int) -> Bool)?) throws(ProtocolError)
+        -> Header
+    {
         var header = Header()
         try reader.object { key, reader throws(ProtocolError) in
             switch key {
@@ -102,7 +107,7 @@ extension StateFile {
                 }
                 if key == "shard" { header.shard = shard } else { header.keptBy = shard }
             case "sessions" where header.format == format && header.version == version:
-                header.sessions = try readSessions(&reader)
+                header.sessions = try readSessions(&reader, buckets: buckets)
             case "sessions":
                 header.sessionsStart = reader.position
                 try reader.skipValue()
@@ -112,21 +117,32 @@ extension StateFile {
         return header
     }
 
-    /// `[session, …]`.
-    private static func readSessions(_ reader: inout JSONReader) throws(ProtocolError) -> [SessionSnapshot] {
+    /// `[session, …]`, those of `buckets` only when given.
+    private static func readSessions(_ reader: inout JSONReader, buckets: ((Int) -> Bool)?) throws(ProtocolError)
+        -> [SessionSnapshot]
+    {
         var sessions = [SessionSnapshot]()
-        try reader.array { reader throws(ProtocolError) in sessions.append(try readSession(&reader)) }
+        try reader.array { reader throws(ProtocolError) in
+            if let session = try readSession(&reader, buckets: buckets) { sessions.append(session) }
+        }
         return sessions
     }
 
-    /// One session, with the fields `SessionSnapshot` requires.
-    private static func readSession(_ reader: inout JSONReader) throws(ProtocolError) -> SessionSnapshot {
+    /// One session, with the fields `SessionSnapshot` requires; nil when its bucket is not among `buckets`.
+    private static func readSession(_ reader: inout JSONReader, buckets: ((Int) -> Bool)?) throws(ProtocolError)
+        -> SessionSnapshot?
+    {
         let start = reader.position
         var id: String?, library: String?, eventSeq: UInt64?, checkmark: Bool?, multistroke: Int?
         var snapshot = SessionSnapshot(session: "", seq: nil, eventSeq: 0, library: "")
+        var passedOver = false
         try reader.object { key, reader throws(ProtocolError) in
+            guard !passedOver else { return try reader.skipValue() }
             switch key {
-            case "session": id = try reader.string()
+            case "session":
+                let session = try reader.string()
+                if let buckets, !buckets(ShardKey.bucket(of: session)) { passedOver = true }
+                id = session
             case "library": library = try reader.string()
             case "eventSeq": eventSeq = try reader.integer()
             case "checkmark": checkmark = try reader.bool()
@@ -150,6 +166,7 @@ extension StateFile {
             default: try reader.skipValue()
             }
         }
+        if passedOver { return nil }
         func missing(_ field: String) -> ProtocolError {
             reader.position = start
             return reader.error("the session has no \"\(field)\"")

@@ -41,9 +41,13 @@ extension StateFile {
         return writer.bytes
     }
 
-    /// One session, its keys as `SessionSnapshot`'s `Codable` conformance names them; nil fields left out.
+    /// One session, its keys as `SessionSnapshot`'s `Codable` conformance names them; nil fields left out. Its
+    /// `session` first, the others sorted: a worker that adopts from the file reads the id, and passes over the
+    /// rest of a session of a bucket it does not serve (`read(_:buckets:)`).
     private static func encode(_ session: SessionSnapshot, into writer: inout JSONWriter) {
         writer.beginObject()
+        writer.key("session")
+        writer.string(session.session)
         writer.key("checkmark")
         writer.bool(session.checkmark)
         writer.key("eventSeq")
@@ -84,8 +88,6 @@ extension StateFile {
             writer.key("seq")
             writer.integer(seq)
         }
-        writer.key("session")
-        writer.string(session.session)
         if let tilt = session.tilt {
             writer.key("tilt")
             writer.beginObject()

@@ -14,7 +14,8 @@ extension Worker {
     /// (`PATH.departed`, `takeSavedSessions()`). Taken from there, they come back as from a checkpoint: their
     /// options, chosen and learned gestures, and a `session_reset` with `restored: true` on their next message.
     /// The numbering stays behind: that file may be older than what the session's producer and consumers have seen
-    /// since. Files are read, never changed: other workers read them too. One that cannot be read, or was last
+    /// since. Files are read, never changed: other workers read them too; each for this worker's buckets only, the
+    /// other sessions passed over unparsed (`StateFile.read(_:buckets:)`). One that cannot be read, or was last
     /// written more than `adoptStateMaxAgeSeconds` ago, is passed over with a line in the log.
     ///
     /// Each file names the shard whose sessions it holds and when (`StateFile.currentSessions(of:servedBy:)`): for
@@ -42,7 +43,10 @@ extension Worker {
                 continue
             }
             do {
-                if let saved = try StateFile.read(path) { files.append((path, saved)) }
+                // Only this worker's buckets: the others' sessions are passed over unparsed.
+                if let saved = try StateFile.read(path, buckets: configuration.serves(bucket:)) {
+                    files.append((path, saved))
+                }
             } catch {
                 logger.warning("state file to adopt from not read", ["path": path, "error": "\(error)"])
             }
@@ -64,7 +68,7 @@ extension Worker {
             }
             logger.info(
                 "sessions adopted from another worker's state file",
-                ["path": path, "sessions": "\(sessions.count)", "inFile": "\(saved.sessions.count)"])
+                ["path": path, "sessions": "\(sessions.count)", "ofItsBuckets": "\(saved.sessions.count)"])
         }
         return kept + adopted
     }

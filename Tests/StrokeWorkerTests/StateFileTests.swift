@@ -1,4 +1,5 @@
 import Foundation
+import StrokeProtocol
 import StrokeRecognition
 import Testing
 
@@ -164,6 +165,38 @@ struct StateFileTests {
                     session: "t", seq: UInt32.max, eventSeq: 0, library: "default", checkmark: false,
                     multistroke: 250, learned: [GestureTemplate(name: "z", points: [SIMD2(1, 0.0025), SIMD2(-300, 0)])]),
             ])
+    }
+
+    @Test("read for some buckets: their sessions only, the others passed over unparsed, in one pass or two")
+    func someBuckets() throws {
+        let path = SessionSnapshotTests.temporaryPath("state.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let names = (0..<40).map { "s\($0)" }
+        let shard = StateFile.Shard(index: 1, count: 3)
+        let sessions = names.map { SessionSnapshot(session: $0, seq: 1, eventSeq: 2, library: "default") }
+        let wanted = sessions.filter { shard.serves(bucket: $0.bucket) }
+        #expect(!wanted.isEmpty && wanted.count < sessions.count)
+        let saved = StateFile.Saved(sessions: Self.awkward + sessions, shard: shard)
+        try StateFile.write(saved, to: path)
+        let all = try #require(try StateFile.read(path))
+        let some = try #require(try StateFile.read(path, buckets: shard.serves(bucket:)))
+        #expect(some.sessions == all.sessions.filter { shard.serves(bucket: $0.bucket) })
+        #expect(some.shard == all.shard && some.savedAt == all.savedAt)
+        // A session of a bucket passed over is not checked: one without its library, whose learned template has no
+        // name, refuses the whole file only when it is read. Sessions before the format and version are read in a
+        // second pass, filtered the same.
+        let other = try #require(names.first { !shard.serves(bucket: ShardKey.bucket(of: $0)) })
+        let mine = try #require(names.first { shard.serves(bucket: ShardKey.bucket(of: $0)) })
+        let text = """
+            {"sessions": [
+              {"session": "\(other)", "eventSeq": 1, "checkmark": true, "multistroke": 0, "learned": [{"x": [1]}]},
+              {"session": "\(mine)", "library": "default", "eventSeq": 3, "checkmark": true, "multistroke": 0}
+            ], "format": "stroke-worker-state", "version": 1}
+            """
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: RecognitionError.self) { try StateFile.read(path) }
+        let filtered = try #require(try StateFile.read(path, buckets: shard.serves(bucket:)))
+        #expect(filtered.sessions == [SessionSnapshot(session: mine, seq: nil, eventSeq: 3, library: "default")])
     }
 
     @Test("a file that is not a state file says what is wrong and at which byte")
