@@ -150,15 +150,22 @@ public struct ThresholdTrial: Sendable {
         var recognized = [String: [Int]]()
         var taken = [String: [Int]]()
         let zeros = [Int](repeating: 0, count: thresholds.count)
+        var uniform = [GestureThresholdReport.Overall]()
         for (index, score) in thresholds.enumerated() {
+            var overall = GestureThresholdReport.Overall(
+                minimumScore: score, strokes: answers.count, known: answers.count { $0.inLibrary })
             for answer in answers {
                 if match(answer.known, fired: answer.fired, threshold: { _ in score }) == answer.gesture {
                     recognized[answer.gesture, default: zeros][index] += 1
+                    overall.recognized += 1
                 }
                 if let other = match(answer.unknown, fired: answer.fired, threshold: { _ in score }) {
                     taken[other, default: zeros][index] += 1
+                } else {
+                    overall.unknownTurnedAway += 1
                 }
             }
+            uniform.append(overall)
         }
         return GestureThresholdReport(
             thresholds: thresholds, strokes: answers.count,
@@ -169,6 +176,6 @@ public struct ThresholdTrial: Sendable {
                     recognized: (recognized[name] ?? zeros).map { Double($0) / Double(max(count, 1)) },
                     unknownTaken: taken[name] ?? zeros)
             },
-            uniform: thresholds.map { overall(minimumScore: $0) })
+            uniform: uniform)
     }
 }
