@@ -42,8 +42,9 @@ extension LibraryCommand {
         let score = { (value: Double?) in value.map { String(format: "%.3f", $0) } ?? "none" }
         var lines = [
             "\(library.name): \(report.templates) templates of \(library.gestureNames.count) gestures, each "
-                + "recognized by the rest of the library (minimum score \(score(report.minimumScore)), margin "
-                + "\(score(report.margin)))",
+                + "recognized by the rest of the library (minimum score \(score(report.minimumScore))"
+                + library.gestureMinimumScores.sorted { $0.key < $1.key }.map { ", \($0.key) \(score($0.value))" }
+                .joined() + ", margin \(score(report.margin)))",
             "  "
                 + LibraryCheckReport.Verdict.allCases.map { "\($0.rawValue) \(report.verdicts[$0.rawValue] ?? 0)" }
                 .joined(separator: ", "),
@@ -57,7 +58,8 @@ extension LibraryCommand {
                     finding.nearest.map { "nearest \($0) \(score(finding.nearestScore))" } ?? "no other gesture"
                 let own = finding.ownScore.map { "\(finding.gesture) \(score($0)), " } ?? ""
                 let reaches =
-                    finding.verdict == .onlyTemplate && (finding.nearestScore ?? 0) >= report.minimumScore
+                    finding.verdict == .onlyTemplate
+                        && (finding.nearestScore ?? 0) >= library.threshold(for: finding.nearest ?? "")
                     ? " (at the threshold or above: add templates)" : ""
                 lines.append("    \(finding.gesture)[\(finding.index)]: \(own)\(nearest)\(reaches)")
             }

@@ -30,6 +30,11 @@ struct LibraryThresholdCommandTests {
             result = try StrokeToolTests.run(["library", "list", library])
             #expect(result.output.contains("  v: 8, minimum score \(strict)"), "\(result.output)")
             #expect(result.output.contains("  bolt: 0, minimum score 0.8"), "\(result.output)")
+            // The check names the gestures' own thresholds, and holds each to its own.
+            result = try StrokeToolTests.run(["library", "check", library])
+            #expect(
+                result.output.contains("(minimum score 0.590, bolt 0.800, v \(String(format: "%.3f", Double(strict)!))")
+            )
             let file = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: library)))
                     as? [String: Any])
