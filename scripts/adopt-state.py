@@ -8,7 +8,10 @@ its own file alone), then the change to 2 workers: 0/2 on the first file and 1/2
 other, each adopting from the directory of all three (to its `listening` line, then SIGTERM). Checks that the two
 new workers restored every session exactly once between them, as the log's counts say.
 
-Usage: scripts/adopt-state.py [--worker PATH] [--sessions N]
+With --learning-every K, every Kth session also learned a gesture (a template of 32 points, as a worker keeps
+one), as sessions of a game that teaches gestures hold.
+
+Usage: scripts/adopt-state.py [--worker PATH] [--sessions N] [--learning-every K]
 """
 
 import argparse
@@ -35,7 +38,7 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def write_files(directory, per_worker):
+def write_files(directory, per_worker, learning_every=0):
     """The state files of workers 0/3, 1/3 and 2/3; returns their paths."""
     sessions = {index: [] for index in range(3)}
     k = 0
@@ -49,6 +52,9 @@ def write_files(directory, per_worker):
                      "seq": 9}
             if k % 10 == 0:
                 entry["gestures"] = ["check", "v"]
+            if learning_every and k % learning_every == 0:
+                entry["learned"] = [{"name": "bolt", "points": [[round(100 + 40 * (j % 5) + 0.37 * j, 3),
+                                                                 round(100 + 7.5 * j, 3)] for j in range(32)]}]
             held.append(entry)
     paths = []
     for index, held in sessions.items():
@@ -88,10 +94,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worker", default=os.path.join(ROOT, ".build", "release", "stroke-worker"))
     parser.add_argument("--sessions", type=int, default=100_000, help="sessions per old worker (default 100000)")
+    parser.add_argument("--learning-every", type=int, default=0,
+                        help="every Kth session learned a gesture (default 0: none)")
     args = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="stroke-adopt-")
     try:
-        first, second, _ = write_files(directory, args.sessions)
+        first, second, _ = write_files(directory, args.sessions, args.learning_every)
         backup = directory + ".orig"
         shutil.copytree(directory, backup)
         seconds, restored = start_and_stop(args.worker, ["--shard", "0/3", "--state-file", first])
