@@ -14,12 +14,7 @@ struct GestureThresholdTests {
 
     /// A processor with the built-in library and a copy of it named "spells" whose gestures have `thresholds`.
     static func processor(_ thresholds: [String: Double]) throws -> Processor {
-        var spells = try TemplateLibrary.builtIn()
-        spells.name = "spells"
-        spells.gestureMinimumScores = thresholds
-        return SessionProcessor(
-            sink: CollectingSink(), configuration: WorkerConfiguration(),
-            registry: try LibraryRegistry([try TemplateLibrary.builtIn(), spells]), metrics: WorkerMetrics())
+        try MinimumScoreTests.processor(copyNamed: "spells") { $0.gestureMinimumScores = thresholds }
     }
 
     /// The score of the recorded check in the built-in library.

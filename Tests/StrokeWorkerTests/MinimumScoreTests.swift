@@ -32,14 +32,19 @@ struct MinimumScoreTests {
         }
     }
 
-    /// A processor with the built-in library and a copy of it named "strict" whose threshold is `score`.
-    static func processor(strictCopyAt score: Double) throws -> Processor {
-        var strict = try TemplateLibrary.builtIn()
-        strict.name = "strict"
-        strict.minimumScore = score
+    /// A processor with the built-in library and a copy of it named `name`, changed by `change`.
+    static func processor(copyNamed name: String, _ change: (inout TemplateLibrary) -> Void) throws -> Processor {
+        var copy = try TemplateLibrary.builtIn()
+        copy.name = name
+        change(&copy)
         return SessionProcessor(
             sink: CollectingSink(), configuration: WorkerConfiguration(),
-            registry: try LibraryRegistry([try TemplateLibrary.builtIn(), strict]), metrics: WorkerMetrics())
+            registry: try LibraryRegistry([try TemplateLibrary.builtIn(), copy]), metrics: WorkerMetrics())
+    }
+
+    /// A processor with the built-in library and a copy of it named "strict" whose threshold is `score`.
+    static func processor(strictCopyAt score: Double) throws -> Processor {
+        try processor(copyNamed: "strict") { $0.minimumScore = score }
     }
 
     @Test("a session that raises its threshold above a stroke's score gets a nomatch; 0 gives the library's back")
