@@ -30,6 +30,10 @@ library's dead zone of 10 degrees as if drawn upright: 99.00-99.29% and 98.33-98
 of unknown gestures as before under every perturbation), and the checkmark detector of a tilted player's session,
 which follows the tilt its matches show (`stroke-tool tilt`; session 45 measured 98.67-100% of checks fired at 30
 degrees either way, against 39.33% and 56.67% as drawn, and 2.00-3.33% of v's at -20 degrees, against 20.00%).
+Session 48 scored each gesture by its 3 nearest templates (`neighbors`) and set the threshold to 0.6: 99.75% on
+subjects left out, 46.88% of the strokes of a gesture the library lacks turned away (36.25% before) and 84.70% of
+the scribbles (76.95%); at a session's 0.65, 99.17%, 71.96% and 94.75%. The bounds of those rose with it, just
+under what it measured.
 
 Usage: scripts/accuracy-check.py [--tool PATH] [--dataset DIR]   (skips, and passes, when DIR is absent)
 """
@@ -60,16 +64,19 @@ def left_out(tool, dataset, *arguments):
     """`stroke-tool eval` of each subject against the built-in library's recipe built from the others (8 strokes per
     gesture): the fraction of all their strokes counted right."""
     subjects = sorted(entry for entry in os.listdir(dataset) if os.path.isdir(os.path.join(dataset, entry)))
-    # The built-in library's threshold, as `stroke-tool library list default` says it.
+    # The built-in library's threshold and the templates a score stands for, as `stroke-tool library list default`
+    # says them.
     listing = subprocess.run([tool, "library", "list", "default"], check=True, capture_output=True, text=True).stdout
     threshold = listing.split("minimum score ")[1].split(",")[0]
+    neighbors = listing.split("scores of the ")[1].split(" ")[0] if "scores of the " in listing else "1"
     right = tests = 0
     with tempfile.TemporaryDirectory() as folder:
         for subject in subjects:
             library = os.path.join(folder, subject + ".json")
             others = [argument for other in subjects if other != subject for argument in ("--subjects", other)]
             subprocess.run([tool, "library", "build", "--per-gesture", "8", "--dataset", dataset, *others,
-                            "--minimum-score", threshold, "-o", library], check=True, capture_output=True)
+                            "--minimum-score", threshold, "--neighbors", neighbors, "-o", library], check=True,
+                           capture_output=True)
             report = run(tool, "eval", "--dataset", dataset, "--protocol", "user-independent", "--library", library,
                          "--subjects", subject, *arguments)[0]
             right += round(report["accuracy"] * report["tests"])
@@ -147,7 +154,7 @@ def main():
                "--perturbations", ";".join(["none"] + PHONE_LIKE + LEANING + SHAKY + TILTED))[0]["rows"]
     unchanged = rows[0]
     check("accuracy with each subject left out of the library", unchanged["accuracy"], 0.99)
-    check("a gesture the library lacks, turned away (each subject left out)", unchanged["unknownRejected"], 0.33)
+    check("a gesture the library lacks, turned away (each subject left out)", unchanged["unknownRejected"], 0.45)
     check("checkmark true positives", unchanged["checkmark"]["truePositiveRate"], 0.97)
     check("checkmark false positives", unchanged["checkmark"]["falsePositiveRate"], 0.01, at_least=False)
     check("checkmark median lead", unchanged["checkmark"]["medianLeadFraction"], 0.20)
@@ -184,7 +191,7 @@ def main():
     check("each subject left out, a gesture outside a choice of 4, turned away",
           left_out(options.tool, options.dataset, "--among-others", "4"), 0.98)
     scribbles = run(options.tool, "scribbles", "--count", "2000")[0]
-    check("scribbles (strokes of no gesture) turned away by the built-in library", scribbles["turnedAway"], 0.70)
+    check("scribbles (strokes of no gesture) turned away by the built-in library", scribbles["turnedAway"], 0.83)
     check("checkmark fired on scribbles", scribbles["checkmarkFired"], 0.02, at_least=False)
     # Libraries/swipes.json (session 42: 99.95% of 2,000 swipes, 0.29% of the $1 strokes taken for one; beside the
     # built-in gestures 99.90%, none taken, the $1 strokes' answers unchanged).
@@ -227,14 +234,15 @@ def main():
           - upright[1]["othersFired"], 0, at_least=False)
     # A session that raises its threshold to 0.65 (`options` with `minimumScore`, session 46: it answers as the
     # library with that threshold does): 99.38% of the strokes of subjects left out recognized, 61.92% of a gesture's
-    # the library lacks and 91.55% of scribbles turned away.
+    # the library lacks and 91.55% of scribbles turned away; since session 48 (3 templates a score), 99.17%, 71.96%
+    # and 94.75%.
     strict = run(options.tool, "robustness", "--dataset", options.dataset, "--perturbations", "none",
                  "--minimum-score", "0.65")[0]["rows"][0]
     check("a session at minimumScore 0.65: each subject left out, recognized", strict["accuracy"], 0.99)
-    check("a session at minimumScore 0.65: a gesture the library lacks, turned away", strict["unknownRejected"], 0.55)
+    check("a session at minimumScore 0.65: a gesture the library lacks, turned away", strict["unknownRejected"], 0.70)
     strict_scribbles = run(options.tool, "scribbles", "--count", "2000", "--thresholds", "0.65")[0]
     check("a session at minimumScore 0.65: scribbles turned away", strict_scribbles["thresholds"][0]["turnedAway"],
-          0.88)
+          0.93)
     failed = checks.count(False)
     print("accuracy-check: %d passed, %d failed" % (len(checks) - failed, failed))
     return 1 if failed else 0

@@ -27,9 +27,12 @@ extension Evaluator {
     /// gesture. A stroke is matched as the worker matches it (`RecognitionResult.merged`): the library and the
     /// learned templates together, a learned one winning only with a higher score, and no match under the
     /// library's `minimumScore`, and the checkmark detector (tuned by `checkmark`) deciding between close candidates.
+    /// The library's and the learned gestures' scores stand for their `neighbors` nearest templates
+    /// (`TemplateLibrary.neighbors`).
     public static func learnedGestures(
-        samples: [DollarLog], templatesPerGesture: Int, libraryPerGesture: Int = 8, seed: UInt64 = 1,
-        configuration: RecognizerConfiguration = .default, checkmark: CheckmarkConfiguration = .default
+        samples: [DollarLog], templatesPerGesture: Int, libraryPerGesture: Int = 8, neighbors: Int = 1,
+        seed: UInt64 = 1, configuration: RecognizerConfiguration = .default,
+        checkmark: CheckmarkConfiguration = .default
     ) throws(RecognitionError) -> LearnedGestureReport {
         guard templatesPerGesture >= 1 else {
             throw RecognitionError(.invalidConfiguration, "templates per gesture must be 1 or more")
@@ -47,9 +50,10 @@ extension Evaluator {
         var othersTested = 0
         var byGesture = [String: (hits: Int, tested: Int)]()
         for subject in subjects {
-            let full = try TemplateLibrary.medoids(
+            var full = try TemplateLibrary.medoids(
                 name: "without-\(subject)", samples: samples.filter { $0.subject != subject },
                 perGesture: libraryPerGesture, configuration: configuration)
+            full.neighbors = neighbors
             let own = samples.filter { $0.subject == subject }
             for gesture in gestures {
                 var library = full
@@ -60,6 +64,7 @@ extension Evaluator {
                     var examples = strokes.filter { $0.gesture == gesture }.shuffled(using: &generator)
                     guard examples.count > templatesPerGesture else { continue }
                     var learned = TemplateLibrary(name: "learned")
+                    learned.neighbors = neighbors
                     for example in examples.prefix(templatesPerGesture) {
                         learned.add(
                             GestureTemplate(

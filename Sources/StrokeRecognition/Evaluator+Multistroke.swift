@@ -43,10 +43,11 @@ extension Evaluator {
     /// subjects, its templates cut the same way; the subject's strokes are then matched with their pieces in the
     /// order drawn, and in a random order with each piece reversed at random, joined end to start as the worker
     /// joins a session's strokes. A third library holds both kinds: `mixedGestures` cut, the others whole, and
-    /// strokes are matched as they would be drawn for it.
+    /// strokes are matched as they would be drawn for it. Every library's scores stand for its gestures'
+    /// `neighbors` nearest templates (`TemplateLibrary.neighbors`).
     public static func multistroke(
-        samples: [DollarLog], strokesPerGesture: Int, libraryPerGesture: Int = 8, seed: UInt64 = 1,
-        configuration: RecognizerConfiguration = .default
+        samples: [DollarLog], strokesPerGesture: Int, libraryPerGesture: Int = 8, neighbors: Int = 1,
+        seed: UInt64 = 1, configuration: RecognizerConfiguration = .default
     ) throws(RecognitionError) -> MultistrokeReport {
         guard (2...GestureTemplate.maximumStrokes).contains(strokesPerGesture) else {
             throw RecognitionError(
@@ -64,22 +65,25 @@ extension Evaluator {
         var compiled = 0
         var elapsed = 0.0
         for subject in subjects {
-            let whole = try TemplateLibrary.medoids(
+            var whole = try TemplateLibrary.medoids(
                 name: "without-\(subject)", samples: samples.filter { $0.subject != subject },
                 perGesture: libraryPerGesture, configuration: configuration)
+            whole.neighbors = neighbors
             var cut = TemplateLibrary(
                 name: whole.name, orientation: whole.orientation, maxRotationDegrees: whole.maxRotationDegrees,
                 elasticDeadZoneDegrees: whole.elasticDeadZoneDegrees, minimumScore: whole.minimumScore)
+            cut.neighbors = neighbors
             for template in whole.templates {
                 cut.add(
                     GestureTemplate(name: template.name, strokes: pieces(of: template.points, count: strokesPerGesture))
                 )
             }
-            let mixedLibrary = TemplateLibrary(
+            var mixedLibrary = TemplateLibrary(
                 name: whole.name, orientation: whole.orientation, maxRotationDegrees: whole.maxRotationDegrees,
                 elasticDeadZoneDegrees: whole.elasticDeadZoneDegrees, minimumScore: whole.minimumScore,
                 templates: cut.templates.filter { mixedGestures.contains($0.name) }
                     + whole.templates.filter { !mixedGestures.contains($0.name) })
+            mixedLibrary.neighbors = neighbors
             let mixed = try Recognizer(library: mixedLibrary, configuration: configuration)
             let expanded = try Recognizer(library: cut, configuration: configuration)
             let unexpanded = try Recognizer(library: whole, configuration: configuration)

@@ -46,11 +46,29 @@ public struct Recognizer: Sendable {
         /// Whether some gesture has a threshold of its own: where none has (most libraries), a stroke's threshold
         /// is the library's, with no lookup.
         let hasGestureThresholds: Bool
+        /// How many of a gesture's nearest templates its score stands for (`TemplateLibrary.neighbors`).
+        let neighbors: Int
+        /// The library's template each compiled path comes from, where some template is several paths (a gesture
+        /// of several strokes, a stroke either way round), so that a gesture's nearest templates are counted once
+        /// each; empty when every template is one path.
+        let sources: [Int32]
+        /// How many nearest templates each gesture's score stands for, by gesture id: the library's `neighbors`, but
+        /// 1 for a gesture of several strokes matched in any order (`TemplateLibrary.neighbors`).
+        let gestureNeighbors: [Int32]
+
+        /// `gestureNeighbors` for `library`, whose gestures have the ids of their places in `names`.
+        static func gestureNeighbors(of library: TemplateLibrary, names: [String]) -> [Int32] {
+            var neighbors = [Int32](repeating: Int32(library.neighbors), count: names.count)
+            guard library.neighbors > 1, library.strokeOrder == .any else { return neighbors }
+            let several = Set(library.templates.filter { $0.strokeCount > 1 }.map(\.name))
+            for (id, name) in names.enumerated() where several.contains(name) { neighbors[id] = 1 }
+            return neighbors
+        }
 
         init(
             library: TemplateLibrary, configuration: RecognizerConfiguration, gestureIDs: [Int32],
             gestureNames: [String], protractorLanes: [ElasticMatcher.Lanes], elastic: [Float], maxRotation: Float,
-            drawnBackward: [Bool], asDrawn: [Bool], showsTilt: [Bool]
+            drawnBackward: [Bool], asDrawn: [Bool], showsTilt: [Bool], sources: [Int32]
         ) {
             self.library = library
             self.configuration = configuration
@@ -70,6 +88,9 @@ public struct Recognizer: Sendable {
             self.minimumScore = library.minimumScore
             self.gestureMinimumScores = library.gestureMinimumScores
             self.hasGestureThresholds = !library.gestureMinimumScores.isEmpty
+            self.neighbors = library.neighbors
+            self.sources = sources
+            self.gestureNeighbors = Self.gestureNeighbors(of: library, names: gestureNames)
         }
     }
 
@@ -90,7 +111,8 @@ public struct Recognizer: Sendable {
                 gestureIDs: storage.gestureIDs.map { $0 },
                 gestureNames: storage.gestureNames.map { String(decoding: Array($0.utf8), as: UTF8.self) },
                 protractorLanes: storage.protractorLanes, elastic: storage.elastic, maxRotation: storage.maxRotation,
-                drawnBackward: storage.drawnBackward, asDrawn: storage.asDrawn, showsTilt: storage.showsTilt))
+                drawnBackward: storage.drawnBackward, asDrawn: storage.asDrawn, showsTilt: storage.showsTilt,
+                sources: storage.sources))
     }
 
     /// What decides how this recognizer preprocesses a stroke.
@@ -132,14 +154,17 @@ public struct Recognizer: Sendable {
         // may go either way as each of them; each template's first path is the one drawn.
         var paths = [GestureTemplate]()
         var drawnBackward = [Bool]()
-        for template in library.templates {
+        var sources = [Int32]()
+        for (index, template) in library.templates.enumerated() {
             let variants = template.paths(order: library.strokeOrder, direction: library.strokeDirection)
             paths.append(contentsOf: variants)
+            sources.append(contentsOf: repeatElement(Int32(index), count: variants.count))
             if library.strokeDirection == .any {
                 let reversed = template.reversesStrokes(order: library.strokeOrder, direction: .any)
                 drawnBackward.append(contentsOf: variants.indices.map { reversed && $0 > 0 })
             }
         }
+        if sources.count == library.templates.count { sources = [] }
         var asDrawn = paths.map(Self.keepsDirection)
         if !asDrawn.contains(true) { asDrawn = [] }
         let showsTilt = library.orientation == .invariant ? paths.map { _ in false } : paths.map(Self.showsTilt)
@@ -180,7 +205,7 @@ public struct Recognizer: Sendable {
             protractorLanes: protractorLanes, elastic: elastic,
             maxRotation: library.orientation == .invariant
                 ? .infinity : Float(library.maxRotationDegrees * .pi / 180),
-            drawnBackward: drawnBackward, asDrawn: asDrawn, showsTilt: showsTilt)
+            drawnBackward: drawnBackward, asDrawn: asDrawn, showsTilt: showsTilt, sources: sources)
     }
 
     /// Whether a match of a template's path tells how the hand that drew the stroke was tilted
@@ -341,10 +366,15 @@ public struct Recognizer: Sendable {
     ///
     /// Each candidate is one scan for the lowest distance; its gesture's other entries are then set to infinity,
     /// so the next scan passes them over: `topK` scans in all, no sort. `shortlist[k]` is the template `scored[k]`
-    /// scored.
+    /// scored. Where a gesture's score stands for several templates (`neighbors`), its nearest entry first takes
+    /// their mean distance and the others infinity (`Recognizer.averageNearest`).
     private func result(_ scored: UnsafeMutableBufferPointer<Scored>, shortlist: UnsafeBufferPointer<Shortlisted>)
         -> RecognitionResult
     {
+        if storage.neighbors > 1 {
+            Self.averageNearest(
+                scored, sources: storage.sources, shortlist: shortlist, gestureNeighbors: storage.gestureNeighbors)
+        }
         var candidates = [RecognitionResult.Candidate]()
         candidates.reserveCapacity(min(configuration.topK, scored.count))
         var first: Int32 = 0  // the best candidate's gesture

@@ -12,16 +12,18 @@ extension TemplateLibrary {
     /// The value of the `format` field of every template library file.
     public static let formatIdentifier = "stroke-worker/template-library"
     /// The newest format version this build reads and writes: 2 added templates of several strokes, 3 gestures
-    /// with thresholds of their own.
-    public static let formatVersion = 3
+    /// with thresholds of their own, 4 scores that stand for several templates (`neighbors`).
+    public static let formatVersion = 4
     /// The format versions this build reads.
-    public static let readableVersions = 1...3
+    public static let readableVersions = 1...4
 
     /// The version a save writes, the lowest that holds the library, so that older readers still read what they
-    /// can match as written: 3 once a gesture has a threshold of its own (a reader that ignored it would take
-    /// strokes the library turns away); else 2 once a template has several strokes, or strokes may go either way;
-    /// else 1.
+    /// can match as written: 4 once a gesture's score stands for several of its templates (a reader that ignored
+    /// it would score strokes by the nearest one, higher, and take strokes the library turns away); else 3 once a
+    /// gesture has a threshold of its own (for the same reason); else 2 once a template has several strokes, or
+    /// strokes may go either way; else 1.
     public var fileVersion: Int {
+        if neighbors != 1 { return 4 }
         if !gestureMinimumScores.isEmpty { return 3 }
         return strokeOrder != .any || strokeDirection != .drawn || templates.contains { $0.strokeCount > 1 } ? 2 : 1
     }
@@ -42,6 +44,7 @@ extension TemplateLibrary {
         var strokeOrder: StrokeOrder?
         var strokeDirection: StrokeDirection?
         var gestures: [String: GestureSettings]?
+        var neighbors: Int?
         var templates: [GestureTemplate]
     }
 
@@ -94,6 +97,10 @@ extension TemplateLibrary {
         if contents.version < 3, contents.gestures != nil {
             throw RecognitionError(.malformedLibrary, "\(source): gestures needs version 3")
         }
+        if contents.version < 4, contents.neighbors != nil {
+            throw RecognitionError(.malformedLibrary, "\(source): neighbors needs version 4")
+        }
+        neighbors = contents.neighbors ?? 1
         elasticDeadZoneDegrees = contents.elasticDeadZoneDegrees
         strokeOrder = contents.strokeOrder ?? .any
         strokeDirection = contents.strokeDirection ?? .drawn
@@ -117,6 +124,9 @@ extension TemplateLibrary {
         }
         guard minimumScore.isFinite, (0...1).contains(minimumScore) else {
             throw fail("minimumScore \(minimumScore) is outside 0...1")
+        }
+        guard (1...Self.maximumNeighbors).contains(neighbors) else {
+            throw fail("neighbors \(neighbors) is outside 1...\(Self.maximumNeighbors)")
         }
         for (name, score) in gestureMinimumScores.sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty else { throw fail("gestures has an empty name") }
@@ -175,7 +185,7 @@ extension TemplateLibrary {
             strokeDirection: strokeDirection == .drawn ? nil : strokeDirection,
             gestures: gestureMinimumScores.isEmpty
                 ? nil : gestureMinimumScores.mapValues { GestureSettings(minimumScore: $0) },
-            templates: templates)
+            neighbors: neighbors == 1 ? nil : neighbors, templates: templates)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {

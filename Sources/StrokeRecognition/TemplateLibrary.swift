@@ -59,6 +59,14 @@ public struct TemplateLibrary: Sendable, Hashable {
     /// of the library's templates or of ones a session learned under that name, must reach it. Names the library
     /// has no template of are kept (a session may learn them). Default: `[:]`.
     public var gestureMinimumScores: [String: Double] = [:]
+    /// How many of a gesture's nearest templates its score stands for: the mean of their distances from the stroke,
+    /// among the templates the elastic stage compares (the shortlist; a template of several paths counts once, by
+    /// its nearest), or fewer where fewer of the gesture's are there. 1 scores a gesture by its nearest template
+    /// alone (as $1 and Protractor do). A stroke that one template of a gesture happens to fit, and the others do
+    /// not, then scores less than one that all of them fit: on the $1 logs, 3 turns away more strokes of gestures
+    /// the library lacks at the same share of strokes recognized, and recognizes a few more (docs/Recognition.md,
+    /// "A gesture's nearest templates"). The built-in library has 3. At most `maximumNeighbors`. Default: `1`.
+    public var neighbors: Int = 1
     /// The templates, in insertion order.
     public private(set) var templates: [GestureTemplate]
 
@@ -67,6 +75,9 @@ public struct TemplateLibrary: Sendable, Hashable {
     /// score (0° costs 0.24 points) and recognizes 99.00–99.29% of strokes tilted by 20° either way, against
     /// 95.08–96.38% compared as drawn.
     public static let shapeElasticDeadZoneDegrees = 10.0
+
+    /// The most templates a gesture's score may stand for (`neighbors`): the elastic stage compares at least 8.
+    public static let maximumNeighbors = 8
 
     /// Creates a library.
     public init(

@@ -32,6 +32,8 @@ final class LearnedTemplates: Sendable {
         // A gesture that a session learned is matched as that player drew it, whatever its library says of stroke
         // order and direction: one path.
         library.strokeOrder = .drawn
+        // Scored as the library's gestures are: a learned gesture's score stands for as many of its templates.
+        library.neighbors = settings.neighbors
         self.recognizer = try Recognizer(library: library, configuration: model.configuration)
         self.templates = templates
         self.slot = slot

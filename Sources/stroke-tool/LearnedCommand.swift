@@ -18,21 +18,27 @@ enum LearnedCommand {
         OPTIONS
           --dataset DIR                 the logs (required)
           --templates-per-gesture LIST  examples learned, E (default 1,3)
+          --neighbors K                 how many of a gesture's nearest templates its score stands for
+                                        (default: the built-in library's, 3)
+          --neighbors K                 how many of a gesture's nearest templates its score stands for, in
+                                        the library and among the learned (default: the built-in library's, 3)
           --seed S                      random seed (default 1)
           --json                        print exactly one JSON object
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
-            arguments, flags: ["json"], known: ["dataset", "templates-per-gesture", "seed"])
+            arguments, flags: ["json"], known: ["dataset", "templates-per-gesture", "seed", "neighbors"])
         if args.flag("help") {
             print(usage)
             return 0
         }
         let counts = try StrokeTool.counts(args, "templates-per-gesture", defaults: [1, 3], range: 1...Int.max)
+        let neighbors = try StrokeTool.neighbors(args, default: try TemplateLibrary.builtIn().neighbors)
         let reports = try StrokeTool.reports(args, usage: usage, counts: counts) {
             (samples, count, seed) throws(RecognitionError) in
-            try Evaluator.learnedGestures(samples: samples, templatesPerGesture: count, seed: seed)
+            try Evaluator.learnedGestures(
+                samples: samples, templatesPerGesture: count, neighbors: neighbors, seed: seed)
         }
         if args.flag("json") {
             try StrokeTool.printJSON(["rows": reports])

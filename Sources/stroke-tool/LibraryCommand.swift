@@ -8,18 +8,22 @@ enum LibraryCommand {
         USAGE
           stroke-tool library build --dataset DIR -o FILE [--name N] [--subjects s02,s03] [--orientation O]
                                     [--per-gesture K | --all] [--seed S] [--stroke-direction D]
-                                    [--minimum-score S] [--elastic-dead-zone DEG|none]
+                                    [--minimum-score S] [--elastic-dead-zone DEG|none] [--neighbors K]
               With --per-gesture K, the K medoids of each gesture's samples (elastic distance); with --all,
               every sample; else a condensed library (each training sample recognized by the others).
-              --minimum-score: the score a match needs (default 0.5; the built-in library has 0.59, measured
+              --minimum-score: the score a match needs (default 0.5; the built-in library has 0.6, measured
               with `stroke-tool robustness --minimum-score`).
+              --neighbors K: a gesture's score stands for its K nearest templates, their mean distance (1 to
+              8; default 1, the nearest alone; the built-in library has 3: with several templates of each
+              gesture, strokes that only one of them fits score less, and more strokes of gestures the
+              library lacks are turned away; saved as version 4).
               --elastic-dead-zone: how far a stroke may be turned from a template and still be compared with
               it as drawn; past it, as if drawn upright (default 10, as the built-in library: tilted hands
               are recognized); none: always as drawn, for gestures that differ by direction alone (swipes).
           stroke-tool library add FILE --dataset DIR [--subjects …] [--gesture NAME]
           stroke-tool library add FILE --strokes STROKES.json [--gesture NAME] [--name N] [--orientation O]
                                   [--stroke-order S] [--stroke-direction D] [--minimum-score S]
-                                  [--elastic-dead-zone DEG|none]
+                                  [--elastic-dead-zone DEG|none] [--neighbors K]
               STROKES.json: [{"name": "check", "points": [[x, y], …]}, …], as `recognize` and `send` take it
               (a point's time, [x, y, t], is read and left out); a gesture of several strokes (saved as
               version 2): {"name": "plus", "strokes": [[[x, y], …], [[x, y], …]]}. --gesture NAME: only the
@@ -28,8 +32,9 @@ enum LibraryCommand {
               --stroke-order any|drawn: how templates of several strokes are matched (default any).
               --stroke-direction drawn|any: whether strokes match only the way round their templates were
               drawn (default) or either way (a circle clockwise or not); with add, changes the FILE's, as
-              --minimum-score S changes the score its matches need (a new FILE's default: 0.5), and
-              --elastic-dead-zone its dead zone (a new FILE's default: 10; as build says).
+              --minimum-score S changes the score its matches need (a new FILE's default: 0.5),
+              --elastic-dead-zone its dead zone (a new FILE's default: 10; as build says), and --neighbors
+              how many of a gesture's templates its score stands for (a new FILE's default: 1).
           stroke-tool library add FILE --library OTHER|default [--gesture NAME]
               The templates of another library file or of the built-in one (of gesture NAME only, if given):
               the built-in gestures and Libraries/swipes.json in one library, say. Their gestures' own
@@ -39,9 +44,9 @@ enum LibraryCommand {
         \(thresholdUsage)
           stroke-tool library list FILE|default
           stroke-tool library export-default -o FILE [--name N] [--stroke-direction D] [--minimum-score S]
-                                             [--elastic-dead-zone DEG|none]
+                                             [--elastic-dead-zone DEG|none] [--neighbors K]
               The built-in library as a file, to edit or to load beside it under another name (N), with
-              another threshold (S) or dead zone if given.
+              another threshold (S), dead zone or number of templates a score stands for if given.
         \(checkUsage)
         """
 
@@ -73,6 +78,7 @@ enum LibraryCommand {
             known: [
                 "per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes",
                 "index", "stroke-order", "stroke-direction", "minimum-score", "margin", "library", "elastic-dead-zone",
+                "neighbors",
             ])
         guard let action = args.positional.first, !args.flag("help") else {
             print(usage)
@@ -125,6 +131,7 @@ enum LibraryCommand {
             library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
             library.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(
                 args, default: library.elasticDeadZoneDegrees)
+            library.neighbors = try StrokeTool.neighbors(args, default: library.neighbors)
             try library.save(to: output)
             print("wrote \(output): \(library.templates.count) templates of \(library.gestureNames.count) gestures")
         case "add":
@@ -152,6 +159,7 @@ enum LibraryCommand {
             library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
             library.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(
                 args, default: library.elasticDeadZoneDegrees)
+            library.neighbors = try StrokeTool.neighbors(args, default: library.neighbors)
             let before = library.templates.count
             if let strokes = args.value("strokes") {
                 library.add(contentsOf: try Self.templates(strokes: strokes, gesture: args.value("gesture")))
@@ -192,6 +200,7 @@ enum LibraryCommand {
             print(
                 "\(library.name): \(library.orientation.rawValue), max rotation \(library.maxRotationDegrees)°, "
                     + "minimum score \(library.minimumScore), "
+                    + (library.neighbors == 1 ? "" : "scores of the \(library.neighbors) nearest templates, ")
                     + (library.orientation == .invariant
                         ? "" : "elastic dead zone \(library.elasticDeadZoneDegrees.map { "\($0)°" } ?? "none"), ")
                     + "\(library.templates.count) templates"
@@ -223,6 +232,7 @@ enum LibraryCommand {
             library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
             library.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(
                 args, default: library.elasticDeadZoneDegrees)
+            library.neighbors = try StrokeTool.neighbors(args, default: library.neighbors)
             try library.save(to: output)
             print("wrote \(output)")
         default:

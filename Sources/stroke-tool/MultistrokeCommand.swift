@@ -21,21 +21,24 @@ enum MultistrokeCommand {
         OPTIONS
           --dataset DIR   the logs (required)
           --strokes LIST  pieces per stroke, K, 2 to 4 (default 2,3)
+          --neighbors K   how many of a gesture's nearest templates its score stands for, a template of
+                          several paths counting once (default: the built-in library's, 3)
           --seed S        random seed (default 1)
           --json          print exactly one JSON object
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try StrokeTool.parse(arguments, flags: ["json"], known: ["dataset", "strokes", "seed"])
+        let args = try StrokeTool.parse(arguments, flags: ["json"], known: ["dataset", "strokes", "seed", "neighbors"])
         if args.flag("help") {
             print(usage)
             return 0
         }
         let counts = try StrokeTool.counts(
             args, "strokes", defaults: [2, 3], range: 2...GestureTemplate.maximumStrokes)
+        let neighbors = try StrokeTool.neighbors(args, default: try TemplateLibrary.builtIn().neighbors)
         let reports = try StrokeTool.reports(args, usage: usage, counts: counts) {
             (samples, count, seed) throws(RecognitionError) in
-            try Evaluator.multistroke(samples: samples, strokesPerGesture: count, seed: seed)
+            try Evaluator.multistroke(samples: samples, strokesPerGesture: count, neighbors: neighbors, seed: seed)
         }
         if args.flag("json") {
             try StrokeTool.printJSON(["rows": reports])

@@ -26,6 +26,8 @@ enum RobustnessCommand {
                                    round too (reverse=1 draws the tested strokes the other way)
           --seed S                 seeds the jitter (default 1)
           --minimum-score S        the libraries' threshold (default: the built-in library's)
+          --neighbors K            how many of a gesture's nearest templates its score stands for (default:
+                                   the built-in library's, 3; 1 scores by the nearest alone)
           --json                   print exactly one JSON object
         """
 
@@ -51,7 +53,7 @@ enum RobustnessCommand {
             arguments, flags: ["json"],
             known: [
                 "dataset", "perturbations", "checkmark-config", "checkmark-margin", "seed", "stroke-direction",
-                "minimum-score",
+                "minimum-score", "neighbors",
             ])
         if args.flag("help") {
             print(usage)
@@ -71,10 +73,12 @@ enum RobustnessCommand {
         try recognizer.validate()
         let seed: UInt64 = try args.parsed("seed", default: 1)
         let direction = try StrokeTool.strokeDirection(args)
-        let minimumScore = try StrokeTool.minimumScore(args, default: try TemplateLibrary.builtIn().minimumScore)
+        let builtIn = try TemplateLibrary.builtIn()
+        let minimumScore = try StrokeTool.minimumScore(args, default: builtIn.minimumScore)
+        let neighbors = try StrokeTool.neighbors(args, default: builtIn.neighbors)
         // Each subject's evaluator, with its library built once from the other subjects.
         let heldOut = try StrokeTool.leftOutLibraries(
-            samples, dataset: dataset, minimumScore: minimumScore, direction: direction
+            samples, dataset: dataset, minimumScore: minimumScore, neighbors: neighbors, direction: direction
         ).map { subject in
             let evaluator = Evaluator(
                 samples: subject.samples, recognizerConfiguration: recognizer, checkmarkConfiguration: checkmark)

@@ -47,9 +47,10 @@ extension StrokeTool {
     // MARK: - Leaving one subject out
 
     /// Each subject's strokes and a library of 8 medoids per gesture built from the other subjects' (as the built-in
-    /// library is built), for the runs that leave one subject out (`robustness`, `tilt`).
+    /// library is built), its threshold `minimumScore` and its scores standing for `neighbors` templates, for the
+    /// runs that leave one subject out (`robustness`, `thresholds`, `tilt`).
     static func leftOutLibraries(
-        _ samples: [DollarLog], dataset: String, minimumScore: Double,
+        _ samples: [DollarLog], dataset: String, minimumScore: Double, neighbors: Int,
         direction: TemplateLibrary.StrokeDirection = .drawn
     ) throws -> [(samples: [DollarLog], library: TemplateLibrary)] {
         let subjects = Set(samples.map(\.subject)).sorted()
@@ -61,6 +62,7 @@ extension StrokeTool {
                 name: "without-\(subject)", samples: samples.filter { $0.subject != subject }, perGesture: 8)
             library.strokeDirection = direction
             library.minimumScore = minimumScore
+            library.neighbors = neighbors
             return (samples: samples.filter { $0.subject == subject }, library: library)
         }
     }

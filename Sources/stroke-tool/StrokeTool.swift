@@ -136,6 +136,16 @@ enum StrokeTool {
         return score
     }
 
+    /// `--neighbors K` (`TemplateLibrary.neighbors`), or `defaultValue`.
+    static func neighbors(_ args: CommandLineArguments, default defaultValue: Int) throws -> Int {
+        let neighbors: Int = try args.parsed("neighbors", default: defaultValue)
+        guard (1...TemplateLibrary.maximumNeighbors).contains(neighbors) else {
+            throw CommandLineArguments.Failure(
+                description: "--neighbors: a number of templates in 1...\(TemplateLibrary.maximumNeighbors)")
+        }
+        return neighbors
+    }
+
     /// `--elastic-dead-zone DEG|none` (`TemplateLibrary.elasticDeadZoneDegrees`), or `defaultValue`.
     static func elasticDeadZone(_ args: CommandLineArguments, default defaultValue: Double?) throws -> Double? {
         guard let text = args.value("elastic-dead-zone") else { return defaultValue }

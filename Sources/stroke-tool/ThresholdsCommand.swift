@@ -23,7 +23,9 @@ enum ThresholdsCommand {
                                    thresholds are the last row's
           --thresholds LIST        thresholds to report, in 0...1 (default: the library's, 0.65, 0.7, 0.75)
           --minimum-score S        the threshold of the gestures without one of their own in the last row
-                                   (default: the library's; the built-in library's 0.59 with --dataset)
+                                   (default: the library's; the built-in library's 0.6 with --dataset)
+          --neighbors K            how many of a gesture's nearest templates its score stands for (default:
+                                   the library's; the built-in library's 3 with --dataset)
           --gesture NAME=S         a gesture's own threshold for the last row (repeatable)
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
           --json                   print exactly one JSON object
@@ -32,7 +34,10 @@ enum ThresholdsCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["json"],
-            known: ["dataset", "strokes", "library", "thresholds", "minimum-score", "gesture", "checkmark-config"])
+            known: [
+                "dataset", "strokes", "library", "thresholds", "minimum-score", "gesture", "checkmark-config",
+                "neighbors",
+            ])
         if args.flag("help") {
             print(usage)
             return 0
@@ -60,13 +65,17 @@ enum ThresholdsCommand {
                 throw CommandLineArguments.Failure(
                     description: "--library goes with --strokes; --dataset builds its own")
             }
-            minimumScore = try StrokeTool.minimumScore(args, default: try TemplateLibrary.builtIn().minimumScore)
+            let builtIn = try TemplateLibrary.builtIn()
+            minimumScore = try StrokeTool.minimumScore(args, default: builtIn.minimumScore)
             let samples = try DollarLog.loadDataset(dataset)
-            subjects = try StrokeTool.leftOutLibraries(samples, dataset: dataset, minimumScore: minimumScore)
+            subjects = try StrokeTool.leftOutLibraries(
+                samples, dataset: dataset, minimumScore: minimumScore,
+                neighbors: try StrokeTool.neighbors(args, default: builtIn.neighbors))
             heading = "\(samples.count) strokes of \(subjects.count) subjects, each left out of its library"
         case (nil, let path?):
-            let library = try LibraryCommand.load(args.value("library") ?? "default")
+            var library = try LibraryCommand.load(args.value("library") ?? "default")
             minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
+            library.neighbors = try StrokeTool.neighbors(args, default: library.neighbors)
             own = library.gestureMinimumScores.merging(own) { $1 }
             subjects = [(try strokes(path), library)]
             heading = "\(subjects[0].samples.count) strokes of \(path) against the library \(library.name)"

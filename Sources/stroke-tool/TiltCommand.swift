@@ -44,8 +44,9 @@ enum TiltCommand {
         let samples = try DollarLog.loadDataset(dataset)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let seed: UInt64 = try args.parsed("seed", default: 1)
-        let minimumScore = try TemplateLibrary.builtIn().minimumScore
-        let subjects = try StrokeTool.leftOutLibraries(samples, dataset: dataset, minimumScore: minimumScore)
+        let builtIn = try TemplateLibrary.builtIn()
+        let subjects = try StrokeTool.leftOutLibraries(
+            samples, dataset: dataset, minimumScore: builtIn.minimumScore, neighbors: builtIn.neighbors)
         let report = try Evaluator.tiltTracking(
             subjects: subjects, tilts: tilts, checkmarkConfiguration: checkmark, seed: seed)
         if args.flag("json") {

@@ -10,13 +10,11 @@ struct RecognizerSelectionTests {
         ["rectangle", "triangle", "x", "star", "pigtail", "question_mark", "arrow", "delete_mark"],
     ]
 
-    /// The built-in library with only the templates of `names`.
+    /// The built-in library, its settings kept, with only the templates of `names`.
     static func builtIn(only names: [String]) throws -> TemplateLibrary {
-        let library = try TemplateLibrary.builtIn()
-        return TemplateLibrary(
-            name: library.name, orientation: library.orientation, maxRotationDegrees: library.maxRotationDegrees,
-            elasticDeadZoneDegrees: library.elasticDeadZoneDegrees, minimumScore: library.minimumScore,
-            templates: library.templates.filter { names.contains($0.name) })
+        var library = try TemplateLibrary.builtIn()
+        for name in library.gestureNames where !names.contains(name) { library.removeAll(named: name) }
+        return library
     }
 
     @Test("with every template re-ranked, a recognition among some gestures equals one with a library of only them")

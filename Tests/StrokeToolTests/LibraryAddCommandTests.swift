@@ -83,8 +83,9 @@ struct LibraryAddCommandTests {
             #expect(result.output.contains("added 8 template(s)"))
             result = try StrokeToolTests.run(["library", "list", game])
             #expect(
-                result.output.contains("minimum score 0.59, elastic dead zone 10.0°"),
-                "the file keeps its own threshold and dead zone: \(result.output)")
+                result.output.contains(
+                    "minimum score 0.6, scores of the 3 nearest templates, elastic dead zone 10.0°"),
+                "the file keeps its own threshold, scoring and dead zone: \(result.output)")
             #expect(
                 result.output.contains("swipe_up_left: 1") && result.output.contains("check: 8"), "\(result.output)")
 

@@ -101,6 +101,29 @@ struct LearnedTemplatesTests {
         #expect((other["candidates"] as! [[String: Any]]).allSatisfy { $0["name"] as? String != "bolt" })
     }
 
+    @Test("a learned gesture's score stands for as many of its templates as its library's gestures' do")
+    func scoredAsTheLibrary() throws {
+        // The built-in library's gestures are scored by their 3 nearest templates (`TemplateLibrary.neighbors`).
+        #expect(try TemplateLibrary.builtIn().neighbors == 3)
+        var processor = SessionProcessorTests.processor()
+        var dana = Producer("dana")
+        func score() throws -> Double {
+            dana.draw(&processor, Self.bolt(0))
+            let match = Self.lastEvent(processor)
+            #expect(match["name"] as? String == "bolt" && match["learned"] as? Bool == true)
+            return try #require(match["score"] as? Double)
+        }
+        dana.draw(&processor, Self.bolt(0), learn: "bolt")
+        let one = try score()
+        #expect(one > 0.9)
+        // Two more examples, unlike the stroke drawn again: scored by the nearest alone it would stay as close; by
+        // its three nearest it is further.
+        dana.draw(&processor, Self.bolt(1), learn: "bolt")
+        dana.draw(&processor, Self.bolt(2), learn: "bolt")
+        let three = try score()
+        #expect(three < one - 0.01, "\(three) against \(one)")
+    }
+
     @Test("sessions with ids past 32 bytes (kept on the heap) learn apart from each other, too")
     func longSessionIDs() {
         var processor = SessionProcessorTests.processor()
@@ -127,7 +150,7 @@ struct LearnedTemplatesTests {
         #expect(event["event"] as? String == "learned")
         var nearest = try #require(event["nearest"] as? [String: Any])
         #expect(nearest["name"] as? String == "check" && nearest["learned"] == nil)
-        // As close as the stroke's own match with the check (0.8479 in the protocol's example).
+        // As close as the stroke's own match with the check (0.8249 in the protocol's example).
         let tickScore = try #require(nearest["score"] as? Double)
         #expect(tickScore > 0.8)
         // A Z, which the library lacks: something of it comes nearest, not as near as the check to the tick.

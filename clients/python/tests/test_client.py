@@ -179,6 +179,12 @@ def test_template_library_schema(protocol_dir, tmp_path):
     assert not validator.is_valid(dict(library, gestures=strict["gestures"]))
     for bad in [{"a": {"minimumScore": 1.5}}, {"a": 0.8}, {"": {"minimumScore": 0.8}}, {"a": {}}]:
         assert not validator.is_valid(dict(strict, gestures=bad)), bad
+    # A score that stands for a gesture's nearest templates: version 4 only, 1 to 8 of them.
+    nearest = dict(strict, version=4, neighbors=3)
+    validator.validate(nearest)
+    assert not validator.is_valid(dict(nearest, version=3))
+    for bad in [0, 9, 2.5, "3"]:
+        assert not validator.is_valid(dict(nearest, neighbors=bad)), bad
 
 
 def test_consumer_surfaces_event_gaps():
