@@ -30,6 +30,8 @@ enum EvalCommand {
           --elastic-dead-zone DEG|none  user-dependent libraries: strokes turned past DEG from a template
                                         are compared with it as if drawn upright (default none: as drawn;
                                         `stroke-tool library build` gives 10)
+          --neighbors K                 user-dependent libraries: how many of a gesture's nearest templates its
+                                        score stands for (default 1, the nearest alone)
           --stroke-direction D          drawn (default: as the library says) or any: templates match either
                                         way round too (--perturb reverse=1 draws the strokes backward)
           --checkmark-config FILE       the checkmark detector's tuning: a JSON object with any of the
@@ -62,7 +64,7 @@ enum EvalCommand {
                 "shortlist-divisor", "dataset", "protocol", "templates-per-gesture", "trials", "library", "subjects",
                 "seed", "shortlist",
                 "points", "band", "tangent-weight", "orientation", "max-rotation", "checkmark-config", "perturb",
-                "elastic-dead-zone",
+                "elastic-dead-zone", "neighbors",
                 "checkmark-margin", "among", "among-others", "choice-margin", "stroke-direction",
             ])
         if let ignored = ElasticMatcher.KernelBuild.requestIgnored { StrokeTool.printError("stroke-tool: \(ignored)") }
@@ -94,6 +96,7 @@ enum EvalCommand {
             libraryTemplate.orientation = parsed
         }
         libraryTemplate.maxRotationDegrees = try args.parsed("max-rotation", default: 30.0)
+        libraryTemplate.neighbors = try StrokeTool.neighbors(args, default: 1)
         libraryTemplate.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(args, default: nil)
         let direction = args.value("stroke-direction") == nil ? nil : try StrokeTool.strokeDirection(args)
         if let direction { libraryTemplate.strokeDirection = direction }

@@ -445,8 +445,10 @@ struct StrokeToolTests {
                         && result.error.contains(
                             bad == "x" ? "--neighbors: cannot read" : "--neighbors: a number of templates in 1...8"),
                     "\(bad): \(result.error)")
-                result = try Self.run(["robustness", "--dataset", Self.fixtures, "--neighbors", bad])
-                #expect(result.status == 2, "\(bad): \(result.output)")
+                for command in ["robustness", "eval"] {
+                    result = try Self.run([command, "--dataset", Self.fixtures, "--neighbors", bad])
+                    #expect(result.status == 2, "\(command) \(bad): \(result.output)")
+                }
             }
             #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
         }
