@@ -65,7 +65,9 @@ public struct TemplateLibrary: Sendable, Hashable {
     /// alone (as $1 and Protractor do). A stroke that one template of a gesture happens to fit, and the others do
     /// not, then scores less than one that all of them fit: on the $1 logs, 3 turns away more strokes of gestures
     /// the library lacks at the same share of strokes recognized, and recognizes a few more (docs/Recognition.md,
-    /// "A gesture's nearest templates"). The built-in library has 3. At most `maximumNeighbors`. Default: `1`.
+    /// "A gesture's nearest templates"). A gesture with a template of several strokes, in a library that matches any
+    /// stroke order, is scored by its nearest template alone (averaged, such gestures lost accuracy). The built-in
+    /// library has 3. At most `maximumNeighbors`. Default: `1`.
     public var neighbors: Int = 1
     /// The templates, in insertion order.
     public private(set) var templates: [GestureTemplate]
