@@ -7,13 +7,15 @@ import Testing
 /// refused, and a recognizer it compiles into answers a stroke.
 @Suite("Template library files against bad input")
 struct LibraryFileFuzzTests {
-    /// A version 3 library: single strokes, one of several strokes, gestures with thresholds of their own.
+    /// A version 4 library: single strokes, one of several strokes, gestures with thresholds of their own, scores
+    /// that stand for two templates (each path either way round counted once).
     static let sample = #"""
-        {"format":"stroke-worker/template-library","version":3,"name":"spells","orientation":"sensitive",
+        {"format":"stroke-worker/template-library","version":4,"neighbors":2,"name":"spells","orientation":"sensitive",
         "maxRotationDegrees":30,"elasticDeadZoneDegrees":10,"minimumScore":0.6,"strokeDirection":"any",
         "gestures":{"zap":{"minimumScore":0.8},"plus":{"minimumScore":0.55}},
         "templates":[{"name":"zap","points":[[0,0],[15,20],[30,0],[45,20]]},
         {"name":"ring","points":[[10,0],[7,7],[0,10],[-7,7],[-10,0],[-7,-7],[0,-10],[7,-7],[10,0]]},
+        {"name":"zap","points":[[0,0],[12,22],[29,2],[44,18]]},
         {"name":"plus","strokes":[[[0,5],[10,5]],[[5,0],[5,10]]]}]}
         """#
 
