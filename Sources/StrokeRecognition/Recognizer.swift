@@ -46,8 +46,9 @@ public struct Recognizer: Sendable {
         /// Whether some gesture has a threshold of its own: where none has (most libraries), a stroke's threshold
         /// is the library's, with no lookup.
         let hasGestureThresholds: Bool
-        /// How many of a gesture's nearest templates its score stands for (`TemplateLibrary.neighbors`).
-        let neighbors: Int
+        /// Whether some gesture's score stands for more than its nearest template (`gestureNeighbors`): where none's
+        /// does, the scored templates go to the candidates' scan as they are.
+        let averagesNearest: Bool
         /// The library's template each compiled path comes from, where some template is several paths (a gesture
         /// of several strokes, a stroke either way round), so that a gesture's nearest templates are counted once
         /// each; empty when every template is one path.
@@ -88,9 +89,9 @@ public struct Recognizer: Sendable {
             self.minimumScore = library.minimumScore
             self.gestureMinimumScores = library.gestureMinimumScores
             self.hasGestureThresholds = !library.gestureMinimumScores.isEmpty
-            self.neighbors = library.neighbors
             self.sources = sources
             self.gestureNeighbors = Self.gestureNeighbors(of: library, names: gestureNames)
+            self.averagesNearest = self.gestureNeighbors.contains { $0 > 1 }
         }
     }
 
@@ -371,7 +372,7 @@ public struct Recognizer: Sendable {
     private func result(_ scored: UnsafeMutableBufferPointer<Scored>, shortlist: UnsafeBufferPointer<Shortlisted>)
         -> RecognitionResult
     {
-        if storage.neighbors > 1 {
+        if storage.averagesNearest {
             Self.averageNearest(
                 scored, sources: storage.sources, shortlist: shortlist, gestureNeighbors: storage.gestureNeighbors)
         }
