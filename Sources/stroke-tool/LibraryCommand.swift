@@ -72,6 +72,14 @@ enum LibraryCommand {
         }
     }
 
+    /// `--minimum-score`, `--elastic-dead-zone` and `--neighbors`, where given, on `library` (`build`, `add`,
+    /// `export-default`).
+    static func applySettings(_ args: CommandLineArguments, to library: inout TemplateLibrary) throws {
+        library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
+        library.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(args, default: library.elasticDeadZoneDegrees)
+        library.neighbors = try StrokeTool.neighbors(args, default: library.neighbors)
+    }
+
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["all", "json"],
@@ -128,10 +136,7 @@ enum LibraryCommand {
                     name: name, samples: logs, orientation: orientation, seed: try args.parsed("seed", default: 1))
             }
             library.strokeDirection = try StrokeTool.strokeDirection(args)
-            library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
-            library.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(
-                args, default: library.elasticDeadZoneDegrees)
-            library.neighbors = try StrokeTool.neighbors(args, default: library.neighbors)
+            try applySettings(args, to: &library)
             try library.save(to: output)
             print("wrote \(output): \(library.templates.count) templates of \(library.gestureNames.count) gestures")
         case "add":
@@ -156,10 +161,7 @@ enum LibraryCommand {
                 library.strokeOrder = strokeOrder
             }
             if args.value("stroke-direction") != nil { library.strokeDirection = try StrokeTool.strokeDirection(args) }
-            library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
-            library.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(
-                args, default: library.elasticDeadZoneDegrees)
-            library.neighbors = try StrokeTool.neighbors(args, default: library.neighbors)
+            try applySettings(args, to: &library)
             let before = library.templates.count
             if let strokes = args.value("strokes") {
                 library.add(contentsOf: try Self.templates(strokes: strokes, gesture: args.value("gesture")))
@@ -229,10 +231,7 @@ enum LibraryCommand {
             var library = try TemplateLibrary.builtIn()
             library.name = args.value("name") ?? library.name
             library.strokeDirection = try StrokeTool.strokeDirection(args)
-            library.minimumScore = try StrokeTool.minimumScore(args, default: library.minimumScore)
-            library.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(
-                args, default: library.elasticDeadZoneDegrees)
-            library.neighbors = try StrokeTool.neighbors(args, default: library.neighbors)
+            try applySettings(args, to: &library)
             try library.save(to: output)
             print("wrote \(output)")
         default:
