@@ -1,5 +1,6 @@
 /// What following a player's tilt (`TiltEstimate`) does for the checkmark detector and the match: each subject's
-/// strokes, tilted alike, played in a seeded order as one session's.
+/// strokes, tilted alike, played in a seeded order as one session's, as drawn, with the detector following the
+/// tilt, and with the detector and the match following it.
 public struct TiltReport: Sendable, Codable, Hashable {
     /// One tilt, with the detector judging strokes as drawn or turned back by the session's estimate.
     public struct Row: Sendable, Codable, Hashable {
@@ -7,6 +8,8 @@ public struct TiltReport: Sendable, Codable, Hashable {
         public var tilt: Double
         /// Whether the detector judged each stroke turned by the session's estimate.
         public var tracking: Bool
+        /// Whether the library, too, matched each stroke turned by the estimate (`tracking` is then true).
+        public var matching: Bool
         /// Strokes matched with their own gesture.
         public var accuracy: Double
         /// The checks on which the detector fired.
@@ -27,7 +30,9 @@ public struct TiltReport: Sendable, Codable, Hashable {
 extension Evaluator {
     /// Plays each subject's strokes, all tilted by each of `tilts`, in an order drawn from `seed`, as one session
     /// against that subject's library: the detector judges each stroke as drawn, or turned by the estimate its
-    /// earlier matches give; the match follows the detector's verdict, as the worker's does.
+    /// earlier matches give, and the library matches it as drawn, or turned alike (the worker's
+    /// `--match-follow-tilt`, its match's rotation then given as drawn); the match follows the detector's verdict,
+    /// as the worker's does.
     public static func tiltTracking(
         subjects: [(samples: [DollarLog], library: TemplateLibrary)], tilts: [Double],
         recognizerConfiguration: RecognizerConfiguration = .default,
@@ -38,7 +43,7 @@ extension Evaluator {
             try Recognizer(library: subject.library, configuration: recognizerConfiguration)
         }
         for tilt in tilts {
-            for tracking in [false, true] {
+            for (tracking, matching) in [(false, false), (true, false), (true, true)] {
                 var counts = (right: 0, all: 0, checks: 0, checksFired: 0, vs: 0, vsFired: 0, others: 0, othersFired: 0)
                 var errors = [Double]()
                 for (index, subject) in subjects.enumerated() {
@@ -48,15 +53,23 @@ extension Evaluator {
                     var estimate = TiltEstimate()
                     let recognizer = recognizers[index]
                     for sample in subject.samples.shuffled(using: &generator) {
-                        let points = turn.apply(to: sample.points, using: &generator)
+                        var points = turn.apply(to: sample.points, using: &generator)
+                        // Turned back for the detector and the library alike.
+                        let applied = matching ? Double(estimate.correction) : 0
+                        if applied != 0 {
+                            var back = StrokePerturbation()
+                            back.rotateDegrees = applied
+                            points = back.apply(to: points, using: &generator)
+                        }
                         if estimate.samples >= TiltEstimate.minimumSamples {
                             errors.append(abs(Double(estimate.degrees) - tilt))
                         }
                         var detector = CheckmarkDetector(
                             configuration: checkmarkConfiguration,
-                            turnedBy: tracking ? Double(estimate.correction) : 0)
+                            turnedBy: tracking && !matching ? Double(estimate.correction) : 0)
                         let fired = detector.add(contentsOf: points) != nil
                         var result = try recognizer.recognize(points)
+                        result.turnRotations(by: -applied)
                         if !detector.timesLookLikeSeconds {
                             result = result.applyingCheckmark(
                                 fired: fired, configuration: recognizerConfiguration,
@@ -83,7 +96,7 @@ extension Evaluator {
                 errors.sort()
                 rows.append(
                     .init(
-                        tilt: tilt, tracking: tracking, accuracy: share(counts.right, counts.all),
+                        tilt: tilt, tracking: tracking, matching: matching, accuracy: share(counts.right, counts.all),
                         checksFired: share(counts.checksFired, counts.checks),
                         vsFired: share(counts.vsFired, counts.vs),
                         othersFired: share(counts.othersFired, counts.others),

@@ -140,6 +140,10 @@ public struct Recognizer: Sendable {
     var protractorLanes: [ElasticMatcher.Lanes] { storage.protractorLanes }
     var elastic: [Float] { storage.elastic }
     var maxRotation: Float { storage.maxRotation }
+
+    /// Whether the recognizer matches a stroke at any rotation (its library's orientation, or the one a session
+    /// chose): turning a stroke before it is recognized then changes nothing but its match's `rotation`.
+    public var isOrientationInvariant: Bool { storage.maxRotation >= .pi }
     /// Which templates are compared as drawn whatever the dead zone (`keepsDirection`); empty when none is.
     var asDrawn: [Bool] { storage.asDrawn }
     /// The elastic stage's turn toward each template.

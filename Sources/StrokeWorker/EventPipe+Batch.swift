@@ -43,7 +43,7 @@ extension EventPipe.Batch {
                     sequence: request.context.sequence, stroke: request.context.stroke,
                     pointer: request.context.pointer, slot: request.slot, learned: learnedIndex, choice: choiceIndex,
                     gesture: gestureIndex, checkmarkFired: request.checkmarkFired,
-                    followsTilt: request.tiltFeedback != nil, minimumScore: request.minimumScore)))
+                    followsTilt: request.tiltFeedback != nil, minimumScore: request.minimumScore, turn: request.turn)))
     }
 
     // MARK: - Reading
@@ -74,7 +74,7 @@ extension EventPipe.Batch {
                         gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil,
                         checkmarkFired: request.checkmarkFired,
                         tiltFeedback: request.followsTilt ? tiltFeedback.map { Unmanaged.passUnretained($0) } : nil,
-                        minimumScore: request.minimumScore
+                        minimumScore: request.minimumScore, turn: request.turn
                     ).encode(into: &writer)
                     metrics.count(outcome)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }

@@ -32,6 +32,8 @@ final class EventPipe: Sendable {
         var followsTilt = false
         /// `RecognitionRequest.minimumScore`.
         var minimumScore: Double? = nil
+        /// `RecognitionRequest.turn`.
+        var turn: Int8 = 0
     }
 
     /// One event (`request == nil`: `bytes[start..<topicEnd]` is the topic, `bytes[topicEnd..<end]` the payload)

@@ -39,6 +39,11 @@ public struct RecognitionRequest {
     /// (`Recognizer.threshold(for:)`; the higher applies), where the session set one (`options` with
     /// `minimumScore`).
     var minimumScore: Double? = nil
+    /// The whole degrees the library's templates see the stroke turned by: the correction of the session's tilt
+    /// estimate (`TiltEstimate.correction`) where its matches follow its tilt (`WorkerConfiguration.matchFollowsTilt`),
+    /// else 0. The learned templates see the stroke as drawn: the player drew them with the same hand. The match's
+    /// `rotation` is still the stroke's turn from the template it matched.
+    var turn: Int8 = 0
 
     /// How a finished stroke was answered, for the worker's counters.
     public enum Outcome: Sendable {
@@ -91,29 +96,72 @@ public struct RecognitionRequest {
             showsTilt: Bool
         )
     {
-        try recognizer.withPreparedStroke(points: points, strokeStarts: strokeStarts) { stroke in
+        try withPreparedStrokes(strokeStarts: strokeStarts) { stroke, asDrawn in
             guard let choice else {
-                let (candidates, match, showsTilt) = recognize(stroke, among: nil)
+                let (candidates, match, showsTilt) = recognize(stroke, asDrawn: asDrawn, among: nil)
                 return (candidates, match, nil, showsTilt)
             }
             let (chosen, answer, unchosen) = recognizer.configuration.answer(
-                among: choice.names, recognize: { recognize(stroke, among: $0) },
+                among: choice.names, recognize: { recognize(stroke, asDrawn: asDrawn, among: $0) },
                 match: { $0.match.map { ($0.name, $0.score) } })
             let matched = answer == .chosen
             return (chosen.candidates, matched ? chosen.match : nil, unchosen?.match, matched && chosen.showsTilt)
         }
     }
 
+    /// Calls `body` with the stroke prepared for the library, turned by `turn`, and as drawn for the learned
+    /// templates: the same prepared stroke where it is not turned (most strokes) or the session learned none.
+    private func withPreparedStrokes<Value>(
+        strokeStarts: UnsafeBufferPointer<Int>,
+        _ body: (Recognizer.PreparedStroke, Recognizer.PreparedStroke) -> Value
+    ) throws(RecognitionError) -> Value {
+        guard turn != 0, !recognizer.isOrientationInvariant else {
+            return try recognizer.withPreparedStroke(points: points, strokeStarts: strokeStarts) { body($0, $0) }
+        }
+        return try Self.withTurned(points, by: turn) { turned throws(RecognitionError) in
+            let outcome = try recognizer.withPreparedStroke(points: turned, strokeStarts: strokeStarts) {
+                stroke -> Result<Value, RecognitionError> in
+                guard let learned else { return .success(body(stroke, stroke)) }
+                do throws(RecognitionError) {
+                    return .success(
+                        try learned.recognizer.withPreparedStroke(points: points, strokeStarts: strokeStarts) {
+                            body(stroke, $0)
+                        })
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return try outcome.get()
+        }
+    }
+
+    /// Calls `body` with `points` turned by `degrees` about the origin, in memory of their own (once per stroke
+    /// of a tilted session: the points of one message are not turned).
+    static func withTurned<Value>(
+        _ points: UnsafeBufferPointer<SIMD2<Double>>, by degrees: Int8,
+        _ body: (UnsafeBufferPointer<SIMD2<Double>>) throws(RecognitionError) -> Value
+    ) throws(RecognitionError) -> Value {
+        let cosineSine = CheckmarkDetector.turn(wholeDegrees: degrees)
+        let turned = UnsafeMutableBufferPointer<SIMD2<Double>>.allocate(capacity: points.count)
+        defer { turned.deallocate() }
+        for (index, point) in points.enumerated() {
+            turned[index] = SIMD2(
+                cosineSine.x * point.x - cosineSine.y * point.y, cosineSine.y * point.x + cosineSine.x * point.y)
+        }
+        return try body(UnsafeBufferPointer(turned))
+    }
+
     /// The candidates and the match, from the library and the session's learned templates together, among the
     /// gestures `names` (nil: all), and whether the match's rotation tells the session's tilt (asked only where it
     /// is followed).
-    private func recognize(_ stroke: Recognizer.PreparedStroke, among names: [String]?)
-        -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, showsTilt: Bool)
-    {
+    private func recognize(
+        _ stroke: Recognizer.PreparedStroke, asDrawn: Recognizer.PreparedStroke, among names: [String]?
+    ) -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, showsTilt: Bool) {
         var candidates: [EventEncoder.Candidate]
-        let fromLibrary = recognizer.recognize(stroke, among: names)
+        var fromLibrary = recognizer.recognize(stroke, among: names)
+        if turn != 0 { fromLibrary.turnRotations(by: -Double(turn)) }
         if let learned {
-            let fromLearned = learned.recognizer.recognize(stroke, among: names)
+            let fromLearned = learned.recognizer.recognize(asDrawn, among: names)
             candidates = LearnedTemplates.merged(
                 library: fromLibrary.candidates, learned: fromLearned.candidates, limit: recognizer.configuration.topK)
         } else {

@@ -233,6 +233,15 @@ extension SessionProcessor {
             return Int8(session.tilt.correction)
         }
 
+        /// The turn the library's templates see a session's finished stroke or gesture by: its tilt estimate's
+        /// correction, where the session follows its tilt and the worker's matches do
+        /// (`WorkerConfiguration.matchFollowsTilt`).
+        @inline(__always)
+        func matchTurn(of session: Session) -> Int8 {
+            guard session.followsTilt, configuration.matchFollowsTilt else { return 0 }
+            return Int8(session.tilt.correction)
+        }
+
         /// Returns a finished stroke's buffers to the pool (bounded, so idle lanes do not hoard memory).
         private mutating func recycle(_ stroke: consuming OpenStroke) {
             guard spareStrokes.count < Self.spareStrokeLimit, stroke.storage.pointCapacity <= 4096 else {
@@ -324,8 +333,9 @@ extension SessionProcessor {
                         publishRecognition(
                             of: points, library: library, invariant: invariant, learned: learned, choice: choice,
                             context: eventContext, checkmarkFired: fired,
-                            tiltFeedback: stroke.detecting && session.followsTilt
-                                ? Unmanaged.passUnretained(tiltFeedback) : nil, minimumScore: minimumScore)
+                            tiltFeedback: session.followsTilt && (stroke.detecting || configuration.matchFollowsTilt)
+                                ? Unmanaged.passUnretained(tiltFeedback) : nil, minimumScore: minimumScore,
+                            turn: matchTurn(of: session))
                     }
                 }
             }
@@ -340,7 +350,7 @@ extension SessionProcessor {
             of points: UnsafeBufferPointer<SIMD2<Double>>, library: Int32, invariant: Bool?,
             learned: LearnedTemplates?, choice: GestureChoice?, context: EventEncoder.Context,
             gesture: GestureStrokes? = nil, checkmarkFired: Bool? = nil,
-            tiltFeedback: Unmanaged<TiltFeedback>? = nil, minimumScore: Double? = nil
+            tiltFeedback: Unmanaged<TiltFeedback>? = nil, minimumScore: Double? = nil, turn: Int8 = 0
         ) {
             let entry = registry.entries[Int(library)]
             sink.publishRecognition(
@@ -348,7 +358,7 @@ extension SessionProcessor {
                     context: context, recognizer: entry.recognizer(invariant: invariant), library: entry.name,
                     slot: LibraryRegistry.Slot(library: library, invariant: invariant), points: points,
                     learned: learned, choice: choice, gesture: gesture, checkmarkFired: checkmarkFired,
-                    tiltFeedback: tiltFeedback, minimumScore: minimumScore),
+                    tiltFeedback: tiltFeedback, minimumScore: minimumScore, turn: turn),
                 writer: &writer)
         }
 

@@ -102,7 +102,8 @@ extension SessionProcessor.Core {
         let entry = registry.entries[Int(session.library)]
         let before = existing?.compiled(for: slot, entry: entry, metrics: metrics)
         let nearest = Self.nearest(
-            to: template, recognizer: entry.recognizer(invariant: session.invariant), learned: before)
+            to: template, recognizer: entry.recognizer(invariant: session.invariant), learned: before,
+            turn: matchTurn(of: session))
         let templates: LearnedTemplates
         do {
             templates = try LearnedTemplates.learning(template, to: before, entry: entry, slot: slot, metrics: metrics)
@@ -127,19 +128,31 @@ extension SessionProcessor.Core {
 
     /// The gesture other than `template`'s own that it comes nearest to, among the session's library and the
     /// gestures it learned before: what strokes drawn like it may be taken for (the `learned` event's `nearest`).
-    /// Learning is rare, so this recognition runs on the lane, once per learned template.
-    static func nearest(to template: GestureTemplate, recognizer: Recognizer, learned: LearnedTemplates?)
-        -> EventEncoder.Candidate?
-    {
+    /// Learning is rare, so this recognition runs on the lane, once per learned template. The library's templates
+    /// see it turned by `turn`, as they will see the session's strokes (`RecognitionRequest.turn`).
+    static func nearest(
+        to template: GestureTemplate, recognizer: Recognizer, learned: LearnedTemplates?, turn: Int8 = 0
+    ) -> EventEncoder.Candidate? {
         // One more candidate than a match lists: the template's own gesture may be among them.
         let limit = recognizer.configuration.topK + 1
         let candidates = try? template.points.withUnsafeBufferPointer { (points) throws(RecognitionError) in
             try template.strokeStarts.withUnsafeBufferPointer { (starts) throws(RecognitionError) in
-                try recognizer.withPreparedStroke(points: points, strokeStarts: starts) { stroke in
-                    LearnedTemplates.merged(
-                        library: recognizer.recognize(stroke).candidates,
-                        learned: learned?.recognizer.recognize(stroke).candidates ?? [], limit: limit)
+                let fromLearned = try learned.map { (learned) throws(RecognitionError) in
+                    try learned.recognizer.withPreparedStroke(points: points, strokeStarts: starts) {
+                        learned.recognizer.recognize($0).candidates
+                    }
                 }
+                func fromLibrary(_ points: UnsafeBufferPointer<SIMD2<Double>>) throws(RecognitionError)
+                    -> [RecognitionResult.Candidate]
+                {
+                    try recognizer.withPreparedStroke(points: points, strokeStarts: starts) {
+                        recognizer.recognize($0).candidates
+                    }
+                }
+                let library =
+                    turn != 0 && !recognizer.isOrientationInvariant
+                    ? try RecognitionRequest.withTurned(points, by: turn, fromLibrary) : try fromLibrary(points)
+                return LearnedTemplates.merged(library: library, learned: fromLearned ?? [], limit: limit)
             }
         }
         return candidates?.first { $0.name != template.name && $0.score > 0 }

@@ -63,7 +63,13 @@ extension WorkerConfiguration {
             flag: "checkmark-follow-tilt", env: "STROKE_WORKER_CHECKMARK_FOLLOW_TILT", value: "on|off",
             help: "whether the checkmark detector judges a session's strokes turned back by the tilt its matches "
                 + "show (the mean rotation of its matches of open shapes, once two are in and past 8 degrees), so "
-                + "that a player whose hand is tilted gets the checks an upright one does. Default: on"),
+                + "that a player whose hand is tilted gets the checks an upright one does; off: sessions follow "
+                + "their tilt only when they ask (options followTilt). Default: on"),
+        Option(
+            flag: "match-follow-tilt", env: "STROKE_WORKER_MATCH_FOLLOW_TILT", value: "on|off",
+            help: "whether a session that follows its tilt also has its strokes matched turned back by it, as if "
+                + "drawn upright (the session's learned templates see them as drawn); a match's rotation is still "
+                + "the stroke's turn from its template. Default: on"),
         Option(
             flag: "choice-margin", env: "STROKE_WORKER_CHOICE_MARGIN", value: "SCORE|inf",
             help: "in a session that chose the gestures it may match (options gestures), how far above the best "
@@ -244,6 +250,11 @@ extension WorkerConfiguration {
             "checkmark-follow-tilt", args.value("checkmark-follow-tilt", env: env("checkmark-follow-tilt")))
         {
             checkmarkFollowsTilt = value
+        }
+        if let value = try Self.switchValue(
+            "match-follow-tilt", args.value("match-follow-tilt", env: env("match-follow-tilt")))
+        {
+            matchFollowsTilt = value
         }
         if let path = args.value("checkmark-config", env: env("checkmark-config")) {
             checkmark = try CheckmarkConfiguration(contentsOf: path)

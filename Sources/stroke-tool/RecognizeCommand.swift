@@ -33,9 +33,10 @@ enum RecognizeCommand {
           --minimum-score S        a stroke must score at least S to match, as well as the library's own
                                    threshold, as in a session that set minimumScore S (default 0: the
                                    library's alone)
-          --follow-tilt on|off     the strokes as one session's, in order: the detector judges each turned back
-                                   by the tilt the matches before it show, as the worker's
-                                   --checkmark-follow-tilt does (default on; off: each stroke as drawn)
+          --follow-tilt on|off     the strokes as one session's, in order: the detector and the library judge
+                                   each turned back by the tilt the matches before it show, as the worker's
+                                   --checkmark-follow-tilt and --match-follow-tilt do (default on; off: each
+                                   stroke as drawn)
           --choice-margin M        with a choice: how far above the best chosen match a gesture outside it
                                    must score to answer "not chosen" (as the worker's --choice-margin;
                                    default 0.05, inf: only where no chosen gesture matched)
@@ -209,7 +210,16 @@ enum RecognizeCommand {
                     // As the worker answers: a single stroke with the detector's verdict, a choice as its sessions'.
                     let verdict = stroke.strokes.count == 1 && answer.timesLookLikeSeconds != true
                     let fired = detected
-                    let (result, chosen, unchosen) = try stroke.points.map(\.position).withUnsafeBufferPointer {
+                    // As the worker matches a session that follows its tilt: the library sees the stroke turned back.
+                    let turn = followsTilt && !recognizer.isOrientationInvariant ? tilt.correction : 0
+                    let cosineSine = CheckmarkDetector.turn(degrees: Double(turn))
+                    let positions = stroke.points.map {
+                        turn == 0
+                            ? $0.position
+                            : SIMD2(
+                                cosineSine.x * $0.x - cosineSine.y * $0.y, cosineSine.y * $0.x + cosineSine.x * $0.y)
+                    }
+                    var (result, chosen, unchosen) = try positions.withUnsafeBufferPointer {
                         points in
                         try stroke.strokeStarts.withUnsafeBufferPointer { starts in
                             try recognizer.withPreparedStroke(points: points, strokeStarts: starts) { prepared in
@@ -225,6 +235,8 @@ enum RecognizeCommand {
                             }
                         }
                     }
+                    result.turnRotations(by: -Double(turn))
+                    unchosen?.turnRotations(by: -Double(turn))
                     let match = chosen == .chosen ? result.match : nil
                     // As the worker follows a session's tilt: from the matches of single strokes that tell one.
                     if followsTilt, stroke.strokes.count == 1, let match, match.showsTilt {

@@ -8,17 +8,19 @@ enum TiltCommand {
     static let usage = """
         USAGE: stroke-tool tilt --dataset DIR [options]
 
-        The checkmark detector knows upright checks. A player whose hand is tilted draws every stroke turned
-        alike, and each match says by how much (its rotation): a session can follow that tilt and let the
-        detector judge its strokes turned back upright. For each tilt, every subject's strokes, turned by it,
-        are played in a seeded order as one session against a library of 8 medoids per gesture built from the
-        other subjects (as `stroke-tool robustness`), once as drawn and once followed; the match follows the
+        The checkmark detector knows upright checks, and an orientation-sensitive library upright gestures. A
+        player whose hand is tilted draws every stroke turned alike, and each match says by how much (its
+        rotation): a session can follow that tilt and judge its strokes turned back upright. For each tilt,
+        every subject's strokes, turned by it, are played in a seeded order as one session against the built-in
+        library's recipe on the other subjects (as `stroke-tool robustness`): as drawn ("as drawn"), with the
+        detector following the tilt ("detector", the worker's --checkmark-follow-tilt alone), and with the
+        detector and the library following it ("both", with --match-follow-tilt); the match follows the
         detector's verdict. Printed: accuracy, the checks and the v's and the other strokes the detector fired
         on, and how far the estimate was from the tilt (median, after a session's first two matches).
 
         OPTIONS
           --dataset DIR            the logs (required)
-          --tilts LIST             degrees, comma-separated (default: -30,-20,-10,0,10,20,30)
+          --tilts LIST             degrees, comma-separated (default: -45,-30,-20,-10,0,10,20,30,45)
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
           --seed S                 seeds each session's order (default 1)
           --json                   print exactly one JSON object
@@ -34,7 +36,7 @@ enum TiltCommand {
         guard let dataset = args.value("dataset") else {
             throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
         }
-        let tilts = try (args.value("tilts") ?? "-30,-20,-10,0,10,20,30").split(separator: ",").map { text in
+        let tilts = try (args.value("tilts") ?? "-45,-30,-20,-10,0,10,20,30,45").split(separator: ",").map { text in
             guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, abs(value) <= 180
             else {
                 throw CommandLineArguments.Failure(description: "--tilts: \"\(text)\" is not an angle in -180...180")
@@ -54,10 +56,11 @@ enum TiltCommand {
         } else {
             func percent(_ value: Double) -> String { String(format: "%7.2f%%", value * 100) }
             print("\(samples.count) strokes of \(subjects.count) subjects, each subject one session")
-            print("  tilt  detector   accuracy   checks      v's   others  estimate off by")
+            print("  tilt  follows    accuracy   checks      v's   others  estimate off by")
             for row in report.rows {
                 print(
-                    String(format: "%6.1f  ", row.tilt) + (row.tracking ? "followed" : "as drawn") + " "
+                    String(format: "%6.1f  ", row.tilt)
+                        + (row.matching ? "both    " : row.tracking ? "detector" : "as drawn") + " "
                         + percent(row.accuracy) + " " + percent(row.checksFired) + " " + percent(row.vsFired) + " "
                         + percent(row.othersFired) + String(format: "  %.1f°", row.medianEstimateError))
             }

@@ -144,18 +144,29 @@ struct TiltEstimateTests {
             )
         }
         let report = try Evaluator.tiltTracking(subjects: subjects, tilts: [-30, 0, 30])
-        #expect(report.rows.count == 6)
+        #expect(report.rows.count == 9)
         var rows = [String: TiltReport.Row]()
-        for row in report.rows { rows["\(row.tilt)/\(row.tracking)"] = row }
-        let upright = try #require(rows["0.0/false"])
+        for row in report.rows { rows["\(row.tilt)/\(row.tracking)/\(row.matching)"] = row }
+        let upright = try #require(rows["0.0/false/false"])
         for tilt in ["-30.0", "30.0"] {
-            let asDrawn = try #require(rows["\(tilt)/false"])
-            let followed = try #require(rows["\(tilt)/true"])
+            let asDrawn = try #require(rows["\(tilt)/false/false"])
+            let followed = try #require(rows["\(tilt)/true/false"])
+            let both = try #require(rows["\(tilt)/true/true"])
             #expect(asDrawn.checksFired < upright.checksFired)
             #expect(followed.checksFired == upright.checksFired)
             #expect(followed.vsFired <= asDrawn.vsFired)
             #expect(followed.medianEstimateError <= 8)
+            // The library following the tilt too: the detector's checks as upright, and no stroke fewer matched.
+            #expect(both.checksFired == upright.checksFired)
+            #expect(both.accuracy >= asDrawn.accuracy && both.medianEstimateError <= 8)
         }
-        #expect(rows["0.0/true"]?.checksFired == upright.checksFired)
+        #expect(rows["0.0/true/false"]?.checksFired == upright.checksFired)
+        #expect(
+            rows["0.0/true/true"]
+                == rows["0.0/true/false"].map { row in
+                    var same = row
+                    same.matching = true
+                    return same
+                })
     }
 }

@@ -82,18 +82,22 @@ struct TiltFollowingTests {
         #expect(upright.metrics.strokesTurned.load(ordering: .relaxed) == 0)
     }
 
-    @Test("with --checkmark-follow-tilt off, or the detector off, the session's estimate is not kept")
+    @Test("with --checkmark-follow-tilt off, or the detector off where the match does not follow, no estimate is kept")
     func notFollowed() throws {
         var off = SessionProcessorTests.processor { $0.checkmarkFollowsTilt = false }
         #expect(Self.tiltedCheck(&off, "a", tilt: 35) == ["match"])
         off.applyTiltFeedback()
         #expect(off.tilt(ofSession: "a") == TiltEstimate())
-        var silent = SessionProcessorTests.processor()
-        var b = Producer("b")
-        b.send(&silent, ["type": "options", "checkmark": false])
-        for index in 0..<2 { b.draw(&silent, Self.stroke("arrow", index: index, turnedBy: 30)) }
-        silent.applyTiltFeedback()
-        #expect(silent.tilt(ofSession: "b") == TiltEstimate())
+        // With the detector off, the estimate serves the match alone (`--match-follow-tilt`, on by default).
+        for matchFollows in [false, true] {
+            var silent = SessionProcessorTests.processor { $0.matchFollowsTilt = matchFollows }
+            var b = Producer("b")
+            b.send(&silent, ["type": "options", "checkmark": false])
+            for index in 0..<2 { b.draw(&silent, Self.stroke("arrow", index: index, turnedBy: 30)) }
+            silent.applyTiltFeedback()
+            let estimate = try #require(silent.tilt(ofSession: "b"))
+            #expect(matchFollows ? estimate.samples == 2 : estimate == TiltEstimate())
+        }
     }
 
     @Test("a session's estimate is kept in its snapshot and restored with it; a session without one has none")

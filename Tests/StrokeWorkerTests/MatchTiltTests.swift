@@ -1,0 +1,134 @@
+import Foundation
+import StrokeProtocol
+import StrokeRecognition
+import Testing
+
+@testable import StrokeWorker
+
+/// Matching a tilted player's strokes turned back (`--match-follow-tilt`): once a session's matches show its tilt,
+/// the library's templates see its next strokes turned back upright by it; its learned templates see them as drawn.
+@Suite("Session processor: matching a tilted player's strokes")
+struct MatchTiltTests {
+    typealias Producer = LearnedTemplatesTests.Producer
+
+    /// Three shapes tilted by `tilt` (their matches give the session its estimate), then `gesture`'s `index`-th
+    /// recorded stroke tilted alike: its result event.
+    static func tiltedStroke(
+        _ processor: inout SessionProcessor<CollectingSink>, _ session: String, tilt: Double, gesture: String,
+        index: Int
+    ) throws -> [String: Any] {
+        var producer = Producer(session)
+        producer.send(&processor, ["type": "options", "checkmark": false])
+        for (shape, shapeIndex) in [("arrow", 0), ("left_curly_brace", 2), ("arrow", 1)] {
+            producer.draw(&processor, TiltFollowingTests.stroke(shape, index: shapeIndex, turnedBy: tilt))
+        }
+        producer.draw(&processor, TiltFollowingTests.stroke(gesture, index: index, turnedBy: tilt))
+        return try #require(MinimumSizeTests.events(processor, session).last)
+    }
+
+    /// The strokes: as drawn, each tilted by 45° either way, the built-in library misses them.
+    static let cases: [(tilt: Double, gesture: String, index: Int)] = [
+        (45, "left_sq_bracket", 0), (45, "question_mark", 1), (-45, "right_sq_bracket", 0),
+        (-45, "left_curly_brace", 0),
+    ]
+
+    @Test("the premise: in a fresh session, each stroke tilted by 45° is not matched with its gesture")
+    func premise() {
+        #expect(!TiltFollowingTests.logs.isEmpty)
+        for (tilt, gesture, index) in Self.cases {
+            var processor = SessionProcessorTests.processor()
+            var fresh = Producer("fresh")
+            fresh.draw(&processor, TiltFollowingTests.stroke(gesture, index: index, turnedBy: tilt))
+            let event = MinimumSizeTests.events(processor, "fresh").last
+            #expect(event?["name"] as? String != gesture, "\(gesture) tilted by \(tilt)")
+        }
+    }
+
+    @Test("after three matches of a tilted hand, the stroke is matched with its gesture, its rotation as drawn")
+    func followed() throws {
+        for (tilt, gesture, index) in Self.cases {
+            var processor = SessionProcessorTests.processor()
+            let event = try Self.tiltedStroke(&processor, "tilted", tilt: tilt, gesture: gesture, index: index)
+            #expect(event["event"] as? String == "match" && event["name"] as? String == gesture, "\(event)")
+            // The turn from the template, as the stroke was drawn: past the library's 30° bound.
+            let rotation = try #require(event["rotation"] as? Double)
+            #expect(abs(rotation - tilt) <= 15, "\(gesture) tilted by \(tilt): rotation \(rotation)")
+            processor.applyTiltFeedback()
+            #expect(try #require(processor.tilt(ofSession: "tilted")).correction != 0)
+        }
+    }
+
+    @Test("with --match-follow-tilt off, the same session's stroke is matched as drawn")
+    func notFollowed() throws {
+        for (tilt, gesture, index) in Self.cases {
+            var processor = SessionProcessorTests.processor { $0.matchFollowsTilt = false }
+            let event = try Self.tiltedStroke(&processor, "tilted", tilt: tilt, gesture: gesture, index: index)
+            #expect(event["name"] as? String != gesture, "\(gesture) tilted by \(tilt)")
+        }
+    }
+
+    @Test("a session that turns following off (followTilt false) has its strokes matched as drawn")
+    func optionOff() throws {
+        var processor = SessionProcessorTests.processor()
+        var producer = Producer("s")
+        producer.send(&processor, ["type": "options", "checkmark": false])
+        for (shape, index) in [("arrow", 0), ("left_curly_brace", 2), ("arrow", 1)] {
+            producer.draw(&processor, TiltFollowingTests.stroke(shape, index: index, turnedBy: 45))
+        }
+        producer.send(&processor, ["type": "options", "followTilt": false])
+        producer.draw(&processor, TiltFollowingTests.stroke("left_sq_bracket", index: 0, turnedBy: 45))
+        let event = try #require(MinimumSizeTests.events(processor, "s").last)
+        #expect(event["name"] as? String != "left_sq_bracket", "\(event)")
+    }
+
+    @Test("a gesture the tilted session learned is matched as drawn, by the same hand: its rotation stays near 0")
+    func learnedAsDrawn() throws {
+        var processor = SessionProcessorTests.processor()
+        var producer = Producer("s")
+        producer.send(&processor, ["type": "options", "checkmark": false])
+        for (shape, index) in [("arrow", 0), ("left_curly_brace", 2), ("arrow", 1)] {
+            producer.draw(&processor, TiltFollowingTests.stroke(shape, index: index, turnedBy: 40))
+        }
+        producer.draw(&processor, TiltFollowingTests.stroke("pigtail", index: 0, turnedBy: 40), learn: "loop")
+        producer.send(&processor, ["type": "options", "gestures": ["loop"]])
+        producer.draw(&processor, TiltFollowingTests.stroke("pigtail", index: 1, turnedBy: 40))
+        processor.applyTiltFeedback()
+        #expect(try #require(processor.tilt(ofSession: "s")).correction <= -20)
+        let event = try #require(MinimumSizeTests.events(processor, "s").last)
+        #expect(event["name"] as? String == "loop" && event["learned"] as? Bool == true, "\(event)")
+        let rotation = try #require(event["rotation"] as? Double)
+        #expect(abs(rotation) <= 15, "rotation \(rotation)")
+    }
+
+    @Test("a request recognized off the lane, from a batch, keeps its turn")
+    func fromBatch() throws {
+        let registry = SessionProcessorTests.registry
+        let points = TiltFollowingTests.stroke("left_sq_bracket", index: 0, turnedBy: 45).map { SIMD2($0[0], $0[1]) }
+        var direct = [String: String]()
+        var batch = EventPipe.Batch()
+        for (session, turn) in [("turned", Int8(-45)), ("as-drawn", 0)] {
+            Array(session.utf8).withUnsafeBytes { id in
+                points.withUnsafeBufferPointer { points in
+                    let request = RecognitionRequest(
+                        context: .init(session: id, eventSequence: 1, sequence: 1, stroke: 1),
+                        recognizer: registry.entries[0].recognizer(invariant: nil), library: registry.entries[0].name,
+                        slot: .init(library: 0, invariant: nil), points: points, turn: turn)
+                    var writer = JSONWriter()
+                    request.encode(into: &writer)
+                    direct[session] = String(decoding: writer.bytes, as: UTF8.self)
+                    batch.append(request)
+                }
+            }
+        }
+        var writer = JSONWriter()
+        var fromBatch = [String: String]()
+        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: WorkerMetrics()) {
+            topic, payload in
+            fromBatch[String(decoding: topic, as: UTF8.self)] = String(decoding: payload, as: UTF8.self)
+        }
+        #expect(fromBatch == direct)
+        let turned = try #require(direct["turned"])
+        #expect(turned.contains(#""name":"left_sq_bracket""#), "\(turned)")
+        #expect(direct["turned"] != direct["as-drawn"])
+    }
+}
