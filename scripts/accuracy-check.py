@@ -29,7 +29,9 @@ library's dead zone of 10 degrees as if drawn upright: 99.00-99.29% and 98.33-98
 80.25-84.00% before; the built-in library's threshold went from 0.55 to 0.59 with it, turning away as many strokes
 of unknown gestures as before under every perturbation), and the checkmark detector of a tilted player's session,
 which follows the tilt its matches show (`stroke-tool tilt`; session 45 measured 98.67-100% of checks fired at 30
-degrees either way, against 39.33% and 56.67% as drawn, and 2.00-3.33% of v's at -20 degrees, against 20.00%).
+degrees either way, against 39.33% and 56.67% as drawn, and 2.00-3.33% of v's at -20 degrees, against 20.00%;
+session 49 had the library follow it too: 99.46-99.67% recognized at 30 and 45 degrees either way, against
+97.67-98.54% and 76.62-79.08% as drawn).
 Session 48 scored each gesture by its 3 nearest templates (`neighbors`) and set the threshold to 0.6: 99.75% on
 subjects left out, 46.88% of the strokes of a gesture the library lacks turned away (36.25% before) and 84.70% of
 the scribbles (76.95%); at a session's 0.65, 99.17%, 71.96% and 94.75%. The bounds of those rose with it, just
@@ -218,8 +220,10 @@ def main():
     # A tilted player's checks (session 45: each subject's strokes, all tilted alike, as one session whose detector
     # judges them turned back by the tilt its matches show; checks fired at 30 degrees either way 98.67-100%, against
     # 39.33% and 56.67% as drawn; v's fired at -20 degrees 2.00-3.33%, against 20.00%; upright as drawn).
-    tilt_rows = run(options.tool, "tilt", "--dataset", options.dataset, "--tilts", "-30,-20,0,20,30")[0]["rows"]
-    rows_by = {(row["tilt"], row["tracking"]): row for row in tilt_rows}
+    tilt_rows = run(options.tool, "tilt", "--dataset", options.dataset, "--tilts", "-45,-30,-20,0,20,30,45")[0]["rows"]
+    # (tilt, detector follows, library follows); the detector's guards read its row alone.
+    both = {row["tilt"]: row for row in tilt_rows if row["matching"]}
+    rows_by = {(row["tilt"], row["tracking"]): row for row in tilt_rows if not row["matching"]}
     for tilt in (-30, -20, 20, 30):
         check("checks a tilted player's session fires on, %+d degrees" % tilt, rows_by[(tilt, True)]["checksFired"],
               0.98)
@@ -232,6 +236,13 @@ def main():
           - upright[0]["checksFired"], 0, at_least=False)
     check("an upright player's session followed: others fired, followed less as drawn", upright[0]["othersFired"]
           - upright[1]["othersFired"], 0, at_least=False)
+    # The library following the tilt too (`--match-follow-tilt`, session 49): 99.46-99.67% recognized at 30 and 45
+    # degrees either way, against 97.67-98.54% and 76.62-79.08% as drawn; upright as drawn (99.75%).
+    for tilt in (-45, -30, 30, 45):
+        check("strokes of a tilted player's session recognized, library following, %+d degrees" % tilt,
+              both[tilt]["accuracy"], 0.99)
+    check("an upright player's session, library following: recognized as drawn less followed",
+          rows_by[(0, False)]["accuracy"] - both[0]["accuracy"], 0, at_least=False)
     # A session that raises its threshold to 0.65 (`options` with `minimumScore`, session 46: it answers as the
     # library with that threshold does): 99.38% of the strokes of subjects left out recognized, 61.92% of a gesture's
     # the library lacks and 91.55% of scribbles turned away; since session 48 (3 templates a score), 99.17%, 71.96%

@@ -111,6 +111,7 @@ public struct RecognitionRequest {
 
     /// Calls `body` with the stroke prepared for the library, turned by `turn`, and as drawn for the learned
     /// templates: the same prepared stroke where it is not turned (most strokes) or the session learned none.
+    @inline(__always)  // not inlined, its generic result went through value witnesses: 49 instructions a message
     private func withPreparedStrokes<Value>(
         strokeStarts: UnsafeBufferPointer<Int>,
         _ body: (Recognizer.PreparedStroke, Recognizer.PreparedStroke) -> Value
