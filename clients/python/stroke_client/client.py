@@ -285,8 +285,9 @@ class Producer:
         library and of those it learned (a game that expects one of a few spells now); ``"*"`` lifts that.
         ``minimum_size`` (in this producer's coordinates): a stroke whose bounding box is smaller on both sides, a
         tap or a finger's rest, gets a ``nomatch`` with reason ``too_small`` instead of a match; 0 matches every
-        stroke. ``follow_tilt``: whether the checkmark detector judges the session's strokes turned back by the tilt
-        its matches show (the worker's ``--checkmark-follow-tilt`` is the default); ``False`` also forgets the tilt
+        stroke. ``follow_tilt``: whether the checkmark detector, and the library unless the worker runs with
+        ``--match-follow-tilt off``, judge the session's strokes turned back by the tilt its matches show (the
+        worker's ``--checkmark-follow-tilt`` is the default); ``False`` also forgets the tilt
         estimated so far, as for a device handed to another player. ``minimum_score`` (0 to 1): the score the
         session's strokes must reach to match, as well as their library's own threshold (the higher applies), for a
         moment when a gesture must be drawn well; 0 leaves the library's alone."""
