@@ -212,13 +212,8 @@ enum RecognizeCommand {
                     let fired = detected
                     // As the worker matches a session that follows its tilt: the library sees the stroke turned back.
                     let turn = followsTilt && !recognizer.isOrientationInvariant ? tilt.correction : 0
-                    let cosineSine = CheckmarkDetector.turn(degrees: Double(turn))
-                    let positions = stroke.points.map {
-                        turn == 0
-                            ? $0.position
-                            : SIMD2(
-                                cosineSine.x * $0.x - cosineSine.y * $0.y, cosineSine.y * $0.x + cosineSine.x * $0.y)
-                    }
+                    let positions = StrokeGeometry.rotated(
+                        stroke.points.map(\.position), by: Double(turn) * .pi / 180)
                     var (result, chosen, unchosen) = try positions.withUnsafeBufferPointer {
                         points in
                         try stroke.strokeStarts.withUnsafeBufferPointer { starts in

@@ -11,17 +11,25 @@ import Testing
 struct MatchTiltTests {
     typealias Producer = LearnedTemplatesTests.Producer
 
-    /// Three shapes tilted by `tilt` (their matches give the session its estimate), then `gesture`'s `index`-th
-    /// recorded stroke tilted alike: its result event.
+    /// A producer of `session` whose detector is off and whose three shapes tilted by `tilt` have been matched:
+    /// their rotations give the session its estimate.
+    static func tiltedSession(
+        _ processor: inout SessionProcessor<CollectingSink>, _ session: String, tilt: Double
+    ) -> Producer {
+        var producer = Producer(session)
+        producer.send(&processor, ["type": "options", "checkmark": false])
+        for (shape, index) in [("arrow", 0), ("left_curly_brace", 2), ("arrow", 1)] {
+            producer.draw(&processor, TiltFollowingTests.stroke(shape, index: index, turnedBy: tilt))
+        }
+        return producer
+    }
+
+    /// Such a session's next stroke, `gesture`'s `index`-th recorded one tilted alike: its result event.
     static func tiltedStroke(
         _ processor: inout SessionProcessor<CollectingSink>, _ session: String, tilt: Double, gesture: String,
         index: Int
     ) throws -> [String: Any] {
-        var producer = Producer(session)
-        producer.send(&processor, ["type": "options", "checkmark": false])
-        for (shape, shapeIndex) in [("arrow", 0), ("left_curly_brace", 2), ("arrow", 1)] {
-            producer.draw(&processor, TiltFollowingTests.stroke(shape, index: shapeIndex, turnedBy: tilt))
-        }
+        var producer = tiltedSession(&processor, session, tilt: tilt)
         producer.draw(&processor, TiltFollowingTests.stroke(gesture, index: index, turnedBy: tilt))
         return try #require(MinimumSizeTests.events(processor, session).last)
     }
@@ -70,11 +78,7 @@ struct MatchTiltTests {
     @Test("a session that turns following off (followTilt false) has its strokes matched as drawn")
     func optionOff() throws {
         var processor = SessionProcessorTests.processor()
-        var producer = Producer("s")
-        producer.send(&processor, ["type": "options", "checkmark": false])
-        for (shape, index) in [("arrow", 0), ("left_curly_brace", 2), ("arrow", 1)] {
-            producer.draw(&processor, TiltFollowingTests.stroke(shape, index: index, turnedBy: 45))
-        }
+        var producer = Self.tiltedSession(&processor, "s", tilt: 45)
         producer.send(&processor, ["type": "options", "followTilt": false])
         producer.draw(&processor, TiltFollowingTests.stroke("left_sq_bracket", index: 0, turnedBy: 45))
         let event = try #require(MinimumSizeTests.events(processor, "s").last)
@@ -84,11 +88,7 @@ struct MatchTiltTests {
     @Test("a gesture the tilted session learned is matched as drawn, by the same hand: its rotation stays near 0")
     func learnedAsDrawn() throws {
         var processor = SessionProcessorTests.processor()
-        var producer = Producer("s")
-        producer.send(&processor, ["type": "options", "checkmark": false])
-        for (shape, index) in [("arrow", 0), ("left_curly_brace", 2), ("arrow", 1)] {
-            producer.draw(&processor, TiltFollowingTests.stroke(shape, index: index, turnedBy: 40))
-        }
+        var producer = Self.tiltedSession(&processor, "s", tilt: 40)
         producer.draw(&processor, TiltFollowingTests.stroke("pigtail", index: 0, turnedBy: 40), learn: "loop")
         producer.send(&processor, ["type": "options", "gestures": ["loop"]])
         producer.draw(&processor, TiltFollowingTests.stroke("pigtail", index: 1, turnedBy: 40))
@@ -98,6 +98,19 @@ struct MatchTiltTests {
         #expect(event["name"] as? String == "loop" && event["learned"] as? Bool == true, "\(event)")
         let rotation = try #require(event["rotation"] as? Double)
         #expect(abs(rotation) <= 15, "rotation \(rotation)")
+    }
+
+    @Test("a tilted session's stroke of huge coordinates, which the turn takes past Double's range, is answered")
+    func hugeCoordinates() throws {
+        var processor = SessionProcessorTests.processor()
+        var producer = Self.tiltedSession(&processor, "s", tilt: 40)
+        // Finite as sent; turned by the estimate, x·cos − y·sin overflows to infinity.
+        producer.draw(&processor, [[1.7e308, -1.7e308, 0], [-1.7e308, 1.7e308, 10], [1.7e308, 1.7e308, 20]])
+        producer.draw(&processor, TiltFollowingTests.stroke("left_sq_bracket", index: 0, turnedBy: 40))
+        let events = MinimumSizeTests.events(processor, "s").suffix(2)
+        #expect(events.count == 2)
+        #expect(events.first?["event"] as? String == "nomatch", "\(events)")
+        #expect(events.last?["name"] as? String == "left_sq_bracket", "the session goes on: \(events)")
     }
 
     @Test("a request recognized off the lane, from a batch, keeps its turn")
