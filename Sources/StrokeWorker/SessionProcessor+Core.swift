@@ -353,9 +353,13 @@ extension SessionProcessor {
             tiltFeedback: Unmanaged<TiltFeedback>? = nil, minimumScore: Double? = nil, turn: Int8 = 0
         ) {
             let entry = registry.entries[Int(library)]
+            let recognizer = entry.recognizer(invariant: invariant)
+            // A recognizer that matches any rotation gains nothing from the turn.
+            let turn = recognizer.isOrientationInvariant ? 0 : turn
+            if turn != 0 { metrics.strokesMatchedTurned.add(1, ordering: .relaxed) }
             sink.publishRecognition(
                 RecognitionRequest(
-                    context: context, recognizer: entry.recognizer(invariant: invariant), library: entry.name,
+                    context: context, recognizer: recognizer, library: entry.name,
                     slot: LibraryRegistry.Slot(library: library, invariant: invariant), points: points,
                     learned: learned, choice: choice, gesture: gesture, checkmarkFired: checkmarkFired,
                     tiltFeedback: tiltFeedback, minimumScore: minimumScore, turn: turn),

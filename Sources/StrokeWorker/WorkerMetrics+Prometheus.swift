@@ -55,6 +55,10 @@ extension WorkerMetrics {
             help: "Strokes whose checkmark detector judged them turned back by their session's tilt.",
             type: "counter", key: "strokesTurned"),
         Family(
+            name: "stroke_worker_strokes_matched_turned_total",
+            help: "Strokes and gestures the library matched turned back by their session's tilt.", type: "counter",
+            key: "strokesMatchedTurned"),
+        Family(
             name: "stroke_worker_templates_learned_total",
             help: "Strokes that sessions learned as templates of their own.", type: "counter",
             key: "templatesLearned"),

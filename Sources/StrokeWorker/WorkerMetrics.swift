@@ -31,6 +31,9 @@ public final class WorkerMetrics: Sendable {
     /// Strokes whose checkmark detector judged their points turned back by their session's tilt (`followTilt`):
     /// how many strokes come from players whose hand is tilted past the estimate's dead zone.
     public let strokesTurned = Atomic<Int>(0)
+    /// Strokes and gestures that the library matched turned back by their session's tilt
+    /// (`WorkerConfiguration.matchFollowsTilt`), whether or not their detector ran.
+    public let strokesMatchedTurned = Atomic<Int>(0)
     /// Strokes that sessions learned as templates of their own (`end` with `learn`).
     public let templatesLearned = Atomic<Int>(0)
     /// Learned templates held now, over all sessions (`--max-learned-templates` bounds it).
@@ -102,6 +105,7 @@ public final class WorkerMetrics: Sendable {
             "checkmarks": checkmarks.load(ordering: .relaxed),
             "timesInSeconds": timesInSeconds.load(ordering: .relaxed),
             "strokesTurned": strokesTurned.load(ordering: .relaxed),
+            "strokesMatchedTurned": strokesMatchedTurned.load(ordering: .relaxed),
             "templatesLearned": templatesLearned.load(ordering: .relaxed),
             "learnedTemplates": learnedTemplates.load(ordering: .relaxed),
             "gesturesGrouped": gesturesGrouped.load(ordering: .relaxed),

@@ -63,7 +63,12 @@ struct MatchTiltTests {
             #expect(abs(rotation - tilt) <= 15, "\(gesture) tilted by \(tilt): rotation \(rotation)")
             processor.applyTiltFeedback()
             #expect(try #require(processor.tilt(ofSession: "tilted")).correction != 0)
+            // The third shape, drawn after two matches, and the stroke were matched turned.
+            #expect(processor.metrics.strokesMatchedTurned.load(ordering: .relaxed) == 2)
         }
+        var upright = SessionProcessorTests.processor()
+        _ = try Self.tiltedStroke(&upright, "upright", tilt: 0, gesture: "left_sq_bracket", index: 0)
+        #expect(upright.metrics.strokesMatchedTurned.load(ordering: .relaxed) == 0)
     }
 
     @Test("with --match-follow-tilt off, the same session's stroke is matched as drawn")
@@ -72,6 +77,7 @@ struct MatchTiltTests {
             var processor = SessionProcessorTests.processor { $0.matchFollowsTilt = false }
             let event = try Self.tiltedStroke(&processor, "tilted", tilt: tilt, gesture: gesture, index: index)
             #expect(event["name"] as? String != gesture, "\(gesture) tilted by \(tilt)")
+            #expect(processor.metrics.strokesMatchedTurned.load(ordering: .relaxed) == 0)
         }
     }
 
