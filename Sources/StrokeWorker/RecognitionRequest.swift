@@ -116,7 +116,8 @@ public struct RecognitionRequest {
         strokeStarts: UnsafeBufferPointer<Int>,
         _ body: (Recognizer.PreparedStroke, Recognizer.PreparedStroke) -> Value
     ) throws(RecognitionError) -> Value {
-        guard turn != 0, !recognizer.isOrientationInvariant else {
+        let turn = appliedTurn
+        guard turn != 0 else {
             return try recognizer.withPreparedStroke(points: points, strokeStarts: strokeStarts) { body($0, $0) }
         }
         return try Self.withTurned(points, by: turn) { turned throws(RecognitionError) in
@@ -135,6 +136,9 @@ public struct RecognitionRequest {
             return try outcome.get()
         }
     }
+
+    /// `turn`, where the recognizer minds a stroke's rotation: one that matches any rotation gains nothing from it.
+    private var appliedTurn: Int8 { recognizer.isOrientationInvariant ? 0 : turn }
 
     /// Calls `body` with `points` turned by `degrees` about the origin, in memory of their own (once per stroke
     /// of a tilted session: the points of one message are not turned).
@@ -160,7 +164,7 @@ public struct RecognitionRequest {
     ) -> (candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, showsTilt: Bool) {
         var candidates: [EventEncoder.Candidate]
         var fromLibrary = recognizer.recognize(stroke, among: names)
-        if turn != 0 { fromLibrary.turnRotations(by: -Double(turn)) }
+        fromLibrary.turnRotations(by: -Double(appliedTurn))
         if let learned {
             let fromLearned = learned.recognizer.recognize(asDrawn, among: names)
             candidates = LearnedTemplates.merged(

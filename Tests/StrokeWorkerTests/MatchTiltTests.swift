@@ -119,6 +119,27 @@ struct MatchTiltTests {
         #expect(events.last?["name"] as? String == "left_sq_bracket", "the session goes on: \(events)")
     }
 
+    @Test("a recognizer that matches any rotation ignores a request's turn: the same event, rotation and all")
+    func invariantIgnoresTurn() throws {
+        let registry = SessionProcessorTests.registry
+        let points = TiltFollowingTests.stroke("arrow", index: 0, turnedBy: 45).map { SIMD2($0[0], $0[1]) }
+        let payloads = [Int8(-45), 0].map { turn in
+            "s".utf8.withContiguousStorageIfAvailable { id in
+                points.withUnsafeBufferPointer { points in
+                    var writer = JSONWriter()
+                    RecognitionRequest(
+                        context: .init(session: UnsafeRawBufferPointer(id), eventSequence: 1, sequence: 1, stroke: 1),
+                        recognizer: registry.entries[0].recognizer(invariant: true), library: registry.entries[0].name,
+                        slot: .init(library: 0, invariant: true), points: points, turn: turn
+                    ).encode(into: &writer)
+                    return String(decoding: writer.bytes, as: UTF8.self)
+                }
+            }
+        }
+        #expect(payloads[0] != nil && payloads[0] == payloads[1], "\(payloads)")
+        #expect(payloads[0]?.contains(#""name":"arrow""#) == true, "\(payloads)")
+    }
+
     @Test("a request recognized off the lane, from a batch, keeps its turn")
     func fromBatch() throws {
         let registry = SessionProcessorTests.registry
