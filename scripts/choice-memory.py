@@ -5,9 +5,10 @@ choose the gestures they may match (`options` with `gestures`, Protocol/README.m
 Starts a worker on free loopback ports (one lane), opens SESSIONS sessions (an `options` message each), notes the
 resident memory, then has every session choose the same three gestures, then each a list of its own (two names),
 then all of them again (`"*"`), noting the memory after each step (each step ends with a stroke of another session
-whose result says the lane has handled everything before it). Prints the growth per session.
+whose result says the lane has handled everything before it). Prints the growth per session. With
+`--gesture-scores`, has every session raise one gesture's threshold instead (`gestureScores`, session 49).
 
-Usage: scripts/choice-memory.py [--worker PATH] [--sessions N]
+Usage: scripts/choice-memory.py [--worker PATH] [--sessions N] [--gesture-scores]
 """
 
 import argparse
@@ -27,6 +28,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--worker", default=os.path.join(ROOT, ".build", "release", "stroke-worker"))
     parser.add_argument("--sessions", type=int, default=100_000)
+    parser.add_argument("--gesture-scores", action="store_true",
+                        help="measure one gesture's score for every session (gestureScores) instead of choices")
     args = parser.parse_args()
     process, (input_endpoint, output_endpoint) = start_worker(args.worker, idle_timeout=3600)
     try:
@@ -48,6 +51,15 @@ def main() -> int:
             for s in range(args.sessions):
                 producer.set_options("m-%d" % s, checkmark=False)
             held = settled("1")
+            if args.gesture_scores:
+                for s in range(args.sessions):
+                    producer.set_options("m-%d" % s, gesture_scores={"fire": 0.75})
+                scored = settled("2")
+                print("%d sessions: %.1f MB empty, %.1f MB held (%.0f B a session)" % (
+                    args.sessions, empty, held, (held - empty) * 1e6 / args.sessions))
+                print("one gesture's score for each session (gestureScores): +%.0f B a session" % (
+                    (scored - held) * 1e6 / args.sessions))
+                return 0
             for s in range(args.sessions):
                 producer.set_options("m-%d" % s, gestures=["circle", "x", "check"])
             shared = settled("2")

@@ -45,6 +45,14 @@ public struct SessionOptions: Sendable, Hashable {
     /// `minimumScore` (the higher of the two applies): a game that wants a gesture drawn well at some moments raises
     /// it, and 0 leaves the library's alone. `nil` keeps the current setting.
     public var minimumScore: Double?
+    /// Scores, in `0...1`, that the session's strokes must reach to match the gestures of these names (as each
+    /// `LearnedName.isValid` requires, at most `maximumGestureScores`), as well as their library's threshold for them
+    /// and `minimumScore` (the highest applies): one spell that must be drawn well among gestures that need not be.
+    /// They replace the session's earlier ones; empty drops them. `nil` keeps the current ones.
+    public var gestureScores: [String: Double]?
+
+    /// Most gestures one `options` message may give a score of their own (`gestureScores`).
+    public static let maximumGestureScores = 32
 
     /// The longest wait for a gesture's next stroke, in milliseconds.
     public static let maximumMultistrokeGap = 10_000
@@ -65,7 +73,7 @@ public struct SessionOptions: Sendable, Hashable {
     public init(
         library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil, forget: String? = nil,
         multistroke: Int? = nil, gestures: Gestures? = nil, minimumSize: Double? = nil, followTilt: Bool? = nil,
-        minimumScore: Double? = nil
+        minimumScore: Double? = nil, gestureScores: [String: Double]? = nil
     ) {
         self.library = library
         self.orientation = orientation
@@ -76,6 +84,7 @@ public struct SessionOptions: Sendable, Hashable {
         self.minimumSize = minimumSize
         self.followTilt = followTilt
         self.minimumScore = minimumScore
+        self.gestureScores = gestureScores
     }
 }
 

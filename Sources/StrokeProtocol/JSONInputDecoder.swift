@@ -69,7 +69,7 @@ enum JSONInputDecoder {
                 throw ProtocolError(
                     .invalidField,
                     "options needs \"library\", \"orientation\", \"checkmark\", \"followTilt\", \"forget\","
-                        + " \"multistroke\", \"gestures\", \"minimumSize\" or \"minimumScore\"")
+                        + " \"multistroke\", \"gestures\", \"minimumSize\", \"minimumScore\" or \"gestureScores\"")
             }
             message.options = try decodeOptions(bytes)
         case .close, .ping: break
@@ -85,7 +85,7 @@ enum JSONInputDecoder {
     /// The fields of an `options` message's options.
     private static let optionKeys: [StaticString] = [
         "library", "orientation", "checkmark", "followTilt", "forget", "multistroke", "minimumSize", "minimumScore",
-        "gestures",
+        "gestures", "gestureScores",
     ]
 
     /// Whether `key` names an option.
@@ -137,6 +137,8 @@ enum JSONInputDecoder {
                 options.minimumScore = score
             } else if scanner.equals(key, "gestures") {
                 options.gestures = try decodeGestures(&scanner)
+            } else if scanner.equals(key, "gestureScores") {
+                options.gestureScores = try decodeGestureScores(&scanner)
             } else {
                 try scanner.skipValue(depth: 1)
             }
@@ -180,6 +182,30 @@ enum JSONInputDecoder {
         }
         guard !names.isEmpty else { throw invalid("gestures", expected) }
         return .only(names)
+    }
+
+    /// An object of at most `SessionOptions.maximumGestureScores` gesture names, each once, to scores in `0...1`.
+    private static func decodeGestureScores(_ scanner: inout JSONScanner) throws(ProtocolError) -> [String: Double] {
+        let expected =
+            "an object of at most \(SessionOptions.maximumGestureScores) gesture names (\(Self.nameRule)), each once, "
+            + "to scores from 0 to 1"
+        guard scanner.peek() == UInt8(ascii: "{") else { throw mismatch(&scanner, "gestureScores", expected) }
+        scanner.index += 1
+        var scores: [String: Double] = [:]
+        if !scanner.consume(UInt8(ascii: "}")) {
+            repeat {
+                guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "gestureScores", expected) }
+                let name = try scanner.string()
+                try scanner.expect(UInt8(ascii: ":"))
+                let score = try size(&scanner, field: "gestureScores")
+                guard LearnedName.isValid(name), scores[name] == nil, score <= 1,
+                    scores.count < SessionOptions.maximumGestureScores
+                else { throw invalid("gestureScores", expected) }
+                scores[name] = score
+            } while scanner.consume(UInt8(ascii: ","))
+            try scanner.expect(UInt8(ascii: "}"))
+        }
+        return scores
     }
 
     private static func invalid(_ field: String, _ expected: String) -> ProtocolError {

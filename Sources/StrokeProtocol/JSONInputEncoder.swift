@@ -66,6 +66,15 @@ public enum JSONInputEncoder {
                 writer.key("minimumScore")
                 writer.number(minimumScore)
             }
+            if let gestureScores = options.gestureScores {
+                writer.key("gestureScores")
+                writer.beginObject()
+                for name in gestureScores.keys.sorted() {
+                    writer.keyDynamic(name)
+                    writer.number(gestureScores[name]!)
+                }
+                writer.endObject()
+            }
             switch options.gestures {
             case nil: break
             case .all:

@@ -34,6 +34,11 @@ extension EventPipe.Batch {
             gestureIndex = Int32(gestures.count)
             gestures.append(gesture)
         }
+        var scoresIndex: Int32 = -1
+        if let scores = request.gestureScores {
+            scoresIndex = Int32(gestureScores.count)
+            gestureScores.append(scores)
+        }
         if let feedback = request.tiltFeedback, tiltFeedback == nil { tiltFeedback = feedback.takeUnretainedValue() }
         entries.append(
             .init(
@@ -43,7 +48,8 @@ extension EventPipe.Batch {
                     sequence: request.context.sequence, stroke: request.context.stroke,
                     pointer: request.context.pointer, slot: request.slot, learned: learnedIndex, choice: choiceIndex,
                     gesture: gestureIndex, checkmarkFired: request.checkmarkFired,
-                    followsTilt: request.tiltFeedback != nil, minimumScore: request.minimumScore, turn: request.turn)))
+                    followsTilt: request.tiltFeedback != nil, minimumScore: request.minimumScore, turn: request.turn,
+                    gestureScores: scoresIndex)))
     }
 
     // MARK: - Reading
@@ -74,7 +80,9 @@ extension EventPipe.Batch {
                         gesture: request.gesture >= 0 ? gestures[Int(request.gesture)] : nil,
                         checkmarkFired: request.checkmarkFired,
                         tiltFeedback: request.followsTilt ? tiltFeedback.map { Unmanaged.passUnretained($0) } : nil,
-                        minimumScore: request.minimumScore, turn: request.turn
+                        minimumScore: request.minimumScore,
+                        gestureScores: request.gestureScores >= 0 ? gestureScores[Int(request.gestureScores)] : nil,
+                        turn: request.turn
                     ).encode(into: &writer)
                     metrics.count(outcome)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }

@@ -34,6 +34,9 @@ final class EventPipe: Sendable {
         var minimumScore: Double? = nil
         /// `RecognitionRequest.turn`.
         var turn: Int8 = 0
+        /// The session's scores of gestures of their own: their index in the batch's `gestureScores`, or -1 (most
+        /// sessions).
+        var gestureScores: Int32 = -1
     }
 
     /// One event (`request == nil`: `bytes[start..<topicEnd]` is the topic, `bytes[topicEnd..<end]` the payload)
@@ -56,6 +59,8 @@ final class EventPipe: Sendable {
         var choices: [GestureChoice] = []
         /// The strokes of the requests for gestures of several strokes.
         var gestures: [GestureStrokes] = []
+        /// The scores of gestures of their own of the requests whose sessions set some.
+        var gestureScores: [[String: Double]] = []
         /// Where the rotations of the matches of requests that follow their session's tilt go: their lane's (one
         /// lane fills a batch), kept when the batch is emptied.
         var tiltFeedback: TiltFeedback?
@@ -67,6 +72,7 @@ final class EventPipe: Sendable {
             if !learned.isEmpty { learned.removeAll(keepingCapacity: true) }
             if !choices.isEmpty { choices.removeAll(keepingCapacity: true) }
             if !gestures.isEmpty { gestures.removeAll(keepingCapacity: true) }
+            if !gestureScores.isEmpty { gestureScores.removeAll(keepingCapacity: true) }
         }
     }
 

@@ -39,6 +39,10 @@ public struct RecognitionRequest {
     /// (`Recognizer.threshold(for:)`; the higher applies), where the session set one (`options` with
     /// `minimumScore`).
     var minimumScore: Double? = nil
+    /// The scores the session's strokes must reach to match the gestures of these names, beside their thresholds in
+    /// the library and `minimumScore` (the highest applies), where the session set some (`options` with
+    /// `gestureScores`).
+    var gestureScores: [String: Double]? = nil
     /// The whole degrees the library's templates see the stroke turned by: the correction of the session's tilt
     /// estimate (`TiltEstimate.correction`) where its matches follow its tilt (`WorkerConfiguration.matchFollowsTilt`),
     /// else 0. The learned templates see the stroke as drawn: the player drew them with the same hand. The match's
@@ -177,8 +181,9 @@ public struct RecognitionRequest {
         // A gesture's threshold: its own or its library's (`Recognizer.threshold(for:)` looks a name up only in a
         // library where some gesture has its own), and the session's where that is higher.
         let floor = self.minimumScore ?? 0
+        let gestureScores = self.gestureScores
         func threshold(_ candidate: EventEncoder.Candidate) -> Double {
-            max(recognizer.threshold(for: candidate.name), floor)
+            max(recognizer.threshold(for: candidate.name), floor, gestureScores?[candidate.name] ?? 0)
         }
         guard let best = candidates.first, best.score >= threshold(best) else { return (candidates, nil, false) }
         if let fired = checkmarkFired {

@@ -33,6 +33,8 @@ extension SessionProcessor {
         var minimumSizes: [SessionKey: Double] = [:]
         /// The thresholds of sessions that raised their library's (`options` with `minimumScore`), by session.
         var minimumScores: [SessionKey: Double] = [:]
+        /// The scores of gestures of their own, of sessions that set some (`options` with `gestureScores`).
+        var gestureScores: [SessionKey: [String: Double]] = [:]
         /// The lane's clock in milliseconds, by which gestures wait (`SessionProcessor.milliseconds`).
         var milliseconds: UInt64 = 0
         /// The earliest deadline of `gestures`, or later (never earlier); `UInt64.max` when none waits.
@@ -335,7 +337,7 @@ extension SessionProcessor {
                             context: eventContext, checkmarkFired: fired,
                             tiltFeedback: session.followsTilt && (stroke.detecting || configuration.matchFollowsTilt)
                                 ? Unmanaged.passUnretained(tiltFeedback) : nil, minimumScore: minimumScore,
-                            turn: matchTurn(of: session))
+                            gestureScores: gestureScores(of: session), turn: matchTurn(of: session))
                     }
                 }
             }
@@ -350,7 +352,8 @@ extension SessionProcessor {
             of points: UnsafeBufferPointer<SIMD2<Double>>, library: Int32, invariant: Bool?,
             learned: LearnedTemplates?, choice: GestureChoice?, context: EventEncoder.Context,
             gesture: GestureStrokes? = nil, checkmarkFired: Bool? = nil,
-            tiltFeedback: Unmanaged<TiltFeedback>? = nil, minimumScore: Double? = nil, turn: Int8 = 0
+            tiltFeedback: Unmanaged<TiltFeedback>? = nil, minimumScore: Double? = nil,
+            gestureScores: [String: Double]? = nil, turn: Int8 = 0
         ) {
             let entry = registry.entries[Int(library)]
             let recognizer = entry.recognizer(invariant: invariant)
@@ -362,7 +365,7 @@ extension SessionProcessor {
                     context: context, recognizer: recognizer, library: entry.name,
                     slot: LibraryRegistry.Slot(library: library, invariant: invariant), points: points,
                     learned: learned, choice: choice, gesture: gesture, checkmarkFired: checkmarkFired,
-                    tiltFeedback: tiltFeedback, minimumScore: minimumScore, turn: turn),
+                    tiltFeedback: tiltFeedback, minimumScore: minimumScore, gestureScores: gestureScores, turn: turn),
                 writer: &writer)
         }
 
@@ -389,6 +392,7 @@ extension SessionProcessor {
             applyGestureChoice(session)
             applyMinimumSize(session)
             applyMinimumScore(session)
+            applyGestureScores(session)
             if let multistroke = options.multistroke {
                 session.multistroke = UInt16(multistroke)
                 // A session that stops grouping strokes has its gesture so far matched now.

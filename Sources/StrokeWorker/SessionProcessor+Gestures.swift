@@ -87,7 +87,8 @@ extension SessionProcessor.Core {
                     of: points, library: session.library, invariant: session.invariant, learned: learned,
                     choice: choice, context: eventContext,
                     gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes),
-                    minimumScore: minimumScore(of: session), turn: matchTurn(of: session))
+                    minimumScore: minimumScore(of: session), gestureScores: gestureScores(of: session),
+                    turn: matchTurn(of: session))
             }
         }
     }

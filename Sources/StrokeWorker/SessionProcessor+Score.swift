@@ -21,10 +21,30 @@ extension SessionProcessor.Core {
         }
     }
 
-    /// Drops the session's own minimum size and score: a session that ends or starts over has its library's
-    /// threshold and the worker's default size again.
+    /// The scores the session's strokes must reach to match gestures of these names, where it set some (`options`
+    /// with `gestureScores`); nil for most sessions.
+    @inline(__always)
+    func gestureScores(of session: Session) -> [String: Double]? {
+        gestureScores.isEmpty ? nil : gestureScores[session.key]
+    }
+
+    /// Applies `gestureScores` of an `options` message: they replace the session's earlier ones, and none (`{}`) or
+    /// only zeros drop them.
+    mutating func applyGestureScores(_ session: Session) {
+        guard let scores = message.options?.gestureScores else { return }
+        let raised = scores.filter { $0.value > 0 }
+        if !raised.isEmpty {
+            gestureScores[session.key] = raised
+        } else if !gestureScores.isEmpty {
+            gestureScores[session.key] = nil
+        }
+    }
+
+    /// Drops the session's own minimum size and scores: a session that ends or starts over has its library's
+    /// thresholds and the worker's default size again.
     mutating func dropThresholds(_ session: Session) {
         dropMinimumSize(session)
         if !minimumScores.isEmpty { minimumScores[session.key] = nil }
+        if !gestureScores.isEmpty { gestureScores[session.key] = nil }
     }
 }

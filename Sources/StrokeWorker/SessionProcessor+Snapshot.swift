@@ -57,7 +57,7 @@ extension SessionProcessor {
         var seen = Set<SessionKey>()
         for keys in [
             Array(core.choices.keys), Array(core.learned.keys), Array(core.minimumSizes.keys),
-            Array(core.minimumScores.keys),
+            Array(core.minimumScores.keys), Array(core.gestureScores.keys),
         ] {
             for key in keys where seen.insert(key).inserted { add(key) }
         }
@@ -101,7 +101,7 @@ extension SessionProcessor {
     private func isCheckpointed(_ session: Session) -> Bool {
         ownSettingsChanged(session) || core.choice(of: session) != nil || core.templates(of: session) != nil
             || (!core.minimumSizes.isEmpty && core.minimumSizes[session.key] != nil)
-            || core.minimumScore(of: session) != nil
+            || core.minimumScore(of: session) != nil || core.gestureScores(of: session) != nil
     }
 
     /// One session's snapshot; without its numbering unless `numbered`.
@@ -116,7 +116,7 @@ extension SessionProcessor {
             minimumSize: core.minimumSizes.isEmpty ? nil : core.minimumSizes[session.key],
             tilt: session.tilt.samples > 0 ? session.tilt : nil,
             followTilt: session.followsTilt != configuration.checkmarkFollowsTilt ? session.followsTilt : nil,
-            minimumScore: core.minimumScore(of: session))
+            minimumScore: core.minimumScore(of: session), gestureScores: core.gestureScores(of: session))
     }
 
     /// Adds sessions kept in a state file, before any message: each goes on from its numbering, with its options
@@ -174,6 +174,14 @@ extension SessionProcessor {
         if let score = snapshot.minimumScore, !(score >= 0 && score <= 1) {
             return "minimumScore \(score) is not a score from 0 to 1"
         }
+        if let scores = snapshot.gestureScores {
+            guard scores.count <= SessionOptions.maximumGestureScores,
+                scores.allSatisfy({ LearnedName.isValid($0.key) && $0.value >= 0 && $0.value <= 1 })
+            else {
+                return "gestureScores: at most \(SessionOptions.maximumGestureScores) valid names, each to a score "
+                    + "from 0 to 1"
+            }
+        }
         guard table.count < configuration.maxSessions else {
             return "the worker holds \(configuration.maxSessions) sessions, its limit"
         }
@@ -195,6 +203,9 @@ extension SessionProcessor {
                 core.minimumSizes[session.key] = size
             }
             if let score = snapshot.minimumScore, score > 0 { core.minimumScores[session.key] = score }
+            if let scores = snapshot.gestureScores?.filter({ $0.value > 0 }), !scores.isEmpty {
+                core.gestureScores[session.key] = scores
+            }
             if let templates = snapshot.learned, !templates.isEmpty {
                 report.templatesDropped += restoreLearned(templates, of: session)
             }

@@ -29,6 +29,9 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     /// The score the session's strokes must reach beside their library's threshold, where it set one
     /// (`minimumScore`); nil: its library's alone.
     public var minimumScore: Double?
+    /// The scores the session's strokes must reach to match gestures of these names, where it set some
+    /// (`gestureScores`); nil: none.
+    public var gestureScores: [String: Double]?
     /// Milliseconds the session's gestures wait for a next stroke; 0: every stroke is a gesture of its own.
     public var multistroke: Int
     /// The gestures the session chose to be matched among; nil: all.
@@ -46,7 +49,8 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     public init(
         session: String, seq: UInt32?, eventSeq: UInt64, library: String, orientation: String? = nil,
         checkmark: Bool = true, multistroke: Int = 0, gestures: [String]? = nil, learned: [GestureTemplate]? = nil,
-        minimumSize: Double? = nil, tilt: TiltEstimate? = nil, followTilt: Bool? = nil, minimumScore: Double? = nil
+        minimumSize: Double? = nil, tilt: TiltEstimate? = nil, followTilt: Bool? = nil, minimumScore: Double? = nil,
+        gestureScores: [String: Double]? = nil
     ) {
         self.session = session
         self.seq = seq
@@ -61,6 +65,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         self.tilt = tilt
         self.followTilt = followTilt
         self.minimumScore = minimumScore
+        self.gestureScores = gestureScores
     }
 
     /// The session's bucket (`ShardKey.bucket(of:)`), which decides the worker and lane that hold it.

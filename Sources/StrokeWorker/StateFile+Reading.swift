@@ -158,6 +158,11 @@ extension StateFile {
                 var gestures = [String]()
                 try reader.array { reader throws(ProtocolError) in gestures.append(try reader.string()) }
                 snapshot.gestures = gestures
+            case "gestureScores":
+                guard !reader.null() else { return }
+                var scores = [String: Double]()
+                try reader.object { name, reader throws(ProtocolError) in scores[name] = try reader.double() }
+                snapshot.gestureScores = scores
             case "learned":
                 guard !reader.null() else { return }
                 var learned = [GestureTemplate]()

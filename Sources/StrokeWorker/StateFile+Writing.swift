@@ -62,6 +62,15 @@ extension StateFile {
             for gesture in gestures { writer.string(gesture) }
             writer.endArray()
         }
+        if let gestureScores = session.gestureScores {
+            writer.key("gestureScores")
+            writer.beginObject()
+            for name in gestureScores.keys.sorted() {
+                writer.keyDynamic(name)
+                writer.number(gestureScores[name]!)
+            }
+            writer.endObject()
+        }
         if let learned = session.learned {
             writer.key("learned")
             writer.beginArray()

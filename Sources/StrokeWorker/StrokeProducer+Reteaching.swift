@@ -16,6 +16,9 @@ extension StrokeProducer {
             if let multistroke = options.multistroke { self.options.multistroke = multistroke }
             if let minimumSize = options.minimumSize { self.options.minimumSize = minimumSize }
             if let minimumScore = options.minimumScore { self.options.minimumScore = minimumScore }
+            if let gestureScores = options.gestureScores {
+                self.options.gestureScores = gestureScores.isEmpty ? nil : gestureScores  // none: what a session has
+            }
             switch options.gestures {
             case .all: self.options.gestures = nil  // every gesture: what a session has anyway
             case .only(let names): self.options.gestures = .only(names)

@@ -92,7 +92,7 @@ enum StateCommand {
                 summary.learnedTemplates += learned
                 if session.library != "default" || session.orientation != nil || !session.checkmark
                     || session.followTilt != nil || session.multistroke != 0 || session.minimumSize != nil
-                    || session.minimumScore != nil
+                    || session.minimumScore != nil || session.gestureScores != nil
                 {
                     summary.otherOptions += 1
                 }

@@ -63,6 +63,10 @@ struct CodecTests {
         #expect(tilt.options == SessionOptions(followTilt: false))
         let strict = try decode(Array(#"{"type":"options","seq":3,"minimumScore":0.7,"library":"x"}"#.utf8))
         #expect(strict.options == SessionOptions(library: "x", minimumScore: 0.7))
+        let scores = try decode(Array(#"{"type":"options","seq":3,"gestureScores":{"fire":0.8,"ice ❄":0,"v":1}}"#.utf8))
+        #expect(scores.options == SessionOptions(gestureScores: ["fire": 0.8, "ice ❄": 0, "v": 1]))
+        let none = try decode(Array(#"{"type":"options","seq":3,"gestureScores":{}}"#.utf8))
+        #expect(none.options == SessionOptions(gestureScores: [:]))
         // The fields of options in another message are ignored, unchecked, as unknown fields are.
         let stray = try decode(
             Array(#"{"type":"points","seq":4,"stroke":1,"points":[[1,2,3]],"minimumScore":"x","library":7}"#.utf8))
@@ -112,6 +116,19 @@ struct CodecTests {
             ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":-0.1}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":\"0.7\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":null}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestureScores\":{\"fire\":1.01}}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestureScores\":{\"fire\":-0.1}}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestureScores\":{\"fire\":\"0.7\"}}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestureScores\":{\"*\":0.7}}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestureScores\":{\"\":0.7}}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestureScores\":{\"a\":0.7,\"a\":0.8}}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestureScores\":[\"fire\"]}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestureScores\":null}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"gestureScores\":{\"fire\":0.7}", "malformed_json"),
+            (
+                "{\"type\":\"options\",\"seq\":1,\"gestureScores\":{"
+                    + (0...32).map { "\"g\($0)\":0.5" }.joined(separator: ",") + "}}", "invalid_field"
+            ),
             ("{\"type\":\"options\",\"seq\":1,\"followTilt\":\"no\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"followTilt\":null}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":1e999}", "invalid_field"),
@@ -285,6 +302,9 @@ struct CodecTests {
             InputMessage(kind: .options, sequence: 13, options: SessionOptions(minimumScore: 0.65)),
             InputMessage(kind: .options, sequence: 14, options: SessionOptions(minimumScore: 0)),
             InputMessage(kind: .options, sequence: 15, options: SessionOptions(minimumScore: 1)),
+            InputMessage(
+                kind: .options, sequence: 16, options: SessionOptions(gestureScores: ["fire": 0.8, "ice \"❄\"": 0.65])),
+            InputMessage(kind: .options, sequence: 17, options: SessionOptions(gestureScores: [:])),
         ]
         for message in messages {
             #expect(try decode(JSONInputEncoder.encode(message)) == message)

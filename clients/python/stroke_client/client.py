@@ -257,7 +257,7 @@ class Producer:
         ``session_reset`` event: the worker keeps a session's options and learned gestures only as long as its
         state (Protocol/README.md, sections 4 and 4.1). Sends one ``options`` message with the latest value of
         each option :meth:`set_options` set for it (library, orientation, checkmark, tilt following, multistroke,
-        gestures, minimum size, minimum score), then every stroke or gesture it was sent to learn and has not been told to forget. A gesture of
+        gestures, minimum size, minimum score, gesture scores), then every stroke or gesture it was sent to learn and has not been told to forget. A gesture of
         several strokes is sent with the session's grouping on (``multistroke``: 1000 ms if it was never set here).
         Returns how many gestures were sent."""
         taught = self._taught.pop(session, [])
@@ -277,7 +277,8 @@ class Producer:
                     checkmark: Optional[bool] = None, forget: Optional[str] = None,
                     multistroke: Optional[int] = None, gestures: Optional[Union[str, Sequence[str]]] = None,
                     minimum_size: Optional[float] = None, follow_tilt: Optional[bool] = None,
-                    minimum_score: Optional[float] = None) -> int:
+                    minimum_score: Optional[float] = None,
+                    gesture_scores: Optional[Dict[str, float]] = None) -> int:
         """Send an ``options`` message (JSON). ``forget`` drops the session's learned gesture of that name
         (``"*"``: all of them). ``multistroke`` (milliseconds, 0 to 10000) groups the session's strokes into
         gestures of several strokes that wait that long for their next stroke; 0 matches every stroke alone.
@@ -290,20 +291,26 @@ class Producer:
         worker's ``--checkmark-follow-tilt`` is the default); ``False`` also forgets the tilt
         estimated so far, as for a device handed to another player. ``minimum_score`` (0 to 1): the score the
         session's strokes must reach to match, as well as their library's own threshold (the higher applies), for a
-        moment when a gesture must be drawn well; 0 leaves the library's alone."""
+        moment when a gesture must be drawn well; 0 leaves the library's alone. ``gesture_scores`` (a dict of at most
+        32 gesture names to scores from 0 to 1): the score each of those gestures needs, as well as its library's
+        threshold and ``minimum_score`` (the highest applies), for one spell that must be drawn well among others
+        that need not be; it replaces the session's earlier ones, and ``{}`` drops them."""
         if forget is not None and session in self._taught:
             self._taught[session] = [(name, strokes) for name, strokes in self._taught[session]
                                      if forget != "*" and name != forget]
         seq = self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
                         forget=forget, multistroke=multistroke, gestures=gestures, minimumSize=minimum_size,
-                        followTilt=follow_tilt, minimumScore=minimum_score, binary=False)
+                        followTilt=follow_tilt, minimumScore=minimum_score, gestureScores=gesture_scores,
+                        binary=False)
         # Remembered once sent (the encoder checked them), for reteach().
         remembered = self._options.setdefault(session, {})
         for name, value in (("library", library), ("orientation", orientation), ("checkmark", checkmark),
                             ("multistroke", multistroke), ("gestures", gestures), ("minimum_size", minimum_size),
-                            ("follow_tilt", follow_tilt), ("minimum_score", minimum_score)):
+                            ("follow_tilt", follow_tilt), ("minimum_score", minimum_score),
+                            ("gesture_scores", gesture_scores)):
             if value is not None:
-                remembered[name] = list(value) if name == "gestures" and value != "*" else value
+                remembered[name] = list(value) if name == "gestures" and value != "*" else (
+                    dict(value) if name == "gesture_scores" else value)
         if remembered.get("gestures") == "*":
             del remembered["gestures"]  # every gesture: what a restarted session has anyway
         return seq

@@ -23,6 +23,11 @@ def _check_point(point: Point) -> List[float]:
     return values
 
 
+def _valid_name(name: str) -> bool:
+    """A gesture's name: 1 to 64 UTF-8 bytes, other than ``"*"``."""
+    return 0 < len(name.encode("utf-8")) <= 64 and name != "*"
+
+
 def _check_gestures(gestures: Any) -> Any:
     """``"*"``, or a list of 1 to 32 gesture names (each 1 to 64 UTF-8 bytes, other than ``"*"``)."""
     if gestures == "*":
@@ -53,7 +58,9 @@ def encode_json(
     0 matches every stroke), ``followTilt`` (``True`` or ``False``: whether the checkmark detector judges the
     session's strokes turned back by the tilt its matches show; ``False`` also forgets the estimate),
     ``minimumScore`` (0 to 1: the score the session's strokes must reach to match, as well as their library's
-    threshold; 0 leaves the library's alone); and for an ``end`` message ``learn`` (the name under which the session learns
+    threshold; 0 leaves the library's alone), ``gestureScores`` (a dict of at most 32 gesture names to scores from 0
+    to 1: the score each of those gestures needs, as well as its library's threshold and ``minimumScore``; ``{}``
+    drops them); and for an ``end`` message ``learn`` (the name under which the session learns
     the stroke instead of matching it) and ``last`` (``True``: the stroke ends its session's gesture).
 
     ``seq`` may be ``None`` in a ``ping`` alone, which is outside the session's numbering (its ``pong`` then
@@ -87,6 +94,13 @@ def encode_json(
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1:
             raise ValueError("minimumScore is a score from 0 to 1")
         message["minimumScore"] = score
+    if options.get("gestureScores") is not None:
+        scores = options["gestureScores"]
+        if not isinstance(scores, dict) or len(scores) > 32 or not all(
+                isinstance(name, str) and _valid_name(name) and not isinstance(score, bool)
+                and isinstance(score, (int, float)) and 0 <= score <= 1 for name, score in scores.items()):
+            raise ValueError("gestureScores is a dict of at most 32 gesture names to scores from 0 to 1")
+        message["gestureScores"] = dict(scores)
     if options.get("multistroke") is not None:
         gap = options["multistroke"]
         if isinstance(gap, bool) or not isinstance(gap, int) or not 0 <= gap <= 10000:

@@ -87,6 +87,8 @@ def test_json_messages_follow_the_schema(protocol_dir):
         encode_json("options", 14, followTilt=False),
         encode_json("options", 15, minimumScore=0.65),
         encode_json("options", 16, minimumScore=0),
+        encode_json("options", 17, gestureScores={"fire ball": 0.8, "check": 0}),
+        encode_json("options", 18, gestureScores={}),
     ]
     for message in messages:
         validator.validate(json.loads(message))
@@ -106,6 +108,13 @@ def test_json_messages_follow_the_schema(protocol_dir):
     for score in (-0.1, 1.5, float("nan"), True, "0.7"):
         with pytest.raises(ValueError):
             encode_json("options", 1, minimumScore=score)
+    for scores in ({"a": 1.5}, {"a": -0.1}, {"a": True}, {"*": 0.5}, {"": 0.5}, ["a"], "a",
+                   {"g%d" % i: 0.5 for i in range(33)}):
+        with pytest.raises(ValueError):
+            encode_json("options", 1, gestureScores=scores)
+    for bad in ({"*": 0.5}, {"a": 1.5}, {"g%d" % i: 0.5 for i in range(33)}):
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate({"type": "options", "seq": 1, "gestureScores": bad})
     for follow in (1, "no"):
         with pytest.raises(ValueError):
             encode_json("options", 1, followTilt=follow)
@@ -562,6 +571,31 @@ def test_a_session_raises_its_threshold(worker, protocol_dir, fixtures_dir):
         start_over(producer, consumer, "strict")
         assert result(check).kind == "match"
         producer.reteach("strict")
+        assert result(check).get("reason") == "below_threshold"
+
+
+def test_a_session_raises_one_gestures_threshold(worker, protocol_dir, fixtures_dir):
+    """``gesture_scores`` above a check's score turns checks away, not arrows; ``{}`` drops it; reteach sends it
+    again to a producer that starts over."""
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    check = read_stroke(fixtures_dir, "check")
+    arrow = read_stroke(fixtures_dir, "arrow")
+    with Consumer(worker.output, prefixes=["picky"]) as consumer, Producer(worker.input) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+
+        def result(points):
+            return stroke_result(producer, consumer, "picky", points, validator)
+
+        producer.set_options("picky", checkmark=False, gesture_scores={"check": 0.99})
+        assert result(check).get("reason") == "below_threshold"
+        assert result(arrow).get("name") == "arrow"
+        producer.set_options("picky", gesture_scores={})
+        assert result(check).get("name") == "check"
+        producer.set_options("picky", gesture_scores={"check": 0.99})
+        start_over(producer, consumer, "picky")
+        assert result(check).kind == "match"
+        producer.reteach("picky")
         assert result(check).get("reason") == "below_threshold"
 
 
