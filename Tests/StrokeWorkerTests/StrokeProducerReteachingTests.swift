@@ -68,29 +68,31 @@ struct StrokeProducerReteachingTests {
             try producer.setOptions(
                 SessionOptions(library: "default", checkmark: false, followTilt: false), session: "r")
             try producer.setOptions(SessionOptions(checkmark: true, gestures: .only(["zig", "two"])), session: "r")
+            try producer.setOptions(SessionOptions(gestureScores: ["zig": 0.9]), session: "r")
+            try producer.setOptions(SessionOptions(gestureScores: ["two": 0.8]), session: "r")
             try producer.sendStroke(Self.a, session: "r", learn: "zig")
             try producer.sendGesture([Self.a, Self.b], session: "r", learn: "two")
             try producer.sendStroke(Self.b, session: "r", learn: "gone")
             try producer.setOptions(SessionOptions(forget: "gone"), session: "r")
             // Another session's gesture is not this one's.
             try producer.sendStroke(Self.b, session: "other", learn: "theirs")
-            #expect(try Self.read(peer, count: 18).count == 18)
+            #expect(try Self.read(peer, count: 20).count == 20)
             let count = try producer.reteach(session: "r", batch: 8)
             return (count, try Self.read(peer, count: 10).map(\.message))
         }
         #expect(count == 2)
         #expect(
             messages.map(Self.line) == [
-                "options 16 0 - false",
-                "begin 17 5 - false", "points 18 5 - false", "end 19 5 zig false",
-                "begin 20 6 - false", "points 21 6 - false", "end 22 6 - false",
-                "begin 23 7 - false", "points 24 7 - false", "end 25 7 two false",
+                "options 18 0 - false",
+                "begin 19 5 - false", "points 20 5 - false", "end 21 5 zig false",
+                "begin 22 6 - false", "points 23 6 - false", "end 24 6 - false",
+                "begin 25 7 - false", "points 26 7 - false", "end 27 7 two false",
             ])
         #expect(
             messages.first?.options
                 == SessionOptions(
                     library: "default", checkmark: true, multistroke: 1000, gestures: .only(["zig", "two"]),
-                    followTilt: false))
+                    followTilt: false, gestureScores: ["two": 0.8]))
     }
 
     @Test("forget('*') leaves nothing to teach; after close, nothing is remembered; forget(session:) keeps it all")
