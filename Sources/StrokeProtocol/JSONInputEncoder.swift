@@ -68,12 +68,7 @@ public enum JSONInputEncoder {
             }
             if let gestureScores = options.gestureScores {
                 writer.key("gestureScores")
-                writer.beginObject()
-                for name in gestureScores.keys.sorted() {
-                    writer.keyDynamic(name)
-                    writer.number(gestureScores[name]!)
-                }
-                writer.endObject()
+                writer.numbers(gestureScores)
             }
             switch options.gestures {
             case nil: break

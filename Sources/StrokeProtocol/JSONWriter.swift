@@ -55,6 +55,16 @@ public struct JSONWriter: Sendable {
         write(bound: JSONCursor.integerBound) { $0.integer(value) }
     }
 
+    /// An object of numbers, its keys sorted, each value as `number(_:decimals:)` writes it.
+    public mutating func numbers(_ values: [String: Double], decimals: Int = 6) {
+        beginObject()
+        for key in values.keys.sorted() {
+            keyDynamic(key)
+            number(values[key]!, decimals: decimals)
+        }
+        endObject()
+    }
+
     /// A number with at most `decimals` (0...18) digits after the point (trailing zeros dropped); `null` if not
     /// finite.
     public mutating func number(_ value: Double, decimals: Int = 6) {

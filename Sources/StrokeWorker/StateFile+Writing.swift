@@ -64,12 +64,7 @@ extension StateFile {
         }
         if let gestureScores = session.gestureScores {
             writer.key("gestureScores")
-            writer.beginObject()
-            for name in gestureScores.keys.sorted() {
-                writer.keyDynamic(name)
-                writer.number(gestureScores[name]!)
-            }
-            writer.endObject()
+            writer.numbers(gestureScores)
         }
         if let learned = session.learned {
             writer.key("learned")

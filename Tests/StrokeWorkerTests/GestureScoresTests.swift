@@ -89,24 +89,8 @@ struct GestureScoresTests {
         #expect(processor.core.gestureScores.isEmpty, "only zeros drop them")
 
         // Carried by a batch to a helper thread, the request keeps its scores.
-        let registry = SessionProcessorTests.registry
-        let points = MinimumScoreTests.logs.first { $0.gesture == "check" }!.points.map(\.position)
-        var outcomes = [RecognitionRequest.Outcome]()
-        for scores in [nil, ["check": 0.999], ["v": 0.999]] as [[String: Double]?] {
-            var batch = EventPipe.Batch()
-            Array("s".utf8).withUnsafeBytes { id in
-                points.withUnsafeBufferPointer { points in
-                    batch.append(
-                        RecognitionRequest(
-                            context: .init(session: id, eventSequence: 1, sequence: 1, stroke: 1),
-                            recognizer: registry.entries[0].recognizer(invariant: nil), library: "default",
-                            slot: .init(library: 0, invariant: nil), points: points, gestureScores: scores))
-                }
-            }
-            var writer = JSONWriter()
-            let metrics = WorkerMetrics()
-            batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: metrics) { _, _ in }
-            outcomes.append(metrics.strokesMatched.load(ordering: .relaxed) == 1 ? .match : .noMatch)
+        let outcomes = ([nil, ["check": 0.999], ["v": 0.999]] as [[String: Double]?]).map {
+            MinimumScoreTests.offloadedCheck(gestureScores: $0)
         }
         #expect(outcomes == [.match, .noMatch, .match])
     }

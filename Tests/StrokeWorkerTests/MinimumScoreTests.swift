@@ -116,26 +116,30 @@ struct MinimumScoreTests {
         #expect(results.count == 2 && results[0] == "nomatch below_threshold" && results[1].hasPrefix("bolt "))
 
         // Carried by a batch to a helper thread, the request keeps its threshold.
+        #expect([nil, 0.999].map { Self.offloadedCheck(minimumScore: $0) } == [.match, .noMatch])
+    }
+
+    /// Whether the recorded check, carried by a batch to a helper thread as a request with these thresholds, matched.
+    static func offloadedCheck(minimumScore: Double? = nil, gestureScores: [String: Double]? = nil)
+        -> RecognitionRequest.Outcome
+    {
         let registry = SessionProcessorTests.registry
-        let points = Self.logs.first { $0.gesture == "check" }!.points.map(\.position)
-        var outcomes = [RecognitionRequest.Outcome]()
-        for score in [nil, 0.999] as [Double?] {
-            var batch = EventPipe.Batch()
-            Array("s".utf8).withUnsafeBytes { id in
-                points.withUnsafeBufferPointer { points in
-                    batch.append(
-                        RecognitionRequest(
-                            context: .init(session: id, eventSequence: 1, sequence: 1, stroke: 1),
-                            recognizer: registry.entries[0].recognizer(invariant: nil), library: "default",
-                            slot: .init(library: 0, invariant: nil), points: points, minimumScore: score))
-                }
+        let points = logs.first { $0.gesture == "check" }!.points.map(\.position)
+        var batch = EventPipe.Batch()
+        Array("s".utf8).withUnsafeBytes { id in
+            points.withUnsafeBufferPointer { points in
+                batch.append(
+                    RecognitionRequest(
+                        context: .init(session: id, eventSequence: 1, sequence: 1, stroke: 1),
+                        recognizer: registry.entries[0].recognizer(invariant: nil), library: "default",
+                        slot: .init(library: 0, invariant: nil), points: points, minimumScore: minimumScore,
+                        gestureScores: gestureScores))
             }
-            var writer = JSONWriter()
-            let metrics = WorkerMetrics()
-            batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: metrics) { _, _ in }
-            outcomes.append(metrics.strokesMatched.load(ordering: .relaxed) == 1 ? .match : .noMatch)
         }
-        #expect(outcomes == [.match, .noMatch])
+        var writer = JSONWriter()
+        let metrics = WorkerMetrics()
+        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: metrics) { _, _ in }
+        return metrics.strokesMatched.load(ordering: .relaxed) == 1 ? .match : .noMatch
     }
 
     @Test("kept in a snapshot and a checkpoint, restored; dropped when the producer starts over or the session closes")
