@@ -33,6 +33,9 @@ enum RecognizeCommand {
           --minimum-score S        a stroke must score at least S to match, as well as the library's own
                                    threshold, as in a session that set minimumScore S (default 0: the
                                    library's alone)
+          --gesture-score NAME=S   a stroke must score at least S to match the gesture NAME, as well as the
+                                   library's threshold for it and --minimum-score, as in a session that set
+                                   gestureScores (repeatable; the name taken whole, up to its last =)
           --follow-tilt on|off     the strokes as one session's, in order: the detector and the library judge
                                    each turned back by the tilt the matches before it show, as the worker's
                                    --checkmark-follow-tilt and --match-follow-tilt do (default on; off: each
@@ -146,7 +149,7 @@ enum RecognizeCommand {
             arguments, flags: ["json"],
             known: [
                 "strokes", "dataset", "subjects", "library", "checkmark-config", "gestures", "gesture", "choice-margin",
-                "minimum-size", "minimum-score", "follow-tilt",
+                "minimum-size", "minimum-score", "gesture-score", "follow-tilt",
             ])
         if args.flag("help") {
             print(usage)
@@ -177,6 +180,10 @@ enum RecognizeCommand {
         // A session's threshold answers as its library's raised to it would (`MinimumScoreTests`).
         library.minimumScore = max(library.minimumScore, minimumScore)
         library.gestureMinimumScores = library.gestureMinimumScores.mapValues { max($0, minimumScore) }
+        // And a session's gesture scores as its library's thresholds for those gestures raised (`GestureScoresTests`).
+        for (name, score) in try StrokeTool.gestureScores(args, option: "gesture-score") {
+            library.gestureMinimumScores[name] = max(library.gestureMinimumScores[name] ?? library.minimumScore, score)
+        }
         let recognizer = try Recognizer(library: library, configuration: configuration)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let chosen = args.values("gestures") + args.wholeValues("gesture")

@@ -136,6 +136,22 @@ enum StrokeTool {
         return score
     }
 
+    /// The gestures' own scores of a repeatable `--OPTION NAME=S` (the name taken whole, up to its last `=`; S in
+    /// 0...1).
+    static func gestureScores(_ args: CommandLineArguments, option: String) throws -> [String: Double] {
+        var scores = [String: Double]()
+        for entry in args.wholeValues(option) {
+            guard let equals = entry.lastIndex(of: "="), equals != entry.startIndex,
+                let score = Double(entry[entry.index(after: equals)...]), (0...1).contains(score)
+            else {
+                throw CommandLineArguments.Failure(
+                    description: "--\(option): NAME=S, S a score in 0...1, got \"\(entry)\"")
+            }
+            scores[String(entry[..<equals])] = score
+        }
+        return scores
+    }
+
     /// `--neighbors K` (`TemplateLibrary.neighbors`), or `defaultValue`.
     static func neighbors(_ args: CommandLineArguments, default defaultValue: Int) throws -> Int {
         let neighbors: Int = try args.parsed("neighbors", default: defaultValue)

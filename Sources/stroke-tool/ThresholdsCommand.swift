@@ -49,13 +49,7 @@ enum ThresholdsCommand {
             return value
         }
         let thresholds = try args.values("thresholds").map { try score($0, "--thresholds") }
-        var own = [String: Double]()
-        for entry in args.wholeValues("gesture") {
-            guard let equals = entry.lastIndex(of: "="), equals != entry.startIndex else {
-                throw CommandLineArguments.Failure(description: "--gesture: NAME=S, got \"\(entry)\"")
-            }
-            own[String(entry[..<equals])] = try score(entry[entry.index(after: equals)...], "--gesture \(entry)")
-        }
+        var own = try StrokeTool.gestureScores(args, option: "gesture")
         let subjects: [(samples: [DollarLog], library: TemplateLibrary)]
         let minimumScore: Double
         let heading: String
