@@ -183,7 +183,9 @@ public struct RecognitionRequest {
         let floor = self.minimumScore ?? 0
         let gestureScores = self.gestureScores
         func threshold(_ candidate: EventEncoder.Candidate) -> Double {
-            max(recognizer.threshold(for: candidate.name), floor, gestureScores?[candidate.name] ?? 0)
+            let shared = max(recognizer.threshold(for: candidate.name), floor)
+            guard let gestureScores, let own = gestureScores[candidate.name] else { return shared }
+            return max(shared, own)
         }
         guard let best = candidates.first, best.score >= threshold(best) else { return (candidates, nil, false) }
         if let fired = checkmarkFired {
