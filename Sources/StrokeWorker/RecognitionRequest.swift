@@ -141,8 +141,14 @@ public struct RecognitionRequest {
         }
     }
 
-    /// `turn`, where the recognizer minds a stroke's rotation: one that matches any rotation gains nothing from it.
-    private var appliedTurn: Int8 { recognizer.isOrientationInvariant ? 0 : turn }
+    /// `turn`, where the recognizer minds a stroke's rotation.
+    private var appliedTurn: Int8 { Self.turn(turn, for: recognizer) }
+
+    /// `turn` where `recognizer` minds a stroke's rotation, else 0: one that matches any rotation gains nothing
+    /// from it. The one place that decides it, for the lane, a request and a learned gesture's `nearest`.
+    static func turn(_ turn: Int8, for recognizer: Recognizer) -> Int8 {
+        recognizer.isOrientationInvariant ? 0 : turn
+    }
 
     /// Calls `body` with `points` turned by `degrees` about the origin, in memory of their own (once per stroke
     /// of a tilted session: the points of one message are not turned).

@@ -357,8 +357,7 @@ extension SessionProcessor {
         ) {
             let entry = registry.entries[Int(library)]
             let recognizer = entry.recognizer(invariant: invariant)
-            // A recognizer that matches any rotation gains nothing from the turn.
-            let turn = recognizer.isOrientationInvariant ? 0 : turn
+            let turn = RecognitionRequest.turn(turn, for: recognizer)
             if turn != 0 { metrics.strokesMatchedTurned.add(1, ordering: .relaxed) }
             sink.publishRecognition(
                 RecognitionRequest(

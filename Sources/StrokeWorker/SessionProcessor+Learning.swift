@@ -149,8 +149,9 @@ extension SessionProcessor.Core {
                         recognizer.recognize($0).candidates
                     }
                 }
+                let turn = RecognitionRequest.turn(turn, for: recognizer)
                 let library =
-                    turn != 0 && !recognizer.isOrientationInvariant
+                    turn != 0
                     ? try RecognitionRequest.withTurned(points, by: turn, fromLibrary) : try fromLibrary(points)
                 return LearnedTemplates.merged(library: library, learned: fromLearned ?? [], limit: limit)
             }
