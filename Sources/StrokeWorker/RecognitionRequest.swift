@@ -30,7 +30,7 @@ public struct RecognitionRequest {
     var checkmarkFired: Bool? = nil
     /// Where the rotation of a match that tells the session's tilt goes back to its lane
     /// (`RecognitionResult.Candidate.showsTilt`, not a learned template's); nil where the session's tilt is not
-    /// followed (`WorkerConfiguration.checkmarkFollowsTilt`, its detector off, a gesture of several strokes).
+    /// followed, or neither its detector nor its matches use it (`SessionProcessor.Core.followsTilt`).
     /// Unretained, as `points` is unowned: whoever makes a request holds the feedback for as long as the request
     /// lives (the lane's processor, or the batch that carries it to another thread), and a retain and a release
     /// per stroke were 51 instructions a batched message (`make profile`).

@@ -235,6 +235,16 @@ extension SessionProcessor {
             return Int8(session.tilt.correction)
         }
 
+        /// Whether a match of the session's stroke or gesture goes back to its tilt estimate: the session follows
+        /// its tilt, and its detector (`detecting`: the stroke's, which may have stopped on bad times) or its
+        /// matches (`WorkerConfiguration.matchFollowsTilt`) use the estimate. Only a match that tells the tilt
+        /// (`RecognitionResult.Candidate.showsTilt`: of a template of one stroke) is taken in, so a gesture of
+        /// several strokes may feed it when it matched such a template.
+        @inline(__always)
+        func followsTilt(_ session: Session, detecting: Bool? = nil) -> Bool {
+            session.followsTilt && ((detecting ?? session.checkmark) || configuration.matchFollowsTilt)
+        }
+
         /// The turn the library's templates see a session's finished stroke or gesture by: its tilt estimate's
         /// correction, where the session follows its tilt and the worker's matches do
         /// (`WorkerConfiguration.matchFollowsTilt`).
@@ -335,7 +345,7 @@ extension SessionProcessor {
                         publishRecognition(
                             of: points, library: library, invariant: invariant, learned: learned, choice: choice,
                             context: eventContext, checkmarkFired: fired,
-                            tiltFeedback: session.followsTilt && (stroke.detecting || configuration.matchFollowsTilt)
+                            tiltFeedback: followsTilt(session, detecting: stroke.detecting)
                                 ? Unmanaged.passUnretained(tiltFeedback) : nil, minimumScore: minimumScore,
                             gestureScores: gestureScores(of: session), turn: matchTurn(of: session))
                     }

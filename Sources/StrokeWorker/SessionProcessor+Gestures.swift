@@ -87,6 +87,7 @@ extension SessionProcessor.Core {
                     of: points, library: session.library, invariant: session.invariant, learned: learned,
                     choice: choice, context: eventContext,
                     gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes),
+                    tiltFeedback: followsTilt(session) ? Unmanaged.passUnretained(tiltFeedback) : nil,
                     minimumScore: minimumScore(of: session), gestureScores: gestureScores(of: session),
                     turn: matchTurn(of: session))
             }

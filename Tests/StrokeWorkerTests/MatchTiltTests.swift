@@ -81,6 +81,39 @@ struct MatchTiltTests {
         }
     }
 
+    @Test("a tilted session that groups strokes has a gesture of two strokes matched turned back, as drawn at first")
+    func groupedGesture() throws {
+        let (tilt, gesture, index) = Self.cases[0]
+        let whole = TiltFollowingTests.stroke(gesture, index: index, turnedBy: tilt)
+        // The stroke in two pieces, in the order and directions drawn, sharing the point where the pen was lifted.
+        let pieces = [Array(whole[...(whole.count / 2)]), Array(whole[(whole.count / 2)...])]
+        var processor = SessionProcessorTests.processor()
+        var producer = Producer("grouped")
+        producer.send(&processor, ["type": "options", "checkmark": false, "multistroke": 500])
+        func drawGesture(_ strokes: [[[Double]]]) throws -> [String: Any] {
+            for (number, stroke) in strokes.enumerated() {
+                MultistrokeGestureTests.draw(
+                    &producer, &processor, stroke, number == strokes.count - 1 ? ["last": true] : [:])
+            }
+            return try #require(MinimumSizeTests.events(processor, "grouped").last)
+        }
+        let fresh = try drawGesture(pieces)
+        #expect(fresh["name"] as? String != gesture, "the premise, before the session's tilt is known: \(fresh)")
+        // Gestures of one stroke tell the hand's tilt, as in `tiltedSession`.
+        for (shape, index) in [("arrow", 0), ("left_curly_brace", 2), ("arrow", 1)] {
+            _ = try drawGesture([TiltFollowingTests.stroke(shape, index: index, turnedBy: tilt)])
+            processor.applyTiltFeedback()
+        }
+        #expect(try #require(processor.tilt(ofSession: "grouped")).correction != 0)
+        let turned = processor.metrics.strokesMatchedTurned.load(ordering: .relaxed)
+        let event = try drawGesture(pieces)
+        #expect(event["event"] as? String == "match" && event["name"] as? String == gesture, "\(event)")
+        #expect((event["strokes"] as? [Int])?.count == 2, "\(event)")
+        let rotation = try #require(event["rotation"] as? Double)
+        #expect(abs(rotation - tilt) <= 15, "rotation \(rotation)")
+        #expect(processor.metrics.strokesMatchedTurned.load(ordering: .relaxed) == turned + 1)
+    }
+
     @Test("a session that turns following off (followTilt false) has its strokes matched as drawn")
     func optionOff() throws {
         var processor = SessionProcessorTests.processor()
