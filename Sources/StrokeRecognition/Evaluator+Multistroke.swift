@@ -69,33 +69,15 @@ extension Evaluator {
                 name: "without-\(subject)", samples: samples.filter { $0.subject != subject },
                 perGesture: libraryPerGesture, configuration: configuration)
             whole.neighbors = neighbors
-            var cut = TemplateLibrary(
-                name: whole.name, orientation: whole.orientation, maxRotationDegrees: whole.maxRotationDegrees,
-                elasticDeadZoneDegrees: whole.elasticDeadZoneDegrees, minimumScore: whole.minimumScore)
-            cut.neighbors = neighbors
-            for template in whole.templates {
-                cut.add(
-                    GestureTemplate(name: template.name, strokes: pieces(of: template.points, count: strokesPerGesture))
-                )
-            }
-            var mixedLibrary = TemplateLibrary(
-                name: whole.name, orientation: whole.orientation, maxRotationDegrees: whole.maxRotationDegrees,
-                elasticDeadZoneDegrees: whole.elasticDeadZoneDegrees, minimumScore: whole.minimumScore,
-                templates: cut.templates.filter { mixedGestures.contains($0.name) }
-                    + whole.templates.filter { !mixedGestures.contains($0.name) })
-            mixedLibrary.neighbors = neighbors
-            let mixed = try Recognizer(library: mixedLibrary, configuration: configuration)
+            let cut = cutLibrary(whole, strokesPerGesture: strokesPerGesture)
+            let mixed = try Recognizer(library: mixedLibrary(whole: whole, cut: cut), configuration: configuration)
             let expanded = try Recognizer(library: cut, configuration: configuration)
             let unexpanded = try Recognizer(library: whole, configuration: configuration)
             compiled += expanded.templateCount
             for sample in samples where sample.subject == subject {
                 let parts = pieces(of: sample.points.map(\.position), count: strokesPerGesture)
                 let drawn = GestureTemplate(name: sample.gesture, strokes: parts)
-                let shuffled = GestureTemplate(
-                    name: sample.gesture,
-                    strokes: parts.indices.shuffled(using: &generator).map { index in
-                        Bool.random(using: &generator) ? parts[index].reversed() : parts[index]
-                    })
+                let shuffled = shuffled(parts, name: sample.gesture, using: &generator)
                 let inOrder = try expanded.recognize(points: drawn.points, strokeStarts: drawn.strokeStarts)
                 hits.drawn += inOrder.match?.name == sample.gesture ? 1 : 0
                 let start = DispatchTime.now().uptimeNanoseconds
@@ -131,6 +113,41 @@ extension Evaluator {
             anyOrderByGesture: byGesture.mapValues { Double($0.hits) / Double($0.tested) }, tested: tested,
             compiledTemplates: compiled / subjects.count,
             microsecondsPerRecognition: tested == 0 ? 0 : elapsed / Double(tested))
+    }
+
+    /// `whole` with every template cut into `strokesPerGesture` pieces (`pieces(of:count:)`).
+    static func cutLibrary(_ whole: TemplateLibrary, strokesPerGesture: Int) -> TemplateLibrary {
+        var cut = TemplateLibrary(
+            name: whole.name, orientation: whole.orientation, maxRotationDegrees: whole.maxRotationDegrees,
+            elasticDeadZoneDegrees: whole.elasticDeadZoneDegrees, minimumScore: whole.minimumScore)
+        cut.neighbors = whole.neighbors
+        for template in whole.templates {
+            cut.add(
+                GestureTemplate(name: template.name, strokes: pieces(of: template.points, count: strokesPerGesture)))
+        }
+        return cut
+    }
+
+    /// A library of both kinds: the templates of `mixedGestures` from `cut`, the others' from `whole`.
+    static func mixedLibrary(whole: TemplateLibrary, cut: TemplateLibrary) -> TemplateLibrary {
+        var mixed = TemplateLibrary(
+            name: whole.name, orientation: whole.orientation, maxRotationDegrees: whole.maxRotationDegrees,
+            elasticDeadZoneDegrees: whole.elasticDeadZoneDegrees, minimumScore: whole.minimumScore,
+            templates: cut.templates.filter { mixedGestures.contains($0.name) }
+                + whole.templates.filter { !mixedGestures.contains($0.name) })
+        mixed.neighbors = whole.neighbors
+        return mixed
+    }
+
+    /// A stroke's pieces (`pieces(of:count:)`) in a random order, each either way, as one gesture of several strokes.
+    static func shuffled<G: RandomNumberGenerator>(
+        _ parts: [[SIMD2<Double>]], name: String, using generator: inout G
+    ) -> GestureTemplate {
+        GestureTemplate(
+            name: name,
+            strokes: parts.indices.shuffled(using: &generator).map { index in
+                Bool.random(using: &generator) ? parts[index].reversed() : parts[index]
+            })
     }
 
     /// A stroke cut at its `count − 1` sharpest corners into `count` pieces that share their corner points (the

@@ -18,17 +18,25 @@ enum TiltCommand {
         detector's verdict. Printed: accuracy, the checks and the v's and the other strokes the detector fired
         on, and how far the estimate was from the tilt (median, after a session's first two matches).
 
+        With --multistroke K, the gestures people draw in pieces (x, arrow, rectangle, triangle) come cut into K
+        strokes in a random order and directions, against a library of both kinds built from the other subjects
+        (as `stroke-tool multistroke`'s mixed library, with the built-in library's threshold), as one session that groups strokes: matched as drawn
+        ("as drawn") and turned back by the estimate ("follows"), which only the other gestures, drawn whole,
+        feed. Printed: the accuracy of the cut gestures and of the whole ones, and the estimate's distance. No
+        checkmark detector runs.
+
         OPTIONS
           --dataset DIR            the logs (required)
           --tilts LIST             degrees, comma-separated (default: -45,-30,-20,-10,0,10,20,30,45)
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
           --seed S                 seeds each session's order (default 1)
+          --multistroke K          gestures drawn in K pieces, 2 to 4, as above
           --json                   print exactly one JSON object
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
-            arguments, flags: ["json"], known: ["dataset", "tilts", "checkmark-config", "seed"])
+            arguments, flags: ["json"], known: ["dataset", "tilts", "checkmark-config", "seed", "multistroke"])
         if args.flag("help") {
             print(usage)
             return 0
@@ -44,6 +52,9 @@ enum TiltCommand {
             return value
         }
         let samples = try DollarLog.loadDataset(dataset)
+        if args.value("multistroke") != nil {
+            return try runMultistroke(args, samples: samples, tilts: tilts)
+        }
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let seed: UInt64 = try args.parsed("seed", default: 1)
         let builtIn = try TemplateLibrary.builtIn()
@@ -64,6 +75,37 @@ enum TiltCommand {
                         + percent(row.accuracy) + " " + percent(row.checksFired) + " " + percent(row.vsFired) + " "
                         + percent(row.othersFired) + String(format: "  %.1f°", row.medianEstimateError))
             }
+        }
+        return 0
+    }
+
+    /// `--multistroke K`: the cut gestures and the whole ones, as drawn and following the tilt.
+    private static func runMultistroke(_ args: CommandLineArguments, samples: [DollarLog], tilts: [Double]) throws
+        -> Int32
+    {
+        let counts = try StrokeTool.counts(
+            args, "multistroke", defaults: [2], range: 2...GestureTemplate.maximumStrokes)
+        guard counts.count == 1, let pieces = counts.first else {
+            throw CommandLineArguments.Failure(description: "--multistroke takes one count of pieces")
+        }
+        let builtIn = try TemplateLibrary.builtIn()
+        let report = try Evaluator.multistrokeTilt(
+            samples: samples, tilts: tilts, strokesPerGesture: pieces, neighbors: builtIn.neighbors,
+            minimumScore: builtIn.minimumScore,
+            seed: try args.parsed("seed", default: 1))
+        if args.flag("json") {
+            try StrokeTool.printJSON(report)
+            return 0
+        }
+        func percent(_ value: Double) -> String { String(format: "%7.2f%%", value * 100) }
+        print(
+            "\(report.cutTested) gestures cut into \(pieces) strokes, \(report.wholeTested) drawn whole, "
+                + "each subject one session")
+        print("  tilt  matched       cut    whole  estimate off by")
+        for row in report.rows {
+            print(
+                String(format: "%6.1f  ", row.tilt) + (row.following ? "follows " : "as drawn") + " "
+                    + percent(row.cut) + " " + percent(row.whole) + String(format: "  %.1f°", row.medianEstimateError))
         }
         return 0
     }

@@ -25,6 +25,34 @@ struct TiltCommandTests {
         #expect(text.output.contains("both"))
     }
 
+    @Test("--multistroke: a tilted player's gestures of several strokes are matched turned back by the estimate")
+    func multistroke() throws {
+        let result = try StrokeToolTests.run([
+            "tilt", "--dataset", StrokeToolTests.fixtures, "--multistroke", "2", "--tilts", "-40, 0", "--json",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as! [String: Any]
+        #expect(object["strokesPerGesture"] as? Int == 2)
+        // x, arrow, rectangle and triangle are cut; the other gestures come whole.
+        #expect(object["cutTested"] as? Int == 20 && object["wholeTested"] as? Int == 60, "\(object)")
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["tilt"] as? Double } == [-40, -40, 0, 0])
+        #expect(rows.map { $0["following"] as? Bool } == [false, true, false, true])
+        let cut = rows.map { $0["cut"] as? Double ?? -1 }
+        let whole = rows.map { $0["whole"] as? Double ?? -1 }
+        // Tilted by 40°, following the estimate that the whole gestures give wins the cut ones back.
+        #expect(cut[0] < cut[1] && whole[0] < whole[1], "\(cut) \(whole)")
+        #expect(cut[2] == cut[3] && whole[2] == whole[3] && cut[1] <= cut[2], "\(cut) \(whole)")
+        let text = try StrokeToolTests.run([
+            "tilt", "--dataset", StrokeToolTests.fixtures, "--multistroke", "3", "--tilts", "20",
+        ])
+        #expect(text.status == 0 && text.output.contains("cut into 3 strokes") && text.output.contains("follows"))
+        for bad in ["5", "2,3", "two"] {
+            let refused = try StrokeToolTests.run(["tilt", "--dataset", StrokeToolTests.fixtures, "--multistroke", bad])
+            #expect(refused.status == 2, "--multistroke \(bad)")
+        }
+    }
+
     @Test("a tilt that is no angle, or no data set, is refused with status 2")
     func refused() throws {
         let bad = try StrokeToolTests.run(["tilt", "--dataset", StrokeToolTests.fixtures, "--tilts", "10,up"])
