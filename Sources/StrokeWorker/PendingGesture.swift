@@ -18,6 +18,9 @@ struct PendingGesture {
     var sequence: UInt32 = 0
     /// Set when a stroke passed the per-stroke point limit: the gesture ends without a match.
     var overflowed = false
+    /// The checkmark detector's verdict on the gesture's only stroke, where it ran on all of it with times it could
+    /// read (`RecognitionRequest.checkmarkFired`); nil once a second stroke joins.
+    var checkmarkFired: Bool?
     /// When it is matched unless a stroke of the session begins first (the lane's clock, in milliseconds); nil
     /// while one is open.
     var deadline: UInt64?

@@ -25,8 +25,8 @@ public struct RecognitionRequest {
     /// For a gesture of several strokes: where they start in `points`, and their ids.
     var gesture: GestureStrokes? = nil
     /// Whether the checkmark detector fired on the stroke, where it ran on all of it; the match then follows its
-    /// verdict between close candidates (`RecognizerConfiguration.checkmarkChoice`). Nil for the gestures of a
-    /// session that groups strokes and where the detector did not run.
+    /// verdict between close candidates (`RecognizerConfiguration.checkmarkChoice`). Nil for the gestures of
+    /// several strokes of a session that groups strokes, and where the detector did not run.
     var checkmarkFired: Bool? = nil
     /// Where the rotation of a match that tells the session's tilt goes back to its lane
     /// (`RecognitionResult.Candidate.showsTilt`, not a learned template's); nil where the session's tilt is not

@@ -15,6 +15,9 @@ extension SessionProcessor.Core {
         }
         gesture.sequence = message.sequence
         if stroke.overflowed { gesture.overflowed = true }
+        // A gesture of one stroke is matched as that stroke would be, the detector's verdict and all.
+        let readable = stroke.detecting && !stroke.storage.timesLookLikeSeconds
+        gesture.checkmarkFired = gesture.strokes.count == 1 && readable ? stroke.storage.checkmarkFired : nil
         if stroke.detecting && stroke.storage.timesLookLikeSeconds {
             metrics.timesInSeconds.add(1, ordering: .relaxed)
         }
@@ -87,6 +90,7 @@ extension SessionProcessor.Core {
                     of: points, library: session.library, invariant: session.invariant, learned: learned,
                     choice: choice, context: eventContext,
                     gesture: GestureStrokes(starts: gesture.strokeStarts, ids: gesture.strokes),
+                    checkmarkFired: gesture.checkmarkFired,
                     tiltFeedback: followsTilt(session) ? Unmanaged.passUnretained(tiltFeedback) : nil,
                     minimumScore: minimumScore(of: session), gestureScores: gestureScores(of: session),
                     turn: matchTurn(of: session))

@@ -48,10 +48,10 @@ struct CheckmarkVerdictTests {
     }
 
     /// The match's name and the candidates' names a session gets for `stroke`, matched against `library`, with
-    /// the detector on or off.
-    static func answer(_ stroke: [StrokePoint], library: TemplateLibrary, detector: Bool, margin: Double = 0.04)
-        throws -> (match: String?, candidates: [String])
-    {
+    /// the detector on or off; with `grouped`, in a session that groups strokes, as a gesture of that one stroke.
+    static func answer(
+        _ stroke: [StrokePoint], library: TemplateLibrary, detector: Bool, margin: Double = 0.04, grouped: Bool = false
+    ) throws -> (match: String?, candidates: [String]) {
         var configuration = WorkerConfiguration()
         configuration.recognizer.checkmarkMargin = margin
         let registry = try LibraryRegistry(
@@ -61,9 +61,9 @@ struct CheckmarkVerdictTests {
         let topic = Array(ShardKey.topic(for: "player").utf8)
         let points = stroke.map { "[\($0.x),\($0.y),\($0.time)]" }.joined(separator: ",")
         for payload in [
-            #"{"type":"options","seq":1,"library":"verdict","checkmark":\#(detector)}"#,
+            #"{"type":"options","seq":1,"library":"verdict","checkmark":\#(detector),"multistroke":\#(grouped ? 500 : 0)}"#,
             #"{"type":"begin","seq":2,"stroke":1,"points":[\#(points)]}"#,
-            #"{"type":"end","seq":3,"stroke":1}"#,
+            #"{"type":"end","seq":3,"stroke":1,"last":\#(grouped)}"#,
         ] {
             topic.withUnsafeBytes { topic in
                 Array(payload.utf8).withUnsafeBytes { processor.handle(topic: topic, payload: $0) }
@@ -109,6 +109,17 @@ struct CheckmarkVerdictTests {
         #expect(answer.match == "v")
         #expect(answer.candidates == ["v", "check"])
         #expect(try Self.answer(Self.v, library: library, detector: false).match == "check")
+    }
+
+    @Test("in a session that groups strokes, a gesture of one stroke is matched with the detector's verdict too")
+    func groupedGestureOfOneStroke() throws {
+        let promoted = Self.library(Self.check, best: "v", runnerUp: "check")
+        let grouped = try Self.answer(Self.check, library: promoted, detector: true, grouped: true)
+        #expect(grouped.match == "check" && grouped.candidates == ["check", "v"], "\(grouped)")
+        #expect(try Self.answer(Self.check, library: promoted, detector: false, grouped: true).match == "v")
+        let demoted = Self.library(Self.v, best: "check", runnerUp: "v")
+        #expect(try Self.answer(Self.v, library: demoted, detector: true, grouped: true).match == "v")
+        #expect(try Self.answer(Self.v, library: demoted, detector: false, grouped: true).match == "check")
     }
 
     @Test("in a library either way round, a check matched backward stays the match: the detector knows one way only")
