@@ -33,8 +33,12 @@ extension SessionProcessor {
         var minimumSizes: [SessionKey: Double] = [:]
         /// The thresholds of sessions that raised their library's (`options` with `minimumScore`), by session.
         var minimumScores: [SessionKey: Double] = [:]
-        /// The scores of gestures of their own, of sessions that set some (`options` with `gestureScores`).
+        /// The scores of gestures of their own, of sessions that set some (`options` with `gestureScores`), and the
+        /// distinct sets of scores they share (`SessionProcessor.Core.setGestureScores(_:of:)`).
         var gestureScores: [SessionKey: [String: Double]] = [:]
+        var scorePool = Set<[String: Double]>()
+        /// The size `scorePool` may reach before it forgets the scores no session holds any more.
+        var scorePoolLimit = 64
         /// The lane's clock in milliseconds, by which gestures wait (`SessionProcessor.milliseconds`).
         var milliseconds: UInt64 = 0
         /// The earliest deadline of `gestures`, or later (never earlier); `UInt64.max` when none waits.

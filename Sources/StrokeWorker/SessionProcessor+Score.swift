@@ -34,10 +34,27 @@ extension SessionProcessor.Core {
         guard let scores = message.options?.gestureScores else { return }
         let raised = scores.filter { $0.value > 0 }
         if !raised.isEmpty {
-            gestureScores[session.key] = raised
+            setGestureScores(raised, of: session)
         } else if !gestureScores.isEmpty {
             gestureScores[session.key] = nil
         }
+    }
+
+    /// Sets the session's scores to the lane's copy of `scores`: sessions that set the same scores share one, as
+    /// sessions that chose the same gestures share one choice (`GestureChoice.Pool`). A hundred thousand players at
+    /// the same stage of a game cost one copy, where each had one of about 250 bytes.
+    mutating func setGestureScores(_ scores: [String: Double], of session: Session) {
+        if let index = scorePool.firstIndex(of: scores) {
+            gestureScores[session.key] = scorePool[index]
+            return
+        }
+        if scorePool.count >= scorePoolLimit {
+            // Keeps what sessions still hold; amortized over the scores added since the pool last grew this large.
+            scorePool = Set(gestureScores.values)
+            scorePoolLimit = max(64, 2 * scorePool.count)
+        }
+        scorePool.insert(scores)
+        gestureScores[session.key] = scores
     }
 
     /// Drops the session's own minimum size and scores: a session that ends or starts over has its library's

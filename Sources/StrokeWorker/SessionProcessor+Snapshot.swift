@@ -204,7 +204,7 @@ extension SessionProcessor {
             }
             if let score = snapshot.minimumScore, score > 0 { core.minimumScores[session.key] = score }
             if let scores = snapshot.gestureScores?.filter({ $0.value > 0 }), !scores.isEmpty {
-                core.gestureScores[session.key] = scores
+                core.setGestureScores(scores, of: session)
             }
             if let templates = snapshot.learned, !templates.isEmpty {
                 report.templatesDropped += restoreLearned(templates, of: session)

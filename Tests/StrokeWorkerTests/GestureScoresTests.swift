@@ -132,4 +132,32 @@ struct GestureScoresTests {
         b.send(&processor, ["type": "close"])
         #expect(processor.core.gestureScores.isEmpty)
     }
+
+    @Test("sessions that set the same scores share one copy; the lane forgets the scores no session holds")
+    func shared() {
+        var processor = SessionProcessorTests.processor()
+        var producers = (0..<200).map { Producer("p\($0)") }
+        for index in 0..<3 {
+            producers[index].send(&processor, ["type": "options", "gestureScores": ["fire": 0.75, "check": 0.5]])
+        }
+        #expect(processor.core.gestureScores.count == 3 && processor.core.scorePool.count == 1)
+        // One dictionary's storage, held by the three sessions and the pool.
+        let storages = Set(
+            processor.core.gestureScores.values.map { ObjectIdentifier(unsafeBitCast($0, to: AnyObject.self)) })
+        #expect(storages.count == 1)
+        // A hundred sessions with scores of their own, then none, then a hundred others: what is pooled is held.
+        for index in 0..<100 {
+            producers[index].send(
+                &processor, ["type": "options", "gestureScores": ["fire": 0.5 + Double(index) / 1000]])
+        }
+        for index in 0..<100 {
+            producers[index].send(&processor, ["type": "options", "gestureScores": [String: Double]()])
+        }
+        for index in 100..<200 {
+            producers[index].send(
+                &processor, ["type": "options", "gestureScores": ["fire": 0.2 + Double(index) / 1000]])
+        }
+        #expect(processor.core.gestureScores.count == 100)
+        #expect(processor.core.scorePool == Set(processor.core.gestureScores.values))
+    }
 }
