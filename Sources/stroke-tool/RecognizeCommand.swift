@@ -240,8 +240,9 @@ enum RecognizeCommand {
                     result.turnRotations(by: -Double(turn))
                     unchosen?.turnRotations(by: -Double(turn))
                     let match = chosen == .chosen ? result.match : nil
-                    // As the worker follows a session's tilt: from the matches of single strokes that tell one.
-                    if followsTilt, stroke.strokes.count == 1, let match, match.showsTilt {
+                    // As the worker follows a session's tilt: from the matches that tell one (of a template of one
+                    // open stroke), a gesture's of several strokes too.
+                    if followsTilt, let match, match.showsTilt {
                         tilt.observe(match.rotation)
                     }
                     answer.match = match?.name

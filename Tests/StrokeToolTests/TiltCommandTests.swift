@@ -61,8 +61,9 @@ struct TiltCommandTests {
         #expect(try StrokeToolTests.run(["tilt"]).status == 2)
     }
 
-    /// The shipped stroke `file` of subject s02 as a STROKES.json entry, turned by `degrees` about the origin.
-    static func entry(_ file: String, name: String, turnedBy degrees: Double) throws -> String {
+    /// The shipped stroke `file` of subject s02 as a STROKES.json entry, turned by `degrees` about the origin; with
+    /// `halves`, as a gesture of two strokes, cut in the middle (the second begins where the first ends).
+    static func entry(_ file: String, name: String, turnedBy degrees: Double, halves: Bool = false) throws -> String {
         let text = try String(contentsOfFile: StrokeToolTests.fixtures + "/s02/medium/" + file, encoding: .utf8)
         let (c, s) = (cos(degrees * .pi / 180), sin(degrees * .pi / 180))
         // `<Point X="…" Y="…" T="…" />`, the times made relative to the first.
@@ -73,7 +74,10 @@ struct TiltCommandTests {
             return "[\(x * c - y * s), \(x * s + y * c), \(t)]"
         }
         #expect(points.count > 10)
-        return #"{"name": "\#(name)", "points": [\#(points.joined(separator: ", "))]}"#
+        guard halves else { return #"{"name": "\#(name)", "points": [\#(points.joined(separator: ", "))]}"# }
+        let middle = points.count / 2
+        let strokes = [points[...middle], points[middle...]].map { "[" + $0.joined(separator: ", ") + "]" }
+        return #"{"name": "\#(name)", "strokes": [\#(strokes.joined(separator: ", "))]}"#
     }
 
     @Test("recognize takes a file's strokes as one session's: a tilted check fires after three tilted shapes")
@@ -99,6 +103,26 @@ struct TiltCommandTests {
             let asDrawn = try answers(["--follow-tilt", "off"])
             #expect(asDrawn[3]["checkmarkPointIndex"] == nil)
             #expect(try StrokeToolTests.run(["recognize", "--strokes", file, "--follow-tilt", "maybe"]).status == 2)
+        }
+    }
+
+    @Test("recognize: gestures of two strokes that match a template of one tell the tilt too, as in the worker")
+    func recognizeFollowsGestures() throws {
+        let entries = try [
+            Self.entry("arrow01.xml", name: "arrow", turnedBy: 35, halves: true),
+            Self.entry("left_curly_brace01.xml", name: "left_curly_brace", turnedBy: 35, halves: true),
+            Self.entry("arrow02.xml", name: "arrow", turnedBy: 35, halves: true),
+            Self.entry("check02.xml", name: "check", turnedBy: 35),
+        ]
+        try StrokeToolTests.withTemporaryDirectory("tilt-gestures") { directory in
+            let file = try StrokeToolTests.strokesFile(entries, in: directory)
+            let result = try StrokeToolTests.run(["recognize", "--strokes", file, "--json"])
+            #expect(result.status == 0, "\(result.error)")
+            let answers = result.output.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(answers.map { $0["match"] as? String } == ["arrow", "left_curly_brace", "arrow", "check"])
+            #expect(answers.last?["checkmarkPointIndex"] is Int, "the check is judged turned back: \(answers)")
         }
     }
 }
