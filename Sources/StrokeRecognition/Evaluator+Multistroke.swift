@@ -49,15 +49,8 @@ extension Evaluator {
         samples: [DollarLog], strokesPerGesture: Int, libraryPerGesture: Int = 8, neighbors: Int = 1,
         seed: UInt64 = 1, configuration: RecognizerConfiguration = .default
     ) throws(RecognitionError) -> MultistrokeReport {
-        guard (2...GestureTemplate.maximumStrokes).contains(strokesPerGesture) else {
-            throw RecognitionError(
-                .invalidConfiguration, "strokes per gesture must be 2 to \(GestureTemplate.maximumStrokes)")
-        }
+        let subjects = try multistrokeSubjects(samples, strokesPerGesture: strokesPerGesture)
         var generator = SeededGenerator(seed: seed)
-        let subjects = Set(samples.map(\.subject)).sorted()
-        guard subjects.count >= 2 else {
-            throw RecognitionError(.invalidConfiguration, "multistroke evaluation needs logs of two or more subjects")
-        }
         var hits = (drawn: 0, any: 0, unexpanded: 0, mixedCut: 0, mixedWhole: 0, mixedWholeUncut: 0)
         var mixedTested = (cut: 0, whole: 0)
         var tested = 0
@@ -113,6 +106,22 @@ extension Evaluator {
             anyOrderByGesture: byGesture.mapValues { Double($0.hits) / Double($0.tested) }, tested: tested,
             compiledTemplates: compiled / subjects.count,
             microsecondsPerRecognition: tested == 0 ? 0 : elapsed / Double(tested))
+    }
+
+    /// The subjects of `samples`, sorted, for an evaluation that cuts strokes into `strokesPerGesture` pieces and
+    /// leaves each subject out of its library in turn; an error where it cannot be run.
+    static func multistrokeSubjects(_ samples: [DollarLog], strokesPerGesture: Int) throws(RecognitionError)
+        -> [String]
+    {
+        guard (2...GestureTemplate.maximumStrokes).contains(strokesPerGesture) else {
+            throw RecognitionError(
+                .invalidConfiguration, "strokes per gesture must be 2 to \(GestureTemplate.maximumStrokes)")
+        }
+        let subjects = Set(samples.map(\.subject)).sorted()
+        guard subjects.count >= 2 else {
+            throw RecognitionError(.invalidConfiguration, "multistroke evaluation needs logs of two or more subjects")
+        }
+        return subjects
     }
 
     /// `whole` with every template cut into `strokesPerGesture` pieces (`pieces(of:count:)`).

@@ -45,14 +45,7 @@ extension Evaluator {
         neighbors: Int = 1, minimumScore: Double? = nil, seed: UInt64 = 1,
         configuration: RecognizerConfiguration = .default
     ) throws(RecognitionError) -> MultistrokeTiltReport {
-        guard (2...GestureTemplate.maximumStrokes).contains(strokesPerGesture) else {
-            throw RecognitionError(
-                .invalidConfiguration, "strokes per gesture must be 2 to \(GestureTemplate.maximumStrokes)")
-        }
-        let subjects = Set(samples.map(\.subject)).sorted()
-        guard subjects.count >= 2 else {
-            throw RecognitionError(.invalidConfiguration, "multistroke evaluation needs logs of two or more subjects")
-        }
+        let subjects = try multistrokeSubjects(samples, strokesPerGesture: strokesPerGesture)
         let recognizers = try subjects.map { subject throws(RecognitionError) in
             var whole = try TemplateLibrary.medoids(
                 name: "without-\(subject)", samples: samples.filter { $0.subject != subject },
