@@ -33,3 +33,34 @@ extension SessionProcessor {
         }
     }
 }
+
+// MARK: - A session's turns
+
+extension SessionProcessor.Core {
+    /// The turn a session's new stroke gets for its checkmark detector: its tilt estimate's correction, where
+    /// the session follows its tilt and runs the detector.
+    @inline(__always)
+    func turn(of session: Session) -> Int8 {
+        guard session.followsTilt, session.checkmark else { return 0 }
+        return Int8(session.tilt.correction)
+    }
+
+    /// Whether a match of the session's stroke or gesture goes back to its tilt estimate: the session follows
+    /// its tilt, and its detector (`detecting`: the stroke's, which may have stopped on bad times) or its
+    /// matches (`WorkerConfiguration.matchFollowsTilt`) use the estimate. Only a match that tells the tilt
+    /// (`RecognitionResult.Candidate.showsTilt`: of a template of one stroke) is taken in, so a gesture of
+    /// several strokes may feed it when it matched such a template.
+    @inline(__always)
+    func followsTilt(_ session: Session, detecting: Bool? = nil) -> Bool {
+        session.followsTilt && ((detecting ?? session.checkmark) || configuration.matchFollowsTilt)
+    }
+
+    /// The turn the library's templates see a session's finished stroke or gesture by: its tilt estimate's
+    /// correction, where the session follows its tilt and the worker's matches do
+    /// (`WorkerConfiguration.matchFollowsTilt`).
+    @inline(__always)
+    func matchTurn(of session: Session) -> Int8 {
+        guard session.followsTilt, configuration.matchFollowsTilt else { return 0 }
+        return Int8(session.tilt.correction)
+    }
+}
