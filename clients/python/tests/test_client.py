@@ -647,6 +647,45 @@ def test_a_tilted_players_check_fires_once_the_tilt_is_followed(protocol_dir, fi
             assert running.stop() == 0
 
 
+@pytest.mark.parametrize("mode", [(), ("--recognition-offload", "always")])
+def test_a_tilted_players_gesture_of_two_strokes_is_matched_turned_back(protocol_dir, fixtures_dir, mode):
+    """In a session that groups strokes, a bracket drawn 45 degrees clockwise in two strokes is not matched at first;
+    after three gestures of one stroke drawn alike, whose matches show the tilt, it is, with its rotation as drawn."""
+    logs = {os.path.relpath(path, fixtures_dir): points for path, _, points in load_logs(fixtures_dir)}
+
+    def log(name):
+        return tilted(logs[os.path.join("s02", "medium", name)], 45)
+
+    shapes = [log(name) for name in ("arrow01.xml", "left_curly_brace03.xml", "arrow02.xml")]
+    bracket = log("left_sq_bracket01.xml")
+    halves = [bracket[:len(bracket) // 2 + 1], bracket[len(bracket) // 2:]]
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    running = RunningWorker(*mode)
+    try:
+        with Consumer(running.output, prefixes=["grouped"]) as consumer, \
+                Producer(running.input, binary=True) as producer:
+            producer.wait_for_worker()
+            consumer.wait_until_subscribed(producer)
+            producer.set_options("grouped", checkmark=False, multistroke=500)
+
+            def result(strokes):
+                producer.send_gesture("grouped", strokes, batch=8)
+                for event in consumer.iter(timeout=5):
+                    validator.validate(event.fields)
+                    if event.kind in ("match", "nomatch"):
+                        return event
+                raise AssertionError("no result")
+
+            assert result(halves).get("name") != "left_sq_bracket"
+            for shape in shapes:
+                assert result([shape]).kind == "match"
+            turned = result(halves)
+            assert turned.get("name") == "left_sq_bracket", turned.fields
+            assert len(turned.get("strokes")) == 2 and abs(turned.get("rotation") - 45) <= 15, turned.fields
+    finally:
+        assert running.stop() == 0
+
+
 def test_the_aim_example_runs(worker):
     """clients/python/examples/aim.py (part of `make demo`): arrows drawn every which way, each matched as the one
     taught and aimed by its rotation to within 5 degrees."""
