@@ -174,11 +174,12 @@ def main() -> int:
                     producer.set_options(session, minimum_size=rng.choice([0, 10, 40]))
                     sent += 1
                 # And a threshold of its own, or stops and starts following its tilt (session 46's options), and
-                # some gestures' own thresholds (session 49).
+                # some gestures' own thresholds (session 49), and a player's tilt given back (session 50).
                 if rng.random() < args.group_share:
                     producer.set_options(session, minimum_score=rng.choice([0, 0.6, 0.8]),
                                          follow_tilt=rng.random() < 0.5,
-                                         gesture_scores=rng.choice([None, {}, {"check": 0.8, "g0": 0.7}]))
+                                         gesture_scores=rng.choice([None, {}, {"check": 0.8, "g0": 0.7}]),
+                                         tilt=rng.choice([None, -45, 0, 20]))
                     sent += 1
                 producer.send_stroke(session, points, batch=batch, learn=learn, last=rng.random() < 0.1)
                 sent += 2 + (len(points) - 2) // batch + 1

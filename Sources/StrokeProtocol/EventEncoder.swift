@@ -175,11 +175,17 @@ public enum EventEncoder {
         }
     }
 
-    /// `closed`: the session's state was dropped (`reason`: `closed` by the producer, or `idle`).
-    public static func closed(_ context: Context, reason: String, into writer: inout JSONWriter) {
-        event("closed", context, bound: 32 + string(reason), into: &writer) { out in
+    /// `closed`: the session's state was dropped (`reason`: `closed` by the producer, or `idle`), with the tilt of
+    /// the player's hand in whole degrees where the session had estimated one (`tilt`), for a game to give back to
+    /// the player's next session (`SessionOptions.tilt`).
+    public static func closed(_ context: Context, reason: String, tilt: Int? = nil, into writer: inout JSONWriter) {
+        event("closed", context, bound: 48 + string(reason), into: &writer) { out in
             out.key("reason")
             out.string(reason)
+            if let tilt {
+                out.key("tilt")
+                out.integer(tilt)
+            }
         }
     }
 

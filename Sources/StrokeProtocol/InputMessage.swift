@@ -50,6 +50,14 @@ public struct SessionOptions: Sendable, Hashable {
     /// and `minimumScore` (the highest applies): one spell that must be drawn well among gestures that need not be.
     /// They replace the session's earlier ones; empty drops them. `nil` keeps the current ones.
     public var gestureScores: [String: Double]?
+    /// The tilt of the player's hand, in whole degrees from `-maximumTilt` to `maximumTilt` (clockwise on a screen
+    /// whose y grows downward), that the session's tilt estimate starts from as if its matches had shown it: a game
+    /// that kept a player's tilt from an earlier session (a `closed` event's `tilt`) has their first strokes judged
+    /// turned back at once. Only where the session follows its tilt (`followTilt`). `nil` keeps the estimate.
+    public var tilt: Int?
+
+    /// The most a session's tilt may be given as (`tilt`), either way: the most its estimate holds.
+    public static let maximumTilt = 45
 
     /// Most gestures one `options` message may give a score of their own (`gestureScores`).
     public static let maximumGestureScores = 32
@@ -73,7 +81,7 @@ public struct SessionOptions: Sendable, Hashable {
     public init(
         library: String? = nil, orientation: String? = nil, checkmark: Bool? = nil, forget: String? = nil,
         multistroke: Int? = nil, gestures: Gestures? = nil, minimumSize: Double? = nil, followTilt: Bool? = nil,
-        minimumScore: Double? = nil, gestureScores: [String: Double]? = nil
+        minimumScore: Double? = nil, gestureScores: [String: Double]? = nil, tilt: Int? = nil
     ) {
         self.library = library
         self.orientation = orientation
@@ -85,6 +93,7 @@ public struct SessionOptions: Sendable, Hashable {
         self.followTilt = followTilt
         self.minimumScore = minimumScore
         self.gestureScores = gestureScores
+        self.tilt = tilt
     }
 }
 

@@ -68,8 +68,9 @@ enum JSONInputDecoder {
             guard sawOptions else {
                 throw ProtocolError(
                     .invalidField,
-                    "options needs \"library\", \"orientation\", \"checkmark\", \"followTilt\", \"forget\","
-                        + " \"multistroke\", \"gestures\", \"minimumSize\", \"minimumScore\" or \"gestureScores\"")
+                    "options needs \"library\", \"orientation\", \"checkmark\", \"followTilt\", \"tilt\","
+                        + " \"forget\", \"multistroke\", \"gestures\", \"minimumSize\", \"minimumScore\" or"
+                        + " \"gestureScores\"")
             }
             message.options = try decodeOptions(bytes)
         case .close, .ping: break
@@ -85,7 +86,7 @@ enum JSONInputDecoder {
     /// The fields of an `options` message's options.
     private static let optionKeys: [StaticString] = [
         "library", "orientation", "checkmark", "followTilt", "forget", "multistroke", "minimumSize", "minimumScore",
-        "gestures", "gestureScores",
+        "gestures", "gestureScores", "tilt",
     ]
 
     /// Whether `key` names an option.
@@ -119,6 +120,9 @@ enum JSONInputDecoder {
                 options.checkmark = try flag(&scanner, field: "checkmark")
             } else if scanner.equals(key, "followTilt") {
                 options.followTilt = try flag(&scanner, field: "followTilt")
+            } else if scanner.equals(key, "tilt") {
+                let largest = SessionOptions.maximumTilt
+                options.tilt = try signedInteger(&scanner, field: "tilt", in: -largest...largest)
             } else if scanner.equals(key, "forget") {
                 guard scanner.peek() == UInt8(ascii: "\"") else { throw mismatch(&scanner, "forget", "a string") }
                 let name = try scanner.string()
@@ -255,6 +259,20 @@ enum JSONInputDecoder {
         let value = try scanner.number()
         guard value >= 0, value <= maximum, value.rounded() == value else {
             throw invalid(field, "an integer in 0...\(Int(maximum))")
+        }
+        return Int(value)
+    }
+
+    /// An integer of an option that may be negative, within `range`.
+    private static func signedInteger(_ scanner: inout JSONScanner, field: String, in range: ClosedRange<Int>)
+        throws(ProtocolError) -> Int
+    {
+        guard let next = scanner.peek(), next == UInt8(ascii: "-") || (next >= 0x30 && next <= 0x39) else {
+            throw mismatch(&scanner, field, "a number")
+        }
+        let value = try scanner.number()
+        guard value >= Double(range.lowerBound), value <= Double(range.upperBound), value.rounded() == value else {
+            throw invalid(field, "an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return Int(value)
     }

@@ -50,6 +50,10 @@ public enum JSONInputEncoder {
                 writer.key("followTilt")
                 writer.bool(followTilt)
             }
+            if let tilt = options.tilt {
+                writer.key("tilt")
+                writer.integer(tilt)
+            }
             if let forget = options.forget {
                 writer.key("forget")
                 writer.string(forget)

@@ -66,6 +66,7 @@ extension OutputEvent {
             }
             bounds = StrokeBounds(minX: values[0], minY: values[1], maxX: values[2], maxY: values[3])
         case "reason": reason = try reader.string()
+        case "tilt": tilt = try reader.integer(Int.self)
         case "code": code = try reader.string()
         case "message": message = try reader.string()
         case "restored": restored = try reader.bool()

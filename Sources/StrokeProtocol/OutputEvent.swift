@@ -96,6 +96,9 @@ public struct OutputEvent: Sendable, Hashable {
     public var bounds: StrokeBounds?
     /// `nomatch`, `closed`: why.
     public var reason: String?
+    /// `closed`: the tilt of the player's hand the session had estimated, in whole degrees (clockwise on a screen
+    /// whose y grows downward), for the player's next session (`SessionOptions.tilt`); nil where it had none.
+    public var tilt: Int?
     /// `error`: the error code (Protocol/README.md, section 7).
     public var code: String?
     /// `error`: what was wrong.

@@ -163,7 +163,8 @@ extension SessionProcessor {
                 dropChoice(session)
                 dropThresholds(session)
                 session.eventSequence += 1
-                EventEncoder.closed(context(session, id: id), reason: "closed", into: &writer)
+                EventEncoder.closed(
+                    context(session, id: id), reason: "closed", tilt: reportedTilt(of: session), into: &writer)
                 publish(id)
                 return false
             case .ping:
@@ -373,6 +374,10 @@ extension SessionProcessor {
                 // Turned off, the estimate is forgotten: turned on again, it starts over from the next matches.
                 session.followsTilt = follow
                 session.tilt = TiltEstimate()
+            }
+            if let tilt = options.tilt, session.followsTilt {
+                // As if the session's matches had shown it: followed from the next stroke.
+                session.tilt = TiltEstimate(degrees: Int8(tilt), samples: TiltEstimate.warmUp)
             }
             applyLearningOptions(&session, id: id)
             applyGestureChoice(session)

@@ -66,9 +66,10 @@ extension SessionProcessor.Core {
         dropThresholds(session)
         session.eventSequence += 1
         let sequence = session.eventSequence
+        let tilt = reportedTilt(of: session)
         key.withUnsafeBytes { id in
             EventEncoder.closed(
-                .init(session: id, eventSequence: sequence, sequence: message.sequence), reason: "idle",
+                .init(session: id, eventSequence: sequence, sequence: message.sequence), reason: "idle", tilt: tilt,
                 into: &writer)
             publish(id)
         }

@@ -63,4 +63,11 @@ extension SessionProcessor.Core {
         guard session.followsTilt, configuration.matchFollowsTilt else { return 0 }
         return Int8(session.tilt.correction)
     }
+
+    /// The tilt a session's `closed` event reports, for a game to give back to the player's next session (`options`
+    /// with `tilt`): its estimate in whole degrees, where it follows its tilt and its estimate rests on
+    /// `TiltEstimate.minimumSamples` matches or was given; nil otherwise.
+    func reportedTilt(of session: Session) -> Int? {
+        session.followsTilt && session.tilt.samples >= TiltEstimate.minimumSamples ? Int(session.tilt.degrees) : nil
+    }
 }

@@ -12,7 +12,12 @@ extension StrokeProducer {
             if let library = options.library { self.options.library = library }
             if let orientation = options.orientation { self.options.orientation = orientation }
             if let checkmark = options.checkmark { self.options.checkmark = checkmark }
-            if let followTilt = options.followTilt { self.options.followTilt = followTilt }
+            if let followTilt = options.followTilt {
+                // Turning following off, or on again, starts the estimate over: a tilt given before it is gone.
+                if !followTilt || self.options.followTilt == false { self.options.tilt = nil }
+                self.options.followTilt = followTilt
+            }
+            if let tilt = options.tilt { self.options.tilt = tilt }
             if let multistroke = options.multistroke { self.options.multistroke = multistroke }
             if let minimumSize = options.minimumSize { self.options.minimumSize = minimumSize }
             if let minimumScore = options.minimumScore { self.options.minimumScore = minimumScore }

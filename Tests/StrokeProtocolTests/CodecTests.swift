@@ -67,6 +67,9 @@ struct CodecTests {
         #expect(scores.options == SessionOptions(gestureScores: ["fire": 0.8, "ice ❄": 0, "v": 1]))
         let none = try decode(Array(#"{"type":"options","seq":3,"gestureScores":{}}"#.utf8))
         #expect(none.options == SessionOptions(gestureScores: [:]))
+        let tilted = try decode(Array(#"{"type":"options","seq":3,"tilt":-45,"followTilt":true}"#.utf8))
+        #expect(tilted.options == SessionOptions(followTilt: true, tilt: -45))
+        #expect(try decode(Array(#"{"type":"options","seq":3,"tilt":30.0}"#.utf8)).options == SessionOptions(tilt: 30))
         // The fields of options in another message are ignored, unchecked, as unknown fields are.
         let stray = try decode(
             Array(#"{"type":"points","seq":4,"stroke":1,"points":[[1,2,3]],"minimumScore":"x","library":7}"#.utf8))
@@ -112,6 +115,11 @@ struct CodecTests {
             ("{\"type\":\"options\",\"seq\":1,\"multistroke\":\"500\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":-1}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"followTilt\":1}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"tilt\":46}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"tilt\":-46}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"tilt\":1.5}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"tilt\":\"10\"}", "invalid_field"),
+            ("{\"type\":\"options\",\"seq\":1,\"tilt\":true}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":1.01}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":-0.1}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumScore\":\"0.7\"}", "invalid_field"),
@@ -305,6 +313,8 @@ struct CodecTests {
             InputMessage(
                 kind: .options, sequence: 16, options: SessionOptions(gestureScores: ["fire": 0.8, "ice \"❄\"": 0.65])),
             InputMessage(kind: .options, sequence: 17, options: SessionOptions(gestureScores: [:])),
+            InputMessage(kind: .options, sequence: 18, options: SessionOptions(tilt: -45)),
+            InputMessage(kind: .options, sequence: 19, options: SessionOptions(followTilt: true, tilt: 12)),
         ]
         for message in messages {
             #expect(try decode(JSONInputEncoder.encode(message)) == message)

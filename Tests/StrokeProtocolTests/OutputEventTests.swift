@@ -105,7 +105,10 @@ struct OutputEventTests {
             })
         #expect(reset.kind == .error && reset.code == "session_reset" && reset.message == "restored" && reset.restored)
         let closed = try OutputEvent(decoding: encoded { EventEncoder.closed($0, reason: "idle", into: &$1) })
-        #expect(closed.kind == .closed && closed.reason == "idle")
+        #expect(closed.kind == .closed && closed.reason == "idle" && closed.tilt == nil)
+        let tilted = try OutputEvent(
+            decoding: encoded { EventEncoder.closed($0, reason: "closed", tilt: -38, into: &$1) })
+        #expect(tilted.kind == .closed && tilted.reason == "closed" && tilted.tilt == -38)
         let pong = try OutputEvent(decoding: encoded { EventEncoder.pong($0, shard: "1/3", known: true, into: &$1) })
         #expect(pong.kind == .pong && pong.shard == "1/3" && pong.known == true)
     }

@@ -114,6 +114,34 @@ struct MatchTiltTests {
         #expect(processor.metrics.strokesMatchedTurned.load(ordering: .relaxed) == turned + 1)
     }
 
+    @Test("a session given its player's tilt (options tilt) is followed from its first stroke; closed reports it")
+    func givenTilt() throws {
+        for (tilt, gesture, index) in Self.cases {
+            var processor = SessionProcessorTests.processor()
+            var producer = Producer("given")
+            producer.send(&processor, ["type": "options", "checkmark": false, "tilt": Int(tilt)])
+            #expect(try #require(processor.tilt(ofSession: "given")) == TiltEstimate(degrees: Int8(tilt), samples: 3))
+            producer.draw(&processor, TiltFollowingTests.stroke(gesture, index: index, turnedBy: tilt))
+            let event = try #require(MinimumSizeTests.events(processor, "given").last)
+            #expect(event["name"] as? String == gesture, "\(gesture) tilted by \(tilt): \(event)")
+            processor.applyTiltFeedback()
+            producer.send(&processor, ["type": "close"])
+            let closed = try #require(MinimumSizeTests.events(processor, "given").last)
+            #expect(closed["event"] as? String == "closed")
+            let reported = try #require(closed["tilt"] as? Int, "\(closed)")
+            #expect(abs(Double(reported) - tilt) <= 10, "\(closed)")
+        }
+        // Not following its tilt, a session takes none; nor does one that has shown none report one.
+        var processor = SessionProcessorTests.processor()
+        var producer = Producer("upright")
+        producer.send(&processor, ["type": "options", "followTilt": false, "tilt": 30])
+        #expect(try #require(processor.tilt(ofSession: "upright")).samples == 0)
+        producer.send(&processor, ["type": "options", "followTilt": true])
+        producer.send(&processor, ["type": "close"])
+        let closed = try #require(MinimumSizeTests.events(processor, "upright").last)
+        #expect(closed["event"] as? String == "closed" && closed["tilt"] == nil, "\(closed)")
+    }
+
     @Test("a session that turns following off (followTilt false) has its strokes matched as drawn")
     func optionOff() throws {
         var processor = SessionProcessorTests.processor()

@@ -95,6 +95,21 @@ struct StrokeProducerReteachingTests {
                     followTilt: false, gestureScores: ["two": 0.8]))
     }
 
+    @Test("a tilt given is taught again; following turned off, or on again, drops it unless given with it")
+    func rememberedTilt() {
+        var remembered = StrokeProducer.Remembered()
+        remembered.apply(SessionOptions(tilt: 30))
+        remembered.apply(SessionOptions(checkmark: false, followTilt: true))
+        #expect(remembered.options.tilt == 30)
+        remembered.apply(SessionOptions(followTilt: false))
+        #expect(remembered.options.tilt == nil && remembered.options.followTilt == false)
+        remembered.apply(SessionOptions(tilt: 10))
+        remembered.apply(SessionOptions(followTilt: true))
+        #expect(remembered.options.tilt == nil)
+        remembered.apply(SessionOptions(followTilt: true, tilt: -20))
+        #expect(remembered.options.tilt == -20 && remembered.options.followTilt == true)
+    }
+
     @Test("forget('*') leaves nothing to teach; after close, nothing is remembered; forget(session:) keeps it all")
     func forgetting() async throws {
         let counts = try await StrokeProducerTests.withPeer { producer, _ -> [Int] in

@@ -278,7 +278,7 @@ class Producer:
                     multistroke: Optional[int] = None, gestures: Optional[Union[str, Sequence[str]]] = None,
                     minimum_size: Optional[float] = None, follow_tilt: Optional[bool] = None,
                     minimum_score: Optional[float] = None,
-                    gesture_scores: Optional[Dict[str, float]] = None) -> int:
+                    gesture_scores: Optional[Dict[str, float]] = None, tilt: Optional[int] = None) -> int:
         """Send an ``options`` message (JSON). ``forget`` drops the session's learned gesture of that name
         (``"*"``: all of them). ``multistroke`` (milliseconds, 0 to 10000) groups the session's strokes into
         gestures of several strokes that wait that long for their next stroke; 0 matches every stroke alone.
@@ -294,20 +294,25 @@ class Producer:
         moment when a gesture must be drawn well; 0 leaves the library's alone. ``gesture_scores`` (a dict of at most
         32 gesture names to scores from 0 to 1): the score each of those gestures needs, as well as its library's
         threshold and ``minimum_score`` (the highest applies), for one spell that must be drawn well among others
-        that need not be; it replaces the session's earlier ones, and ``{}`` drops them."""
+        that need not be; it replaces the session's earlier ones, and ``{}`` drops them. ``tilt`` (whole degrees,
+        -45 to 45): the tilt of the player's hand that the session's estimate starts from, as if its matches had
+        shown it, so that the first strokes of a player whose tilt a game kept (a ``closed`` event's ``tilt``) are
+        judged turned back at once; only where the session follows its tilt."""
         if forget is not None and session in self._taught:
             self._taught[session] = [(name, strokes) for name, strokes in self._taught[session]
                                      if forget != "*" and name != forget]
         seq = self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
                         forget=forget, multistroke=multistroke, gestures=gestures, minimumSize=minimum_size,
                         followTilt=follow_tilt, minimumScore=minimum_score, gestureScores=gesture_scores,
-                        binary=False)
+                        tilt=tilt, binary=False)
         # Remembered once sent (the encoder checked them), for reteach().
         remembered = self._options.setdefault(session, {})
+        if follow_tilt is False or (follow_tilt and remembered.get("follow_tilt") is False):
+            remembered.pop("tilt", None)  # following turned off, or on again, starts the estimate over
         for name, value in (("library", library), ("orientation", orientation), ("checkmark", checkmark),
                             ("multistroke", multistroke), ("gestures", gestures), ("minimum_size", minimum_size),
                             ("follow_tilt", follow_tilt), ("minimum_score", minimum_score),
-                            ("gesture_scores", gesture_scores)):
+                            ("gesture_scores", gesture_scores), ("tilt", tilt)):
             if value is not None:
                 remembered[name] = list(value) if name == "gestures" and value != "*" else (
                     dict(value) if name == "gesture_scores" else value)

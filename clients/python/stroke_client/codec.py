@@ -60,7 +60,9 @@ def encode_json(
     ``minimumScore`` (0 to 1: the score the session's strokes must reach to match, as well as their library's
     threshold; 0 leaves the library's alone), ``gestureScores`` (a dict of at most 32 gesture names to scores from 0
     to 1: the score each of those gestures needs, as well as its library's threshold and ``minimumScore``; ``{}``
-    drops them); and for an ``end`` message ``learn`` (the name under which the session learns
+    drops them), ``tilt`` (a whole number of degrees from -45 to 45, clockwise on a screen whose y grows downward:
+    the tilt of the player's hand that the session's estimate starts from, as a ``closed`` event's ``tilt`` gave
+    it); and for an ``end`` message ``learn`` (the name under which the session learns
     the stroke instead of matching it) and ``last`` (``True``: the stroke ends its session's gesture).
 
     ``seq`` may be ``None`` in a ``ping`` alone, which is outside the session's numbering (its ``pong`` then
@@ -89,6 +91,11 @@ def encode_json(
         if not isinstance(options["followTilt"], bool):
             raise ValueError("followTilt is True or False")
         message["followTilt"] = options["followTilt"]
+    if options.get("tilt") is not None:
+        tilt = options["tilt"]
+        if isinstance(tilt, bool) or not isinstance(tilt, int) or not -45 <= tilt <= 45:
+            raise ValueError("tilt is a whole number of degrees from -45 to 45")
+        message["tilt"] = tilt
     if options.get("minimumScore") is not None:
         score = options["minimumScore"]
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1:

@@ -89,6 +89,7 @@ def test_json_messages_follow_the_schema(protocol_dir):
         encode_json("options", 16, minimumScore=0),
         encode_json("options", 17, gestureScores={"fire ball": 0.8, "check": 0}),
         encode_json("options", 18, gestureScores={}),
+        encode_json("options", 19, tilt=-45, followTilt=True),
     ]
     for message in messages:
         validator.validate(json.loads(message))
@@ -118,6 +119,12 @@ def test_json_messages_follow_the_schema(protocol_dir):
     for follow in (1, "no"):
         with pytest.raises(ValueError):
             encode_json("options", 1, followTilt=follow)
+    for tilt in (46, -46, 1.5, True, "10"):
+        with pytest.raises(ValueError):
+            encode_json("options", 1, tilt=tilt)
+    for bad in (46, 1.5, "10"):
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate({"type": "options", "seq": 1, "tilt": bad})
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({"type": "options", "seq": 1, "followTilt": "no"})
     with pytest.raises(ValueError):
@@ -684,6 +691,38 @@ def test_a_tilted_players_gesture_of_two_strokes_is_matched_turned_back(protocol
             assert len(turned.get("strokes")) == 2 and abs(turned.get("rotation") - 45) <= 15, turned.fields
     finally:
         assert running.stop() == 0
+
+
+def test_a_players_tilt_given_back_to_their_next_session(worker, protocol_dir, fixtures_dir):
+    """A bracket drawn 45 degrees clockwise is not matched in a fresh session; after its session closes, the
+    ``closed`` event's ``tilt`` given to the player's next session (``set_options(tilt=...)``) has the first such
+    bracket matched; ``reteach`` gives it again to a producer that starts over."""
+    logs = {os.path.relpath(path, fixtures_dir): points for path, _, points in load_logs(fixtures_dir)}
+
+    def log(name):
+        return tilted(logs[os.path.join("s02", "medium", name)], 45)
+
+    shapes = [log(name) for name in ("arrow01.xml", "left_curly_brace03.xml", "arrow02.xml")]
+    bracket = log("left_sq_bracket01.xml")
+    validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
+    with Consumer(worker.output, prefixes=["hand-"]) as consumer, Producer(worker.input) as producer:
+        producer.wait_for_worker()
+        consumer.wait_until_subscribed(producer)
+        producer.set_options("hand-1", checkmark=False)
+        assert stroke_result(producer, consumer, "hand-1", bracket, validator).get("name") != "left_sq_bracket"
+        for shape in shapes:
+            assert stroke_result(producer, consumer, "hand-1", shape, validator).kind == "match"
+        producer.close_session("hand-1")
+        closed = consumer.receive(timeout=5)
+        validator.validate(closed.fields)
+        assert closed.kind == "closed" and abs(closed.get("tilt") - 45) <= 15, closed.fields
+        producer.set_options("hand-2", checkmark=False, tilt=closed.get("tilt"))
+        assert stroke_result(producer, consumer, "hand-2", bracket, validator).get("name") == "left_sq_bracket"
+        start_over(producer, consumer, "hand-2")
+        assert stroke_result(producer, consumer, "hand-2", bracket, validator).get("name") != "left_sq_bracket"
+        start_over(producer, consumer, "hand-2")
+        producer.reteach("hand-2")
+        assert stroke_result(producer, consumer, "hand-2", bracket, validator).get("name") == "left_sq_bracket"
 
 
 def test_the_aim_example_runs(worker):
