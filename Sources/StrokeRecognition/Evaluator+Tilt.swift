@@ -12,6 +12,9 @@ public struct TiltReport: Sendable, Codable, Hashable {
         public var matching: Bool
         /// Strokes matched with their own gesture.
         public var accuracy: Double
+        /// The same over each session's first `TiltReport.firstStrokes` strokes, before (or while) its matches show
+        /// its tilt.
+        public var firstStrokesAccuracy: Double
         /// The checks on which the detector fired.
         public var checksFired: Double
         /// The v's on which it fired.
@@ -25,6 +28,9 @@ public struct TiltReport: Sendable, Codable, Hashable {
 
     /// One row per tilt, as drawn and with tracking.
     public var rows: [Row]
+
+    /// How many of a session's first strokes `Row.firstStrokesAccuracy` counts.
+    public static let firstStrokes = 5
 }
 
 extension Evaluator {
@@ -32,11 +38,12 @@ extension Evaluator {
     /// against that subject's library: the detector judges each stroke as drawn, or turned by the estimate its
     /// earlier matches give, and the library matches it as drawn, or turned alike (the worker's
     /// `--match-follow-tilt`, its match's rotation then given as drawn); the match follows the detector's verdict,
-    /// as the worker's does.
+    /// as the worker's does. With `givenTilt`, each session's estimate starts from the tilt (within
+    /// `TiltEstimate.largest`, rounded), as a session given its player's tilt does (`options` with `tilt`).
     public static func tiltTracking(
         subjects: [(samples: [DollarLog], library: TemplateLibrary)], tilts: [Double],
         recognizerConfiguration: RecognizerConfiguration = .default,
-        checkmarkConfiguration: CheckmarkConfiguration = .default, seed: UInt64 = 1
+        checkmarkConfiguration: CheckmarkConfiguration = .default, seed: UInt64 = 1, givenTilt: Bool = false
     ) throws(RecognitionError) -> TiltReport {
         var rows = [TiltReport.Row]()
         let recognizers = try subjects.map { subject throws(RecognitionError) in
@@ -45,14 +52,19 @@ extension Evaluator {
         for tilt in tilts {
             for (tracking, matching) in [(false, false), (true, false), (true, true)] {
                 var counts = (right: 0, all: 0, checks: 0, checksFired: 0, vs: 0, vsFired: 0, others: 0, othersFired: 0)
+                var first = (right: 0, all: 0)
                 var errors = [Double]()
                 for (index, subject) in subjects.enumerated() {
                     var generator = SeededGenerator(seed: seed &+ UInt64(index))
                     var turn = StrokePerturbation()
                     turn.rotateDegrees = tilt
                     var estimate = TiltEstimate()
+                    if givenTilt && tracking {
+                        let degrees = max(-TiltEstimate.largest, min(TiltEstimate.largest, tilt)).rounded()
+                        estimate = TiltEstimate(degrees: Int8(degrees), samples: TiltEstimate.warmUp)
+                    }
                     let recognizer = recognizers[index]
-                    for sample in subject.samples.shuffled(using: &generator) {
+                    for (position, sample) in subject.samples.shuffled(using: &generator).enumerated() {
                         var points = turn.apply(to: sample.points, using: &generator)
                         // Turned back for the detector and the library alike.
                         let applied = matching ? Double(estimate.correction) : 0
@@ -78,6 +90,10 @@ extension Evaluator {
                         if let match = result.match, match.showsTilt { estimate.observe(match.rotation) }
                         counts.all += 1
                         if result.match?.name == sample.gesture { counts.right += 1 }
+                        if position < TiltReport.firstStrokes {
+                            first.all += 1
+                            if result.match?.name == sample.gesture { first.right += 1 }
+                        }
                         switch sample.gesture {
                         case recognizerConfiguration.checkmarkGesture:
                             counts.checks += 1
@@ -97,6 +113,7 @@ extension Evaluator {
                 rows.append(
                     .init(
                         tilt: tilt, tracking: tracking, matching: matching, accuracy: share(counts.right, counts.all),
+                        firstStrokesAccuracy: share(first.right, first.all),
                         checksFired: share(counts.checksFired, counts.checks),
                         vsFired: share(counts.vsFired, counts.vs),
                         othersFired: share(counts.othersFired, counts.others),

@@ -15,7 +15,7 @@ enum TiltCommand {
         library's recipe on the other subjects (as `stroke-tool robustness`): as drawn ("as drawn"), with the
         detector following the tilt ("detector", the worker's --checkmark-follow-tilt alone), and with the
         detector and the library following it ("both", with --match-follow-tilt); the match follows the
-        detector's verdict. Printed: accuracy, the checks and the v's and the other strokes the detector fired
+        detector's verdict. Printed: accuracy (over all strokes, and over each session's first 5), the checks and the v's and the other strokes the detector fired
         on, and how far the estimate was from the tilt (median, after a session's first two matches).
 
         With --multistroke K, the gestures people draw in pieces (x, arrow, rectangle, triangle) come cut into K
@@ -31,12 +31,15 @@ enum TiltCommand {
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
           --seed S                 seeds each session's order (default 1)
           --multistroke K          gestures drawn in K pieces, 2 to 4, as above
+          --given-tilt             each session's estimate starts from the tilt, as a session given its
+                                   player's tilt (`options` with `tilt`) does
           --json                   print exactly one JSON object
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
-            arguments, flags: ["json"], known: ["dataset", "tilts", "checkmark-config", "seed", "multistroke"])
+            arguments, flags: ["json", "given-tilt"],
+            known: ["dataset", "tilts", "checkmark-config", "seed", "multistroke"])
         if args.flag("help") {
             print(usage)
             return 0
@@ -61,18 +64,22 @@ enum TiltCommand {
         let subjects = try StrokeTool.leftOutLibraries(
             samples, dataset: dataset, minimumScore: builtIn.minimumScore, neighbors: builtIn.neighbors)
         let report = try Evaluator.tiltTracking(
-            subjects: subjects, tilts: tilts, checkmarkConfiguration: checkmark, seed: seed)
+            subjects: subjects, tilts: tilts, checkmarkConfiguration: checkmark, seed: seed,
+            givenTilt: args.flag("given-tilt"))
         if args.flag("json") {
             try StrokeTool.printJSON(report)
         } else {
             func percent(_ value: Double) -> String { String(format: "%7.2f%%", value * 100) }
             print("\(samples.count) strokes of \(subjects.count) subjects, each subject one session")
-            print("  tilt  follows    accuracy   checks      v's   others  estimate off by")
+            print(
+                "  tilt  follows    accuracy  first \(TiltReport.firstStrokes)   checks      v's   others  estimate off by"
+            )
             for row in report.rows {
                 print(
                     String(format: "%6.1f  ", row.tilt)
                         + (row.matching ? "both    " : row.tracking ? "detector" : "as drawn") + " "
-                        + percent(row.accuracy) + " " + percent(row.checksFired) + " " + percent(row.vsFired) + " "
+                        + percent(row.accuracy) + " " + percent(row.firstStrokesAccuracy) + " "
+                        + percent(row.checksFired) + " " + percent(row.vsFired) + " "
                         + percent(row.othersFired) + String(format: "  %.1f°", row.medianEstimateError))
             }
         }

@@ -23,6 +23,18 @@ struct TiltCommandTests {
         let text = try StrokeToolTests.run(["tilt", "--dataset", StrokeToolTests.fixtures, "--tilts", "20"])
         #expect(text.status == 0 && text.output.contains("detector") && text.output.contains("as drawn"))
         #expect(text.output.contains("both"))
+        // Each session's estimate starting from the tilt (--given-tilt): its first strokes are matched turned back.
+        let given = try StrokeToolTests.run([
+            "tilt", "--dataset", StrokeToolTests.fixtures, "--tilts", "-40", "--given-tilt", "--json",
+        ])
+        #expect(given.status == 0, "\(given.error)")
+        let givenRows = try #require(
+            (try JSONSerialization.jsonObject(with: Data(given.output.utf8)) as? [String: Any])?["rows"]
+                as? [[String: Any]])
+        let first = { (rows: [[String: Any]]) in rows.map { $0["firstStrokesAccuracy"] as? Double ?? -1 } }
+        #expect(first(givenRows)[0] == first(rows)[0], "as drawn, nothing is given")
+        #expect(first(givenRows)[2] > first(rows)[2], "\(first(givenRows)) \(first(rows))")
+        #expect(givenRows[2]["accuracy"] as? Double ?? 0 >= accuracy[2])
     }
 
     @Test("--multistroke: a tilted player's gestures of several strokes are matched turned back by the estimate")
