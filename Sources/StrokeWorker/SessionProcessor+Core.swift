@@ -36,6 +36,7 @@ extension SessionProcessor {
         /// The scores of gestures of their own, of sessions that set some (`options` with `gestureScores`), and the
         /// distinct sets of scores they share (`SessionProcessor.Core.setGestureScores(_:of:)`).
         var gestureScores: [SessionKey: [String: Double]] = [:]
+        /// Each distinct set of scores the lane's sessions set, once: the copy they share.
         var scorePool = Set<[String: Double]>()
         /// The size `scorePool` may reach before it forgets the scores no session holds any more.
         var scorePoolLimit = 64
