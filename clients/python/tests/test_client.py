@@ -654,17 +654,23 @@ def test_a_tilted_players_check_fires_once_the_tilt_is_followed(protocol_dir, fi
             assert running.stop() == 0
 
 
-@pytest.mark.parametrize("mode", [(), ("--recognition-offload", "always")])
-def test_a_tilted_players_gesture_of_two_strokes_is_matched_turned_back(protocol_dir, fixtures_dir, mode):
-    """In a session that groups strokes, a bracket drawn 45 degrees clockwise in two strokes is not matched at first;
-    after three gestures of one stroke drawn alike, whose matches show the tilt, it is, with its rotation as drawn."""
+def tilted_hand(fixtures_dir):
+    """Subject s02's strokes drawn 45 degrees clockwise: three shapes whose matches show the tilt (an arrow, a curly
+    brace, an arrow), and a square bracket that the built-in library misses as drawn."""
     logs = {os.path.relpath(path, fixtures_dir): points for path, _, points in load_logs(fixtures_dir)}
 
     def log(name):
         return tilted(logs[os.path.join("s02", "medium", name)], 45)
 
-    shapes = [log(name) for name in ("arrow01.xml", "left_curly_brace03.xml", "arrow02.xml")]
-    bracket = log("left_sq_bracket01.xml")
+    return [log(name) for name in ("arrow01.xml", "left_curly_brace03.xml", "arrow02.xml")], \
+        log("left_sq_bracket01.xml")
+
+
+@pytest.mark.parametrize("mode", [(), ("--recognition-offload", "always")])
+def test_a_tilted_players_gesture_of_two_strokes_is_matched_turned_back(protocol_dir, fixtures_dir, mode):
+    """In a session that groups strokes, a bracket drawn 45 degrees clockwise in two strokes is not matched at first;
+    after three gestures of one stroke drawn alike, whose matches show the tilt, it is, with its rotation as drawn."""
+    shapes, bracket = tilted_hand(fixtures_dir)
     halves = [bracket[:len(bracket) // 2 + 1], bracket[len(bracket) // 2:]]
     validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
     running = RunningWorker(*mode)
@@ -697,13 +703,7 @@ def test_a_players_tilt_given_back_to_their_next_session(worker, protocol_dir, f
     """A bracket drawn 45 degrees clockwise is not matched in a fresh session; after its session closes, the
     ``closed`` event's ``tilt`` given to the player's next session (``set_options(tilt=...)``) has the first such
     bracket matched; ``reteach`` gives it again to a producer that starts over."""
-    logs = {os.path.relpath(path, fixtures_dir): points for path, _, points in load_logs(fixtures_dir)}
-
-    def log(name):
-        return tilted(logs[os.path.join("s02", "medium", name)], 45)
-
-    shapes = [log(name) for name in ("arrow01.xml", "left_curly_brace03.xml", "arrow02.xml")]
-    bracket = log("left_sq_bracket01.xml")
+    shapes, bracket = tilted_hand(fixtures_dir)
     validator = jsonschema.Draft202012Validator(schema(protocol_dir, "event.schema.json"))
     with Consumer(worker.output, prefixes=["hand-"]) as consumer, Producer(worker.input) as producer:
         producer.wait_for_worker()
