@@ -245,7 +245,7 @@ def main():
     check("an upright player's session, library following: recognized as drawn less followed",
           rows_by[(0, False)]["accuracy"] - both[0]["accuracy"], 0, at_least=False)
     # A session given its player's tilt (`options` with `tilt`, session 50): each session's first 5 strokes at 30 and
-    # 45 degrees either way 100% recognized, against 80-96% (-45: 80%, +45: 92%) when the estimate starts empty
+    # 45 degrees either way 100% recognized, against 80-100% (-45: 80%, +45: 92%) when the estimate starts empty
     # (seeds 2-4: 96-100%, against 68-100%).
     given = run(options.tool, "tilt", "--dataset", options.dataset, "--tilts", "-45,-30,30,45", "--given-tilt")[0]["rows"]
     for row in given:
