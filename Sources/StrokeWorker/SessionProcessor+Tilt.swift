@@ -6,7 +6,7 @@ extension SessionProcessor {
     /// Takes the rotations that matches have handed back since the last call (`TiltFeedback`) into their sessions'
     /// tilt estimates; a session that has ended since is not found, and one that stopped following its tilt
     /// (`followTilt`) takes none: their samples are dropped. One relaxed load
-    /// when there are none: the processor asks before every batch of messages.
+    /// when there are none: the processor asks before every message, in batches too.
     @inline(__always)
     public mutating func applyTiltFeedback() {
         guard core.tiltFeedback.pending else { return }

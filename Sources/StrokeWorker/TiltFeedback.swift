@@ -32,7 +32,7 @@ final class TiltFeedback: Sendable {
 
     // MARK: - The lane's side
 
-    /// Whether samples wait to be taken (one relaxed load: the lane asks before every batch of messages).
+    /// Whether samples wait to be taken (one relaxed load: the lane asks before every message).
     var pending: Bool { count.load(ordering: .relaxed) > 0 }
 
     /// Empties `buffer` and swaps it for the samples posted since the last take.

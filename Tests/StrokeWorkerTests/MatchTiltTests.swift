@@ -71,6 +71,40 @@ struct MatchTiltTests {
         #expect(upright.metrics.strokesMatchedTurned.load(ordering: .relaxed) == 0)
     }
 
+    @Test("strokes of a tilted hand sent in one batch are matched as they are one message at a time")
+    func inOneBatch() throws {
+        // Found by the processor's fuzz target (`make fuzz-coverage`): a match's tilt was taken in before the next
+        // message, but in a batch only before the next batch, so that a stroke ending in the same batch as the
+        // matches before it was matched as drawn.
+        for (tilt, gesture, index) in Self.cases {
+            var messages = [[[UInt8]]]()
+            var sequence = 0
+            func send(_ fields: [String: Any]) throws {
+                sequence += 1
+                var object = fields
+                object["seq"] = sequence
+                messages.append([
+                    Array(ShardKey.topic(for: "tilted").utf8),
+                    Array(try JSONSerialization.data(withJSONObject: object)),
+                ])
+            }
+            try send(["type": "options", "checkmark": false])
+            let shapes = [("arrow", 0), ("left_curly_brace", 2), ("arrow", 1), (gesture, index)]
+            for (stroke, (shape, shapeIndex)) in shapes.enumerated() {
+                let points = TiltFollowingTests.stroke(shape, index: shapeIndex, turnedBy: tilt)
+                try send(["type": "begin", "stroke": stroke + 1, "points": points])
+                try send(["type": "end", "stroke": stroke + 1])
+            }
+            var single = SessionProcessorTests.processor()
+            for message in messages { SessionProcessorTests.feed(&single, message) }
+            var batched = SessionProcessorTests.processor()
+            SessionProcessorTests.feedBatched(&batched, messages, sizes: [16])
+            #expect(batched.sink.events.map(\.payload) == single.sink.events.map(\.payload), "\(gesture)")
+            let last = try #require(MinimumSizeTests.events(batched, "tilted").last)
+            #expect(last["name"] as? String == gesture, "\(gesture) tilted by \(tilt): \(last)")
+        }
+    }
+
     @Test("with --match-follow-tilt off, the same session's stroke is matched as drawn")
     func notFollowed() throws {
         for (tilt, gesture, index) in Self.cases {
