@@ -290,6 +290,16 @@ enum JSONInputDecoder {
         return value
     }
 
+    /// A pressure as the 32-bit float it is kept in: one past that range (a finite JSON number, `1e39`) would be
+    /// infinite there, which the binary form cannot carry either.
+    private static func pressure(_ value: Double, field: @autoclosure () -> String) throws(ProtocolError) -> Float {
+        let pressure = Float(value)
+        guard pressure.isFinite else {
+            throw ProtocolError(.nonFinite, "field \"\(field())\" is not finite as a 32-bit float")
+        }
+        return pressure
+    }
+
     /// A point written `[x,y,t]` with no whitespace and finite numbers, the form encoders write, read with no
     /// per-value checks; `nil`, with the scanner where it was, for anything else, which the general path then
     /// reads (and reports errors of) as before.
@@ -345,7 +355,9 @@ enum JSONInputDecoder {
                 guard count == 3 || count == 4 else {
                     throw invalid("points[\(points.count)]", "[x, y, t] or [x, y, t, pressure]")
                 }
-                point = WirePoint(x: values.0, y: values.1, t: values.2, pressure: count == 4 ? Float(values.3) : nil)
+                point = WirePoint(
+                    x: values.0, y: values.1, t: values.2,
+                    pressure: count == 4 ? try pressure(values.3, field: "points[\(points.count)][3]") : nil)
             } else if scanner.consume(UInt8(ascii: "{")) {
                 var seen = 0
                 repeat {
@@ -361,7 +373,7 @@ enum JSONInputDecoder {
                         point.t = try coordinate(&scanner, field: "t")
                         seen |= 4
                     } else if scanner.equals(key, "pressure") {
-                        point.pressure = Float(try coordinate(&scanner, field: "pressure"))
+                        point.pressure = try pressure(try coordinate(&scanner, field: "pressure"), field: "pressure")
                     } else {
                         try scanner.skipValue(depth: 3)
                     }

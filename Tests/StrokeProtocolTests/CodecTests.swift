@@ -140,6 +140,12 @@ struct CodecTests {
             ("{\"type\":\"options\",\"seq\":1,\"followTilt\":\"no\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"followTilt\":null}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":1e999}", "invalid_field"),
+            // A pressure past a 32-bit float's range (found by `make fuzz-coverage`'s input target).
+            ("{\"type\":\"begin\",\"seq\":1,\"stroke\":1,\"points\":[[1,2,3,1e39]]}", "non_finite"),
+            (
+                "{\"type\":\"begin\",\"seq\":1,\"stroke\":1,\"points\":[{\"x\":1,\"y\":2,\"t\":3,\"pressure\":-4e38}]}",
+                "non_finite"
+            ),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":\"20\"}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"minimumSize\":null}", "invalid_field"),
             ("{\"type\":\"options\",\"seq\":1,\"gestures\":[]}", "invalid_field"),
