@@ -23,13 +23,19 @@ PROFILE_SESSIONS ?= 1000
 FUZZ_ROUNDS      ?= 2000000
 # FUZZ_SEED picks other random inputs. Default: empty, the tests' own seeds.
 FUZZ_SEED        ?=
+# `make fuzz-coverage`: seconds each coverage-guided fuzz target runs. Default: `60`. With FUZZ_RUNS set instead,
+# each runs that many inputs from a fixed seed (`make test` runs 20,000 each).
+FUZZ_SECONDS     ?= 60
+FUZZ_RUNS        ?=
+# FUZZ_TARGETS: the coverage-guided fuzz targets to run. Default: empty, all of them.
+FUZZ_TARGETS     ?=
 # `make soak`: seconds of random strokes and bad input against a release worker. Default: `60`.
 SOAK_SECONDS     ?= 60
 
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
         demo replay eval bench bench-quick profile clean deps-deploy deploy-check cluster-test cluster-start \
         accuracy-check \
-        cluster-stop fuzz soak state-file adopt-state
+        cluster-stop fuzz fuzz-coverage fuzz-regressions soak state-file adopt-state
 
 all: build
 
@@ -71,10 +77,10 @@ run: deps release
 
 # MARK: - Test
 
-test: deps lint swift-test client-test c-client-test deploy-check cluster-test accuracy-check
+test: deps lint swift-test client-test c-client-test deploy-check cluster-test accuracy-check fuzz-regressions
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests
+	$(SWIFT) format lint --strict -r Sources Tests Fuzz
 
 swift-test: deps-system
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
@@ -101,6 +107,19 @@ adopt-state: deps release
 fuzz: deps-system
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	STROKE_FUZZ_ROUNDS=$(FUZZ_ROUNDS) STROKE_FUZZ_SEED=$(FUZZ_SEED) $(SWIFT) test --skip-build --filter RobustnessTests
+
+# Coverage-guided fuzzing (libFuzzer under AddressSanitizer, scripts/fuzz-coverage.sh): input payloads, messages
+# to a session processor, events, library files, state files and checkmark tunings, each target for FUZZ_SECONDS
+# (FUZZ_TARGETS picks some: `make fuzz-coverage FUZZ_TARGETS="processor state"`). The corpora grow in
+# .build/fuzz-work between runs.
+fuzz-coverage: deps-system
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz-coverage.sh $(FUZZ_TARGETS)
+
+# What `make test` runs of it: the inputs that once failed (Fuzz/regressions), then 20,000 inputs per target from
+# a fixed seed and a fresh corpus, the same on every machine.
+fuzz-regressions: deps-system
+	rm -rf .build/fuzz-test
+	WORK=.build/fuzz-test FUZZ_RUNS=20000 scripts/fuzz-coverage.sh
 
 # The Python client's tests, and the state file through a real worker's SIGTERM and start, and a checkpoint through
 # its SIGKILL (scripts/state-file.py, a small run: its checks must be "ok"), and adopted at a change of the shard

@@ -78,3 +78,13 @@ let package = Package(
         .testTarget(name: "StrokeBenchTests", dependencies: ["stroke-bench"]),
     ]
 )
+
+// `STROKE_FUZZ=1` adds `stroke-fuzz`, the coverage-guided fuzz targets (libFuzzer; `make fuzz-coverage`). It is built
+// only so, with `-sanitize=fuzzer,address`: libFuzzer gives it its `main`.
+if Context.environment["STROKE_FUZZ"] == "1" {
+    package.products.append(.executable(name: "stroke-fuzz", targets: ["stroke-fuzz"]))
+    package.targets.append(
+        .executableTarget(
+            name: "stroke-fuzz", dependencies: ["StrokeWorker", "StrokeRecognition", "StrokeProtocol"],
+            path: "Fuzz/stroke-fuzz"))
+}

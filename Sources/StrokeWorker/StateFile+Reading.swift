@@ -22,6 +22,17 @@ extension StateFile {
         } catch {
             throw RecognitionError(.io, "cannot read the state file \(path): \(error.localizedDescription)")
         }
+        return try read(data, source: path, buckets: buckets)
+    }
+
+    /// Reads the sessions from the bytes of a state file, as `read(_:buckets:)` does from a file; `source` names
+    /// it in errors (the file's path).
+    ///
+    /// - Throws: `RecognitionError` `.malformedState` when it is not a state file (with what was wrong and where),
+    ///   `.unsupportedVersion` when it is one of another version.
+    public static func read(_ data: Data, source: String, buckets: ((Int) -> Bool)? = nil) throws(RecognitionError)
+        -> Saved
+    {
         let parsed = data.withUnsafeBytes { raw in
             Result { () throws(ProtocolError) in
                 try JSONReader.read(raw) { reader throws(ProtocolError) in try readHeader(&reader, buckets: buckets) }
@@ -31,23 +42,23 @@ extension StateFile {
         do {
             header = try parsed.get()
         } catch {
-            throw RecognitionError(.malformedState, "the state file \(path) is not a state file: \(error.message)")
+            throw RecognitionError(.malformedState, "the state file \(source) is not a state file: \(error.message)")
         }
         guard let fileFormat = header.format, let fileVersion = header.version else {
             throw RecognitionError(
-                .malformedState, "the state file \(path) is not a state file: it has no \"format\" and \"version\"")
+                .malformedState, "the state file \(source) is not a state file: it has no \"format\" and \"version\"")
         }
         guard fileFormat == format, fileVersion == version else {
             throw RecognitionError(
                 .unsupportedVersion,
-                "the state file \(path) is \"\(fileFormat)\" version \(fileVersion); this worker reads \"\(format)\" "
+                "the state file \(source) is \"\(fileFormat)\" version \(fileVersion); this worker reads \"\(format)\" "
                     + "version \(version)")
         }
         // In one pass where the format and version came first (as this worker writes them); else, now that they
         // are known, a second pass over the sessions alone (a file of another version may keep them in another shape).
         if let sessions = header.sessions { return header.saved(sessions) }
         guard let start = header.sessionsStart else {
-            throw RecognitionError(.malformedState, "the state file \(path) is not a state file: it has no sessions")
+            throw RecognitionError(.malformedState, "the state file \(source) is not a state file: it has no sessions")
         }
         let sessions = data.withUnsafeBytes { raw in
             Result { () throws(ProtocolError) in
@@ -62,7 +73,7 @@ extension StateFile {
         do {
             return header.saved(try sessions.get())
         } catch {
-            throw RecognitionError(.malformedState, "the state file \(path) is not a state file: \(error.message)")
+            throw RecognitionError(.malformedState, "the state file \(source) is not a state file: \(error.message)")
         }
     }
 
