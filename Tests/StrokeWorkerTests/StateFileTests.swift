@@ -65,6 +65,31 @@ struct StateFileTests {
         }
     }
 
+    @Test("savedAt is read as RFC 3339 by hand: as the formatter writes it, with an offset, and nil when damaged")
+    func savedAtRead() throws {
+        // Every day from 1970 to 2100 at some time of it, as the writer writes it, reads back to the millisecond.
+        for day in stride(from: 0, to: 47_847, by: 37) {
+            let date = Date(timeIntervalSince1970: Double(day) * 86_400 + Double(day % 86_400) + 0.125)
+            let read = try #require(StateFile.date(fromTimestamp: StateFile.timestamp(date)), "\(date)")
+            #expect(abs(read.timeIntervalSince(date)) < 0.0005, "\(StateFile.timestamp(date))")
+        }
+        let noon = try #require(StateFile.date(fromTimestamp: "2026-12-04T15:00:00Z"))
+        #expect(noon.timeIntervalSince1970 == 1_796_396_400)
+        #expect(StateFile.date(fromTimestamp: "2026-12-04T16:30:00.5+01:30") == noon.addingTimeInterval(0.5))
+        #expect(StateFile.date(fromTimestamp: "2024-02-29T00:00:00Z") != nil)
+        // A fraction of a hundred digits stopped the process inside ICU's parser (`make fuzz-coverage`): now it is
+        // read to the nanosecond.
+        let long = "2026-12-04T15:00:00.1" + String(repeating: "6", count: 100) + "Z"
+        #expect(try #require(StateFile.date(fromTimestamp: long)).timeIntervalSince(noon) > 0.166)
+        for bad in [
+            "2026-02-29T00:00:00Z", "2026-12-04 15:00:00Z", "2026-12-04T15:00:00", "2026-12-04T15:00:00.Z",
+            "2026-13-04T15:00:00Z", "2026-12-04T24:00:00Z", "2026-12-04T15:00:00Zx", "2026-12-04T15:00:00+1:00", "",
+            "２０２６-12-04T15:00:00Z",
+        ] {
+            #expect(StateFile.date(fromTimestamp: bad) == nil, "\(bad)")
+        }
+    }
+
     @Test("the shard, the shard that kept its own sessions, and the time to the millisecond read back")
     func shardAndTime() throws {
         let path = SessionSnapshotTests.temporaryPath("shard")
