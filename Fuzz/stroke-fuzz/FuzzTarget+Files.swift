@@ -30,12 +30,27 @@ extension FuzzTarget {
     }
 
     /// Reads `data` as a state file. Its sessions, restored into a processor, must leave a bystander's check
-    /// answered.
+    /// answered; and what the processor then holds, written as a state file, must read back the same (a worker
+    /// that restored a file writes its sessions at its next stop, and reads them at its next start).
     static func state(_ data: Data) {
         guard let saved = try? StateFile.read(data, source: "fuzz") else { return }
         var processor = makeProcessor()
         _ = processor.restore(saved.sessions)
+        expectWrittenAndReadBack(processor)
         expectBystanderAnswered(&processor)
+    }
+
+    /// Stops the run unless the sessions `processor` holds, written as a state file, read back the same.
+    static func expectWrittenAndReadBack(_ processor: SessionProcessor<CollectingSink>) {
+        let held = StateFile.Saved(sessions: processor.snapshot())
+        do {
+            let again = try StateFile.read(Data(StateFile.encode(held)), source: "fuzz (written)")
+            guard again.sessions != held.sessions else { return }
+            let first = zip(again.sessions, held.sessions).first { $0 != $1 }
+            fail("sessions written and read back differ: \(first.map { "\($0.1) read as \($0.0)" } ?? "a count")")
+        } catch {
+            fail("sessions written as a state file do not read back: \(error)")
+        }
     }
 
     /// Reads `data` as a checkmark tuning, as `--checkmark-config` does. One that is valid runs a detector over a

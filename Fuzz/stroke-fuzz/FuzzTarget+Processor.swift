@@ -53,7 +53,8 @@ extension FuzzTarget {
     }
 
     /// Feeds the steps of `bytes` to two processors, one message at a time and in batches of up to 16, which must
-    /// publish the same events; then a bystander session's check must still get its checkmark and its match.
+    /// publish the same events; the sessions they then hold must write to a state file and read back the same; and a
+    /// bystander session's check must still get its checkmark and its match.
     static func processor(_ bytes: UnsafeRawBufferPointer) {
         let steps = steps(bytes)
         var single = makeProcessor()
@@ -97,6 +98,7 @@ extension FuzzTarget {
             let shown = at.map { "\(one[$0]) one at a time, \(other[$0]) in batches" } ?? "one stream ends first"
             fail("\(one.count) events one at a time, \(other.count) in batches; the first that differs: \(shown)")
         }
+        expectWrittenAndReadBack(single)
         expectBystanderAnswered(&single)
     }
 
