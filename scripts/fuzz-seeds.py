@@ -30,11 +30,12 @@ def payload(message):
     return None
 
 
-def processor_input(scenario):
-    """A scenario in the processor target's framing (FuzzTarget+Processor.swift): a control byte (the topic: 0-3
-    the fuzzed sessions in order of appearance, 6 a topic given inline, 7 a message of 1 or 3 frames), a 16-bit
-    little-endian length and the payload."""
-    sessions, out = {}, bytearray()
+def processor_input(scenario, configuration=0):
+    """A scenario in the processor target's framing (FuzzTarget+Processor.swift): a byte of configuration bits
+    (0: the worker's defaults), then per message a control byte (the topic: 0-3 the fuzzed sessions in order of
+    appearance, 6 a topic given inline, 7 a message of 1 or 3 frames), a 16-bit little-endian length and the
+    payload."""
+    sessions, out = {}, bytearray([configuration])
     for message in scenario["messages"]:
         if "frames" in message:
             frames = [frame.encode() for frame in message["frames"]]
@@ -153,7 +154,8 @@ def main():
     seeds = {
         "input": [p for s in SCENARIOS for m in s["messages"] if (p := payload(m)) is not None]
         + [bytes.fromhex(v["hex"]) for v in BINARY],
-        "processor": [processor_input(s) for s in SCENARIOS],
+        "processor": [processor_input(s) for s in SCENARIOS]
+        + [processor_input(s, bits) for s in SCENARIOS[:2] for bits in (1, 2, 4, 8, 16, 32)],
         "event": events(),
         "library": libraries(),
         "state": state_files(),

@@ -52,13 +52,36 @@ extension FuzzTarget {
         return steps
     }
 
-    /// Feeds the steps of `bytes` to two processors, one message at a time and in batches of up to 16, which must
-    /// publish the same events; the sessions they then hold must write to a state file and read back the same; and a
-    /// bystander session's check must still get its checkmark and its match.
+    /// The worker's configuration for a run, from the input's first byte: each bit turns one setting away from its
+    /// default (bit 3 sets limits so small that fuzzed sessions meet them).
+    static func configuration(_ bits: UInt8) -> WorkerConfiguration {
+        var configuration = WorkerConfiguration()
+        if bits & 1 != 0 { configuration.multistrokeMilliseconds = 500 }
+        if bits & 2 != 0 { configuration.minimumStrokeSize = 20 }
+        if bits & 4 != 0 { configuration.checkmarkByDefault = false }
+        if bits & 8 != 0 {
+            configuration.maxPointsPerStroke = 200
+            configuration.maxPointsPerMessage = 64
+            configuration.maxOpenStrokes = 2
+            configuration.maxSessionTemplates = 2
+            configuration.maxLearnedTemplates = 3
+            configuration.maxSessions = 3
+            configuration.maxMessageBytes = 2048
+        }
+        if bits & 16 != 0 { configuration.matchFollowsTilt = false }
+        if bits & 32 != 0 { configuration.checkmarkFollowsTilt = false }
+        return configuration
+    }
+
+    /// Feeds the steps of `bytes` (after its first byte, the configuration's) to two processors, one message at a
+    /// time and in batches of up to 16, which must publish the same events; the sessions they then hold must write
+    /// to a state file and read back the same; and a bystander session's check must still get its checkmark and its
+    /// match (under the default configuration's limits: with bit 3's, the bystander may be one session too many).
     static func processor(_ bytes: UnsafeRawBufferPointer) {
-        let steps = steps(bytes)
-        var single = makeProcessor()
-        var batched = makeProcessor()
+        guard let bits = bytes.first else { return }
+        let steps = steps(UnsafeRawBufferPointer(rebasing: bytes[1...]))
+        var single = makeProcessor(configuration(bits))
+        var batched = makeProcessor(configuration(bits))
         var pending = [(topic: [UInt8], payload: [UInt8])]()
         func flush() {
             feedBatches(&batched, pending)
@@ -99,13 +122,15 @@ extension FuzzTarget {
             fail("\(one.count) events one at a time, \(other.count) in batches; the first that differs: \(shown)")
         }
         expectWrittenAndReadBack(single)
-        expectBystanderAnswered(&single)
+        if bits & 8 == 0 { expectBystanderAnswered(&single) }
     }
 
-    /// A processor of the built-in library with the worker's defaults.
-    static func makeProcessor() -> SessionProcessor<CollectingSink> {
+    /// A processor of the built-in library with `configuration` (the worker's defaults unless given).
+    static func makeProcessor(_ configuration: WorkerConfiguration = WorkerConfiguration()) -> SessionProcessor<
+        CollectingSink
+    > {
         SessionProcessor(
-            sink: CollectingSink(), configuration: WorkerConfiguration(), registry: FuzzFixtures.shared.registry,
+            sink: CollectingSink(), configuration: configuration, registry: FuzzFixtures.shared.registry,
             metrics: WorkerMetrics())
     }
 
@@ -141,22 +166,23 @@ extension FuzzTarget {
         }
     }
 
-    /// Sends a check for a session no fuzzed message names, and stops the run unless it gets its `checkmark` and
-    /// its `match` of `check`, and nothing else.
+    /// Sends a check for a session no fuzzed message names (its options first, over whatever the configuration
+    /// gives a new session), and stops the run unless it gets its `checkmark` and its `match` of `check`, and
+    /// nothing else.
     static func expectBystanderAnswered(_ processor: inout SessionProcessor<CollectingSink>) {
         processor.sink.removeAll()
         let topic = Array(ShardKey.topic(for: "bystander").utf8)
         let check = FuzzFixtures.shared.check
         let points = check.map { WirePoint(x: $0.x, y: $0.y, t: $0.time) }
-        let messages = [
-            InputMessage(kind: .begin, sequence: 1, stroke: 1, points: Array(points[..<12])),
-            InputMessage(kind: .points, sequence: 2, stroke: 1, points: Array(points[12..<30])),
-            InputMessage(kind: .end, sequence: 3, stroke: 1, points: Array(points[30...])),
+        let options = SessionOptions(checkmark: true, multistroke: 0, minimumSize: 0)
+        let payloads = [
+            JSONInputEncoder.encode(InputMessage(kind: .options, sequence: 1, options: options)),
+            BinaryCodec.encode(InputMessage(kind: .begin, sequence: 2, stroke: 1, points: Array(points[..<12]))),
+            BinaryCodec.encode(InputMessage(kind: .points, sequence: 3, stroke: 1, points: Array(points[12..<30]))),
+            BinaryCodec.encode(InputMessage(kind: .end, sequence: 4, stroke: 1, points: Array(points[30...]))),
         ]
-        for message in messages {
-            topic.withUnsafeBytes { topic in
-                BinaryCodec.encode(message).withUnsafeBytes { processor.handle(topic: topic, payload: $0) }
-            }
+        for payload in payloads {
+            topic.withUnsafeBytes { topic in payload.withUnsafeBytes { processor.handle(topic: topic, payload: $0) } }
         }
         let kinds = processor.sink.events.map { event in
             (try? OutputEvent(decoding: Array(event.payload.utf8))).map { "\($0.kind) \($0.name ?? "")" } ?? "?"
