@@ -28,11 +28,15 @@ swiftc_path=$(command -v swiftc)
 runtime=$(find "$(dirname "$(dirname "$(readlink -f "$swiftc_path")")")/lib" \
     -name 'libclang_rt.fuzzer_no_main-*.a' 2>/dev/null | head -1)
 [ -n "$runtime" ] || { echo "fuzz-coverage: libclang_rt.fuzzer_no_main is not in this toolchain" >&2; exit 2; }
-STROKE_FUZZ=1 swift build -c release --scratch-path .build/fuzz --product stroke-fuzz -Xswiftc -warnings-as-errors \
+mkdir -p "$work"
+if ! STROKE_FUZZ=1 swift build -c release --scratch-path .build/fuzz --product stroke-fuzz -Xswiftc -warnings-as-errors \
     -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,trace-cmp,pc-table \
-    -Xlinker "$runtime" -Xlinker -lstdc++ 2>&1 | grep -v -e "Cannot export local symbol" -e "prohibited flag" || true
+    -Xlinker "$runtime" -Xlinker -lstdc++ >"$work/build.log" 2>&1; then
+    grep -v -e "Cannot export local symbol" -e "prohibited flag" "$work/build.log" | tail -30 >&2
+    echo "fuzz-coverage: the build of stroke-fuzz failed" >&2
+    exit 1
+fi
 binary=.build/fuzz/release/stroke-fuzz
-[ -x "$binary" ] || { echo "fuzz-coverage: the build of $binary failed" >&2; exit 1; }
 
 python3 scripts/fuzz-seeds.py "$work" >/dev/null
 mkdir -p "$work/artifacts"
@@ -62,7 +66,7 @@ for target in "${targets[@]}"; do
         "$work/corpus/$target" "$work/seeds/$target" >"$work/$target.log" 2>&1; then
         summary=$(grep -E "^Done [0-9]+ runs" "$work/$target.log" | tail -1)
         coverage=$(grep -oE "cov: [0-9]+ ft: [0-9]+" "$work/$target.log" | tail -1)
-        echo "fuzz-coverage: $target: ${summary:-done} ($coverage, corpus $(ls "$work/corpus/$target" | wc -l))"
+        echo "fuzz-coverage: $target: ${summary:-done} ($coverage, corpus $(find "$work/corpus/$target" -type f | wc -l))"
     else
         artifact=$(grep -oE "Test unit written to [^ ]+" "$work/$target.log" | tail -1 | sed 's/Test unit written to //')
         echo "fuzz-coverage: $target FAILED; the input: ${artifact:-none written}" >&2
