@@ -52,7 +52,7 @@ enum FuzzTarget: String, CaseIterable {
 }
 
 /// What the runs share: the built-in library's registry, and a check that it recognizes.
-struct FuzzFixtures: @unchecked Sendable {
+struct FuzzFixtures: Sendable {
     /// Built once, at the first use.
     static let shared = FuzzFixtures()
 
