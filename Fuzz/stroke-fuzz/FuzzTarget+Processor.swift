@@ -5,7 +5,7 @@ import StrokeWorker
 // MARK: - Messages to a session processor
 
 extension FuzzTarget {
-    /// The topics a fuzzed message goes to, by the low 3 bits of its first byte: four sessions with their right
+    /// The topics a fuzzed message goes to, by the low 3 bits of its control byte (`steps(_:)`): four sessions with their right
     /// shard keys, one with a wrong key, an empty topic; 6 takes the topic from the input, 7 is a message of the
     /// wrong frame count.
     static let topics: [[UInt8]] =

@@ -9,14 +9,16 @@ import StrokeWorker
 enum FuzzTarget: String, CaseIterable {
     /// An input message's payload: decoded (JSON or binary); a decoded one encoded again decodes to the same.
     case input
-    /// Messages to a session processor: the same events one at a time as in batches, and a bystander session's
-    /// check still answered.
+    /// Messages to a session processor, under settings the input picks: the same events one at a time as in
+    /// batches, the sessions held written as a state file and read back the same, and a bystander session's check
+    /// still answered.
     case processor
     /// An event's payload, as a client decodes it (`OutputEvent(decoding:)`).
     case event
     /// A template library file: read, saved and read back, and a stroke recognized against it.
     case library
-    /// A state file: read, its sessions restored into a processor, and a bystander's check still answered.
+    /// A state file: read, its sessions restored into a processor, what that holds written and read back the same,
+    /// and a bystander's check still answered.
     case state
     /// A checkmark tuning file: read, validated, and a detector run with it.
     case checkmark
