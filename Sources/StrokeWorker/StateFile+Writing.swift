@@ -70,7 +70,12 @@ extension StateFile {
         }
         if let gestureScores = session.gestureScores {
             writer.key("gestureScores")
-            writer.numbers(gestureScores)
+            writer.beginObject()
+            for name in gestureScores.keys.sorted() {
+                writer.keyDynamic(name)
+                writer.exactNumber(gestureScores[name]!)
+            }
+            writer.endObject()
         }
         if let learned = session.learned {
             writer.key("learned")
@@ -82,11 +87,11 @@ extension StateFile {
         writer.string(session.library)
         if let minimumScore = session.minimumScore {
             writer.key("minimumScore")
-            writer.number(minimumScore)
+            writer.exactNumber(minimumScore)
         }
         if let minimumSize = session.minimumSize {
             writer.key("minimumSize")
-            writer.number(minimumSize)
+            writer.exactNumber(minimumSize)
         }
         writer.key("multistroke")
         writer.integer(session.multistroke)

@@ -65,6 +65,17 @@ struct StateFileTests {
         }
     }
 
+    @Test("a session's thresholds and minimum size read back exactly, as every number of the file does")
+    func optionsExact() throws {
+        // Found by `make fuzz-coverage`'s state target: they were written to 6 decimals, so that a session's
+        // `gestureScores` of 0.8888888888888888 came back from a restart as 0.888889.
+        let session = SessionSnapshot(
+            session: "s", seq: 1, eventSeq: 1, library: "default", minimumSize: 20.123456789,
+            minimumScore: 0.8888888888888888, gestureScores: ["fire": 0.8888888888888888, "ice": 1e-7])
+        let read = try StateFile.read(Data(StateFile.encode(StateFile.Saved(sessions: [session]))), source: "test")
+        #expect(read.sessions == [session])
+    }
+
     @Test("savedAt is read as RFC 3339 by hand: as the formatter writes it, with an offset, and nil when damaged")
     func savedAtRead() throws {
         // Every day from 1970 to 2100 at some time of it, as the writer writes it, reads back to the millisecond.
