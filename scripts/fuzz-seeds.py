@@ -30,6 +30,14 @@ def payload(message):
     return None
 
 
+def shard_key(session):
+    """The shard key of a session id: FNV-1a-32 of its bytes, modulo 4096, in three lowercase hex digits."""
+    value = 0x811C9DC5
+    for byte in session.encode():
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return "%03x" % (value % 4096)
+
+
 def processor_input(scenario, configuration=0):
     """A scenario in the processor target's framing (FuzzTarget+Processor.swift): a byte of configuration bits
     (0: the worker's defaults), then per message a control byte (the topic: 0-3 the fuzzed sessions in order of
@@ -43,11 +51,13 @@ def processor_input(scenario, configuration=0):
             out += bytes([7 | (32 if len(frames) == 3 else 0)]) + struct.pack("<H", len(first)) + first
             continue
         topic = message["topic"]
-        session = topic.split("/", 1)[1] if "/" in topic else None
+        key, _, session = topic.partition("/")
+        # Only a topic with its session's own shard key goes to a fuzzed session; others (bad keys) stay as given.
+        session = session if key == shard_key(session) else None
         if session is not None and len(sessions) < 4 and session not in sessions:
             sessions[session] = len(sessions)
         body = payload(message)
-        if session in sessions and topic.startswith(topic.split("/", 1)[0] + "/") and len(topic.split("/")[0]) == 3:
+        if session in sessions:
             out += bytes([sessions[session]]) + struct.pack("<H", len(body)) + body
         else:
             raw = topic.encode()[:39]
