@@ -250,7 +250,7 @@ public enum EventEncoder {
             out.key("v")
             out.integer(1)
             out.key("event")
-            out.string(UnsafeRawBufferPointer(start: event.utf8Start, count: event.utf8CodeUnitCount))
+            out.plainString(event)
             out.key("session")
             if context.session.isEmpty { out.null() } else { out.string(context.session) }
             out.key("eventSeq")

@@ -73,12 +73,20 @@ struct JSONCursor {
         needsComma = false
     }
 
-    /// A string value from raw UTF-8, escaped (`stringBound(raw.count)` bytes at most).
+    /// A string value from raw UTF-8, escaped (`stringBound(raw.count)` bytes at most). The bytes up to the first
+    /// word of eight that holds one to escape are passed over a word at a time (a session id as a UUID, 36 bytes, in
+    /// 4 words and 4 bytes), the rest a byte at a time.
     mutating func string(_ raw: UnsafeRawBufferPointer) {
         separator()
         put(UInt8(ascii: "\""))
+        var index = 0
+        while raw.count - index >= 8,
+            !Self.needsEscape(raw.baseAddress!.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+        {
+            index += 8
+        }
         var clean = 0  // the start of the bytes not yet copied, which need no escape
-        for index in raw.indices {
+        for index in index..<raw.count {
             let byte = raw[index]
             guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
             put(raw.baseAddress! + clean, count: index - clean)
@@ -96,6 +104,35 @@ struct JSONCursor {
             }
         }
         if raw.count > clean { put(raw.baseAddress! + clean, count: raw.count - clean) }
+        put(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Whether any of the eight bytes of `word` needs an escape in a JSON string: a quote, a backslash or a
+    /// control character. Each test is the "has a zero byte" (or "has a byte below n") bit trick, which is exact
+    /// about whether there is one.
+    @inline(__always)
+    static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let quoteZero = (quote &- ones) & ~quote
+        let backslashZero = (backslash &- ones) & ~backslash
+        return (control | quoteZero | backslashZero) & (ones &* 0x80) != 0
+    }
+
+    /// A string value that needs no escape, such as an event's name, copied as it is (`stringBound` of its length
+    /// at most).
+    @inline(__always)
+    mutating func plainString(_ value: StaticString) {
+        assert(
+            UnsafeRawBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount).allSatisfy {
+                $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+            }, "JSONCursor: \(value) needs an escape")
+        separator()
+        put(UInt8(ascii: "\""))
+        put(UnsafeRawPointer(value.utf8Start), count: value.utf8CodeUnitCount)
         put(UInt8(ascii: "\""))
         needsComma = true
     }
@@ -122,33 +159,30 @@ struct JSONCursor {
             put("null")
             return
         }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded()
+        var divisor: UInt64 = 1
+        for _ in 0..<decimals { divisor &*= 10 }
+        // A power of ten up to 10^18 is exact as a `Double`, as the product of `decimals` tens is.
+        let scaled = (abs(value) * Double(divisor)).rounded()
         guard scaled < 9e18 else {
             var text = "\(value)"
             text.withUTF8 { put(UnsafeRawPointer($0.baseAddress!), count: $0.count) }
             return
         }
-        var units = UInt64(scaled)
+        let units = UInt64(scaled)
         if value < 0 && units != 0 { put(UInt8(ascii: "-")) }
-        let divisor = UInt64(scale)
         digits(units / divisor)
-        units %= divisor
-        guard units != 0 else { return }
+        var fraction = units % divisor
+        guard fraction != 0 else { return }
         put(UInt8(ascii: "."))
-        var digits = decimals
-        while units % 10 == 0 {
-            units /= 10
-            digits -= 1
+        var length = decimals
+        while fraction % 10 == 0 {
+            fraction /= 10
+            length -= 1
         }
-        // `units < 10^digits`: written right to left, leading zeros included.
-        reserve(digits)
-        for position in stride(from: count + digits - 1, through: count, by: -1) {
-            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: units % 10)
-            units /= 10
-        }
-        count += digits
+        // `fraction < 10^length`: written with its leading zeros.
+        reserve(length)
+        write(fraction, length: length)
+        count += length
     }
 
     /// A finite number in the fewest digits that read back as exactly `value` (Swift's `description`, which is
@@ -190,10 +224,15 @@ struct JSONCursor {
         if needsComma { put(UInt8(ascii: ",")) }
     }
 
-    /// The sign and decimal digits of `value`, written right to left.
+    /// The sign and decimal digits of `value`.
+    @inline(__always)
     private mutating func digits<T: BinaryInteger>(_ value: T) {
         if value < 0 { put(UInt8(ascii: "-")) }
-        var magnitude = UInt64(value.magnitude)
+        digits(UInt64(value.magnitude))
+    }
+
+    /// The decimal digits of `magnitude`.
+    private mutating func digits(_ magnitude: UInt64) {
         var length = 1
         var limit: UInt64 = 10
         while length < 20 && magnitude >= limit {
@@ -201,11 +240,34 @@ struct JSONCursor {
             limit &*= 10
         }
         reserve(length)
-        for position in stride(from: count + length - 1, through: count, by: -1) {
-            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        }
+        write(magnitude, length: length)
         count += length
+    }
+
+    /// "00" to "99": digits are written two at a time, which halves the divisions.
+    private static let digitPairs: StaticString = """
+        0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// Writes the last `length` decimal digits of `value`, leading zeros included, at `count`, right to left
+    /// (`count` is left as it was).
+    @inline(__always)
+    private func write(_ value: UInt64, length: Int) {
+        let pairs = Self.digitPairs.utf8Start
+        var value = value
+        var position = count + length
+        while position - count >= 2 {
+            let pair = Int(truncatingIfNeeded: value % 100) &* 2
+            value /= 100
+            position -= 2
+            base[position] = pairs[pair]
+            base[position + 1] = pairs[pair + 1]
+        }
+        if position > count { base[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10) }
     }
 
     @inline(__always)

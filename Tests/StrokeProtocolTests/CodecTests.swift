@@ -451,6 +451,19 @@ struct CodecTests {
             writer.string(string)
             #expect(writer.bytes == Reference.string(Array(string.utf8)))
         }
+        // Every byte at every place of two words and a tail, among fillers next to the bytes that need an escape
+        // (the writer passes over eight bytes at a time where none does).
+        for filler: UInt8 in [0x61, 0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xFF] {
+            for byte in UInt8.min...UInt8.max {
+                for place in 0..<19 {
+                    var raw = [UInt8](repeating: filler, count: 19)
+                    raw[place] = byte
+                    writer.reset()
+                    raw.withUnsafeBytes { writer.string($0) }
+                    #expect(writer.bytes == Reference.string(raw), "byte \(byte) at \(place) among \(filler)")
+                }
+            }
+        }
         writer.reset()
         writer.beginObject()
         writer.key("a")
