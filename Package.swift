@@ -49,7 +49,11 @@ let package = Package(
         .target(name: "RecognitionKernelsAVX512", swiftSettings: avx512KernelSettings),
         .target(
             name: "StrokeRecognition",
-            dependencies: ["CCPUFeatures", "RecognitionKernels", "RecognitionKernelsWide", "RecognitionKernelsAVX512"],
+            dependencies: [
+                "CCPUFeatures", "RecognitionKernels", "RecognitionKernelsWide", "RecognitionKernelsAVX512",
+                // Its JSON reader says where a library or tuning file stops being JSON (`RecognitionError.describe`).
+                "StrokeProtocol",
+            ],
             swiftSettings: cpuSettings),
         .target(name: "StrokeProtocol", swiftSettings: cpuSettings),
 

@@ -106,3 +106,47 @@ public struct JSONReader {
     /// Skips any value.
     public mutating func skipValue() throws(ProtocolError) { try scanner.skipValue() }
 }
+
+// MARK: - Syntax
+
+extension JSONReader {
+    /// Where JSON text went wrong: what the reader expected there and at which byte, line and column.
+    public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What was expected or wrong there, as the reader says it (`expected ','`, `trailing characters`).
+        public var expected: String
+        /// The byte offset, from 0.
+        public var offset: Int
+        /// The line, from 1.
+        public var line: Int
+        /// The column, from 1, counted in bytes.
+        public var column: Int
+
+        /// `expected ',' at line 3, column 7 (byte 41)`.
+        public var description: String { "\(expected) at line \(line), column \(column) (byte \(offset))" }
+    }
+
+    /// The first place where `bytes` stop being one JSON value (within the reader's nesting limit of 32), or nil
+    /// where they are one: for files that another reader refused without saying where (Foundation's
+    /// `JSONDecoder` says only "The given data was not valid JSON"), so that a person can find the place.
+    public static func syntaxError(in bytes: UnsafeRawBufferPointer) -> SyntaxError? {
+        var reader = JSONReader(bytes)
+        let failure: ProtocolError
+        do {
+            try reader.scanner.skipValue()
+            try reader.scanner.expectEnd()
+            return nil
+        } catch {
+            failure = error
+        }
+        let offset = min(reader.scanner.index, bytes.count)
+        // The reader's message ends with " at byte N", which the line and column replace.
+        let suffix = " at byte \(reader.scanner.index)"
+        var expected =
+            failure.message.hasSuffix(suffix) ? String(failure.message.dropLast(suffix.count)) : failure.message
+        if offset == bytes.count { expected = "the text ends early: \(expected)" }
+        let before = UnsafeRawBufferPointer(rebasing: bytes[..<offset])
+        let lineStart = (before.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
+        let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        return SyntaxError(expected: expected, offset: offset, line: line, column: offset - lineStart + 1)
+    }
+}

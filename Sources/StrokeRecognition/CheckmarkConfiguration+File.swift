@@ -66,6 +66,10 @@ extension CheckmarkConfiguration {
             self = try JSONDecoder().decode(CheckmarkConfiguration.self, from: data)
         } catch let error as RecognitionError {
             throw RecognitionError(error.code, "\(path): \(error.message)")
+        } catch let error as DecodingError {
+            throw RecognitionError(
+                .invalidConfiguration,
+                "\(path): not a checkmark configuration: \(RecognitionError.describe(error, in: data))")
         } catch {
             throw RecognitionError(.invalidConfiguration, "\(path): not a checkmark configuration: \(error)")
         }

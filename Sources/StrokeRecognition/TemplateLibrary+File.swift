@@ -58,7 +58,7 @@ extension TemplateLibrary {
         do {
             contents = try JSONDecoder().decode(FileContents.self, from: data)
         } catch let error as DecodingError {
-            throw RecognitionError(.malformedLibrary, "\(source): \(Self.describe(error))")
+            throw RecognitionError(.malformedLibrary, "\(source): \(RecognitionError.describe(error, in: data))")
         } catch {
             throw RecognitionError(.malformedLibrary, "\(source): \(error)")
         }
@@ -150,26 +150,6 @@ extension TemplateLibrary {
             if StrokeGeometry.pathLength(template.points) <= 0 {
                 throw fail("templates[\(index)] (\(template.name)) has no extent (all points are equal)")
             }
-        }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let parts = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
-            let joined = parts.joined()
-            return joined.isEmpty ? "top level" : String(joined.drop { $0 == "." })
-        }
-        switch error {
-        case .dataCorrupted(let context):
-            return "\(path(context)): \(context.debugDescription) \(context.underlyingError.map { "\($0)" } ?? "")"
-        case .keyNotFound(let key, let context):
-            return "\(path(context)): missing field \"\(key.stringValue)\""
-        case .typeMismatch(let type, let context):
-            return "\(path(context)): expected \(type)"
-        case .valueNotFound(let type, let context):
-            return "\(path(context)): expected \(type), found null"
-        @unknown default:
-            return "\(error)"
         }
     }
 

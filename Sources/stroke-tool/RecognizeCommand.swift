@@ -72,6 +72,10 @@ enum RecognizeCommand {
             }
             do {
                 return try JSONDecoder().decode([Stroke].self, from: data)
+            } catch let error as DecodingError {
+                throw CommandLineArguments.Failure(
+                    description:
+                        "--strokes \(path): not a list of strokes: \(RecognitionError.describe(error, in: data))")
             } catch {
                 throw CommandLineArguments.Failure(description: "--strokes \(path): not a list of strokes: \(error)")
             }

@@ -62,4 +62,25 @@ struct JSONReaderTests {
         }
         #expect(throws: ProtocolError.self, "a value left unread is an error, not skipped") { try unread.get() }
     }
+
+    @Test("where text stops being JSON: what was expected there, at which line, column and byte; nothing for JSON")
+    func syntaxErrors() {
+        func error(_ text: String) -> JSONReader.SyntaxError? {
+            Array(text.utf8).withUnsafeBytes { JSONReader.syntaxError(in: $0) }
+        }
+        for valid in ["{}", " [1, 2.5, \"x\", null, true, {\"a\": [[]]}] \n", "0"] {
+            #expect(error(valid) == nil, "\(valid)")
+        }
+        #expect(
+            error("{\n  \"a\": 1,\n  \"b\" 2\n}")
+                == JSONReader.SyntaxError(expected: "expected ':'", offset: 18, line: 3, column: 7))
+        #expect(error("[1, 2] x")?.description == "trailing characters at line 1, column 8 (byte 7)")
+        #expect(error("[1, 2")?.description == "the text ends early: expected ']' at line 1, column 6 (byte 5)")
+        #expect(error("")?.offset == 0)
+        let leadingZero = error("[\n01]")
+        #expect(leadingZero?.expected == "leading zero" && leadingZero?.line == 2 && leadingZero?.column == 3)
+        #expect(
+            error(String(repeating: "[", count: 40) + String(repeating: "]", count: 40))?.expected.contains("nesting")
+                == true)
+    }
 }

@@ -73,6 +73,8 @@ struct CheckmarkConfigurationTests {
             (#"{"capacity": "64"}"#, "not a checkmark configuration"),
             ("[1, 2]", "not a checkmark configuration"),
             ("not json", "not a checkmark configuration"),
+            (#"{"capacity": "64"}"#, "capacity: expected Int"),
+            ("{\n  \"capacity\": 64\n  \"turn\": [50, 135]\n}", "not valid JSON: expected '}' at line 3, column 3"),
         ])
     func invalid(text: String, expected: String) throws {
         let error = try #require(try Self.error(reading: text))

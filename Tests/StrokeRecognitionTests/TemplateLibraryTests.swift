@@ -101,6 +101,32 @@ struct TemplateLibraryTests {
         }
     }
 
+    @Test("a file that is not JSON says where it stops being JSON, and a field of the wrong kind says which")
+    func whereItIsWrong() throws {
+        let good = String(decoding: try TemplateLibrary.builtIn().jsonData(), as: UTF8.self)
+        // Cut short in the middle of its templates: the end of the text, where a ']' was due.
+        let cut = String(good.prefix(5000))
+        var message = Self.error(cut)
+        #expect(
+            message.contains("not valid JSON: the text ends early") && message.contains("(byte 5000)"), "\(message)")
+        // A comma where a colon belongs, on the file's third line.
+        let lines = good.replacingOccurrences(of: #""name":"default","#, with: "\n\"name\",\"default\",\n")
+        message = Self.error(lines)
+        #expect(message.contains("expected ':' at line 2, column 7"), "\(message)")
+        message = Self.error(good.replacingOccurrences(of: #"[[50,242]"#, with: #"[[50,"242"]"#))
+        #expect(message.contains("templates[0].points[0][1]: expected Double"), "\(message)")
+    }
+
+    /// The message of the error a library of `json` is refused with.
+    static func error(_ json: String) -> String {
+        do {
+            _ = try TemplateLibrary(json: Data(json.utf8), source: "test.json")
+            return "no error"
+        } catch {
+            return error.message
+        }
+    }
+
     @Test("a missing file is an I/O error")
     func missing() {
         #expect(throws: RecognitionError.self) { try TemplateLibrary(contentsOf: "/nonexistent/library.json") }
