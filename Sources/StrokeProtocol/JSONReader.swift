@@ -125,14 +125,15 @@ extension JSONReader {
         public var description: String { "\(expected) at line \(line), column \(column) (byte \(offset))" }
     }
 
-    /// The first place where `bytes` stop being one JSON value (within the reader's nesting limit of 32), or nil
-    /// where they are one: for files that another reader refused without saying where (Foundation's
-    /// `JSONDecoder` says only "The given data was not valid JSON"), so that a person can find the place.
+    /// The first place where `bytes` stop being one JSON value (within the reader's nesting limit of 32, and with
+    /// every number within a double's range, as Foundation reads them), or nil where they are one: for files that
+    /// another reader refused without saying where (Foundation's `JSONDecoder` says only "The given data was not
+    /// valid JSON"), so that a person can find the place.
     public static func syntaxError(in bytes: UnsafeRawBufferPointer) -> SyntaxError? {
         var reader = JSONReader(bytes)
         let failure: ProtocolError
         do {
-            try reader.scanner.skipValue()
+            try reader.scanner.skipValue(finite: true)
             try reader.scanner.expectEnd()
             return nil
         } catch {

@@ -190,8 +190,9 @@ struct JSONScanner {
         return true
     }
 
-    /// Skips any value, nested at most `maximumDepth` deep.
-    mutating func skipValue(depth: Int = 0) throws(ProtocolError) {
+    /// Skips any value, nested at most `maximumDepth` deep; with `finite`, a number beyond a double's range (which
+    /// JSON's grammar allows and Foundation's decoder refuses) is an error too.
+    mutating func skipValue(depth: Int = 0, finite: Bool = false) throws(ProtocolError) {
         guard depth < Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth)") }
         switch peek() {
         case UInt8(ascii: "\""): _ = try stringRange()
@@ -201,18 +202,23 @@ struct JSONScanner {
             repeat {
                 _ = try stringRange()
                 try expect(UInt8(ascii: ":"))
-                try skipValue(depth: depth + 1)
+                try skipValue(depth: depth + 1, finite: finite)
             } while consume(UInt8(ascii: ","))
             try expect(UInt8(ascii: "}"))
         case UInt8(ascii: "["):
             index += 1
             if consume(UInt8(ascii: "]")) { return }
-            repeat { try skipValue(depth: depth + 1) } while consume(UInt8(ascii: ","))
+            repeat { try skipValue(depth: depth + 1, finite: finite) } while consume(UInt8(ascii: ","))
             try expect(UInt8(ascii: "]"))
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
         case UInt8(ascii: "n"):
             guard literal("null") else { throw fail("expected null") }
-        default: _ = try number()
+        default:
+            let start = index
+            guard try number().isFinite || !finite else {
+                index = start
+                throw fail("a number beyond a double's range")
+            }
         }
     }
 

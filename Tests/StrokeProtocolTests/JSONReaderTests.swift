@@ -77,6 +77,7 @@ struct JSONReaderTests {
         #expect(error("[1, 2] x")?.description == "trailing characters at line 1, column 8 (byte 7)")
         #expect(error("[1, 2")?.description == "the text ends early: expected ']' at line 1, column 6 (byte 5)")
         #expect(error("")?.offset == 0)
+        #expect(error("[1, -1e999]")?.description == "a number beyond a double's range at line 1, column 5 (byte 4)")
         let leadingZero = error("[\n01]")
         #expect(leadingZero?.expected == "leading zero" && leadingZero?.line == 2 && leadingZero?.column == 3)
         #expect(
