@@ -139,20 +139,7 @@ extension FuzzTarget {
         _ processor: inout SessionProcessor<CollectingSink>, _ messages: [(topic: [UInt8], payload: [UInt8])]
     ) {
         guard !messages.isEmpty else { return }
-        // Copied into one buffer, so that the frames' pointers stay valid for the whole batch.
-        let total = messages.reduce(0) { $0 + $1.topic.count + $1.payload.count }
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 1), alignment: 8)
-        defer { storage.deallocate() }
-        var frames = [(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer)]()
-        var offset = 0
-        func place(_ bytes: [UInt8]) -> UnsafeRawBufferPointer {
-            let target = UnsafeMutableRawBufferPointer(rebasing: storage[offset..<offset + bytes.count])
-            bytes.withUnsafeBytes { target.copyMemory(from: $0) }
-            offset += bytes.count
-            return UnsafeRawBufferPointer(target)
-        }
-        for message in messages { frames.append((place(message.topic), place(message.payload))) }
-        frames.withUnsafeBufferPointer { processor.handle(batch: $0) }
+        FrameCopies(messages).withBatch { processor.handle(batch: $0) }
     }
 
     /// Moves the processor's clocks on (`Step.tick`).

@@ -19,39 +19,6 @@ enum ProcessorBenchmark {
         var events: Int
     }
 
-    /// The traffic's frames copied into one allocation, so that batches of them can be handed over.
-    final class Frames {
-        private let bytes: UnsafeMutableRawBufferPointer
-        private let frames: UnsafeMutablePointer<(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer)>
-
-        init(_ traffic: Traffic) {
-            let total = traffic.topics.reduce(0) { $0 + $1.count } + traffic.payloads.reduce(0) { $0 + $1.count }
-            bytes = .allocate(byteCount: max(total, 1), alignment: 16)
-            frames = .allocate(capacity: traffic.count)
-            var offset = 0
-            func copy(_ frame: [UInt8]) -> UnsafeRawBufferPointer {
-                let target = UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<offset + frame.count])
-                frame.withUnsafeBytes { target.copyMemory(from: $0) }
-                offset += frame.count
-                return UnsafeRawBufferPointer(target)
-            }
-            for index in 0..<traffic.count {
-                (frames + index).initialize(to: (copy(traffic.topics[index]), copy(traffic.payloads[index])))
-            }
-        }
-
-        deinit {
-            bytes.deallocate()
-            frames.deallocate()
-        }
-
-        func batch(_ range: Range<Int>) -> UnsafeBufferPointer<
-            (topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer)
-        > {
-            UnsafeBufferPointer(start: frames + range.lowerBound, count: range.count)
-        }
-    }
-
     /// Each case sends at least 80 points per session (a stroke's worth), so that most messages find their
     /// session and stroke open, as in steady traffic, rather than creating them. With `checkmark` false the
     /// sessions turn their checkmark detector off first (`--checkmark off`). With a `tilt` (degrees), every session
@@ -86,11 +53,13 @@ enum ProcessorBenchmark {
                     }
                     // As the lane does: batches of messages whose sessions are fetched ahead, through code
                     // specialized for the sink as the lane's is.
-                    let frames = Frames(traffic)
+                    let frames = traffic.frameCopies()
                     let limit = SessionProcessor<CountingSink>.batchLimit
                     let started = BenchClock.now()
                     for start in stride(from: 0, to: traffic.count, by: limit) {
-                        processor.handleCounting(batch: frames.batch(start..<min(start + limit, traffic.count)))
+                        frames.withBatch(start..<min(start + limit, traffic.count)) {
+                            processor.handleCounting(batch: $0)
+                        }
                     }
                     let seconds = Double(BenchClock.now() - started) / 1e9
                     guard processor.sink.events >= traffic.ends.count else { throw BenchError("events missing") }

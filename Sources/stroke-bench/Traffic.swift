@@ -1,6 +1,7 @@
 import Foundation
 import StrokeProtocol
 import StrokeRecognition
+import StrokeWorker
 
 /// The frames a producer sends: `[topic, payload]` per message, precomputed so that sending costs nothing but
 /// the send.
@@ -20,6 +21,11 @@ struct Traffic {
     var begins: [Bool] = []
 
     var count: Int { topics.count }
+
+    /// The frames copied into one allocation, for the processor section to hand over in batches.
+    func frameCopies() -> FrameCopies {
+        FrameCopies(zip(topics, payloads).map { (topic: $0, payload: $1) })
+    }
 
     /// `sessions` sessions drawing the given strokes side by side: round-robin one message per session; each
     /// session draws stroke after stroke. Stops after `messages` messages at a stroke boundary of each session.

@@ -13,10 +13,10 @@ struct TrafficTests {
         var processor = SessionProcessor(
             sink: CountingSink(), configuration: WorkerConfiguration(),
             registry: try LibraryRegistry([try TemplateLibrary.builtIn()]), metrics: WorkerMetrics())
-        let frames = ProcessorBenchmark.Frames(traffic)
+        let frames = traffic.frameCopies()
         let limit = SessionProcessor<CountingSink>.batchLimit
         for start in stride(from: 0, to: traffic.count, by: limit) {
-            processor.handleCounting(batch: frames.batch(start..<min(start + limit, traffic.count)))
+            frames.withBatch(start..<min(start + limit, traffic.count)) { processor.handleCounting(batch: $0) }
         }
         return processor.sink.events
     }

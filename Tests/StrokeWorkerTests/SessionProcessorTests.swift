@@ -76,16 +76,7 @@ struct SessionProcessorTests {
         _ messages: some Collection<[[UInt8]]>,
         _ body: (UnsafeBufferPointer<(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer)>) -> Void
     ) {
-        let bytes = messages.flatMap { $0[0] + $0[1] }
-        bytes.withUnsafeBytes { bytes in
-            var offset = 0
-            func next(_ count: Int) -> UnsafeRawBufferPointer {
-                defer { offset += count }
-                return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-            }
-            let frames = messages.map { (topic: next($0[0].count), payload: next($0[1].count)) }
-            frames.withUnsafeBufferPointer(body)
-        }
+        FrameCopies(messages.map { (topic: $0[0], payload: $0[1]) }).withBatch(body)
     }
 
     /// Feeds messages in batches of the given sizes, in turn; a message that has not two frames ends its batch, as
