@@ -31,9 +31,11 @@ FUZZ_RUNS        ?=
 FUZZ_TARGETS     ?=
 # `make soak`: seconds of random strokes and bad input against a release worker. Default: `60`.
 SOAK_SECONDS     ?= 60
+# `make bench-report`: the directory its runs go to. Default: `.build/bench-report`.
+BENCH_OUT        ?= .build/bench-report
 
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
-        demo replay eval bench bench-quick profile clean deps-deploy deploy-check cluster-test cluster-start \
+        demo replay eval bench bench-quick bench-report profile clean deps-deploy deploy-check cluster-test cluster-start \
         accuracy-check \
         cluster-stop fuzz fuzz-coverage fuzz-regressions soak state-file adopt-state
 
@@ -121,11 +123,11 @@ fuzz-regressions: deps-system
 	rm -rf .build/fuzz-test
 	WORK=.build/fuzz-test FUZZ_RUNS=20000 scripts/fuzz-coverage.sh
 
-# The Python client's tests, and the state file through a real worker's SIGTERM and start, and a checkpoint through
-# its SIGKILL (scripts/state-file.py, a small run: its checks must be "ok"), and adopted at a change of the shard
-# count (scripts/adopt-state.py, a small run).
+# The Python client's tests and the scripts' own (scripts/tests), and the state file through a real worker's
+# SIGTERM and start, and a checkpoint through its SIGKILL (scripts/state-file.py, a small run: its checks must be
+# "ok"), and adopted at a change of the shard count (scripts/adopt-state.py, a small run).
 client-test: deps swift-test
-	$(PYTHON) -m pytest -q clients/python/tests
+	$(PYTHON) -m pytest -q clients/python/tests scripts/tests
 	$(PYTHON) scripts/state-file.py --worker .build/debug/stroke-worker --sessions 2000 --learning 20
 	$(PYTHON) scripts/adopt-state.py --worker .build/debug/stroke-worker --sessions 2000
 
@@ -178,6 +180,13 @@ bench: release
 
 bench-quick: release
 	$(RELEASE_BIN)/stroke-bench --quick --dataset $(DATASET)
+
+# Issue 6's figures as Benchmarks.md gives them (scripts/bench-report.py, about 10 minutes): three full runs and
+# three runs of the latency section alone, each after scripts/stalls.py on the idle machine, into $(BENCH_OUT),
+# then the medians against the targets. `scripts/bench-report.py $(BENCH_OUT)` prints the report again.
+bench-report: release
+	rm -rf $(BENCH_OUT)
+	$(PYTHON) scripts/bench-report.py run --out $(BENCH_OUT) --dataset $(DATASET)
 
 # Instructions per message by function, under Valgrind's callgrind (scripts/profile.sh): repeatable to 0.02%.
 profile: release

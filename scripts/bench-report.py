@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""Issue 6's figures from several runs of stroke-bench: takes the runs, then reports them against the targets.
+
+The machine is noisy, so the targets are judged on medians of runs. `run` takes RUNS full runs
+(`stroke-bench --json`, files R1.json…) and LATENCY_RUNS runs of the latency section alone at one fixed load
+(`--only latency --capacity C --runs 1`, files V1.json…), each after `scripts/stalls.py` has watched the idle
+machine (stalls-R1.txt…), into a directory. `summary` reads such a directory and prints Markdown: every target
+with the medians and a verdict, the throughput cases with the CPU each party spent per message in the run with the
+median ratio, the ratio that CPU accounts for and the worker CPU a target allowed, the latency runs beside the
+host's stalls before each, memory, and the recognizer. Benchmarks.md's tables come from it.
+
+Usage:
+  scripts/bench-report.py run --out DIR [--runs 3] [--latency-runs 3] [--capacity MSG_PER_S]
+                          [--bench PATH] [--dataset DIR] [--stall-seconds 10]
+  scripts/bench-report.py summary DIR
+  scripts/bench-report.py DIR                (the same as summary)
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+# Issue 6's targets.
+BINARY_RATIO = 0.5
+JSON_RATIO = 0.25
+LATENCY_MARGIN_US = 100.0
+BYTES_PER_SESSION = 2048
+SESSIONS = 100_000
+RECOGNIZER_48_US = 5.0
+RECOGNIZER_10000_US = 1000.0
+
+# MARK: - Reading runs
+
+
+def load_runs(directory: str, prefix: str) -> list:
+    """The runs `PREFIX1.json`, `PREFIX2.json`… in `directory`, in order, each with its name and stalls line."""
+    runs = []
+    pattern = re.compile(rf"^{prefix}(\d+)\.json$")
+    names = sorted(
+        (int(m.group(1)), m.group(0)) for m in map(pattern.match, os.listdir(directory)) if m is not None
+    )
+    for number, name in names:
+        path = os.path.join(directory, name)
+        try:
+            with open(path) as file:
+                report = json.load(file)
+        except (OSError, json.JSONDecodeError) as error:
+            raise SystemExit(f"bench-report: {path} is not a stroke-bench --json report: {error}")
+        if not isinstance(report, dict):
+            raise SystemExit(f"bench-report: {path} holds no JSON object")
+        report["_name"] = f"{prefix}{number}"
+        report["_stalls"] = largest_stalls(os.path.join(directory, f"stalls-{prefix}{number}.txt"))
+        runs.append(report)
+    return runs
+
+
+def largest_stalls(path: str) -> list:
+    """The largest gap each watching process saw in a `scripts/stalls.py` log, in ms; [] without the log."""
+    try:
+        with open(path) as file:
+            text = file.read()
+    except OSError:
+        return []
+    return [float(m.group(1)) for m in re.finditer(r"largest ([\d.]+)", text)]
+
+
+def case_key(row: dict) -> tuple:
+    return (row["encoding"], row["pointsPerMessage"], row["sessions"])
+
+
+# MARK: - Arithmetic
+
+
+def worker_cpu(row: dict) -> float:
+    """The worker's CPU per message, µs: its lane, recognition helper, libzmq I/O and other threads."""
+    cpu = row["workerCPU"]
+    return cpu["lane"] + cpu["recognition"] + cpu["io"] + cpu.get("other", 0.0)
+
+
+def accounted_ratio(row: dict) -> float:
+    """The ratio the parties' CPU accounts for: (b / (p′ + w + c)) ÷ (b′ / (p + r)), Benchmarks.md's formula."""
+    worker_rate = row["machineBusyWorker"] / (
+        row["producerCPUWorkerRunMicroseconds"] + worker_cpu(row) + row["counterCPUMicroseconds"]
+    )
+    raw_rate = row["machineBusyRaw"] / (row["producerCPUMicroseconds"] + row["rawCPUMicroseconds"])
+    return worker_rate / raw_rate
+
+
+def allowed_worker_cpu(row: dict, target: float) -> float:
+    """The worker CPU per message, µs, at which the accounted ratio reaches `target`, all else as measured:
+    w = (b / b′)(p + r) / target − p′ − c."""
+    raw = row["producerCPUMicroseconds"] + row["rawCPUMicroseconds"]
+    busy = row["machineBusyWorker"] / row["machineBusyRaw"]
+    return busy * raw / target - row["producerCPUWorkerRunMicroseconds"] - row["counterCPUMicroseconds"]
+
+
+def ratio_target(row: dict) -> float:
+    return BINARY_RATIO if row["encoding"] == "binary" else JSON_RATIO
+
+
+def median_row(rows: list) -> dict:
+    """The row with the median ratio (the lower middle one of an even count)."""
+    ordered = sorted(rows, key=lambda row: row["ratio"])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def spread(values: list, digits: int = 2) -> str:
+    """The median, with the range when the values differ."""
+    middle = statistics.median(values)
+    low, high = min(values), max(values)
+    text = f"{middle:.{digits}f}"
+    return text if len(values) < 2 or f"{low:.{digits}f}" == f"{high:.{digits}f}" else (
+        f"{text} ({low:.{digits}f}–{high:.{digits}f})"
+    )
+
+
+def rate(value: float) -> str:
+    return f"{value / 1e6:.2f} M" if value >= 1e6 else f"{value / 1e3:.0f} k"
+
+
+def milliseconds(microseconds: float) -> str:
+    return f"{microseconds:.0f} µs" if microseconds < 1000 else f"{microseconds / 1000:.2f} ms"
+
+
+def latency_verdict(latency: dict) -> tuple:
+    """Whether a latency run met p99 ≤ raw p99 + 100 µs, and by how much it missed (µs; ≤ 0 when met)."""
+    excess = latency["p99Us"] - latency["rawP99Us"] - LATENCY_MARGIN_US
+    return excess <= 0, excess
+
+
+# MARK: - Report
+
+
+def throughput_rows(runs: list) -> list:
+    """Every throughput case of the runs, in the order they first appear: (case, its row in each run that has it)."""
+    cases = {}
+    for run in runs:
+        for row in run.get("throughput", []):
+            cases.setdefault(case_key(row), []).append(row)
+    return list(cases.items())
+
+
+def targets_table(runs: list, cases: list) -> list:
+    lines = ["| target | medians of the runs | status |", "| --- | --- | --- |"]
+    for encoding, points, target in (("binary", 1, BINARY_RATIO), ("binary", 32, BINARY_RATIO),
+                                     ("json", 1, JSON_RATIO), ("json", 32, JSON_RATIO)):
+        found = [(key, rows) for key, rows in cases if key[0] == encoding and key[1] == points]
+        if not found:
+            continue
+        medians = [statistics.median(row["ratio"] for row in rows) for _, rows in found]
+        sessions = " / ".join(f"{key[2]:,}" for key, _ in found)
+        status = " / ".join("✓" if value >= target else "✗" for value in medians)
+        name = "JSON" if encoding == "json" else encoding
+        lines.append(
+            f"| worker ÷ raw ≥ {target}, {name}, {points} point{'s' if points > 1 else ''} per message, "
+            f"{sessions} sessions | {' / '.join(f'{value:.2f}' for value in medians)} | {status} |"
+        )
+    latencies = [run["latency"] for run in runs if run.get("latency")]
+    if latencies:
+        p99 = statistics.median(latency["p99Us"] for latency in latencies)
+        raw = statistics.median(latency["rawP99Us"] for latency in latencies)
+        met = p99 <= raw + LATENCY_MARGIN_US
+        lines.append(
+            f"| stroke end → match p99 ≤ raw p99 + 100 µs, at half capacity | {milliseconds(p99)} against "
+            f"{milliseconds(raw)} (raw) | {'✓' if met else '✗'} |"
+        )
+    memories = [run["memory"] for run in runs if run.get("memory")]
+    if memories:
+        per_session = statistics.median(memory["bytesPerSession"] for memory in memories)
+        sessions = min(memory.get("idleSessions", 0) for memory in memories)
+        met = per_session <= BYTES_PER_SESSION and sessions >= SESSIONS
+        lines.append(
+            f"| ≤ 2 KB per idle session; 100,000 sessions in one worker | {per_session:.0f} bytes, "
+            f"{sessions:,} sessions | {'✓' if met else '✗'} |"
+        )
+    at48 = recognizer_values(runs, 48)
+    at10000 = recognizer_values(runs, 10000)
+    if at48 and at10000:
+        met = statistics.median(at48) <= RECOGNIZER_48_US and statistics.median(at10000) <= RECOGNIZER_10000_US
+        lines.append(
+            f"| recognizer ≤ 5 µs at 48 templates, ≤ 1 ms at 10,000 | {statistics.median(at48):.2f} µs, "
+            f"{statistics.median(at10000):.1f} µs | {'✓' if met else '✗'} |"
+        )
+    return lines
+
+
+def recognizer_values(runs: list, templates: int) -> list:
+    return [row["microseconds"] for run in runs for row in run.get("recognizer", []) if row["templates"] == templates]
+
+
+def throughput_table(cases: list) -> list:
+    lines = [
+        "| case | ratio | worker msg/s | worker points/s | raw msg/s | raw points/s | worker CPU: lane / helper / "
+        "I/O (lane waiting) | raw | producer (raw runs) | counter | busy: worker / raw | accounted ratio | "
+        "worker CPU allowed / spent |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for (encoding, points, sessions), rows in cases:
+        row = median_row(rows)
+        cpu = row["workerCPU"]
+
+        def middle(key: str) -> float:
+            return statistics.median(run[key] for run in rows)
+
+        name = "JSON" if encoding == "json" else encoding
+        lines.append(
+            f"| {name}, {points} pt, {sessions:,} | {spread([run['ratio'] for run in rows])} | "
+            f"{rate(middle('workerMessagesPerSecond'))} | {rate(middle('workerPointsPerSecond'))} | "
+            f"{rate(middle('rawMessagesPerSecond'))} | {rate(middle('rawPointsPerSecond'))} | "
+            f"{cpu['lane']:.2f} / {cpu['recognition']:.2f} / {cpu['io']:.2f} ({cpu.get('laneWaiting', 0):.2f}) | "
+            f"{row['rawCPUMicroseconds']:.2f} | {row['producerCPUWorkerRunMicroseconds']:.2f} "
+            f"({row['producerCPUMicroseconds']:.2f}) | {row['counterCPUMicroseconds']:.2f} | "
+            f"{row['machineBusyWorker']:.0%} / {row['machineBusyRaw']:.0%} | {accounted_ratio(row):.2f} | "
+            f"{allowed_worker_cpu(row, ratio_target(row)):.2f} / {worker_cpu(row):.2f} |"
+        )
+    errors = [(abs(accounted_ratio(row) - row["ratio"]), key) for key, rows in cases for row in rows]
+    if errors:
+        batched = [error for error, key in errors if key[0] == "binary" and key[1] > 1]
+        lines.append("")
+        lines.append(
+            f"The accounted ratio was within {max(error for error, _ in errors):.3f} of the measured one in all "
+            f"{len(errors)} rows of the runs"
+            + (f", within {max(batched):.3f} in the {len(batched)} batched binary rows." if batched else ".")
+        )
+    return lines
+
+
+def latency_table(runs: list) -> list:
+    lines = [
+        "| run | load (msg/s) | worker p50 / p99 / p99.9 | raw p50 / p99 / p99.9 | verdict | largest stalls "
+        "before it |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        latency = run.get("latency")
+        if not latency:
+            continue
+        met, excess = latency_verdict(latency)
+        stalls = ", ".join(f"{value:.1f}" for value in run["_stalls"]) + " ms" if run["_stalls"] else "not watched"
+        lines.append(
+            f"| {run['_name']} | {rate(latency['offeredMessagesPerSecond'])} | {milliseconds(latency['p50Us'])} / "
+            f"{milliseconds(latency['p99Us'])} / {milliseconds(latency['p999Us'])} | "
+            f"{milliseconds(latency['rawP50Us'])} / {milliseconds(latency['rawP99Us'])} / "
+            f"{milliseconds(latency.get('rawP999Us', 0))} | "
+            f"{'met' if met else 'missed by ' + milliseconds(excess)} | {stalls} |"
+        )
+    return lines
+
+
+def other_figures(runs: list) -> list:
+    lines = []
+    memories = [run["memory"] for run in runs if run.get("memory")]
+    if memories:
+        lines.append(
+            f"- Memory: {spread([m['bytesPerSession'] for m in memories], 0)} bytes per idle session; "
+            f"{spread([m['residentBytesEmpty'] / 1e6 for m in memories], 1)} MB empty, "
+            f"{spread([m['residentBytesLoaded'] / 1e6 for m in memories], 1)} MB with "
+            f"{memories[0].get('idleSessions', 0):,} sessions."
+        )
+    counts = sorted({row["templates"] for run in runs for row in run.get("recognizer", [])})
+    if counts:
+        figures = "; ".join(f"{count}: {spread(recognizer_values(runs, count))}" for count in counts)
+        lines.append(f"- Recognizer, µs per recognition by templates in the library: {figures}.")
+    for key, label, field in (
+        ("recognizerLearned", "with a session's learned templates", "learned"),
+        ("recognizerAmong", "among some of its gestures", "among"),
+    ):
+        values = {}
+        for run in runs:
+            for row in run.get(key, []):
+                values.setdefault(row[field], []).append(row["microseconds"])
+        if values:
+            figures = "; ".join(f"{name}: {spread(times)}" for name, times in values.items())
+            lines.append(f"- Recognizer {label} ({field}), µs: {figures}.")
+    detector = [run["detectorNanosecondsPerPoint"] for run in runs if "detectorNanosecondsPerPoint" in run]
+    if detector:
+        lines.append(f"- Checkmark detector: {spread(detector, 1)} ns per point.")
+    return lines
+
+
+def summary(directory: str) -> str:
+    full = load_runs(directory, "R")
+    latency_only = load_runs(directory, "V")
+    if not full and not latency_only:
+        raise SystemExit(f"bench-report: no R1.json or V1.json in {directory}")
+    cases = throughput_rows(full)
+    names = ", ".join(run["_name"] for run in full + latency_only)
+    sections = [f"# stroke-bench runs in {directory} ({names})", ""]
+    if full:
+        sections += ["## Targets (medians of " + ", ".join(run["_name"] for run in full) + ")", ""]
+        sections += targets_table(full, cases) + [""]
+    if cases:
+        sections += ["## Throughput (medians, ranges; CPU per message in µs in the run with the median ratio)", ""]
+        sections += throughput_table(cases) + [""]
+    if any(run.get("latency") for run in full + latency_only):
+        sections += ["## Latency", ""] + latency_table(full + latency_only) + [""]
+    others = other_figures(full)
+    if others:
+        sections += ["## Memory and recognizer", ""] + others + [""]
+    return "\n".join(sections)
+
+
+# MARK: - Taking the runs
+
+
+def take_runs(args: argparse.Namespace) -> None:
+    os.makedirs(args.out, exist_ok=True)
+    stalls = os.path.join(ROOT, "scripts", "stalls.py")
+
+    def watch(name: str) -> None:
+        if args.stall_seconds > 0:
+            with open(os.path.join(args.out, f"stalls-{name}.txt"), "w") as log:
+                subprocess.run(
+                    [sys.executable, stalls, "--seconds", str(args.stall_seconds)], stdout=log, stderr=log, check=True
+                )
+
+    def bench(name: str, extra: list) -> dict:
+        command = [args.bench, "--json", "--dataset", args.dataset] + extra
+        print(f"bench-report: {name}: {' '.join(command)}", file=sys.stderr, flush=True)
+        path = os.path.join(args.out, f"{name}.json")
+        with open(path, "w") as out, open(os.path.join(args.out, f"{name}.err"), "w") as err:
+            result = subprocess.run(command, stdout=out, stderr=err)
+        if result.returncode != 0:
+            raise SystemExit(f"bench-report: {name} failed (exit {result.returncode}); see {name}.err in {args.out}")
+        with open(path) as file:
+            return json.load(file)
+
+    capacities = []
+    for run in range(1, args.runs + 1):
+        watch(f"R{run}")
+        report = bench(f"R{run}", [])
+        capacities += [
+            row["workerMessagesPerSecond"] for row in report.get("throughput", []) if case_key(row) == ("binary", 1, 1000)
+        ]
+    capacity = args.capacity
+    if capacity is None and args.latency_runs > 0:
+        if not capacities:
+            raise SystemExit("bench-report: no binary 1-point 1,000-session capacity measured; give --capacity")
+        capacity = round(statistics.median(capacities), -4)
+    for run in range(1, args.latency_runs + 1):
+        watch(f"V{run}")
+        bench(f"V{run}", ["--only", "latency", "--capacity", f"{capacity:.0f}", "--runs", "1"])
+
+
+def main() -> None:
+    arguments = sys.argv[1:]
+    if arguments and arguments[0] not in ("run", "summary", "-h", "--help"):
+        arguments = ["summary"] + arguments
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="take the runs into a directory")
+    run.add_argument("--out", required=True, help="the directory for the runs' files")
+    run.add_argument("--runs", type=int, default=3, help="full runs, R1… (default 3)")
+    run.add_argument("--latency-runs", type=int, default=3, help="runs of the latency section alone, V1… (default 3)")
+    run.add_argument(
+        "--capacity", type=float, help="the capacity whose half the V runs offer (default: the R runs' median "
+        "binary 1-point capacity at 1,000 sessions, to 10,000 msg/s)"
+    )
+    run.add_argument("--bench", default=os.path.join(ROOT, ".build", "release", "stroke-bench"))
+    run.add_argument("--dataset", default=os.path.join(ROOT, "..", "shared", "datasets", "dollar1"))
+    run.add_argument(
+        "--stall-seconds", type=float, default=10, help="scripts/stalls.py before each run (default 10; 0: none)"
+    )
+    report = commands.add_parser("summary", help="report the runs in a directory")
+    report.add_argument("directory")
+    args = parser.parse_args(arguments)
+    if args.command == "run":
+        if args.runs < 0 or args.latency_runs < 0 or args.runs + args.latency_runs == 0:
+            parser.error("--runs and --latency-runs must not be negative, and one of them positive")
+        if args.capacity is not None and not args.capacity > 0:
+            parser.error("--capacity must be positive")
+        take_runs(args)
+        print(summary(args.out))
+    else:
+        if not os.path.isdir(args.directory):
+            parser.error(f"{args.directory} is not a directory")
+        print(summary(args.directory))
+
+
+if __name__ == "__main__":
+    main()
