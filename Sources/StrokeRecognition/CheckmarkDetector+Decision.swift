@@ -7,15 +7,21 @@ extension CheckmarkDetector {
     /// and the pen must be moving up (screen coordinates) and not far to the left over the last few resampled
     /// points, as it does on a check's straight second leg. `last` is the resampled point at `n - 1`, as the
     /// walk holds it.
+    ///
+    /// Where the first leg must fall (`Settings.firstLegFloor` 0), a corner above the first point fails `fires`.
+    /// The corner is one of the points after the first, so when the lowest of them on screen (`lowest`, their
+    /// largest y) is above the first point too, `fires` cannot pass and is not run: a third of the full tests of
+    /// the processor benchmark's strokes from the $1 logs.
     @inline(__always)
     static func mightFire(
         count n: Int, last: SIMD2<Double>, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>,
-        legPoints k: Int
+        legPoints k: Int, lowest: Double, floor: Double
     ) -> Bool {
         guard n >= 2 * k + 1 else { return false }
         let recentX = last.x - xs[n - 1 - k]
         let recentY = last.y - ys[n - 1 - k]
-        return recentY < 0 && recentX > 0.5 * recentY
+        // lowest - ys[0] ≥ 0 exactly when lowest ≥ ys[0] (finite coordinates); always true at a floor of -∞.
+        return recentY < 0 && recentX > 0.5 * recentY && lowest - ys[0] >= floor
     }
 
     /// The full test, once `mightFire` passed: split the resampled points at the corner, check both legs and the

@@ -6,22 +6,27 @@ extension CheckmarkDetector {
     /// message touches one allocation instead of three. `CheckmarkDetector` is this state with an array of its
     /// own; both give the same detections.
     public struct State: Sendable {
-        // Hot first: a batch reads and writes the walk, the point count and the tuning's reference (56 bytes),
-        // and touches `detection` only when the detector fires.
+        // Hot first: a batch reads and writes the walk, the point count and the tuning's reference (64 bytes),
+        // and touches `detected` only when the detector fires. 88 bytes in all, so that the worker's header of an
+        // open stroke (`StrokeStorage.Header`) stays 112.
 
         /// The online resampling: its state is copied into locals for a batch of points and back after it.
         /// Visible to inlined code for `resampledCount` alone, which the worker reads per message.
         @usableFromInline private(set) var walk: Walk
+        /// Whether a point that passed every test was held back under a millisecond after the first point (here,
+        /// in the walk's last two bytes of padding).
+        private var heldWithinAMillisecond = false
         /// Number of points fed so far.
         private var pointsSeen = 0
         private let settings: Settings
         /// The time of the stroke's first point, for `minimumDuration`.
         private var startTime = 0.0
+        /// The detection's point and time, once `walk.fired`: not an optional, whose tag byte took the state to 96
+        /// bytes.
+        private var detected = Detection(pointIndex: 0, time: 0)
+
         /// The detection, once it has happened; it is never reported twice for a stroke.
-        public private(set) var detection: Detection?
-        /// Whether a point that passed every test was held back under a millisecond after the first point (last,
-        /// so that it takes the padding after `detection` and the state stays 88 bytes).
-        private var heldWithinAMillisecond = false
+        public var detection: Detection? { walk.fired ? detected : nil }
 
         /// Creates the state of a detector for one stroke. Copies of a fresh state share its tuning object: a
         /// caller with many strokes keeps one and copies it, so that the tuning read for every batch stays in the
@@ -52,7 +57,6 @@ extension CheckmarkDetector {
 
         /// Forgets the stroke, to start the next one (the buffer needs no clearing).
         public mutating func reset() {
-            detection = nil
             heldWithinAMillisecond = false
             walk = Walk(spacing: configuration.initialSpacing ?? 0)
             pointsSeen = 0
@@ -157,8 +161,8 @@ extension CheckmarkDetector {
             walk.fired = fired != nil
             self.walk = walk
             guard let fired else { return nil }
-            detection = Detection(pointIndex: first + fired, time: time(fired))
-            return detection
+            detected = Detection(pointIndex: first + fired, time: time(fired))
+            return detected
         }
 
         /// Feeds the points `range` of a batch to the walk, and each resampled point to the decision; returns the
@@ -183,7 +187,9 @@ extension CheckmarkDetector {
                 else { return false }
                 let count = Int(walk.count)
                 assert(last == SIMD2(xs[count - 1], ys[count - 1]), "the early out reads the buffer's last point")
-                return CheckmarkDetector.mightFire(count: count, last: last, xs: xs, ys: ys, legPoints: legPoints)
+                return CheckmarkDetector.mightFire(
+                    count: count, last: last, xs: xs, ys: ys, legPoints: legPoints, lowest: walk.lowestOnScreen,
+                    floor: settings.firstLegFloor)
                     && CheckmarkDetector.fires(
                         UnsafeBufferPointer(start: xs, count: count), UnsafeBufferPointer(start: ys, count: count),
                         times: ts, settings: settings)
@@ -218,6 +224,7 @@ extension CheckmarkDetector {
                 walk.hasLast = true
                 (walk.lastX, walk.lastY) = (point.x, point.y)
                 push(point, time: time(), to: &walk, xs: xs, ys: ys, ts: ts)
+                walk.lowestOnScreen = -.infinity  // the points after the first count
                 return nil
             }
             let previous = SIMD2(walk.lastX, walk.lastY)
@@ -270,10 +277,15 @@ extension CheckmarkDetector {
             xs[index] = point.x
             ys[index] = point.y
             ts[index] = time
+            walk.lowestOnScreen = max(walk.lowestOnScreen, point.y)
             walk.count += 1
         }
 
-        /// Keeps every other resampled point and doubles the spacing.
+        /// Keeps every other resampled point and doubles the spacing. Never inlined: it runs once per doubling of
+        /// a long stroke, and inlined it made `advance` too large for the optimizer to inline into `add`, whose
+        /// closures were then called per point instead of specialized (`make profile`: 15,233 → 15,605
+        /// instructions per batched binary message).
+        @inline(never)
         private static func decimate(
             _ walk: inout Walk, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>,
             ts: UnsafeMutablePointer<Double>
@@ -287,6 +299,9 @@ extension CheckmarkDetector {
                 write += 1
             }
             walk.count = Int32(write)
+            // The points after the first that are left: the bound gets no looser than their lowest.
+            walk.lowestOnScreen = -.infinity
+            for index in 1..<write { walk.lowestOnScreen = max(walk.lowestOnScreen, ys[index]) }
             if droppedLast { walk.sinceLast += walk.spacing }
             walk.spacing *= 2
         }
@@ -309,6 +324,9 @@ extension CheckmarkDetector {
         /// Whether every allowed first-leg direction is 0° or more (level or downward on screen): a first leg with
         /// a negative y fails them.
         let firstLegMustFall: Bool
+        /// How far below the first point (in y) some resampled point after it must be for the first leg to fall:
+        /// 0 where it must (`firstLegMustFall`), -∞ (any) otherwise. `mightFire` reads it.
+        let firstLegFloor: Double
 
         init(_ configuration: CheckmarkConfiguration) {
             self.configuration = configuration
@@ -324,21 +342,26 @@ extension CheckmarkDetector {
                 min(configuration.fireRatio, configuration.steepFireRatio) * min(1, configuration.earlyFireFactor)
             self.secondLegMustRise = configuration.secondLegDirection.upperBound < 0
             self.firstLegMustFall = configuration.firstLegDirection.lowerBound >= 0
+            self.firstLegFloor = firstLegMustFall ? 0 : -.infinity
         }
     }
 
-    /// The resampling's state, 40 bytes: four doubles, the count and two flags.
+    /// The resampling's state, 46 bytes (and two of padding): five doubles, the count and two flags.
     @usableFromInline struct Walk: Sendable {
         var spacing: Double
         /// Path length since the last resampled point.
         var sinceLast = 0.0
+        /// The largest y (the lowest point on screen) of the resampled points after the first; -∞ until there is
+        /// one. The corner is one of them, so where the first leg must fall, a value below the first point's y
+        /// rules out a firing before the corner search.
+        var lowestOnScreen = -Double.infinity
         /// The last raw point, once `hasLast`.
         var lastX = 0.0
         var lastY = 0.0
         /// Resampled points in use (at most `capacity + 1`, which `Settings` bounds).
         @usableFromInline var count: Int32 = 0
         var hasLast = false
-        /// Set with `detection`, so that a batch after it reads nothing else.
+        /// Set when the detector fires (with `State.detected`), so that a batch after it reads nothing else.
         var fired = false
 
         init(spacing: Double) { self.spacing = spacing }
