@@ -378,6 +378,8 @@ def main() -> None:
             parser.error("--runs and --latency-runs must not be negative, and one of them positive")
         if args.capacity is not None and not args.capacity > 0:
             parser.error("--capacity must be positive")
+        if not os.access(args.bench, os.X_OK):
+            parser.error(f"{args.bench} is not an executable stroke-bench (make release builds it)")
         take_runs(args)
         print(summary(args.out))
     else:

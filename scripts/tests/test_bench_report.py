@@ -176,3 +176,11 @@ def test_run_reports_a_failed_bench(tmp_path):
                 "--bench", bench, "--stall-seconds", "0"]
     with pytest.raises(SystemExit, match=r"R1 failed \(exit 3\); see R1.err"):
         bench_report.main()
+
+
+def test_run_refuses_a_missing_bench(tmp_path, capsys):
+    sys.argv = ["bench-report.py", "run", "--out", str(tmp_path / "runs"), "--bench", str(tmp_path / "nothing")]
+    with pytest.raises(SystemExit):
+        bench_report.main()
+    assert "is not an executable stroke-bench (make release builds it)" in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "runs")
