@@ -8,20 +8,26 @@ extension CheckmarkDetector {
     /// points, as it does on a check's straight second leg. `last` is the resampled point at `n - 1`, as the
     /// walk holds it.
     ///
-    /// Where the first leg must fall (`Settings.firstLegFloor` 0), a corner above the first point fails `fires`.
-    /// The corner is one of the points after the first, so when the lowest of them on screen (`lowest`, their
-    /// largest y) is above the first point too, `fires` cannot pass and is not run: a third of the full tests of
-    /// the processor benchmark's strokes from the $1 logs.
+    /// Two more tests need no corner, only the lowest on screen of the resampled points after the first (`lowest`,
+    /// their largest y), which the corner is one of (`Settings.EarlyOut` says where each applies):
+    /// - where the first leg must fall, a corner above the first point fails `fires`: so does every point when
+    ///   `lowest` is above the first one (a third of the full tests of the processor benchmark's strokes);
+    /// - where the legs' heights must pass the ratio too, the second leg must rise by at least `leastFireRatio`
+    ///   times the first leg's drop: the last point must be above the first by at least (1 − that ratio) times the
+    ///   drop, and the drop is at most `lowest` less the first point's y (64% of the full tests left).
     @inline(__always)
     static func mightFire(
         count n: Int, last: SIMD2<Double>, xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>,
-        legPoints k: Int, lowest: Double, floor: Double
+        legPoints k: Int, lowest: Double, bounds: Settings.EarlyOut
     ) -> Bool {
         guard n >= 2 * k + 1 else { return false }
         let recentX = last.x - xs[n - 1 - k]
         let recentY = last.y - ys[n - 1 - k]
-        // lowest - ys[0] ≥ 0 exactly when lowest ≥ ys[0] (finite coordinates); always true at a floor of -∞.
-        return recentY < 0 && recentX > 0.5 * recentY && lowest - ys[0] >= floor
+        // lowest - ys[0] ≥ 0 exactly when lowest ≥ ys[0] (finite coordinates); always true at a floor of -∞. The
+        // drop bound is then ≥ 0, and the rise test always true at an allowance of +∞.
+        let dropBound = lowest - ys[0]
+        return recentY < 0 && recentX > 0.5 * recentY && dropBound >= bounds.firstLegFloor
+            && last.y - ys[0] <= bounds.riseSlack * dropBound + bounds.riseAllowance
     }
 
     /// The full test, once `mightFire` passed: split the resampled points at the corner, check both legs and the

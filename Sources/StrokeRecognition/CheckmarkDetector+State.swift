@@ -189,7 +189,7 @@ extension CheckmarkDetector {
                 assert(last == SIMD2(xs[count - 1], ys[count - 1]), "the early out reads the buffer's last point")
                 return CheckmarkDetector.mightFire(
                     count: count, last: last, xs: xs, ys: ys, legPoints: legPoints, lowest: walk.lowestOnScreen,
-                    floor: settings.firstLegFloor)
+                    bounds: settings.earlyOut)
                     && CheckmarkDetector.fires(
                         UnsafeBufferPointer(start: xs, count: count), UnsafeBufferPointer(start: ys, count: count),
                         times: ts, settings: settings)
@@ -324,9 +324,22 @@ extension CheckmarkDetector {
         /// Whether every allowed first-leg direction is 0° or more (level or downward on screen): a first leg with
         /// a negative y fails them.
         let firstLegMustFall: Bool
-        /// How far below the first point (in y) some resampled point after it must be for the first leg to fall:
-        /// 0 where it must (`firstLegMustFall`), -∞ (any) otherwise. `mightFire` reads it.
-        let firstLegFloor: Double
+        /// The bounds `mightFire` tests before the full test.
+        let earlyOut: EarlyOut
+
+        /// The bounds of the early out that need no corner (`CheckmarkDetector.mightFire`).
+        struct EarlyOut {
+            /// How far below the first point (in y) some resampled point after it must be for the first leg to
+            /// fall: 0 where it must (`firstLegMustFall`), -∞ (any) otherwise.
+            let firstLegFloor: Double
+            /// Where the legs' heights must pass the ratio as well as their lengths (`compareHeights`, with legs
+            /// that must fall and rise), the last point may be below the first by at most this share of the first
+            /// leg's drop: 1 − `leastFireRatio`, raised by a billionth so that rounding never takes a passing stroke
+            /// for a failing one; 0 elsewhere.
+            let riseSlack: Double
+            /// 0 where `riseSlack` applies, +∞ (any) elsewhere.
+            let riseAllowance: Double
+        }
 
         init(_ configuration: CheckmarkConfiguration) {
             self.configuration = configuration
@@ -342,7 +355,13 @@ extension CheckmarkDetector {
                 min(configuration.fireRatio, configuration.steepFireRatio) * min(1, configuration.earlyFireFactor)
             self.secondLegMustRise = configuration.secondLegDirection.upperBound < 0
             self.firstLegMustFall = configuration.firstLegDirection.lowerBound >= 0
-            self.firstLegFloor = firstLegMustFall ? 0 : -.infinity
+            // The heights' bound only for ratios below 0.999: closer to 1 the billionth would not cover rounding.
+            let heights =
+                configuration.compareHeights && secondLegMustRise && firstLegMustFall && leastFireRatio <= 0.999
+            self.earlyOut = EarlyOut(
+                firstLegFloor: firstLegMustFall ? 0 : -.infinity,
+                riseSlack: heights ? (1 - leastFireRatio) * (1 + 1e-9) : 0,
+                riseAllowance: heights ? 0 : .infinity)
         }
     }
 

@@ -14,6 +14,8 @@ struct CheckmarkEarlyOutTests {
         /// Points where the recent movement allowed the full test while every resampled point after the first was
         /// above the first: those the first-leg bound spares.
         var sparable = 0
+        /// Where the reference fired: how far the last resampled point was below the first (y down).
+        var endBelowStart: Double?
     }
 
     static func reference(_ points: [StrokePoint], configuration: CheckmarkConfiguration) -> Reference {
@@ -42,7 +44,10 @@ struct CheckmarkEarlyOutTests {
                     let fires = CheckmarkDetector.fires(
                         UnsafeBufferPointer(start: xs, count: n), UnsafeBufferPointer(start: ys, count: n), times: ts,
                         settings: settings)
-                    if fires && result.referenceFiredAt == nil { result.referenceFiredAt = index }
+                    if fires && result.referenceFiredAt == nil {
+                        result.referenceFiredAt = index
+                        result.endBelowStart = ys[n - 1] - ys[0]
+                    }
                 }
                 if detection != nil { return }
             }
@@ -63,11 +68,11 @@ struct CheckmarkEarlyOutTests {
     }
 
     @Test(
-        "the detector fires where the full test first passes, at every capacity (decimation keeps the bound)",
-        arguments: [16, 33, 64])
-    func firesWhereTheFullTestFirstPasses(capacity: Int) {
+        "the detector fires where the full test first passes, at every capacity (decimation keeps the bounds), with the legs' heights compared or not",
+        arguments: [16, 33, 64], [true, false])
+    func firesWhereTheFullTestFirstPasses(capacity: Int, compareHeights: Bool) {
         // Without minimumDuration, which holds a passing point back and is not the full test's.
-        var configuration = CheckmarkConfiguration(capacity: capacity)
+        var configuration = CheckmarkConfiguration(capacity: capacity, compareHeights: compareHeights)
         configuration.minimumDuration = 0
         var sparable = 0
         var fired = 0
@@ -93,6 +98,39 @@ struct CheckmarkEarlyOutTests {
         let result = Self.reference(points, configuration: configuration)
         #expect(result.detectorFiredAt == result.referenceFiredAt)
         #expect((result.detectorFiredAt != nil) == (drop > 0))
+    }
+
+    /// A check whose second leg speeds up and rises slowly: it fires early (`earlyFireFactor`), where the rise
+    /// first reaches `leastFireRatio` times the drop, with the last point still below the first (at a depth of 40,
+    /// 0.89 below it, where the early out's bound allows 0.9).
+    static func acceleratingCheck(depth: Double) -> [StrokePoint] {
+        var points = [StrokePoint]()
+        var time = 0.0
+        for k in 0...20 {  // the first leg at 120 Hz: down-right to (20, depth)
+            points.append(StrokePoint(x: Double(k), y: depth * Double(k) / 20, time: time))
+            time += 1000 / 120
+        }
+        var interval = 1000 / 120.0
+        for k in 1...80 {  // the second leg, up-right at -38.7°, each point sooner than the last
+            interval *= 0.97
+            time += interval
+            points.append(StrokePoint(x: 20 + 1.25 * Double(k), y: depth - Double(k), time: time))
+        }
+        return points
+    }
+
+    @Test(
+        "a check that fires early, its last point still below its first, fires where the full test first passes",
+        arguments: [38.0, 40, 47])
+    func earlyFireBelowTheFirstPoint(depth: Double) {
+        var configuration = CheckmarkConfiguration.default
+        configuration.minimumDuration = 0
+        let points = Self.acceleratingCheck(depth: depth)
+        let result = Self.reference(points, configuration: configuration)
+        #expect(result.detectorFiredAt == result.referenceFiredAt)
+        // Fired on the rise, before the last resampled point came back up to the first one's height: where the
+        // bound on the rise is closest.
+        #expect(result.endBelowStart.map { $0 > 0 } == true)
     }
 
     @Test("where a first leg may rise, the first-leg bound spares nothing: a rising first leg still fires")
