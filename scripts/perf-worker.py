@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Where the real worker's threads spend their time under the throughput benchmark's load, by function and library.
+
+`make profile` counts the instructions of the worker's per-message code in one process, without sockets: it
+repeats to 0.02% but sees neither libzmq, nor the allocator, nor the kernel's wake-ups, nor the cache misses of
+threads that share two cores. This script samples the real thing: it starts one throughput case of stroke-bench
+(`--only throughput --cases CASE --sessions N --runs 1`), waits for the benchmark's stroke-worker process, lets it
+run for `--delay` seconds, records it with `perf record` for `--seconds`, and prints Markdown: each thread's share
+of the worker's samples, split by library (the worker's own code, libzmq, malloc and free, memcpy, the Swift
+runtime's reference counting, the kernel, the rest of libc and libm), then each thread's top functions. The
+benchmark's own throughput lines follow.
+
+Usage:
+  scripts/perf-worker.py [--case binary-32] [--sessions 1000] [--seconds 3] [--delay 1] [--top 15]
+                         [--messages 12000000] [--bench PATH] [--dataset DIR] [--keep FILE]
+  scripts/perf-worker.py --report FILE [--top 15]     (a recording made before, with --keep)
+
+Needs perf (Debian: `apt-get install linux-perf`) and permission to record another process (root, or
+kernel.perf_event_paranoid ≤ 1). Samples are not instructions: a function that waits for memory shows here and
+not in `make profile`, and the counts move from run to run with the host.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+# MARK: - Reading perf's report
+
+#: Libraries as the report groups them, in its columns' order.
+GROUPS = ["worker code", "libzmq", "malloc/free", "memcpy", "Swift runtime", "kernel", "libc, libm", "other"]
+
+MALLOC = ("malloc", "free", "cfree", "realloc", "calloc", "tcache", "unlink_chunk", "malloc_consolidate",
+          "_int_malloc", "_int_free", "__libc_malloc", "__libc_free", "_int_realloc", "sysmalloc", "arena_get")
+MEMCPY = ("memcpy", "memmove", "memset", "__memcpy", "__memmove", "__memset")
+
+
+def group_of(dso: str, symbol: str) -> str:
+    """The library group of a sample in `dso` (perf's shared-object column) at `symbol`."""
+    name = os.path.basename(dso.strip())
+    bare = symbol.strip().lstrip("_")
+    if name == "stroke-worker":
+        return "worker code"
+    if name.startswith("libzmq"):
+        return "libzmq"
+    if name.startswith("libc.so") or name.startswith("libc-"):
+        if any(bare.startswith(word.lstrip("_")) for word in MALLOC):
+            return "malloc/free"
+        if any(bare.startswith(word.lstrip("_")) for word in MEMCPY):
+            return "memcpy"
+        return "libc, libm"
+    if name.startswith("libm.so") or name.startswith("libm-"):
+        return "libc, libm"
+    if name.startswith("libswiftCore") or name.startswith("libswift_") or name.startswith("libFoundation"):
+        return "Swift runtime"
+    if "kernel" in name or name.startswith("[k"):
+        return "kernel"
+    return "other"
+
+
+def parse_report(text: str) -> list:
+    """Rows `(samples, thread, dso, symbol)` of `perf report -F sample,comm,dso,sym -t '|'` output."""
+    rows = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split("|")
+        if len(fields) < 4:
+            continue
+        try:
+            samples = int(fields[0].strip())
+        except ValueError:
+            continue
+        symbol = "|".join(fields[3:]).strip()
+        # "[.] name" (user space) or "[k] name" (kernel).
+        if symbol[:3] in ("[.]", "[k]"):
+            symbol = symbol[3:].strip()
+        rows.append((samples, fields[1].strip(), fields[2].strip(), symbol))
+    return rows
+
+
+def summarize(rows: list) -> dict:
+    """Per thread: its samples, its samples by library group, and by (symbol, dso), largest first."""
+    threads = {}
+    for samples, thread, dso, symbol in rows:
+        entry = threads.setdefault(thread, {"samples": 0, "groups": dict.fromkeys(GROUPS, 0), "functions": {}})
+        entry["samples"] += samples
+        entry["groups"][group_of(dso, symbol)] += samples
+        key = (symbol, os.path.basename(dso))
+        entry["functions"][key] = entry["functions"].get(key, 0) + samples
+    return dict(sorted(threads.items(), key=lambda item: -item[1]["samples"]))
+
+
+def demangle(names: list) -> dict:
+    """Swift's simplified names for `names` (those `swift demangle` knows; the rest as they are)."""
+    swift = shutil.which("swift")
+    if not names or swift is None:
+        return {name: name for name in names}
+    result = subprocess.run([swift, "demangle", "--simplified"], input="\n".join(names), capture_output=True,
+                            text=True)
+    lines = result.stdout.split("\n")
+    if result.returncode != 0 or len(lines) < len(names):
+        return {name: name for name in names}
+    return dict(zip(names, lines))
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.1f}%" if whole else "-"
+
+
+def render(threads: dict, top: int, names: dict, title: str) -> str:
+    """The Markdown report of `summarize`'s result."""
+    total = sum(entry["samples"] for entry in threads.values())
+    out = [f"# {title}", "", f"{total:,} samples of the worker process.", ""]
+    out.append("| thread | share | " + " | ".join(GROUPS) + " |")
+    out.append("| --- | --- | " + " | ".join("---" for _ in GROUPS) + " |")
+    for thread, entry in threads.items():
+        cells = [percent(entry["groups"][group], entry["samples"]) for group in GROUPS]
+        out.append(f"| {thread} | {percent(entry['samples'], total)} | " + " | ".join(cells) + " |")
+    out.append("")
+    out.append("Each library's share is of the thread's own samples.")
+    for thread, entry in threads.items():
+        out += ["", f"## {thread} ({percent(entry['samples'], total)} of the samples)", ""]
+        out.append("| share of the thread | function | library |")
+        out.append("| --- | --- | --- |")
+        functions = sorted(entry["functions"].items(), key=lambda item: -item[1])[:top]
+        for (symbol, dso), samples in functions:
+            name = names.get(symbol, symbol).replace("|", "\\|")
+            name = name if len(name) <= 110 else name[:107] + "..."
+            out.append(f"| {percent(samples, entry['samples'])} | {name} | {dso} |")
+    return "\n".join(out) + "\n"
+
+
+def report(data: str, top: int, title: str) -> str:
+    """Reads a `perf record` file and renders it."""
+    result = subprocess.run(
+        ["perf", "report", "-i", data, "--stdio", "--no-children", "-g", "none", "-F", "sample,comm,dso,sym",
+         "-t", "|"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"perf-worker: perf report failed: {result.stderr.strip()[-500:]}")
+    threads = summarize(parse_report(result.stdout))
+    if not threads:
+        raise SystemExit("perf-worker: the recording holds no samples")
+    symbols = sorted({symbol for entry in threads.values() for symbol, _ in entry["functions"]})
+    return render(threads, top, demangle(symbols), title)
+
+
+# MARK: - Recording
+
+
+def children(pid: int, name: str) -> list:
+    """Pids of the live processes named `name` whose parent is `pid` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                stat = file.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid …": the name may hold spaces and parentheses, so split at the last ")".
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        if comm == name and int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def record(args) -> str:
+    """Runs the benchmark case, records its worker, and returns the report (with the benchmark's lines)."""
+    if shutil.which("perf") is None:
+        raise SystemExit("perf-worker: perf is not installed (Debian: apt-get install linux-perf)")
+    if not os.access(args.bench, os.X_OK):
+        raise SystemExit(f"perf-worker: {args.bench} is missing; run make release")
+    command = [args.bench, "--only", "throughput", "--cases", args.case, "--sessions", str(args.sessions),
+               "--runs", "1", "--messages", str(args.messages)]
+    if args.dataset:
+        command += ["--dataset", args.dataset]
+    work = tempfile.mkdtemp(prefix="perf-worker.")
+    data = args.keep or os.path.join(work, "perf.data")
+    output = open(os.path.join(work, "bench.txt"), "w+")
+    bench = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + args.wait
+        workers = []
+        while not workers:
+            if bench.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"perf-worker: no stroke-worker appeared under the benchmark ({' '.join(command)})")
+            time.sleep(0.02)
+            workers = children(bench.pid, "stroke-worker")
+        worker = workers[0]
+        time.sleep(args.delay)
+        perf = subprocess.run(["perf", "record", "-q", "-o", data, "-p", str(worker), "--", "sleep",
+                               str(args.seconds)], capture_output=True, text=True)
+        if perf.returncode != 0:
+            raise SystemExit(f"perf-worker: perf record failed: {perf.stderr.strip()[-500:]}")
+        whole = os.path.exists(f"/proc/{worker}")
+        bench.wait()
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+            bench.wait()
+    output.seek(0)
+    lines = [line.rstrip() for line in output if line.startswith("  ") or line.startswith("    ")]
+    title = f"The worker's threads: {args.case} at {args.sessions:,} sessions, {args.seconds:g} s recorded"
+    text = report(data, args.top, title)
+    if not whole:
+        text += "\nThe worker's run ended before the recording did: raise --messages.\n"
+    if bench.returncode != 0:
+        text += f"\nstroke-bench exited with {bench.returncode}.\n"
+    text += "\nThe benchmark's figures for the whole case:\n\n```\n" + "\n".join(lines) + "\n```\n"
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return text
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--case", default="binary-32", help="a throughput case, ENCODING-POINTS (default binary-32)")
+    parser.add_argument("--sessions", type=int, default=1000, help="concurrent sessions (default 1000)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds recorded (default 3)")
+    parser.add_argument("--delay", type=float, default=1.0, help="seconds of the worker's run before (default 1)")
+    parser.add_argument("--top", type=int, default=15, help="functions listed per thread (default 15)")
+    parser.add_argument("--messages", type=int, default=12_000_000,
+                        help="stroke-bench --messages: the run must outlast delay + seconds (default 12000000)")
+    parser.add_argument("--wait", type=float, default=120.0, help="seconds to wait for the worker (default 120)")
+    parser.add_argument("--bench", default=os.path.join(ROOT, ".build", "release", "stroke-bench"))
+    parser.add_argument("--dataset", default=None, help="stroke-bench --dataset")
+    parser.add_argument("--keep", default=None, help="keep the perf recording in this file")
+    parser.add_argument("--report", default=None, help="report a recording kept before, without running anything")
+    args = parser.parse_args(argv)
+    if args.report:
+        sys.stdout.write(report(args.report, args.top, f"The worker's threads ({args.report})"))
+    else:
+        sys.stdout.write(record(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
