@@ -197,13 +197,14 @@ profile: release
 
 # Where the real worker's threads spend their time under one throughput case (scripts/perf-worker.py, about 20
 # seconds): perf samples of the benchmark's stroke-worker, by thread, library and function. PROFILE_CASE and
-# PROFILE_SESSIONS pick the case, as for `make profile`.
+# PROFILE_SESSIONS pick the case, as for `make profile`; PERF_ARGS=--sched records the scheduler instead (each
+# thread's waits for a core, and the capacity left idle meanwhile).
 perf-worker: release
 	@command -v perf >/dev/null 2>&1 || { \
 	    echo "installing perf"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf >/dev/null; \
 	}
-	$(PYTHON) scripts/perf-worker.py --case $(PROFILE_CASE) --sessions $(PROFILE_SESSIONS) --dataset $(DATASET)
+	$(PYTHON) scripts/perf-worker.py --case $(PROFILE_CASE) --sessions $(PROFILE_SESSIONS) --dataset $(DATASET) $(PERF_ARGS)
 
 clean:
 	rm -rf .build

@@ -10,10 +10,16 @@ of the worker's samples, split by library (the worker's own code, libzmq, malloc
 runtime's reference counting, the kernel, the rest of libc and libm), then each thread's top functions. The
 benchmark's own throughput lines follow.
 
+With `--sched` it records the scheduler instead (`perf sched record`, the whole machine: the benchmark's
+producer and result counter share the two cores) and prints how busy the machine was, and for each thread its
+run time and the time it waited, runnable, for a core: in all, and while a core was idle. A wait that ends on a
+core that was idle is the wake-up of an idle virtual CPU; one that ends on a busy core while another was idle is
+the scheduler's placement. Either leaves capacity unused that the CPU accounting of Benchmarks.md counts as idle.
+
 Usage:
-  scripts/perf-worker.py [--case binary-32] [--sessions 1000] [--seconds 3] [--delay 1] [--top 15]
+  scripts/perf-worker.py [--sched] [--case binary-32] [--sessions 1000] [--seconds 3] [--delay 1] [--top 15]
                          [--messages 12000000] [--bench PATH] [--dataset DIR] [--keep FILE]
-  scripts/perf-worker.py --report FILE [--top 15]     (a recording made before, with --keep)
+  scripts/perf-worker.py [--sched] --report FILE [--top 15]    (a recording made before, with --keep)
 
 Needs perf (Debian: `apt-get install linux-perf`) and permission to record another process (root, or
 kernel.perf_event_paranoid ≤ 1). Samples are not instructions: a function that waits for memory shows here and
@@ -22,6 +28,7 @@ not in `make profile`, and the counts move from run to run with the host.
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -150,6 +157,129 @@ def report(data: str, top: int, title: str) -> str:
     return render(threads, top, demangle(symbols), title)
 
 
+# MARK: - Reading perf's scheduler timeline
+
+#: A line of `perf sched timehist`: time (s), [cpu], task (name[tid/pid]), wait, scheduling delay, run time (ms).
+TIMEHIST = re.compile(r"^\s*([\d.]+)\s+\[(\d+)\]\s+(.+?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
+TASK = re.compile(r"^(.*?)\[(-?\d+)(?:/(-?\d+))?\]$")
+
+
+def parse_timehist(text: str) -> list:
+    """Rows `(end_ms, cpu, name, pid, delay_ms, run_ms)`: a task (or `<idle>`) ran on `cpu` for `run_ms` until
+    `end_ms`, after waiting `delay_ms` runnable for it; `pid` is the process (the thread's own id for a process's
+    first thread), None for `<idle>`."""
+    rows = []
+    for line in text.splitlines():
+        match = TIMEHIST.match(line)
+        if match is None:
+            continue
+        end, cpu, task, _, delay, run = match.groups()
+        task = task.strip()
+        named = TASK.match(task)
+        name, pid = task, None
+        if named is not None:
+            name = named.group(1)
+            pid = int(named.group(3) if named.group(3) is not None else named.group(2))
+        if name.startswith("<idle>"):
+            name, pid = "<idle>", None
+        rows.append((float(end) * 1000.0, int(cpu), name, pid, float(delay), float(run)))
+    return rows
+
+
+def overlap(intervals: list, start: float, end: float) -> float:
+    """How long `[start, end]` overlaps the sorted, disjoint `intervals`."""
+    total = 0.0
+    for low, high in intervals:
+        if high <= start:
+            continue
+        if low >= end:
+            break
+        total += min(end, high) - max(start, low)
+    return total
+
+
+def union_overlap(first: list, second: list) -> float:
+    """How long some interval of `first` and some interval of `second` hold at once."""
+    events = sorted([(low, 0, 1) for low, _ in first] + [(high, 0, -1) for _, high in first]
+                    + [(low, 1, 1) for low, _ in second] + [(high, 1, -1) for _, high in second])
+    open_count, last, total = [0, 0], None, 0.0
+    for time_point, which, step in events:
+        if last is not None and open_count[0] > 0 and open_count[1] > 0:
+            total += time_point - last
+        open_count[which] += step
+        last = time_point
+    return total
+
+
+def schedule(rows: list, labels: dict) -> dict:
+    """The machine's idle time and each thread's run time and waits, from `parse_timehist` rows. `labels` names
+    processes by pid (the worker's threads are told from the benchmark's that way)."""
+    if not rows:
+        return {"span": 0.0, "cpus": 0, "idle": 0.0, "idleWhileWaiting": 0.0, "threads": {}}
+    start = min(end - run - delay for end, _, _, _, delay, run in rows)
+    finish = max(end for end, *_ in rows)
+    cpus = sorted({cpu for _, cpu, *_ in rows})
+    idle = {cpu: [] for cpu in cpus}
+    waits = []
+    threads = {}
+    for end, cpu, name, pid, delay, run in rows:
+        if name == "<idle>":
+            idle[cpu].append((end - run, end))
+            continue
+        key = f"{name} ({labels.get(pid, f'pid {pid}')})"
+        entry = threads.setdefault(
+            key, {"run": 0.0, "waits": 0, "waiting": 0.0, "idleHere": 0.0, "idleElsewhere": 0.0, "_waits": []})
+        entry["run"] += run
+        if delay > 0:
+            begin = end - run - delay
+            waits.append((begin, end - run))
+            entry["waits"] += 1
+            entry["waiting"] += delay
+            entry["_waits"].append((cpu, begin, end - run))
+    for cpu in cpus:
+        idle[cpu].sort()
+    for entry in threads.values():
+        for cpu, begin, finish_wait in entry.pop("_waits"):
+            entry["idleHere"] += overlap(idle[cpu], begin, finish_wait)
+            entry["idleElsewhere"] += sum(overlap(idle[other], begin, finish_wait) for other in cpus if other != cpu)
+    all_idle = sorted(interval for cpu in cpus for interval in idle[cpu])
+    return {
+        "span": finish - start,
+        "cpus": len(cpus),
+        "idle": sum(high - low for low, high in all_idle),
+        "idleWhileWaiting": union_overlap(all_idle, sorted(waits)),
+        "threads": dict(sorted(threads.items(), key=lambda item: -item[1]["run"])),
+    }
+
+
+def render_schedule(result: dict, title: str, top: int) -> str:
+    """The Markdown report of `schedule`'s result."""
+    span, cpus = result["span"], result["cpus"]
+    capacity = span * cpus
+    out = [f"# {title}", ""]
+    if capacity <= 0:
+        return "\n".join(out + ["No scheduler events were recorded.", ""])
+    out.append(
+        f"{span / 1000:.2f} s on {cpus} CPUs: busy {percent(capacity - result['idle'], capacity)} of their time; "
+        f"idle while some thread waited, runnable, for a core {percent(result['idleWhileWaiting'], capacity)}.")
+    out += ["", "| thread | ran | waited for a core | waits | of which a core was idle: the one it then ran on |"
+            " another |", "| --- | --- | --- | --- | --- | --- |"]
+    for key, entry in list(result["threads"].items())[:top]:
+        out.append(
+            f"| {key} | {entry['run']:.1f} ms | {entry['waiting']:.1f} ms | {entry['waits']:,} | "
+            f"{entry['idleHere']:.1f} ms | {entry['idleElsewhere']:.1f} ms |")
+    out += ["", "Times are summed over the recording; a thread's waits may overlap another's."]
+    return "\n".join(out) + "\n"
+
+
+def report_schedule(data: str, title: str, top: int, labels: dict) -> str:
+    """Reads a `perf sched record` file and renders it."""
+    result = subprocess.run(["perf", "sched", "timehist", "-i", data], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"perf-worker: perf sched timehist failed: {result.stderr.strip()[-500:]}")
+    return render_schedule(schedule(parse_timehist(result.stdout), labels), title, top)
+
+
 # MARK: - Recording
 
 
@@ -196,8 +326,11 @@ def record(args) -> str:
             workers = children(bench.pid, "stroke-worker")
         worker = workers[0]
         time.sleep(args.delay)
-        perf = subprocess.run(["perf", "record", "-q", "-o", data, "-p", str(worker), "--", "sleep",
-                               str(args.seconds)], capture_output=True, text=True)
+        if args.sched:
+            perf_command = ["perf", "sched", "record", "-q", "-a", "-o", data, "--", "sleep", str(args.seconds)]
+        else:
+            perf_command = ["perf", "record", "-q", "-o", data, "-p", str(worker), "--", "sleep", str(args.seconds)]
+        perf = subprocess.run(perf_command, capture_output=True, text=True)
         if perf.returncode != 0:
             raise SystemExit(f"perf-worker: perf record failed: {perf.stderr.strip()[-500:]}")
         whole = os.path.exists(f"/proc/{worker}")
@@ -209,7 +342,11 @@ def record(args) -> str:
     output.seek(0)
     lines = [line.rstrip() for line in output if line.startswith("  ") or line.startswith("    ")]
     title = f"The worker's threads: {args.case} at {args.sessions:,} sessions, {args.seconds:g} s recorded"
-    text = report(data, args.top, title)
+    if args.sched:
+        labels = {worker: "worker", bench.pid: "benchmark"}
+        text = report_schedule(data, f"Scheduling, {args.case} at {args.sessions:,} sessions", args.top, labels)
+    else:
+        text = report(data, args.top, title)
     if not whole:
         text += "\nThe worker's run ended before the recording did: raise --messages.\n"
     if bench.returncode != 0:
@@ -234,8 +371,11 @@ def main(argv=None) -> int:
     parser.add_argument("--dataset", default=None, help="stroke-bench --dataset")
     parser.add_argument("--keep", default=None, help="keep the perf recording in this file")
     parser.add_argument("--report", default=None, help="report a recording kept before, without running anything")
+    parser.add_argument("--sched", action="store_true", help="record the scheduler, not the worker's functions")
     args = parser.parse_args(argv)
-    if args.report:
+    if args.report and args.sched:
+        sys.stdout.write(report_schedule(args.report, f"Scheduling ({args.report})", args.top, {}))
+    elif args.report:
         sys.stdout.write(report(args.report, args.top, f"The worker's threads ({args.report})"))
     else:
         sys.stdout.write(record(args))

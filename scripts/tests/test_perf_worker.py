@@ -146,3 +146,85 @@ def test_a_bench_without_a_worker_is_reported(monkeypatch, tmp_path):
     with pytest.raises(SystemExit) as error:
         perf_worker.main(["--bench", str(bench), "--wait", "5"])
     assert "no stroke-worker appeared under the benchmark" in str(error.value)
+
+
+# MARK: - The scheduler's timeline (--sched)
+
+
+def timehist_line(end_ms, cpu, task, delay_ms, run_ms):
+    """A line as `perf sched timehist` prints it (times in seconds, then milliseconds)."""
+    return f"{end_ms / 1000:15.6f} [{cpu:04d}]  {task:<30s} {0:9.3f} {delay_ms:9.3f} {run_ms:9.3f} "
+
+
+def timeline():
+    # CPU 1 idles over 0-10 ms and 20-24 ms. lane-0 waits 2-6 ms, then runs on CPU 0 until 9: the other core was
+    # idle all along its wait. The helper waits 8-12 and runs on CPU 1 from 12: its own core idled 8-10. The
+    # producer waits 21-22 on CPU 0 while CPU 1 idles. CPU 0 is never idle.
+    lines = [
+        "           time    cpu  task name                       wait time  sch delay   run time",
+        "                        [tid/pid]                          (msec)     (msec)     (msec)",
+        "--------------- ------  ------------------------------  ---------  ---------  ---------",
+        timehist_line(2, 0, "ZMQbg/IO/0[557/550]", 0, 2),
+        timehist_line(6, 0, "stroke-bench[561/600]", 0, 4),
+        timehist_line(9, 0, "lane-0[555/550]", 4, 3),
+        timehist_line(10, 1, "<idle>", 0, 10),
+        timehist_line(12, 1, "kworker/1:2-eve[28268]", 0, 2),
+        timehist_line(16, 1, "recognize-0[558/550]", 4, 4),
+        timehist_line(20, 1, "lane-0[555/550]", 0, 4),
+        timehist_line(21, 0, "ZMQbg/IO/0[557/550]", 0, 12),
+        timehist_line(24, 1, "<idle>", 0, 4),
+        timehist_line(24, 0, "stroke-bench[600]", 1, 2),
+        "not a line of the timeline",
+    ]
+    return "\n".join(lines)
+
+
+def test_the_timeline_is_read():
+    rows = perf_worker.parse_timehist(timeline())
+    assert len(rows) == 10
+    assert rows[0] == (2.0, 0, "ZMQbg/IO/0", 550, 0.0, 2.0)
+    assert rows[3] == (10.0, 1, "<idle>", None, 0.0, 10.0)
+    # A process's first thread shows its own id alone.
+    assert rows[9] == (24.0, 0, "stroke-bench", 600, 1.0, 2.0)
+    assert rows[4][2:4] == ("kworker/1:2-eve", 28268)
+
+
+def test_overlaps():
+    assert perf_worker.overlap([(0, 10), (20, 24)], 8, 22) == 4
+    assert perf_worker.overlap([(0, 10)], 10, 12) == 0
+    assert perf_worker.union_overlap([(0, 10), (20, 24)], [(2, 6), (8, 12), (21, 22)]) == 4 + 2 + 1
+    # Waits that overlap each other count once.
+    assert perf_worker.union_overlap([(0, 10)], [(2, 6), (4, 8)]) == 6
+
+
+def test_waits_are_told_apart_by_the_core_that_idled():
+    result = perf_worker.schedule(perf_worker.parse_timehist(timeline()), {550: "worker", 600: "benchmark"})
+    assert result["cpus"] == 2
+    assert result["span"] == 24
+    assert result["idle"] == 14
+    # Waiting while a core idled: lane 2-6, helper 8-10, producer 21-22.
+    assert result["idleWhileWaiting"] == 4 + 2 + 1
+    lane = result["threads"]["lane-0 (worker)"]
+    assert (lane["run"], lane["waits"], lane["waiting"]) == (7, 1, 4)
+    assert (lane["idleHere"], lane["idleElsewhere"]) == (0, 4)
+    helper = result["threads"]["recognize-0 (worker)"]
+    assert (helper["idleHere"], helper["idleElsewhere"]) == (2, 0)
+    producer = result["threads"]["stroke-bench (benchmark)"]
+    assert (producer["run"], producer["waits"], producer["idleHere"], producer["idleElsewhere"]) == (6, 1, 0, 1)
+    assert list(result["threads"])[0] == "ZMQbg/IO/0 (worker)"
+    assert "kworker/1:2-eve (pid 28268)" in result["threads"]
+
+
+def test_the_schedule_report():
+    result = perf_worker.schedule(perf_worker.parse_timehist(timeline()), {550: "worker"})
+    text = perf_worker.render_schedule(result, "title", 2)
+    lines = text.splitlines()
+    assert lines[0] == "# title"
+    # 48 ms of capacity, 14 idle; 7 of them while a thread waited.
+    assert lines[2] == (
+        "0.02 s on 2 CPUs: busy 70.8% of their time; idle while some thread waited, runnable, for a core 14.6%.")
+    assert lines[6] == "| ZMQbg/IO/0 (worker) | 14.0 ms | 0.0 ms | 0 | 0.0 ms | 0.0 ms |"
+    assert lines[7] == "| lane-0 (worker) | 7.0 ms | 4.0 ms | 1 | 0.0 ms | 4.0 ms |"
+    assert lines[8] == ""
+    assert perf_worker.render_schedule(perf_worker.schedule([], {}), "empty", 2).splitlines()[2] == (
+        "No scheduler events were recorded.")
