@@ -152,23 +152,42 @@ struct JSONCursor {
 
     /// A number with at most `decimals` (0...18) digits after the point, trailing zeros dropped; `null` if not
     /// finite (`numberBound` bytes at most).
+    ///
+    /// The events' 4 decimals (scores, bounds) and 1 (rotations) are written with their power of ten a constant,
+    /// which turns the two divisions by it into multiplications.
     mutating func number(_ value: Double, decimals: Int) {
+        switch decimals {
+        case 4: number(value, decimals: 4, divisor: 10_000)
+        case 1: number(value, decimals: 1, divisor: 10)
+        default:
+            var divisor: UInt64 = 1
+            for _ in 0..<decimals { divisor &*= 10 }
+            number(value, decimals: decimals, divisor: divisor)
+        }
+    }
+
+    /// `number(_:decimals:)`, with `divisor` = 10^`decimals`.
+    @inline(__always)
+    private mutating func number(_ value: Double, decimals: Int, divisor: UInt64) {
         separator()
         needsComma = true
         guard value.isFinite else {
             put("null")
             return
         }
-        var divisor: UInt64 = 1
-        for _ in 0..<decimals { divisor &*= 10 }
         // A power of ten up to 10^18 is exact as a `Double`, as the product of `decimals` tens is.
-        let scaled = (abs(value) * Double(divisor)).rounded()
+        let scaled = abs(value) * Double(divisor)
+        // From 2^53 on every `Double` is an integer, so the bound holds before rounding exactly where it holds
+        // after.
         guard scaled < 9e18 else {
             var text = "\(value)"
             text.withUTF8 { put(UnsafeRawPointer($0.baseAddress!), count: $0.count) }
             return
         }
-        let units = UInt64(scaled)
+        // Rounded half away from zero, as `rounded()` rounds, without its call into libm: the truncation is
+        // exact, and so is what it leaves (the two are within a factor of two, or the truncation is 0).
+        var units = UInt64(scaled)
+        if scaled - Double(units) >= 0.5 { units += 1 }
         if value < 0 && units != 0 { put(UInt8(ascii: "-")) }
         digits(units / divisor)
         var fraction = units % divisor

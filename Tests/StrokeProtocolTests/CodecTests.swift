@@ -431,6 +431,16 @@ struct CodecTests {
             writer.number(value, decimals: decimals)
             #expect(writer.bytes == Reference.number(value, decimals: decimals), "\(value), \(decimals) decimals")
         }
+        // Halves after scaling, which round away from zero, and their neighbours, at every number of decimals.
+        var halves: [Double] = [0.5, 2.5, 0.25, 0.125, 1.125, 0.0625, 4_503_599_627_370_495.5, 4_503_599_627_370_497]
+        halves += halves.map { $0.nextUp } + halves.map { $0.nextDown }
+        for value in halves + halves.map({ -$0 }) {
+            for decimals in 0...8 {
+                writer.reset()
+                writer.number(value, decimals: decimals)
+                #expect(writer.bytes == Reference.number(value, decimals: decimals), "\(value), \(decimals) decimals")
+            }
+        }
         var integers: [Int64] = [0, 1, -1, 9, 10, 99, 100, .max, .min, .min + 1]
         for _ in 0..<5_000 { integers.append(Int64(bitPattern: generator.next()) >> (generator.next() % 63)) }
         for value in integers {
