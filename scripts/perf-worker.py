@@ -30,6 +30,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -314,46 +315,54 @@ def record(args) -> str:
         command += ["--dataset", args.dataset]
     work = tempfile.mkdtemp(prefix="perf-worker.")
     data = args.keep or os.path.join(work, "perf.data")
-    output = open(os.path.join(work, "bench.txt"), "w+")
-    bench = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + args.wait
-        workers = []
-        while not workers:
-            if bench.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"perf-worker: no stroke-worker appeared under the benchmark ({' '.join(command)})")
-            time.sleep(0.02)
-            workers = children(bench.pid, "stroke-worker")
-        worker = workers[0]
-        time.sleep(args.delay)
-        if args.sched:
-            perf_command = ["perf", "sched", "record", "-q", "-a", "-o", data, "--", "sleep", str(args.seconds)]
-        else:
-            perf_command = ["perf", "record", "-q", "-o", data, "-p", str(worker), "--", "sleep", str(args.seconds)]
-        perf = subprocess.run(perf_command, capture_output=True, text=True)
-        if perf.returncode != 0:
-            raise SystemExit(f"perf-worker: perf record failed: {perf.stderr.strip()[-500:]}")
-        whole = os.path.exists(f"/proc/{worker}")
-        bench.wait()
-    finally:
-        if bench.poll() is None:
-            bench.kill()
+    workers = []
+    with open(os.path.join(work, "bench.txt"), "w+") as output:
+        bench = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + args.wait
+            while not workers:
+                if bench.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(
+                        f"perf-worker: no stroke-worker appeared under the benchmark ({' '.join(command)})")
+                time.sleep(0.02)
+                workers = children(bench.pid, "stroke-worker")
+            worker = workers[0]
+            time.sleep(args.delay)
+            if args.sched:
+                perf_command = ["perf", "sched", "record", "-q", "-a", "-o", data, "--", "sleep", str(args.seconds)]
+            else:
+                perf_command = ["perf", "record", "-q", "-o", data, "-p", str(worker), "--", "sleep",
+                                str(args.seconds)]
+            perf = subprocess.run(perf_command, capture_output=True, text=True)
+            if perf.returncode != 0:
+                raise SystemExit(f"perf-worker: perf record failed: {perf.stderr.strip()[-500:]}")
+            whole = os.path.exists(f"/proc/{worker}")
             bench.wait()
-    output.seek(0)
-    lines = [line.rstrip() for line in output if line.startswith("  ") or line.startswith("    ")]
-    title = f"The worker's threads: {args.case} at {args.sessions:,} sessions, {args.seconds:g} s recorded"
-    if args.sched:
-        labels = {worker: "worker", bench.pid: "benchmark"}
-        text = report_schedule(data, f"Scheduling, {args.case} at {args.sessions:,} sessions", args.top, labels)
-    else:
-        text = report(data, args.top, title)
+            output.seek(0)
+            lines = [line.rstrip() for line in output if line.startswith("  ")]
+            if args.sched:
+                labels = {worker: "worker", bench.pid: "benchmark"}
+                title = f"Scheduling, {args.case} at {args.sessions:,} sessions"
+                text = report_schedule(data, title, args.top, labels)
+            else:
+                title = f"The worker's threads: {args.case} at {args.sessions:,} sessions, {args.seconds:g} s recorded"
+                text = report(data, args.top, title)
+        finally:
+            # A benchmark stopped early leaves its worker behind: stop both.
+            if bench.poll() is None:
+                for pid in workers:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                bench.kill()
+                bench.wait()
+            shutil.rmtree(work, ignore_errors=True)
     if not whole:
         text += "\nThe worker's run ended before the recording did: raise --messages.\n"
     if bench.returncode != 0:
         text += f"\nstroke-bench exited with {bench.returncode}.\n"
     text += "\nThe benchmark's figures for the whole case:\n\n```\n" + "\n".join(lines) + "\n```\n"
-    if not args.keep:
-        shutil.rmtree(work, ignore_errors=True)
     return text
 
 

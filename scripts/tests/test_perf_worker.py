@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -228,3 +229,40 @@ def test_the_schedule_report():
     assert lines[8] == ""
     assert perf_worker.render_schedule(perf_worker.schedule([], {}), "empty", 2).splitlines()[2] == (
         "No scheduler events were recorded.")
+
+
+def test_a_failed_recording_stops_the_benchmark_and_its_worker(monkeypatch, tmp_path):
+    # A stand-in bench whose child is named stroke-worker (a copy of sleep), and a perf that fails.
+    worker = tmp_path / "stroke-worker"
+    shutil.copy(shutil.which("sleep"), worker)
+    bench = tmp_path / "bench"
+    bench.write_text(f"#!/bin/sh\n{worker} 60 &\nwait\n")
+    bench.chmod(0o755)
+    monkeypatch.setattr(perf_worker.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(
+        perf_worker.subprocess, "run", lambda command, **_: subprocess.CompletedProcess(command, 1, "", "denied"))
+    found = []
+    real_children = perf_worker.children
+
+    def spy(pid, name):
+        result = real_children(pid, name)
+        found.extend(result)
+        return result
+
+    monkeypatch.setattr(perf_worker, "children", spy)
+    with pytest.raises(SystemExit) as error:
+        perf_worker.main(["--bench", str(bench), "--delay", "0", "--wait", "10"])
+    assert "perf record failed: denied" in str(error.value)
+    assert found
+    for pid in set(found):
+        for _ in range(200):
+            try:
+                with open(f"/proc/{pid}/stat") as file:
+                    state = file.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                break  # gone
+            if state == "Z":
+                break  # killed, not yet reaped by whoever adopted it
+            time.sleep(0.01)
+        else:
+            pytest.fail(f"the stand-in worker {pid} still runs")
