@@ -224,34 +224,31 @@ def schedule(rows: list, labels: dict) -> dict:
     finish = max(end for end, *_ in rows)
     cpus = sorted({cpu for _, cpu, *_ in rows})
     idle = {cpu: [] for cpu in cpus}
-    waits = []
+    waits = []  # (thread, cpu it then ran on, start, end)
     threads = {}
     for end, cpu, name, pid, delay, run in rows:
         if name == "<idle>":
             idle[cpu].append((end - run, end))
             continue
         key = f"{name} ({labels.get(pid, f'pid {pid}')})"
-        entry = threads.setdefault(
-            key, {"run": 0.0, "waits": 0, "waiting": 0.0, "idleHere": 0.0, "idleElsewhere": 0.0, "_waits": []})
+        entry = threads.setdefault(key, {"run": 0.0, "waits": 0, "waiting": 0.0, "idleHere": 0.0, "idleElsewhere": 0.0})
         entry["run"] += run
         if delay > 0:
-            begin = end - run - delay
-            waits.append((begin, end - run))
+            waits.append((key, cpu, end - run - delay, end - run))
             entry["waits"] += 1
             entry["waiting"] += delay
-            entry["_waits"].append((cpu, begin, end - run))
     for cpu in cpus:
         idle[cpu].sort()
-    for entry in threads.values():
-        for cpu, begin, finish_wait in entry.pop("_waits"):
-            entry["idleHere"] += overlap(idle[cpu], begin, finish_wait)
-            entry["idleElsewhere"] += sum(overlap(idle[other], begin, finish_wait) for other in cpus if other != cpu)
+    # Idle spans are only known once every row is read: the waits are measured against them after.
+    for key, cpu, begin, finish_wait in waits:
+        threads[key]["idleHere"] += overlap(idle[cpu], begin, finish_wait)
+        threads[key]["idleElsewhere"] += sum(overlap(idle[other], begin, finish_wait) for other in cpus if other != cpu)
     all_idle = sorted(interval for cpu in cpus for interval in idle[cpu])
     return {
         "span": finish - start,
         "cpus": len(cpus),
         "idle": sum(high - low for low, high in all_idle),
-        "idleWhileWaiting": union_overlap(all_idle, sorted(waits)),
+        "idleWhileWaiting": union_overlap(all_idle, sorted((begin, end) for _, _, begin, end in waits)),
         "threads": dict(sorted(threads.items(), key=lambda item: -item[1]["run"])),
     }
 
