@@ -45,7 +45,9 @@ struct CheckmarkConfigurationTests {
         expected.minimumFirstLegDuration = 45
         expected.squareCornerTolerance = 0
         #expect(read == expected)
-        #expect(try CheckmarkConfiguration(contentsOf: Self.file("{}")) == .default)
+        let empty = try Self.file("{}")
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        #expect(try CheckmarkConfiguration(contentsOf: empty) == .default)
         for configuration in [CheckmarkConfiguration.default, expected] {
             let data = try JSONEncoder().encode(configuration)
             #expect(try JSONDecoder().decode(CheckmarkConfiguration.self, from: data) == configuration)
