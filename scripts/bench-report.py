@@ -282,8 +282,10 @@ def other_figures(runs: list) -> list:
             figures = "; ".join(f"{name}: {spread(times)}" for name, times in values.items())
             lines.append(f"- Recognizer {label} ({field}), µs: {figures}.")
     detector = [run["detectorNanosecondsPerPoint"] for run in runs if "detectorNanosecondsPerPoint" in run]
+    single = [run["detectorNanosecondsPerSinglePoint"] for run in runs if "detectorNanosecondsPerSinglePoint" in run]
     if detector:
-        lines.append(f"- Checkmark detector: {spread(detector, 1)} ns per point.")
+        one_at_a_time = f"; {spread(single, 1)} fed one point at a time" if single else ""
+        lines.append(f"- Checkmark detector: {spread(detector, 1)} ns per point in whole strokes{one_at_a_time}.")
     return lines
 
 

@@ -81,7 +81,15 @@ extension BenchCommand {
             DetectorBenchmark.nanosecondsPerPoint(dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
         }
         report.detectorNanosecondsPerPoint = median(detector, by: { $0 })
-        log(String(format: "checkmark detector: %.1f ns per point", report.detectorNanosecondsPerPoint!))
+        let single = (0..<runs).map { _ in
+            DetectorBenchmark.nanosecondsPerPoint(
+                dataset: dataset, minimumSeconds: quick ? 0.5 : 1, onePointAtATime: true)
+        }
+        report.detectorNanosecondsPerSinglePoint = median(single, by: { $0 })
+        log(
+            String(
+                format: "checkmark detector: %.1f ns per point in whole strokes, %.1f one point at a time",
+                report.detectorNanosecondsPerPoint!, report.detectorNanosecondsPerSinglePoint!))
         for row in report.recognizer {
             log(
                 String(

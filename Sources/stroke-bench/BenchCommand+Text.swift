@@ -86,7 +86,10 @@ extension BenchCommand {
                     row.sweepMegabytes ?? 0, row.templates, row.microseconds))
         }
         if let detector = report.detectorNanosecondsPerPoint {
-            print(String(format: "checkmark detector: %.1f ns per point", detector))
+            let single = report.detectorNanosecondsPerSinglePoint.map {
+                String(format: ", %.1f one point at a time", $0)
+            }
+            print(String(format: "checkmark detector: %.1f ns per point in whole strokes", detector) + (single ?? ""))
         }
         for row in report.producer ?? [] { print(ProducerBenchmark.line(row)) }
         for row in report.stateFile ?? [] {

@@ -101,8 +101,10 @@ enum BenchCommand {
         var recognizerLearned: [RecognizerBenchmark.Row]?
         /// The built-in library recognizing among some of its gestures only (`--among`).
         var recognizerAmong: [RecognizerBenchmark.Row]?
-        /// Checkmark detector, nanoseconds per point (fed point by point).
+        /// Checkmark detector, nanoseconds per point, each stroke fed as one batch.
         var detectorNanosecondsPerPoint: Double?
+        /// Checkmark detector, nanoseconds per point, fed one point per call.
+        var detectorNanosecondsPerSinglePoint: Double?
         var processor: [ProcessorBenchmark.Row]
         var cluster: [ClusterBenchmark.Row]
         /// The state file's costs (`--only state-file`).

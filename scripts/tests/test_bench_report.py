@@ -59,6 +59,7 @@ def full_run(ratios, p99, raw_p99, bytes_per_session=216.0, at48=2.5, at10000=15
         },
         "recognizer": [{"templates": 48, "microseconds": at48}, {"templates": 10000, "microseconds": at10000}],
         "detectorNanosecondsPerPoint": 42.0,
+        "detectorNanosecondsPerSinglePoint": 45.0,
     }
 
 
@@ -120,6 +121,7 @@ def test_summary_judges_the_medians_of_the_runs(tmp_path):
     assert "| R2 | 650 k | 300 µs / 400 µs / 800 µs | 190 µs / 350 µs / 700 µs | met | not watched |" in text
     assert "| V1 | 650 k | 300 µs / 1.29 ms / 2.58 ms | 190 µs / 541 µs / 1.08 ms | missed by 649 µs | 1.7 ms |" in text
     assert "- Memory: 216 (213–229) bytes per idle session" in text
+    assert "- Checkmark detector: 42.0 ns per point in whole strokes; 45.0 fed one point at a time." in text
 
 
 def test_summary_refuses_what_is_not_a_report(tmp_path):
