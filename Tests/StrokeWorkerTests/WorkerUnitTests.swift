@@ -226,6 +226,25 @@ struct WorkerUnitTests {
         #expect(MemoryLayout<StrokeStorage.Header>.stride == 112)
     }
 
+    @Test("a session id's head holds its first 32 bytes in memory order, zero-padded, whatever its length and address")
+    func sessionKeyHead() {
+        // Bytes that differ from each other and from zero, read from every offset of a larger buffer, so that the
+        // loads of a short id meet every alignment.
+        let buffer = (0..<48).map { UInt8(0x80 | $0) }
+        buffer.withUnsafeBytes { all in
+            for offset in 0..<8 {
+                for length in 0...(all.count - offset) {
+                    let id = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + length)])
+                    var expected = [UInt8](repeating: 0, count: SessionKey.inlineCapacity)
+                    for k in 0..<min(length, SessionKey.inlineCapacity) { expected[k] = id[k] }
+                    let head = SessionKey.head(of: id)
+                    #expect(withUnsafeBytes(of: head) { Array($0) } == expected, "offset \(offset), length \(length)")
+                    #expect(SessionKey(id).withUnsafeBytes { Array($0) } == Array(id))
+                }
+            }
+        }
+    }
+
     @Test("the table hash depends on every byte of the id and on its length, and differs between tables")
     func tableHash() {
         let table = SessionTable()
