@@ -10,7 +10,7 @@ extension CheckmarkDetector {
         // and touches `detected` only when the detector fires. 88 bytes in all, so that the worker's header of an
         // open stroke (`StrokeStorage.Header`) stays 112.
 
-        /// The online resampling: its state is copied into locals for a batch of points and back after it.
+        /// The online resampling: its state is copied into locals for a batch of 4 points or more and back after it.
         /// Visible to inlined code for `resampledCount` alone, which the worker reads per message.
         @usableFromInline private(set) var walk: Walk
         /// Whether a point that passed every test was held back under a millisecond after the first point (here,
