@@ -297,6 +297,13 @@ def summary(directory: str) -> str:
     cases = throughput_rows(full)
     names = ", ".join(run["_name"] for run in full + latency_only)
     sections = [f"# stroke-bench runs in {directory} ({names})", ""]
+    synthetic = [run["_name"] for run in full + latency_only if run.get("strokes") == "synthetic"]
+    if synthetic:
+        sections += [
+            f"**Synthetic strokes** in {', '.join(synthetic)}: stroke-bench found no data set, so these figures are not "
+            "comparable with the data set's (`--dataset DIR`).",
+            "",
+        ]
     if full:
         sections += ["## Targets (medians of " + ", ".join(run["_name"] for run in full) + ")", ""]
         sections += targets_table(full, cases) + [""]

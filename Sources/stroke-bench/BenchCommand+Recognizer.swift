@@ -8,7 +8,7 @@ extension BenchCommand {
     /// templates (`--learned`), among some of the built-in library's gestures (`--among`), with cold caches
     /// (`--cold-sweep`), and the checkmark detector's ns per point; each the median of `runs`.
     static func runRecognizer(
-        _ args: CommandLineArguments, dataset: String, runs: Int, quick: Bool, coldSweep: Int,
+        _ args: CommandLineArguments, dataset: String?, runs: Int, quick: Bool, coldSweep: Int,
         into report: inout Report
     ) throws {
         let names =

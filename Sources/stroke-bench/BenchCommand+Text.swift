@@ -23,7 +23,8 @@ extension BenchCommand {
     }
 
     static func printText(_ report: Report) {
-        print("stroke-bench (\(report.quick ? "quick, " : "")median of \(report.runs) run(s))")
+        let strokes = report.strokes == "synthetic" ? "synthetic strokes" : "strokes of \(report.strokes)"
+        print("stroke-bench (\(report.quick ? "quick, " : "")median of \(report.runs) run(s), \(strokes))")
         if !report.throughput.isEmpty { print("throughput (messages/s; worker ÷ raw):") }
         for row in report.throughput {
             print(

@@ -36,8 +36,9 @@ enum BenchCommand {
         at the first session count only, about 25 s).
 
         OPTIONS
-          --dataset DIR    strokes to send and templates to use (default ../shared/datasets/dollar1; synthetic
-                           strokes when absent)
+          --dataset DIR    strokes to send and templates to use (default ../shared/datasets/dollar1, from the
+                           working directory; without one, synthetic strokes, as a line on standard error and
+                           the report's "strokes" say)
           --worker PATH    the stroke-worker binary (default: beside this one)
           --worker-args A  arguments added to every worker the throughput, latency and memory sections start,
                            separated by spaces (as "--recognition-offload always"; default: none)
@@ -85,6 +86,9 @@ enum BenchCommand {
     struct Report: Codable {
         var runs: Int
         var quick: Bool
+        /// The directory of gesture logs the strokes came from, as given, or "synthetic" when none was found there
+        /// (`BenchCommand.dataset(at:)`).
+        var strokes = "synthetic"
         /// Whether the throughput and processor sections' sessions ran the checkmark detector (`--checkmark`).
         var checkmark: Bool
         /// The tilt, in degrees, that the processor section's sessions started with (`--tilt`), when not 0.
@@ -153,10 +157,25 @@ enum BenchCommand {
         FileHandle.standardError.write(Data("[stroke-bench] \(text)\n".utf8))
     }
 
+    /// `directory` if it holds the data set's gesture logs, else nil: the sections then draw synthetic strokes, whose
+    /// figures are not comparable with the data set's. The default directory is relative to the working directory, so
+    /// a run started elsewhere would not find it; the fallback is said on standard error, with the reason, and the
+    /// report's `strokes` records it.
+    static func dataset(at directory: String) -> String? {
+        do {
+            _ = try DollarLog.loadDataset(directory)
+            return directory
+        } catch {
+            let path = URL(fileURLWithPath: directory).standardizedFileURL.path
+            log("no data set at \(path) (\(error.message)): synthetic strokes, not comparable; --dataset DIR picks one")
+            return nil
+        }
+    }
+
     static func run(_ args: CommandLineArguments) async throws -> Report {
         let quick = args.flag("quick")
         let runs = try args.parsed("runs", default: quick ? 1 : 3)
-        let dataset = args.value("dataset") ?? "../shared/datasets/dollar1"
+        let dataset = Self.dataset(at: args.value("dataset") ?? "../shared/datasets/dollar1")
         let myself = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
         let worker =
             args.value("worker")
@@ -211,6 +230,7 @@ enum BenchCommand {
             latency: nil, memory: nil,
             recognizer: [], detectorNanosecondsPerPoint: nil, processor: [], cluster: [])
         if tilt != 0 { report.tilt = tilt }
+        if let dataset { report.strokes = dataset }
 
         if sections.contains("throughput") {
             for encoding in Traffic.Encoding.allCases {

@@ -1,3 +1,4 @@
+import Foundation
 import StrokeRecognition
 import Testing
 
@@ -28,6 +29,20 @@ struct RecognizerBenchmarkTests {
         let rows = try RecognizerBenchmark.run(among: [1, 4, 8], dataset: nil, minimumSeconds: 0)
         #expect(rows.map(\.among) == [1, 4, 8])
         #expect(rows.allSatisfy { $0.templates == 128 && $0.microseconds > 0 && $0.microseconds.isFinite })
+    }
+
+    @Test("a directory of gesture logs is the data set; without one the strokes are synthetic, as the report records")
+    func datasetOrSynthetic() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("StrokeRecognitionTests/Fixtures/dollar1-mini").path
+        #expect(BenchCommand.dataset(at: fixtures) == fixtures)
+        #expect(BenchCommand.dataset(at: fixtures + "/no-such-directory") == nil)
+        // A report records where its strokes came from: synthetic until a data set is found.
+        #expect(
+            BenchCommand.Report(
+                runs: 1, quick: true, checkmark: true, curve: false, throughput: [], latency: nil, memory: nil,
+                recognizer: [], processor: [], cluster: []
+            ).strokes == "synthetic")
     }
 
     @Test("every option the usage text lists is accepted, and no other")

@@ -122,6 +122,15 @@ def test_summary_judges_the_medians_of_the_runs(tmp_path):
     assert "| V1 | 650 k | 300 µs / 1.29 ms / 2.58 ms | 190 µs / 541 µs / 1.08 ms | missed by 649 µs | 1.7 ms |" in text
     assert "- Memory: 216 (213–229) bytes per idle session" in text
     assert "- Checkmark detector: 42.0 ns per point in whole strokes; 45.0 fed one point at a time." in text
+    assert "Synthetic strokes" not in text
+
+
+def test_summary_says_when_a_run_drew_synthetic_strokes(tmp_path):
+    synthetic = dict(full_run([0.6] * 8, 900.0, 500.0), strokes="synthetic")
+    write(tmp_path, "R1.json", dict(full_run([0.6] * 8, 900.0, 500.0), strokes="../shared/datasets/dollar1"))
+    write(tmp_path, "R2.json", synthetic)
+    text = bench_report.summary(str(tmp_path))
+    assert "**Synthetic strokes** in R2: stroke-bench found no data set" in text
 
 
 def test_summary_refuses_what_is_not_a_report(tmp_path):
