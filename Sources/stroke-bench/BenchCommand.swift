@@ -163,7 +163,7 @@ enum BenchCommand {
     /// report's `strokes` records it.
     static func dataset(at directory: String) -> String? {
         do {
-            _ = try DollarLog.loadDataset(directory)
+            _ = try DatasetCache.logs(at: directory)
             return directory
         } catch {
             let path = URL(fileURLWithPath: directory).standardizedFileURL.path

@@ -18,7 +18,7 @@ enum RecognizerBenchmark {
 
     /// Strokes to test with: the data set's, or synthetic ones when it is absent.
     static func strokes(dataset: String?) -> [DollarLog] {
-        if let dataset, let logs = try? DollarLog.loadDataset(dataset) { return logs }
+        if let dataset, let logs = try? DatasetCache.logs(at: dataset) { return logs }
         var generator = SeededGenerator(seed: 7)
         return (0..<480).map { index in
             let points = (0..<64).map { k -> StrokePoint in

@@ -128,7 +128,7 @@ struct Traffic {
 
     /// Strokes of the data set, or synthetic ones like them (65 points, check-like and curvy) without it.
     static func strokes(dataset: String?) -> [[StrokePoint]] {
-        if let dataset, let logs = try? DollarLog.loadDataset(dataset), !logs.isEmpty {
+        if let dataset, let logs = try? DatasetCache.logs(at: dataset), !logs.isEmpty {
             return logs.map(\.points)
         }
         return (0..<160).map { k in
