@@ -1,0 +1,138 @@
+import Foundation
+import StrokeRecognition
+import Testing
+
+@testable import StrokeWorker
+
+@Suite("Worker configuration")
+struct WorkerConfigurationTests {
+    @Test("configuration from flags and environment, with clear errors")
+    func configuration() throws {
+        let configuration = try WorkerConfiguration(
+            arguments: [
+                "--input", "connect:tcp://127.0.0.1:7000", "--shard", "2/3", "--lanes=2", "--log-format", "json",
+            ],
+            environment: [
+                "STROKE_WORKER_OUTPUT": "bind:ipc:///tmp/a,bind:tcp://127.0.0.1:7001",
+                "STROKE_WORKER_MAX_SESSIONS": "10",
+                "STROKE_WORKER_RECOGNITION_OFFLOAD": "always",
+                "STROKE_WORKER_INPUT_HWM": "250",
+                "STROKE_WORKER_CHECKMARK": "off",
+                "STROKE_WORKER_MAX_SESSION_TEMPLATES": "4",
+            ])
+        #expect(configuration.inputs == [.init(bind: false, address: "tcp://127.0.0.1:7000")])
+        #expect(configuration.outputs.count == 2)
+        #expect(configuration.shard == (2, 3))
+        #expect(configuration.lanes == 2)
+        #expect(configuration.maxSessions == 10)
+        #expect(configuration.logFormat == .json)
+        #expect(configuration.recognitionOffload == .always)
+        #expect(WorkerConfiguration().recognitionOffload == .whenBusy)
+        #expect(configuration.inputHighWaterMark == 250)
+        #expect(configuration.highWaterMark == 100_000)
+        #expect(!configuration.checkmarkByDefault && WorkerConfiguration().checkmarkByDefault)
+        #expect(try WorkerConfiguration(arguments: ["--checkmark", "on"], environment: [:]).checkmarkByDefault)
+        #expect(WorkerConfiguration().checkmarkFollowsTilt)
+        #expect(
+            try !WorkerConfiguration(arguments: ["--checkmark-follow-tilt", "off"], environment: [:])
+                .checkmarkFollowsTilt)
+        #expect(
+            try !WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_CHECKMARK_FOLLOW_TILT": "off"])
+                .checkmarkFollowsTilt)
+        let flags = try WorkerConfiguration(arguments: ["--input-hwm", "0", "--hwm", "7"], environment: [:])
+        #expect(flags.inputHighWaterMark == 0 && flags.highWaterMark == 7)
+        #expect(configuration.maxSessionTemplates == 4 && WorkerConfiguration().maxSessionTemplates == 32)
+        let learning = try WorkerConfiguration(
+            arguments: ["--max-learned-templates", "9", "--max-session-templates", "0"], environment: [:])
+        #expect(learning.maxLearnedTemplates == 9 && learning.maxSessionTemplates == 0)
+        #expect(WorkerConfiguration().maxLearnedTemplates == 50_000)
+        let verdict = try WorkerConfiguration(
+            arguments: ["--checkmark-gesture", "tick"], environment: ["STROKE_WORKER_CHECKMARK_MARGIN": "0.1"])
+        #expect(verdict.recognizer.checkmarkGesture == "tick" && verdict.recognizer.checkmarkMargin == 0.1)
+        #expect(WorkerConfiguration().recognizer.checkmarkGesture == "check")
+        #expect(WorkerConfiguration().recognizer.checkmarkMargin == 0.04)
+        #expect(WorkerConfiguration().recognizer.choiceMargin == 0.05)
+        let margins = try ["0", "0.2", "inf"].map {
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_CHOICE_MARGIN": $0]).recognizer
+        }
+        #expect(margins.map(\.choiceMargin) == [0, 0.2, .infinity])
+        #expect(
+            try WorkerConfiguration(arguments: ["--choice-margin", "0.1"], environment: [:]).recognizer.choiceMargin
+                == 0.1)
+        #expect(WorkerConfiguration().stateFile == nil)
+        #expect(
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_STATE_FILE": "/var/lib/s.json"])
+                .stateFile == "/var/lib/s.json")
+        #expect(try WorkerConfiguration(arguments: ["--state-file", "s.json"], environment: [:]).stateFile == "s.json")
+        #expect(WorkerConfiguration().adoptStatePaths.isEmpty && WorkerConfiguration().adoptStateMaxAgeSeconds == 300)
+        #expect(WorkerConfiguration().minimumStrokeSize == 0)
+        #expect(
+            try WorkerConfiguration(arguments: ["--minimum-stroke-size", "12.5"], environment: [:]).minimumStrokeSize
+                == 12.5)
+        #expect(
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_MINIMUM_STROKE_SIZE": "0.02"])
+                .minimumStrokeSize == 0.02)
+        let adopting = try WorkerConfiguration(
+            arguments: [
+                "--adopt-state", "/peers/a.json,/peers/b", "--adopt-state", "/c", "--adopt-state-max-age", "60",
+            ],
+            environment: ["STROKE_WORKER_ADOPT_STATE": "/ignored"])
+        #expect(
+            adopting.adoptStatePaths == ["/peers/a.json", "/peers/b", "/c"] && adopting.adoptStateMaxAgeSeconds == 60)
+        #expect(
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_ADOPT_STATE": "/p/0,/p/1"])
+                .adoptStatePaths == ["/p/0", "/p/1"])
+        let ordinal = try WorkerConfiguration(
+            arguments: ["--shard", "ordinal/3"], environment: ["HOSTNAME": "stroke-worker-2"])
+        #expect(ordinal.shard == (2, 3))
+        for bad in [
+            ["--shard", "3/3"], ["--lanes", "0"], ["--bogus", "1"], ["--log-level", "loud"], ["stray"], ["--hwm"],
+            ["--recognition-offload", "sometimes"], ["--input-hwm", "-1"], ["--input-hwm", "many"],
+            ["--checkmark", "maybe"], ["--checkmark-follow-tilt", "tilted"], ["--recognition-thread", "yes"],
+            ["--max-session-templates", "-1"],
+            ["--max-learned-templates", "many"], ["--checkmark-margin", "2"], ["--checkmark-margin", "close"],
+            ["--checkmark-margin", "nan"], ["--choice-margin", "-0.1"], ["--choice-margin", "nan"],
+            ["--choice-margin", "wide"], ["--adopt-state-max-age", "0"], ["--adopt-state-max-age", "soon"],
+            ["--minimum-stroke-size", "-1"], ["--minimum-stroke-size", "inf"], ["--minimum-stroke-size", "nan"],
+            ["--minimum-stroke-size", "big"],
+        ] {
+            #expect(throws: CommandLineArguments.Failure.self) {
+                try WorkerConfiguration(arguments: bad, environment: [:])
+            }
+        }
+        #expect(throws: (any Error).self) {
+            try WorkerConfiguration(arguments: ["--library", "/nonexistent.json"], environment: [:])
+        }
+        // The detector's tuning from a file; a bad one stops the worker before it starts, with the file named.
+        let tuning = NSTemporaryDirectory() + "checkmark-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: tuning) }
+        try #"{"fireRatio": 1.3}"#.write(toFile: tuning, atomically: true, encoding: .utf8)
+        let tuned = try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_CHECKMARK_CONFIG": tuning])
+        #expect(tuned.checkmark.fireRatio == 1.3 && tuned.checkmark.capacity == CheckmarkConfiguration.default.capacity)
+        try #"{"capacity": 2}"#.write(toFile: tuning, atomically: true, encoding: .utf8)
+        #expect {
+            try WorkerConfiguration(arguments: ["--checkmark-config", tuning], environment: [:])
+        } throws: { error in
+            (error as? RecognitionError)?.code == .invalidConfiguration
+                && (error as? RecognitionError)?.message.contains(tuning) == true
+        }
+        // A configuration built in code meets the command line's limits too, checked before a worker starts.
+        try WorkerConfiguration().validate()
+        for change in [
+            { (c: inout WorkerConfiguration) in c.checkmark.minimumLegPoints = 0 }, { $0.maxOpenStrokes = 0 },
+            { $0.lanes = 65 }, { $0.inputHighWaterMark = -1 }, { $0.shard = (3, 3) }, { $0.recognizer.pointCount = 2 },
+        ] {
+            var programmatic = WorkerConfiguration()
+            change(&programmatic)
+            #expect(throws: RecognitionError.self) { try Worker(configuration: programmatic) }
+        }
+        for limit in WorkerConfiguration.limits {
+            #expect(WorkerConfiguration.options.contains { $0.flag == limit.flag }, "--\(limit.flag) has an option")
+        }
+        for option in WorkerConfiguration.options {
+            #expect(
+                WorkerConfiguration.help.contains("--\(option.flag)") && WorkerConfiguration.help.contains(option.env))
+            #expect(option.help.contains("Default:"))
+        }
+    }
+}
