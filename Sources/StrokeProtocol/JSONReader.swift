@@ -139,15 +139,6 @@ extension JSONReader {
         } catch {
             failure = error
         }
-        let offset = min(reader.scanner.index, bytes.count)
-        // The reader's message ends with " at byte N", which the line and column replace.
-        let suffix = " at byte \(reader.scanner.index)"
-        var expected =
-            failure.message.hasSuffix(suffix) ? String(failure.message.dropLast(suffix.count)) : failure.message
-        if offset == bytes.count { expected = "the text ends early: \(expected)" }
-        let before = UnsafeRawBufferPointer(rebasing: bytes[..<offset])
-        let lineStart = (before.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
-        let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-        return SyntaxError(expected: expected, offset: offset, line: line, column: offset - lineStart + 1)
+        return locate(failure, at: reader.scanner.index, in: bytes)
     }
 }

@@ -62,6 +62,9 @@ extension CheckmarkConfiguration {
     ///   is not such an object or a value is out of range (`validate()`); the message names the file.
     public init(contentsOf path: String) throws(RecognitionError) {
         let data = try RecognitionError.contents(ofFile: path)
+        if let problem = RecognitionError.documentProblem(in: data) {
+            throw RecognitionError(.invalidConfiguration, "\(path): not a checkmark configuration: \(problem)")
+        }
         do {
             self = try JSONDecoder().decode(CheckmarkConfiguration.self, from: data)
         } catch let error as RecognitionError {

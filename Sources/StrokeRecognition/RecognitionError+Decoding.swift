@@ -2,6 +2,14 @@ import Foundation
 import StrokeProtocol
 
 extension RecognitionError {
+    /// Where `data`, the text of a file that people edit, stops being JSON of the strictness such a file needs
+    /// (`JSONReader.documentError(in:)`: no comma after the last element, no key twice in one object), said for a
+    /// message (`not valid JSON: the key "name" a second time in one object at line 3, column 5 (byte 40)`); nil
+    /// where it is such JSON. Checked before `JSONDecoder` reads the file, which takes both without a word.
+    public static func documentProblem(in data: Data) -> String? {
+        data.withUnsafeBytes { JSONReader.documentError(in: $0) }.map { "not valid JSON: \($0)" }
+    }
+
     /// What `JSONDecoder` found wrong in `data`, said where it is: the path of a field that is missing or of the
     /// wrong kind (`templates[3].points[0][1]: expected Double`), and for text that is not JSON at all the line,
     /// column and byte where it stops being JSON (`not valid JSON: expected ']' at line 12, column 5 (byte 311)`),

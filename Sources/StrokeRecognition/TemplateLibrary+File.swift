@@ -54,6 +54,9 @@ extension TemplateLibrary {
     ///
     /// - Throws: `RecognitionError` with `.malformedLibrary` (saying where and what) or `.unsupportedVersion`.
     public init(json data: Data, source: String = "library") throws(RecognitionError) {
+        if let problem = RecognitionError.documentProblem(in: data) {
+            throw RecognitionError(.malformedLibrary, "\(source): \(problem)")
+        }
         let contents: FileContents
         do {
             contents = try JSONDecoder().decode(FileContents.self, from: data)

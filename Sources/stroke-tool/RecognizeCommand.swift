@@ -70,6 +70,9 @@ enum RecognizeCommand {
             } catch {
                 throw RecognitionError(.io, "cannot read \(path): \(error.localizedDescription)")
             }
+            if let problem = RecognitionError.documentProblem(in: data) {
+                throw CommandLineArguments.Failure(description: "--strokes \(path): not a list of strokes: \(problem)")
+            }
             do {
                 return try JSONDecoder().decode([Stroke].self, from: data)
             } catch let error as DecodingError {

@@ -84,4 +84,45 @@ struct JSONReaderTests {
             error(String(repeating: "[", count: 40) + String(repeating: "]", count: 40))?.expected.contains("nesting")
                 == true)
     }
+
+    @Test("a file's text: no comma after the last item, no key twice in an object, a byte order mark passed over")
+    func documentErrors() {
+        func error(_ text: String) -> JSONReader.SyntaxError? {
+            Array(text.utf8).withUnsafeBytes { JSONReader.documentError(in: $0) }
+        }
+        let valid = [
+            "{}", "[]", " [1, 2.5, \"x\", null, true, false, {\"a\": [[]], \"b\": {}}] \n", "0", "\"\\u00e9\"",
+            "\u{FEFF}{\"a\": 1}", #"{"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}]}"#,
+        ]
+        for text in valid {
+            #expect(error(text) == nil, "\(text)")
+        }
+        // A comma after the last element or member, at any depth.
+        #expect(error("[1, 2,]")?.description == "a comma after the last element at line 1, column 7 (byte 6)")
+        #expect(
+            error("{\n  \"a\": [1],\n}")
+                == JSONReader.SyntaxError(expected: "a comma after the last member", offset: 14, line: 3, column: 1))
+        #expect(error(#"{"a": [{"b": [1, 2, ]}]}"#)?.expected == "a comma after the last element")
+        #expect(error("[1,,2]")?.offset == 3)
+        // A key twice in one object, however it is written, among few keys or many; the same key in two objects
+        // is fine.
+        #expect(
+            error("{\"name\": 1,\n \"name\": 2}")?.description
+                == "the key \"name\" a second time in one object at line 2, column 2 (byte 13)")
+        #expect(error(#"{"a": 1, "\u0061": 2}"#)?.expected == #"the key "a" a second time in one object"#)
+        let keys = (0..<40).map { "\"k\($0)\": \($0)" }
+        #expect(error("{" + keys.joined(separator: ", ") + "}") == nil)
+        for repeated in [3, 15, 16, 17, 39] {
+            let text = "{" + (keys + ["\"k\(repeated)\": 0"]).joined(separator: ", ") + "}"
+            #expect(error(text)?.expected == "the key \"k\(repeated)\" a second time in one object", "k\(repeated)")
+        }
+        // The rest as `syntaxError(in:)` has it: numbers within a double's range, nesting, what follows, escapes.
+        #expect(error("[1, -1e999]")?.expected == "a number beyond a double's range")
+        #expect(
+            error(String(repeating: "[", count: 40) + String(repeating: "]", count: 40))?.expected.contains("nesting")
+                == true)
+        #expect(error("{} x")?.expected == "trailing characters")
+        #expect(error(#"["\x"]"#)?.expected == "bad escape")
+        #expect(error("\u{FEFF}")?.expected.hasPrefix("the text ends early") == true)
+    }
 }

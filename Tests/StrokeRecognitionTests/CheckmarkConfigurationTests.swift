@@ -77,6 +77,8 @@ struct CheckmarkConfigurationTests {
             ("not json", "not a checkmark configuration"),
             (#"{"capacity": "64"}"#, "capacity: expected Int"),
             ("{\n  \"capacity\": 64\n  \"turn\": [50, 135]\n}", "not valid JSON: expected '}' at line 3, column 3"),
+            (#"{"fireRatio": 1.3,}"#, "not valid JSON: a comma after the last member at line 1, column 19"),
+            (#"{"fireRatio": 1.3, "fireRatio": 1.1}"#, #"not valid JSON: the key "fireRatio" a second time"#),
         ])
     func invalid(text: String, expected: String) throws {
         let error = try #require(try Self.error(reading: text))

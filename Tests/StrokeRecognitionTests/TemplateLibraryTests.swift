@@ -117,6 +117,22 @@ struct TemplateLibraryTests {
         #expect(message.contains("templates[0].points[0][1]: expected Double"), "\(message)")
     }
 
+    @Test("a comma after the last item or a field given twice is refused, where Foundation alone took them silently")
+    func strictText() throws {
+        let good = String(decoding: try TemplateLibrary.builtIn().jsonData(), as: UTF8.self)
+        var message = Self.error(good.replacingOccurrences(of: "]]}],", with: "]],}],"))
+        #expect(message.hasPrefix("test.json: not valid JSON: a comma after the last member at line 1"), "\(message)")
+        message = Self.error(good.replacingOccurrences(of: #"[[50,242],"#, with: #"[[50,242,],"#))
+        #expect(message.contains("a comma after the last element"), "\(message)")
+        // Given twice, Foundation's decoder took the first threshold and Python's `json` the last.
+        message = Self.error(
+            good.replacingOccurrences(of: #""minimumScore":0.6,"#, with: #""minimumScore":0.6,"minimumScore":0.9,"#))
+        #expect(message.contains(#"the key "minimumScore" a second time in one object"#), "\(message)")
+        // A byte order mark before the text is passed over, as before.
+        let marked = try TemplateLibrary(json: Data(("\u{FEFF}" + good).utf8), source: "test.json")
+        #expect(marked == (try TemplateLibrary.builtIn()))
+    }
+
     /// The message of the error a library of `json` is refused with.
     static func error(_ json: String) -> String {
         do {

@@ -233,6 +233,19 @@ struct StrokeToolTests {
         #expect(result.status == 1)
         result = try Self.run(["frobnicate"])
         #expect(result.status == 2)
+        // A strokes file that Foundation's decoder alone would take, one way, and Python's `json` another or not at
+        // all: refused, where.
+        try Self.withTemporaryDirectory("stroke-tool-errors") { directory in
+            let twice = try Self.strokesFile(
+                [#"{"name": "v", "name": "check", "points": [[0, 0], [5, 5], [10, 0]]}"#], in: directory)
+            result = try Self.run(["recognize", "--strokes", twice])
+            #expect(
+                result.status == 2 && result.error.contains(#"the key "name" a second time in one object"#),
+                "\(result.error)")
+            let comma = try Self.strokesFile([#"{"points": [[0, 0], [5, 5], [10, 0],]}"#], in: directory)
+            result = try Self.run(["recognize", "--strokes", comma])
+            #expect(result.status == 2 && result.error.contains("a comma after the last element"), "\(result.error)")
+        }
         for command in [
             ["--help"], ["eval", "--help"], ["library", "--help"], ["robustness", "--help"], ["recognize", "--help"],
             ["multistroke", "--help"], ["scribbles", "--help"],
