@@ -7,8 +7,21 @@ import StrokeWorker
 
 extension FuzzTarget {
     /// Reads `data` as a template library. One that loads must save and load back as the same library, and
-    /// recognize a stroke.
+    /// recognize a stroke. Text that Foundation's `JSONDecoder` reads (as the library, the checkmark tuning and
+    /// strokes files were read before the strict check of files people edit) may be refused by that check only for
+    /// what the check is for (`JSONReader.documentError(in:)`).
     static func library(_ data: Data) {
+        // Of text whose value is an object or an array, as every such file's is (Foundation also takes a number at
+        // the top level followed by a NUL and anything).
+        let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+            let error = data.withUnsafeBytes({ JSONReader.documentError(in: $0) }),
+            (try? JSONDecoder().decode(AnyJSON.self, from: data)) != nil,
+            !["a comma after the last", "a second time in one object", "nesting deeper", "beyond a double's range"]
+                .contains(where: { error.expected.contains($0) })
+        {
+            fail("the strict check refused JSON that Foundation reads: \(error)")
+        }
         guard let library = try? TemplateLibrary(json: data, source: "fuzz") else { return }
         let saved: Data
         do {
@@ -61,5 +74,28 @@ extension FuzzTarget {
         else { return }
         var detector = CheckmarkDetector(configuration: configuration)
         _ = detector.add(contentsOf: FuzzFixtures.shared.check)
+    }
+}
+
+/// Any JSON value, read by `JSONDecoder` and thrown away: what Foundation's decoder takes as JSON.
+private struct AnyJSON: Decodable {
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            while !array.isAtEnd { _ = try array.decode(AnyJSON.self) }
+        } else if let object = try? decoder.container(keyedBy: Key.self) {
+            for key in object.allKeys { _ = try object.decode(AnyJSON.self, forKey: key) }
+        } else {
+            let value = try decoder.singleValueContainer()
+            guard !value.decodeNil(), (try? value.decode(Bool.self)) == nil, (try? value.decode(Double.self)) == nil
+            else { return }
+            _ = try value.decode(String.self)
+        }
     }
 }
