@@ -240,131 +240,7 @@ public struct Recognizer: Sendable {
     /// drawn as (`GestureTemplate.unistrokes`).
     public var templateCount: Int { gestureIDs.count }
 
-    // MARK: - Recognition
-
-    /// Recognizes a stroke given as touch points.
-    public func recognize(_ points: [StrokePoint]) throws(RecognitionError) -> RecognitionResult {
-        try recognize(points: points.map(\.position))
-    }
-
-    /// Recognizes a stroke.
-    ///
-    /// - Throws: `RecognitionError` `.degenerateStroke` (fewer than 2 points, or no extent) or `.nonFiniteValue`.
-    ///   An empty library gives a result with no match and no candidates.
-    public func recognize(points: [SIMD2<Double>]) throws(RecognitionError) -> RecognitionResult {
-        try points.withUnsafeBufferPointer { (points) throws(RecognitionError) in try recognize(points: points) }
-    }
-
-    /// Recognizes a gesture of several strokes, joined end to start in the order drawn: `strokeStarts` says
-    /// where each stroke after the first begins in `points` (empty for one stroke).
-    ///
-    /// - Throws: as `recognize(points:)`.
-    public func recognize(points: [SIMD2<Double>], strokeStarts: [Int]) throws(RecognitionError)
-        -> RecognitionResult
-    {
-        try points.withUnsafeBufferPointer { (points) throws(RecognitionError) in
-            try strokeStarts.withUnsafeBufferPointer { (starts) throws(RecognitionError) in
-                try recognize(points: points, strokeStarts: starts)
-            }
-        }
-    }
-
-    /// Recognizes a stroke among the gestures named `gestures` only, as if the library held no others (nil: all of
-    /// them). Names the library lacks select nothing; with none it has, the result has no candidates.
-    ///
-    /// - Throws: as `recognize(points:)`.
-    public func recognize(points: [SIMD2<Double>], among gestures: [String]?) throws(RecognitionError)
-        -> RecognitionResult
-    {
-        try points.withUnsafeBufferPointer { (points) throws(RecognitionError) in
-            try recognize(points: points, among: gestures)
-        }
-    }
-
-    /// Recognizes a stroke, or a gesture of several strokes joined end to start, given as a buffer of points;
-    /// among the gestures named `gestures` only, when given (as `recognize(points:among:)`).
-    ///
-    /// - Throws: as `recognize(points:)`.
-    public func recognize(
-        points: UnsafeBufferPointer<SIMD2<Double>>,
-        strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0),
-        among gestures: [String]? = nil
-    ) throws(RecognitionError) -> RecognitionResult {
-        // The features live in temporary memory for the call: no arrays but the result's.
-        guard let gestures else {
-            return try ShapeFeatures.withFeatures(
-                of: points, strokeStarts: strokeStarts, configuration: configuration, recognizeAll(vector:elastic:))
-        }
-        return try ShapeFeatures.withFeatures(of: points, strokeStarts: strokeStarts, configuration: configuration) {
-            vector, elastic in
-            withSelection(of: gestures) { recognize(vector: vector, elastic: elastic, selection: $0) }
-        }
-    }
-
-    /// Recognizes a preprocessed stroke among all gestures.
-    private func recognizeAll(vector: UnsafeBufferPointer<Float>, elastic: UnsafeBufferPointer<Float>)
-        -> RecognitionResult
-    {
-        recognize(vector: vector, elastic: elastic, selection: nil)
-    }
-
-    /// Recognizes a stroke with this recognizer and with `other`, preprocessing it once: for a library matched
-    /// together with a few templates of its own (a session's learned gestures, in the worker). With `gestures`,
-    /// both answer among the gestures of those names only (as `recognize(points:among:)`).
-    ///
-    /// - Precondition: `other` resamples as this one does (the same `pointCount` and `tangentWeight`).
-    /// - Throws: as `recognize(points:)`.
-    public func recognize(
-        points: UnsafeBufferPointer<SIMD2<Double>>,
-        strokeStarts: UnsafeBufferPointer<Int> = .init(start: nil, count: 0),
-        alongWith other: Recognizer, among gestures: [String]? = nil
-    ) throws(RecognitionError) -> (RecognitionResult, RecognitionResult) {
-        try withPreparedStroke(points: points, strokeStarts: strokeStarts) { stroke in
-            (recognize(stroke, among: gestures), other.recognize(stroke, among: gestures))
-        }
-    }
-
-    /// Recognizes a preprocessed stroke.
-    public func recognize(_ features: ShapeFeatures) -> RecognitionResult {
-        precondition(features.pointCount == configuration.pointCount, "features were made for another pointCount")
-        return features.vector.withUnsafeBufferPointer { vector in
-            features.elastic.withUnsafeBufferPointer { elastic in
-                recognize(vector: vector, elastic: elastic, selection: nil)
-            }
-        }
-    }
-
-    /// Recognizes a stroke given as its Protractor vector and elastic features (`ShapeFeatures`'s layout), among
-    /// the templates of `selection`'s gestures when given.
-    func recognize(
-        vector: UnsafeBufferPointer<Float>, elastic: UnsafeBufferPointer<Float>, selection: Selection?
-    ) -> RecognitionResult {
-        // The shortlist holds selected templates only: no more than there are.
-        let eligible = selection?.templates ?? gestureIDs.count
-        guard eligible > 0 else { return RecognitionResult(match: nil, candidates: []) }
-        // The elastic matcher computes eight templates at once, so the shortlist is rounded up to a multiple of
-        // eight: the extra lanes cost nothing.
-        let lanes = ElasticMatcher.Lanes.scalarCount
-        let scaled = min(gestureIDs.count / configuration.shortlistDivisor, configuration.shortlistLimit)
-        let wanted =
-            configuration.shortlist == 0
-            ? 1 : (max(configuration.shortlist, scaled) + lanes - 1) / lanes * lanes
-        let size = min(wanted, eligible)
-        return withUnsafeTemporaryAllocation(of: Shortlisted.self, capacity: size) { shortlist in
-            protractorShortlist(vector, into: shortlist, selection: selection)
-            return withUnsafeTemporaryAllocation(of: Scored.self, capacity: size) { scored in
-                if configuration.shortlist == 0 {
-                    for (k, entry) in shortlist.enumerated() {
-                        let alignment = Protractor.alignment(a: entry.a, b: entry.b, maxRotation: maxRotation)
-                        scored[k] = (gestureIDs[entry.index], acos(min(1, max(-1, alignment.similarity))))
-                    }
-                } else {
-                    rerank(UnsafeBufferPointer(shortlist), elastic: elastic, into: scored)
-                }
-                return result(scored, shortlist: UnsafeBufferPointer(shortlist))
-            }
-        }
-    }
+    // MARK: - The result
 
     /// The result from the scored templates, in shortlist order: the best `topK` distinct gestures, best first,
     /// ties by shortlist order (as a stable sort by distance would give), their names looked up only for them.
@@ -373,7 +249,7 @@ public struct Recognizer: Sendable {
     /// so the next scan passes them over: `topK` scans in all, no sort. `shortlist[k]` is the template `scored[k]`
     /// scored. Where a gesture's score stands for several templates (`neighbors`), its nearest entry first takes
     /// their mean distance and the others infinity (`Recognizer.averageNearest`).
-    private func result(_ scored: UnsafeMutableBufferPointer<Scored>, shortlist: UnsafeBufferPointer<Shortlisted>)
+    func result(_ scored: UnsafeMutableBufferPointer<Scored>, shortlist: UnsafeBufferPointer<Shortlisted>)
         -> RecognitionResult
     {
         if storage.averagesNearest {
@@ -413,7 +289,7 @@ public struct Recognizer: Sendable {
     /// The turn from a shortlisted template to the stroke, in degrees (`RecognitionResult.Candidate.rotation`): the
     /// Protractor rotates the stroke onto the template, so the stroke is the template turned the other way. The
     /// angle of `Protractor.alignment`, without the similarity, whose sine and cosine at a bound it does not need.
-    private func rotation(of entry: Shortlisted) -> Double {
+    func rotation(of entry: Shortlisted) -> Double {
         let turn = min(max(atan2(entry.b, entry.a), -maxRotation), maxRotation)
         let angle = -Double(turn) * 180 / .pi
         // Within ±180 (π in single precision is a little above it), and no -0 on the wire.
