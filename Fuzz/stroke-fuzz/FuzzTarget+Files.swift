@@ -13,7 +13,8 @@ extension FuzzTarget {
     static func library(_ data: Data) {
         // Of text whose value is an object or an array, as every such file's is (Foundation also takes a number at
         // the top level followed by a NUL and anything).
-        let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+        let first = text.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
             let error = data.withUnsafeBytes({ JSONReader.documentError(in: $0) }),
             (try? JSONDecoder().decode(AnyJSON.self, from: data)) != nil,
