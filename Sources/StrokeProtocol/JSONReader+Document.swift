@@ -47,19 +47,12 @@ extension JSONScanner {
         case UInt8(ascii: "{"):
             index += 1
             if consume(UInt8(ascii: "}")) { return }
-            // Most objects of such files have a few keys: searched in order, and in a set past 16.
-            var keys: [String] = []
-            var many: Set<String> = []
+            var keys = Set<String>()
             repeat {
                 _ = peek()
                 let start = index
                 let key = try string()
-                let repeated = keys.count < 16 ? keys.contains(key) : !many.insert(key).inserted
-                if keys.count < 16 {
-                    keys.append(key)
-                    if keys.count == 16 { many = Set(keys) }
-                }
-                guard !repeated else {
+                guard keys.insert(key).inserted else {
                     index = start
                     throw fail("the key \"\(key)\" a second time in one object")
                 }
