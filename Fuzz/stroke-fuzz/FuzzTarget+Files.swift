@@ -11,11 +11,11 @@ extension FuzzTarget {
     /// strokes files were read before the strict check of files people edit) may be refused by that check only for
     /// what the check is for (`JSONReader.documentError(in:)`).
     static func library(_ data: Data) {
-        // Of text whose value is an object or an array, as every such file's is (Foundation also takes a number at
-        // the top level followed by a NUL and anything).
+        // Of text whose value is an object or an array, as every such file's is, and without a NUL byte, which no
+        // JSON text has: Foundation takes some text with NULs, `1\0` followed by anything as 1 and `[\0]\0` as [].
         let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
         let first = text.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), !data.contains(0),
             let error = data.withUnsafeBytes({ JSONReader.documentError(in: $0) }),
             (try? JSONDecoder().decode(AnyJSON.self, from: data)) != nil,
             !["a comma after the last", "a second time in one object", "nesting deeper", "beyond a double's range"]
