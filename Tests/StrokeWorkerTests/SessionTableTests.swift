@@ -6,6 +6,15 @@ import Testing
 
 @Suite("Session table and session layout")
 struct SessionTableTests {
+    /// Inserts a new session with id `key`, under the table's hash of it.
+    private static func insert(_ key: [UInt8], into table: inout SessionTable) {
+        let hash = key.withUnsafeBytes { table.hash($0) }
+        _ = table.insert(
+            Session(
+                key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, shardKey: 0, now: 0, checkmark: true,
+                followsTilt: true))
+    }
+
     @Test("session table insert, find, remove with many keys, short (inline) and long")
     func table() {
         var table = SessionTable(capacity: 4)
@@ -20,12 +29,7 @@ struct SessionTableTests {
         keys.append(Array("x".utf8))
         keys.append(Array("x".utf8) + [0])
         for key in keys {
-            let hash = key.withUnsafeBytes { table.hash($0) }
-            _ = table.insert(
-                Session(
-                    key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, shardKey: 0, now: 0, checkmark: true,
-                    followsTilt: true)
-            )
+            Self.insert(key, into: &table)
         }
         for k in stride(from: 0, to: 5000, by: 3) {
             let hash = keys[k].withUnsafeBytes { table.hash($0) }
@@ -46,12 +50,7 @@ struct SessionTableTests {
         var table = SessionTable()
         let keys = (0..<10_000).map { Array("hint-\($0)".utf8) }
         for key in keys {
-            let hash = key.withUnsafeBytes { table.hash($0) }
-            _ = table.insert(
-                Session(
-                    key: key.withUnsafeBytes { SessionKey($0) }, hash: hash, shardKey: 0, now: 0, checkmark: true,
-                    followsTilt: true)
-            )
+            Self.insert(key, into: &table)
         }
         var hinted = 0
         for key in keys {
