@@ -7,7 +7,8 @@ The machine is noisy, so the targets are judged on medians of runs. `run` takes 
 machine (stalls-R1.txt…), into a directory. `summary` reads such a directory and prints Markdown: every target
 with the medians and a verdict, the throughput cases with the CPU each party spent per message in the run with the
 median ratio, the ratio that CPU accounts for and the worker CPU a target allowed, the latency runs beside the
-host's stalls before each, memory, and the recognizer. Benchmarks.md's tables come from it.
+host's stalls before each, memory, and the recognizer. The tables of Benchmarks.md and
+docs/Performance.md come from it.
 
 Usage:
   scripts/bench-report.py run --out DIR [--runs 3] [--latency-runs 3] [--capacity MSG_PER_S]
