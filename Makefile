@@ -187,7 +187,7 @@ bench-report: release
 	rm -rf $(BENCH_OUT)
 	$(PYTHON) scripts/bench-report.py run --out $(BENCH_OUT) --dataset $(DATASET)
 
-# Instructions per message by function, under Valgrind's callgrind (scripts/profile.sh): repeatable to 0.02%.
+# Instructions per message by function, under Valgrind's callgrind (scripts/profile.sh): repeatable to 0.1%.
 profile: release
 	@command -v valgrind >/dev/null 2>&1 || { \
 	    echo "installing valgrind"; \

@@ -2,7 +2,7 @@
 """Where the real worker's threads spend their time under the throughput benchmark's load, by function and library.
 
 `make profile` counts the instructions of the worker's per-message code in one process, without sockets: it
-repeats to 0.02% but sees neither libzmq, nor the allocator, nor the kernel's wake-ups, nor the cache misses of
+repeats to 0.1% but sees neither libzmq, nor the allocator, nor the kernel's wake-ups, nor the cache misses of
 threads that share two cores. This script samples the real thing: it starts one throughput case of stroke-bench
 (`--only throughput --cases CASE --sessions N --runs 1`), waits for the benchmark's stroke-worker process, lets it
 run for `--delay` seconds, records it with `perf record` for `--seconds`, and prints Markdown: each thread's share

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per message of the worker's per-message work, by function: the processor benchmark
 # (`stroke-bench --only processor --quick`) under Valgrind's callgrind, counting only inside the processor's batch
-# handling. Unlike timings on a shared host, the counts repeat from run to run (to within 0.02%), so a change to a
+# handling. Unlike timings on a shared host, the counts repeat from run to run (to within 0.1%), so a change to a
 # hot path shows its effect at once (instructions are not cycles: a cache miss or a long dependency chain costs time
 # without showing here; confirm with the benchmark).
 #
