@@ -42,7 +42,7 @@ extension WorkerConfiguration {
         Option(
             flag: "checkmark", env: "STROKE_WORKER_CHECKMARK", value: "on|off",
             help: "whether sessions run the streaming checkmark detector until their own options message says "
-                + "otherwise (off saves about a third of the work per message where no game uses checks). "
+                + "otherwise (off saves about a quarter of the work per message where no game uses checks). "
                 + "Default: on"),
         Option(
             flag: "checkmark-config", env: "STROKE_WORKER_CHECKMARK_CONFIG", value: "FILE",

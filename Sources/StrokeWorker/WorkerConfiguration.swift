@@ -151,7 +151,7 @@ public struct WorkerConfiguration: Sendable {
     /// Checkmark detector tuning. Default: `CheckmarkConfiguration.default`.
     public var checkmark = CheckmarkConfiguration.default
     /// Whether a new session runs the checkmark detector, until an `options` message of its own says otherwise.
-    /// The detector is about a third of the work per message, so a worker whose games never use checks saves it
+    /// The detector is about a quarter of the work per message, so a worker whose games never use checks saves it
     /// by starting sessions without it. Default: `true`.
     public var checkmarkByDefault = true
     /// Whether the checkmark detector judges each session's strokes turned back by the tilt its matches show
