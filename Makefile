@@ -180,9 +180,10 @@ bench: release
 bench-quick: release
 	$(RELEASE_BIN)/stroke-bench --quick --dataset $(DATASET)
 
-# Issue 6's figures as Benchmarks.md gives them (scripts/bench-report.py, about 10 minutes): three full runs and
-# three runs of the latency section alone, each after scripts/stalls.py on the idle machine, into $(BENCH_OUT),
-# then the medians against the targets. `scripts/bench-report.py $(BENCH_OUT)` prints the report again.
+# Issue 6's figures as Benchmarks.md gives them (scripts/bench-report.py, about 11 minutes): three full runs, three
+# runs of the latency section alone at half capacity and three at 50 k msg/s, each after scripts/stalls.py on the idle
+# machine, into $(BENCH_OUT), then the medians against the targets and each full run's wall-clock time.
+# `scripts/bench-report.py $(BENCH_OUT)` prints the report again.
 bench-report: release
 	rm -rf $(BENCH_OUT)
 	$(PYTHON) scripts/bench-report.py run --out $(BENCH_OUT) --dataset $(DATASET)

@@ -108,8 +108,14 @@ def test_summary_judges_the_medians_of_the_runs(tmp_path):
     write(tmp_path, "R3.json", full_run((0.37, 0.29, 0.35), p99=4810.0, raw_p99=518.0, bytes_per_session=213.0))
     write(tmp_path, "V1.json", {"latency": full_run((0, 0, 0), p99=1290.0, raw_p99=541.0)["latency"]})
     write(tmp_path, "stalls-V1.txt", "process 0: 3 gaps over 0.5 ms in 10 s, 4.0 ms in all; largest 1.70, 0.60 ms\n")
+    light = full_run((0, 0, 0), p99=380.0, raw_p99=270.0)["latency"]
+    write(tmp_path, "L1.json", {"latency": dict(light, offeredMessagesPerSecond=50_000.0, p50Us=110.0, rawP50Us=80.0)})
+    write(tmp_path, "L2.json", {"latency": dict(light, offeredMessagesPerSecond=50_000.0, p50Us=105.0, rawP50Us=80.0,
+                                                p99Us=360.0)})
+    for name, seconds in (("R1", "117.32"), ("R2", "113.90"), ("R3", "121.06")):
+        write(tmp_path, f"{name}.seconds", seconds + "\n")
     text = bench_report.summary(str(tmp_path))
-    assert "(R1, R2, R3, V1)" in text
+    assert "(R1, R2, R3, V1, L1, L2)" in text
     assert "| worker ÷ raw ≥ 0.5, binary, 1 point per message, 1,000 sessions | 0.64 | ✓ |" in text
     assert "| worker ÷ raw ≥ 0.5, binary, 32 points per message, 1,000 / 10,000 sessions | 0.37 / 0.29 | ✗ / ✗ |" in text
     assert "| worker ÷ raw ≥ 0.25, JSON, 32 points per message, 1,000 sessions | 0.35 | ✓ |" in text
@@ -122,6 +128,15 @@ def test_summary_judges_the_medians_of_the_runs(tmp_path):
     assert "| V1 | 650 k | 300 µs / 1.29 ms / 2.58 ms | 190 µs / 541 µs / 1.08 ms | missed by 649 µs | 1.7 ms |" in text
     assert "- Memory: 216 (213–229) bytes per idle session" in text
     assert "- Checkmark detector: 42.0 ns per point in whole strokes; 45.0 fed one point at a time." in text
+    assert "| L1 | 50 k | 110 µs / 380 µs / 760 µs | 80 µs / 270 µs / 540 µs | missed by 10 µs | not watched |" in text
+    # 300 − 190 in every run at half capacity; 30 and 25 at the light load.
+    assert "- At half capacity (R1, R2, R3, V1) the worker's p50 sat 110 µs above the echo's." in text
+    assert (
+        "- At a light load (L1, L2, 50 k msg/s) the target was met in 1 of 2 runs: p99 380 µs, 360 µs against the "
+        "echo's 270 µs, 270 µs; the worker's p50 sat 25–30 µs above the echo's." in text
+    )
+    assert "- Each full run (`stroke-bench --json`) took 117.3 (113.9–121.1) s of wall-clock time: under the issue's 5 " \
+        "minutes." in text
     assert "Synthetic strokes" not in text
 
 
@@ -138,7 +153,7 @@ def test_summary_refuses_what_is_not_a_report(tmp_path):
     with pytest.raises(SystemExit, match="R1.json is not a stroke-bench --json report"):
         bench_report.summary(str(tmp_path))
     os.remove(tmp_path / "R1.json")
-    with pytest.raises(SystemExit, match="no R1.json or V1.json"):
+    with pytest.raises(SystemExit, match="no R1.json, V1.json or L1.json"):
         bench_report.summary(str(tmp_path))
 
 
@@ -165,8 +180,8 @@ def test_run_takes_full_runs_then_latency_runs_at_their_capacity(tmp_path, capsy
         python=sys.executable, log=log, run=repr(full_run((0.37, 0.29, 0.35), p99=900.0, raw_p99=850.0))))
     os.chmod(bench, os.stat(bench).st_mode | stat.S_IXUSR)
     out = str(tmp_path / "runs")
-    sys.argv = ["bench-report.py", "run", "--out", out, "--runs", "2", "--latency-runs", "1", "--bench", bench,
-                "--dataset", "/nowhere", "--stall-seconds", "0"]
+    sys.argv = ["bench-report.py", "run", "--out", out, "--runs", "2", "--latency-runs", "1", "--light-runs", "1",
+                "--bench", bench, "--dataset", "/nowhere", "--stall-seconds", "0"]
     bench_report.main()
     calls = open(log).read().splitlines()
     assert calls == [
@@ -174,17 +189,24 @@ def test_run_takes_full_runs_then_latency_runs_at_their_capacity(tmp_path, capsy
         "--json --dataset /nowhere",
         # Half of the R runs' median binary 1-point capacity at 1,000 sessions (1.3 M msg/s).
         "--json --dataset /nowhere --only latency --capacity 1300000 --runs 1",
+        # The light load, 50 k msg/s: half of the capacity passed.
+        "--json --dataset /nowhere --only latency --capacity 100000 --runs 1",
     ]
-    assert sorted(name for name in os.listdir(out) if name.endswith(".json")) == ["R1.json", "R2.json", "V1.json"]
+    assert sorted(name for name in os.listdir(out) if name.endswith(".json")) == [
+        "L1.json", "R1.json", "R2.json", "V1.json"]
+    assert sorted(name for name in os.listdir(out) if name.endswith(".seconds")) == [
+        "L1.seconds", "R1.seconds", "R2.seconds", "V1.seconds"]
     text = capsys.readouterr().out
     assert "| V1 | 650 k | 300 µs / 900 µs / 1.80 ms | 190 µs / 850 µs / 1.70 ms | met | not watched |" in text
+    assert "| L1 | 50 k | 300 µs / 900 µs / 1.80 ms | 190 µs / 850 µs / 1.70 ms | met | not watched |" in text
+    assert "of wall-clock time: under the issue's 5 minutes." in text
 
 
 def test_run_reports_a_failed_bench(tmp_path):
     bench = write(tmp_path, "failing-bench", f"#!{sys.executable}\nimport sys\nsys.exit(3)\n")
     os.chmod(bench, os.stat(bench).st_mode | stat.S_IXUSR)
     sys.argv = ["bench-report.py", "run", "--out", str(tmp_path / "runs"), "--runs", "1", "--latency-runs", "0",
-                "--bench", bench, "--stall-seconds", "0"]
+                "--light-runs", "0", "--bench", bench, "--stall-seconds", "0"]
     with pytest.raises(SystemExit, match=r"R1 failed \(exit 3\); see R1.err"):
         bench_report.main()
 
