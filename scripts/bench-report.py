@@ -66,7 +66,7 @@ def load_runs(directory: str, prefix: str) -> list:
     return runs
 
 
-def wall_seconds(path: str):
+def wall_seconds(path: str) -> "float | None":
     """The wall-clock seconds a run took, as `run` wrote them; None without the file (runs taken before it did)."""
     try:
         with open(path) as file:
@@ -125,14 +125,17 @@ def median_row(rows: list) -> dict:
     return ordered[(len(ordered) - 1) // 2]
 
 
+def span(values: list, digits: int = 2) -> str:
+    """The range of the values, as "low–high", or the one value where both ends round alike."""
+    low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+    return low if low == high else f"{low}–{high}"
+
+
 def spread(values: list, digits: int = 2) -> str:
     """The median, with the range when the values differ."""
-    middle = statistics.median(values)
-    low, high = min(values), max(values)
-    text = f"{middle:.{digits}f}"
-    return text if len(values) < 2 or f"{low:.{digits}f}" == f"{high:.{digits}f}" else (
-        f"{text} ({low:.{digits}f}–{high:.{digits}f})"
-    )
+    text = f"{statistics.median(values):.{digits}f}"
+    bounds = span(values, digits)
+    return text if "–" not in bounds else f"{text} ({bounds})"
 
 
 def rate(value: float) -> str:
@@ -276,9 +279,7 @@ def latency_notes(loaded: list, light: list) -> list:
     lines = []
 
     def gaps(runs: list) -> str:
-        values = [run["latency"]["p50Us"] - run["latency"]["rawP50Us"] for run in runs]
-        low, high = min(values), max(values)
-        return f"{low:.0f} µs" if f"{low:.0f}" == f"{high:.0f}" else f"{low:.0f}–{high:.0f} µs"
+        return span([run["latency"]["p50Us"] - run["latency"]["rawP50Us"] for run in runs], 0) + " µs"
 
     loaded = [run for run in loaded if run.get("latency")]
     light = [run for run in light if run.get("latency")]
@@ -354,7 +355,7 @@ def summary(directory: str) -> str:
     cases = throughput_rows(full)
     names = ", ".join(run["_name"] for run in full + latency_only + light)
     sections = [f"# stroke-bench runs in {directory} ({names})", ""]
-    synthetic = [run["_name"] for run in full + latency_only if run.get("strokes") == "synthetic"]
+    synthetic = [run["_name"] for run in full + latency_only + light if run.get("strokes") == "synthetic"]
     if synthetic:
         sections += [
             f"**Synthetic strokes** in {', '.join(synthetic)}: stroke-bench found no data set, so these figures are not "

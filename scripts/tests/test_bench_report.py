@@ -144,8 +144,9 @@ def test_summary_says_when_a_run_drew_synthetic_strokes(tmp_path):
     synthetic = dict(full_run([0.6] * 8, 900.0, 500.0), strokes="synthetic")
     write(tmp_path, "R1.json", dict(full_run([0.6] * 8, 900.0, 500.0), strokes="../shared/datasets/dollar1"))
     write(tmp_path, "R2.json", synthetic)
+    write(tmp_path, "L1.json", {"latency": synthetic["latency"], "strokes": "synthetic"})
     text = bench_report.summary(str(tmp_path))
-    assert "**Synthetic strokes** in R2: stroke-bench found no data set" in text
+    assert "**Synthetic strokes** in R2, L1: stroke-bench found no data set" in text
 
 
 def test_summary_refuses_what_is_not_a_report(tmp_path):
