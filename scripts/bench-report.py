@@ -350,12 +350,13 @@ def summary(directory: str) -> str:
     full = load_runs(directory, "R")
     latency_only = load_runs(directory, "V")
     light = load_runs(directory, "L")
-    if not full and not latency_only and not light:
+    every = full + latency_only + light
+    if not every:
         raise SystemExit(f"bench-report: no R1.json, V1.json or L1.json in {directory}")
     cases = throughput_rows(full)
-    names = ", ".join(run["_name"] for run in full + latency_only + light)
+    names = ", ".join(run["_name"] for run in every)
     sections = [f"# stroke-bench runs in {directory} ({names})", ""]
-    synthetic = [run["_name"] for run in full + latency_only + light if run.get("strokes") == "synthetic"]
+    synthetic = [run["_name"] for run in every if run.get("strokes") == "synthetic"]
     if synthetic:
         sections += [
             f"**Synthetic strokes** in {', '.join(synthetic)}: stroke-bench found no data set, so these figures are not "
@@ -368,8 +369,8 @@ def summary(directory: str) -> str:
     if cases:
         sections += ["## Throughput (medians, ranges; CPU per message in µs in the run with the median ratio)", ""]
         sections += throughput_table(cases) + [""]
-    if any(run.get("latency") for run in full + latency_only + light):
-        sections += ["## Latency", ""] + latency_table(full + latency_only + light) + [""]
+    if any(run.get("latency") for run in every):
+        sections += ["## Latency", ""] + latency_table(every) + [""]
         sections += latency_notes(full + latency_only, light) + [""]
     others = other_figures(full) + run_times(full)
     if others:
