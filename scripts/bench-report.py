@@ -98,21 +98,31 @@ def worker_cpu(row: dict) -> float:
     return cpu["lane"] + cpu["recognition"] + cpu["io"] + cpu.get("other", 0.0)
 
 
+def accounted_raw_rate(row: dict) -> float:
+    """What the raw runs' accounting buys, b′ / (p + r): the mean over the two raw runs of each one's own, as the raw
+    rate is the mean of their rates (`rawRuns`); from the means of their figures for runs taken before stroke-bench
+    recorded each (session 62)."""
+    runs = row.get("rawRuns") or []
+    if not runs:
+        return row["machineBusyRaw"] / (row["producerCPUMicroseconds"] + row["rawCPUMicroseconds"])
+    return sum(
+        run["machineBusy"] / (run["producerCPUMicroseconds"] + run["consumerCPUMicroseconds"]) for run in runs
+    ) / len(runs)
+
+
 def accounted_ratio(row: dict) -> float:
     """The ratio the parties' CPU accounts for: (b / (p′ + w + c)) ÷ (b′ / (p + r)), Benchmarks.md's formula."""
     worker_rate = row["machineBusyWorker"] / (
         row["producerCPUWorkerRunMicroseconds"] + worker_cpu(row) + row["counterCPUMicroseconds"]
     )
-    raw_rate = row["machineBusyRaw"] / (row["producerCPUMicroseconds"] + row["rawCPUMicroseconds"])
-    return worker_rate / raw_rate
+    return worker_rate / accounted_raw_rate(row)
 
 
 def allowed_worker_cpu(row: dict, target: float) -> float:
     """The worker CPU per message, µs, at which the accounted ratio reaches `target`, all else as measured:
-    w = (b / b′)(p + r) / target − p′ − c."""
-    raw = row["producerCPUMicroseconds"] + row["rawCPUMicroseconds"]
-    busy = row["machineBusyWorker"] / row["machineBusyRaw"]
-    return busy * raw / target - row["producerCPUWorkerRunMicroseconds"] - row["counterCPUMicroseconds"]
+    w = b / (target · b′ / (p + r)) − p′ − c."""
+    allowed = row["machineBusyWorker"] / (target * accounted_raw_rate(row))
+    return allowed - row["producerCPUWorkerRunMicroseconds"] - row["counterCPUMicroseconds"]
 
 
 def ratio_target(row: dict) -> float:

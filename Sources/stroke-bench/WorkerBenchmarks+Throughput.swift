@@ -31,7 +31,12 @@ extension WorkerBenchmarks {
             producerCPUMicroseconds: (rawBefore.producerSeconds + rawAfter.producerSeconds) / 2 * microseconds,
             producerCPUWorkerRunMicroseconds: worker.producerSeconds * microseconds,
             counterCPUMicroseconds: worker.counterSeconds * microseconds,
-            machineBusyWorker: worker.busy, machineBusyRaw: (rawBefore.busy + rawAfter.busy) / 2)
+            machineBusyWorker: worker.busy, machineBusyRaw: (rawBefore.busy + rawAfter.busy) / 2,
+            rawRuns: [rawBefore, rawAfter].map { raw in
+                RawRun(
+                    messagesPerSecond: raw.rate, consumerCPUMicroseconds: raw.cpuMicroseconds,
+                    producerCPUMicroseconds: raw.producerSeconds * microseconds, machineBusy: raw.busy)
+            })
     }
 
     /// Messages per second into a raw SUB sink process that only counts, its CPU time per message in µs, and the

@@ -31,16 +31,41 @@ struct WorkerBenchmarks {
         /// two raw runs): near 1, the cores are the bound; well below, threads waiting on each other are.
         var machineBusyWorker: Double
         var machineBusyRaw: Double
+        /// The two raw runs, before and after the worker's, each on its own: the raw figures above are their means.
+        var rawRuns: [RawRun] = []
 
         /// The ratio the CPU accounting gives: the messages per second each run's busy share buys at its parties'
         /// CPU per message (the worker's run: producer, worker and result counter; the raw runs: producer and raw
-        /// consumer). Close to `ratio` when those parties are all that ran and the two raw runs agree (the raw
-        /// figures are their means).
+        /// consumer). Close to `ratio` when those parties are all that ran. The raw side is the mean of what each
+        /// raw run's accounting buys, as the raw rate is the mean of their rates: from the means of their CPU and
+        /// busy shares instead, two raw runs that disagree (a fast one and a slow one that spent more CPU a
+        /// message) seemed to take more than the machine's cores (sessions 61 and 62).
         var accountedRatio: Double {
             let worker = producerCPUWorkerRunMicroseconds + workerCPU.total + counterCPUMicroseconds
-            let raw = producerCPUMicroseconds + rawCPUMicroseconds
-            return (machineBusyWorker / worker) / (machineBusyRaw / raw)
+            return (machineBusyWorker / worker) / accountedRawRate
         }
+
+        /// Messages per µs of the machine's cores the raw runs' accounting buys (their mean; from the means of
+        /// their figures for a row without them).
+        var accountedRawRate: Double {
+            guard !rawRuns.isEmpty else { return machineBusyRaw / (producerCPUMicroseconds + rawCPUMicroseconds) }
+            return rawRuns.map(\.accountedRate).reduce(0, +) / Double(rawRuns.count)
+        }
+    }
+
+    /// One run of the raw pair alone, just before or just after the worker's.
+    struct RawRun: Codable {
+        /// Messages per second into the raw consumer.
+        var messagesPerSecond: Double
+        /// The raw consumer's CPU time per message, in µs.
+        var consumerCPUMicroseconds: Double
+        /// The producer's CPU time per message (its thread and this process's libzmq I/O thread), in µs.
+        var producerCPUMicroseconds: Double
+        /// The busy share of all the machine's cores meanwhile.
+        var machineBusy: Double
+
+        /// Messages per µs of the machine's cores its busy share buys at the pair's CPU per message.
+        var accountedRate: Double { machineBusy / (producerCPUMicroseconds + consumerCPUMicroseconds) }
     }
 
     /// CPU time per message of the worker's threads, in µs: the lane (decoding, sessions, detector), the

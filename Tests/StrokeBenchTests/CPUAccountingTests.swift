@@ -77,4 +77,28 @@ struct CPUAccountingTests {
         // Worker's run: 0.9 + 3.0 + 0.1 = 4 µs a message at 80% of the cores; raw runs: 0.8 + 0.7 = 1.5 µs at 90%.
         #expect(abs(row.accountedRatio - (0.8 / 4.0) / (0.9 / 1.5)) < 1e-12)
     }
+
+    @Test("with its two raw runs, a row's raw side is the mean of what each run's accounting buys")
+    func accountedRatioOfRawRuns() {
+        var cpu = WorkerBenchmarks.WorkerCPU()
+        (cpu.lane, cpu.recognition, cpu.io) = (1.5, 0.8, 0.7)
+        // A fast raw run (1.0 µs a message at 100% busy: 1 message per µs of the cores) and a slow one that spent
+        // more a message (2.0 µs at 80%: 0.4). Their means, 1.5 µs at 90% busy, would buy 0.6, not 0.7.
+        let runs = [
+            WorkerBenchmarks.RawRun(
+                messagesPerSecond: 2_000_000, consumerCPUMicroseconds: 0.5, producerCPUMicroseconds: 0.5,
+                machineBusy: 1.0),
+            WorkerBenchmarks.RawRun(
+                messagesPerSecond: 800_000, consumerCPUMicroseconds: 0.9, producerCPUMicroseconds: 1.1,
+                machineBusy: 0.8),
+        ]
+        let row = WorkerBenchmarks.ThroughputRow(
+            encoding: "binary", pointsPerMessage: 32, sessions: 1000, messages: 100_000, points: 3_200_000,
+            rawMessagesPerSecond: 1_400_000, rawPointsPerSecond: 44_800_000, workerMessagesPerSecond: 400_000,
+            workerPointsPerSecond: 12_800_000, ratio: 4.0 / 14, workerCPU: cpu, rawCPUMicroseconds: 0.7,
+            producerCPUMicroseconds: 0.8, producerCPUWorkerRunMicroseconds: 0.9, counterCPUMicroseconds: 0.1,
+            machineBusyWorker: 0.8, machineBusyRaw: 0.9, rawRuns: runs)
+        #expect(abs(row.accountedRawRate - 0.7) < 1e-12)
+        #expect(abs(row.accountedRatio - (0.8 / 4.0) / 0.7) < 1e-12)
+    }
 }

@@ -86,6 +86,21 @@ def test_accounted_ratio_and_allowed_worker_cpu():
     assert bench_report.accounted_ratio(row) == pytest.approx(0.5)
 
 
+def test_raw_runs_are_accounted_each_on_its_own():
+    row = throughput_row()
+    # A fast raw run (1.0 µs a message at 100% busy buys 1.0) and a slow one that spent more a message (2.0 µs at
+    # 80%: 0.4): the raw side is their mean, 0.7, where the means of their figures (1.5 µs at 90%) would buy 0.6.
+    row["rawRuns"] = [
+        {"messagesPerSecond": 2e6, "consumerCPUMicroseconds": 0.5, "producerCPUMicroseconds": 0.5, "machineBusy": 1.0},
+        {"messagesPerSecond": 8e5, "consumerCPUMicroseconds": 0.9, "producerCPUMicroseconds": 1.1, "machineBusy": 0.8},
+    ]
+    assert bench_report.accounted_raw_rate(row) == pytest.approx(0.7)
+    assert bench_report.accounted_ratio(row) == pytest.approx(0.2 / 0.7)
+    allowed = bench_report.allowed_worker_cpu(row, 0.5)
+    row["workerCPU"] = {"lane": allowed, "recognition": 0.0, "io": 0.0}
+    assert bench_report.accounted_ratio(row) == pytest.approx(0.5)
+
+
 def test_median_row_and_spread():
     rows = [throughput_row(ratio=value) for value in (0.39, 0.35, 0.37)]
     assert bench_report.median_row(rows)["ratio"] == 0.37
