@@ -20,7 +20,7 @@ extension BenchCommand {
                 : "; raw runs before and after: "
                     + row.rawRuns.map { run in
                         String(
-                            format: "%.0f msg/s at %.2f + %.2f µs, %.0f%% busy", run.messagesPerSecond,
+                            format: "%.0f msg/s (producer %.2f + consumer %.2f µs, %.0f%% busy)", run.messagesPerSecond,
                             run.producerCPUMicroseconds, run.consumerCPUMicroseconds, run.machineBusy * 100)
                     }.joined(separator: ", "))
             + (cpu.otherThreads.map { threads in
