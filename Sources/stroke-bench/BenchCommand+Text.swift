@@ -15,14 +15,12 @@ extension BenchCommand {
             cpu.total, cpu.lane, cpu.recognition, cpu.io, cpu.other, cpu.laneWaiting, row.rawCPUMicroseconds,
             row.producerCPUWorkerRunMicroseconds, row.producerCPUMicroseconds, row.counterCPUMicroseconds,
             row.machineBusyWorker * 100, row.machineBusyRaw * 100, row.accountedRatio)
-            + (row.rawRuns.isEmpty
-                ? ""
-                : "; raw runs before and after: "
-                    + row.rawRuns.map { run in
-                        String(
-                            format: "%.0f msg/s (producer %.2f + consumer %.2f µs, %.0f%% busy)", run.messagesPerSecond,
-                            run.producerCPUMicroseconds, run.consumerCPUMicroseconds, run.machineBusy * 100)
-                    }.joined(separator: ", "))
+            + "; raw runs before and after: "
+            + row.rawRuns.map { run in
+                String(
+                    format: "%.0f msg/s (producer %.2f + consumer %.2f µs, %.0f%% busy)", run.messagesPerSecond,
+                    run.producerCPUMicroseconds, run.consumerCPUMicroseconds, run.machineBusy * 100)
+            }.joined(separator: ", ")
             + (cpu.otherThreads.map { threads in
                 "; other: "
                     + threads.sorted { $0.key < $1.key }.map { String(format: "%@ %.2f", $0.key, $0.value) }

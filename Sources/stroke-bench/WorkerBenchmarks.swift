@@ -32,7 +32,7 @@ struct WorkerBenchmarks {
         var machineBusyWorker: Double
         var machineBusyRaw: Double
         /// The two raw runs, before and after the worker's, each on its own: the raw figures above are their means.
-        var rawRuns: [RawRun] = []
+        var rawRuns: [RawRun]
 
         /// The ratio the CPU accounting gives: the messages per second each run's busy share buys at its parties'
         /// CPU per message (the worker's run: producer, worker and result counter; the raw runs: producer and raw
@@ -45,12 +45,8 @@ struct WorkerBenchmarks {
             return (machineBusyWorker / worker) / accountedRawRate
         }
 
-        /// Messages per µs of the machine's cores the raw runs' accounting buys (their mean; from the means of
-        /// their figures for a row without them).
-        var accountedRawRate: Double {
-            guard !rawRuns.isEmpty else { return machineBusyRaw / (producerCPUMicroseconds + rawCPUMicroseconds) }
-            return rawRuns.map(\.accountedRate).reduce(0, +) / Double(rawRuns.count)
-        }
+        /// Messages per µs of the machine's cores the raw runs' accounting buys: the mean of each run's.
+        var accountedRawRate: Double { rawRuns.map(\.accountedRate).reduce(0, +) / Double(rawRuns.count) }
     }
 
     /// One run of the raw pair alone, just before or just after the worker's.

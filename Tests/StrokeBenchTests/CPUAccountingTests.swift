@@ -73,7 +73,11 @@ struct CPUAccountingTests {
             rawMessagesPerSecond: 1_200_000, rawPointsPerSecond: 38_400_000, workerMessagesPerSecond: 400_000,
             workerPointsPerSecond: 12_800_000, ratio: 1.0 / 3, workerCPU: cpu, rawCPUMicroseconds: 0.7,
             producerCPUMicroseconds: 0.8, producerCPUWorkerRunMicroseconds: 0.9, counterCPUMicroseconds: 0.1,
-            machineBusyWorker: 0.8, machineBusyRaw: 0.9)
+            machineBusyWorker: 0.8, machineBusyRaw: 0.9,
+            rawRuns: Array(
+                repeating: WorkerBenchmarks.RawRun(
+                    messagesPerSecond: 1_200_000, consumerCPUMicroseconds: 0.7, producerCPUMicroseconds: 0.8,
+                    machineBusy: 0.9), count: 2))
         // Worker's run: 0.9 + 3.0 + 0.1 = 4 µs a message at 80% of the cores; raw runs: 0.8 + 0.7 = 1.5 µs at 90%.
         #expect(abs(row.accountedRatio - (0.8 / 4.0) / (0.9 / 1.5)) < 1e-12)
     }
