@@ -19,24 +19,26 @@ extension WorkerBenchmarks {
         let rawBefore = try await rawRate(traffic)
         let (worker, workerCPU) = try await workerRate(traffic, prefix: prefix)
         let rawAfter = try await rawRate(traffic)
-        let raw = (rawBefore.rate + rawAfter.rate) / 2
         let perMessage = Double(traffic.pointCount) / Double(traffic.count)
         let microseconds = 1e6 / Double(traffic.count)
+        let rawRuns = [rawBefore, rawAfter].map { raw in
+            RawRun(
+                messagesPerSecond: raw.rate, consumerCPUMicroseconds: raw.cpuMicroseconds,
+                producerCPUMicroseconds: raw.producerSeconds * microseconds, machineBusy: raw.busy)
+        }
+        // The mean of a figure over the raw runs: the row's raw figures.
+        func mean(_ figure: (RawRun) -> Double) -> Double { rawRuns.map(figure).reduce(0, +) / Double(rawRuns.count) }
+        let raw = mean(\.messagesPerSecond)
         return ThroughputRow(
             encoding: encoding.rawValue, pointsPerMessage: pointsPerMessage, sessions: sessions,
             messages: traffic.count, points: traffic.pointCount, rawMessagesPerSecond: raw,
             rawPointsPerSecond: raw * perMessage, workerMessagesPerSecond: worker.rate,
             workerPointsPerSecond: worker.rate * perMessage, ratio: worker.rate / raw, workerCPU: workerCPU,
-            rawCPUMicroseconds: (rawBefore.cpuMicroseconds + rawAfter.cpuMicroseconds) / 2,
-            producerCPUMicroseconds: (rawBefore.producerSeconds + rawAfter.producerSeconds) / 2 * microseconds,
+            rawCPUMicroseconds: mean(\.consumerCPUMicroseconds),
+            producerCPUMicroseconds: mean(\.producerCPUMicroseconds),
             producerCPUWorkerRunMicroseconds: worker.producerSeconds * microseconds,
             counterCPUMicroseconds: worker.counterSeconds * microseconds,
-            machineBusyWorker: worker.busy, machineBusyRaw: (rawBefore.busy + rawAfter.busy) / 2,
-            rawRuns: [rawBefore, rawAfter].map { raw in
-                RawRun(
-                    messagesPerSecond: raw.rate, consumerCPUMicroseconds: raw.cpuMicroseconds,
-                    producerCPUMicroseconds: raw.producerSeconds * microseconds, machineBusy: raw.busy)
-            })
+            machineBusyWorker: worker.busy, machineBusyRaw: mean(\.machineBusy), rawRuns: rawRuns)
     }
 
     /// Messages per second into a raw SUB sink process that only counts, its CPU time per message in µs, and the
