@@ -9,7 +9,7 @@ enum BenchCommand {
     static let optionNames: Set<String> = [
         "quick", "json", "help", "curve", "runs", "dataset", "worker", "only", "capacity", "templates", "cases",
         "messages", "sessions", "worker-args", "latency-standin", "latency-tick", "checkmark", "cold-sweep", "learned",
-        "among", "tilt",
+        "among", "tilt", "latency-trace", "peer-cpus",
     ]
 
     static let usage = """
@@ -78,6 +78,14 @@ enum BenchCommand {
                            the latency section's producer sends what is due every US microseconds, in one
                            burst: longer ticks queue more messages in front of each stroke end, as a stall of
                            the host does (default 250)
+          --latency-trace FILE
+                           the latency section writes every stroke it timed to FILE as CSV (run, peer, when its
+                           end was sent, latency, lateness, in µs): scripts/latency-episodes.py FILE tells the
+                           host's stalls (the latency jumps at once) from stretches where a peer fell behind the
+                           load (it builds up over milliseconds) (default: none)
+          --peer-cpus LIST the worker, the raw sink and the raw echo run on these CPUs only (`taskset -c LIST`);
+                           run stroke-bench itself under `taskset -c` on the others to give each side cores of its
+                           own (default: wherever the scheduler puts them, as a deployment runs)
           --curve          the throughput section encrypts with CURVE: the raw sink and the worker are CURVE
                            servers, the producer and the result counter clients (default: plain ZMTP)
           --json           print one JSON object on stdout
@@ -215,6 +223,13 @@ enum BenchCommand {
         bench.latencyTickMicroseconds = try args.parsed("latency-tick", default: 250)
         guard (1...1_000_000).contains(bench.latencyTickMicroseconds) else {
             throw BenchError("--latency-tick: microseconds between bursts, 1 to 1000000")
+        }
+        if let path = args.value("latency-trace") { bench.latencyTrace = try LatencyTrace(path: path) }
+        if let cpus = args.value("peer-cpus") {
+            guard ChildProcess.isCPUList(cpus) else {
+                throw BenchError("--peer-cpus: \(cpus) is not a CPU list as taskset -c takes it (as 1, 0,2 or 2-3)")
+            }
+            bench.peerCPUs = cpus
         }
         let coldSweep = try args.parsed("cold-sweep", default: 0)
         guard (0...65_536).contains(coldSweep) else { throw BenchError("--cold-sweep: megabytes, 0 to 65536") }

@@ -8,15 +8,48 @@ final class ChildProcess {
     /// The endpoints once read from the "listening" line, which is read only once.
     private var endpoints: (input: String, output: String)?
 
-    init(_ executable: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+    /// Starts `executable` with `arguments`; on the CPUs `cpus` only (a list as `taskset -c` takes it, through
+    /// util-linux's `taskset`, which execs the child in its place: the child's pid is the process's) when given.
+    init(_ executable: String, _ arguments: [String], cpus: String? = nil) throws {
+        if let cpus {
+            guard FileManager.default.isExecutableFile(atPath: Self.taskset) else {
+                throw BenchError("--peer-cpus needs \(Self.taskset) (util-linux), which is missing")
+            }
+            process.executableURL = URL(fileURLWithPath: Self.taskset)
+            process.arguments = ["--cpu-list", cpus, executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
         process.standardError = errorPipe
         process.standardOutput = outputPipe
         try process.run()
     }
 
     var pid: Int32 { process.processIdentifier }
+
+    /// util-linux's `taskset`, which starts a child on given CPUs (`--peer-cpus`).
+    static let taskset = "/usr/bin/taskset"
+
+    /// Whether `list` is a CPU list as `taskset -c` takes it: numbers and ranges, separated by commas ("1", "0,2",
+    /// "2-3").
+    static func isCPUList(_ list: String) -> Bool {
+        let items = list.split(separator: ",", omittingEmptySubsequences: false)
+        return !list.isEmpty
+            && items.allSatisfy { item in
+                let bounds = item.split(separator: "-", omittingEmptySubsequences: false)
+                guard (1...2).contains(bounds.count), let low = UInt16(bounds[0]) else { return false }
+                guard bounds.count == 2 else { return true }
+                guard let high = UInt16(bounds[1]) else { return false }
+                return low <= high
+            }
+    }
+
+    /// The child's executable's name (not `taskset`'s, when it started the child).
+    private var name: String {
+        let path = process.executableURL?.path == Self.taskset ? process.arguments?[2] : process.executableURL?.path
+        return path.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
+    }
 
     /// Reads standard error until a line contains `marker`; returns that line.
     func waitForLine(containing marker: String, timeout: TimeInterval = 30) throws -> String {
@@ -33,7 +66,7 @@ final class ChildProcess {
             if let line = buffer.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
         }
         throw BenchError(
-            "child \(process.executableURL?.lastPathComponent ?? "") never logged \"\(marker)\": \(buffer)")
+            "child \(name) never logged \"\(marker)\": \(buffer)")
     }
 
     /// The worker's bound input and output endpoints, from its "listening" log line.

@@ -23,8 +23,8 @@ extension WorkerBenchmarks {
         let traffic = Traffic.make(
             strokes: strokes, sessions: 1000, pointsPerMessage: 1, encoding: .binary, messages: Int(rate * seconds),
             prefix: prefix)
-        var workerSamples = [(latency: Double, lateness: Double)]()
-        var rawSamples = [(latency: Double, lateness: Double)]()
+        var workerSamples = [LatencyTrace.Sample]()
+        var rawSamples = [LatencyTrace.Sample]()
         for (round, piece) in traffic.split(into: rounds).enumerated() {
             for turn in 0..<2 {
                 if (round + turn) % 2 == 0 {
@@ -34,10 +34,11 @@ extension WorkerBenchmarks {
                 }
             }
         }
+        try latencyTrace?.append(run: run, worker: workerSamples, raw: rawSamples)
         func percentile(_ sorted: [Double], _ q: Double) -> Double {
             sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(q * Double(sorted.count)))]
         }
-        func latencies(_ samples: [(latency: Double, lateness: Double)], onScheduleOnly: Bool) -> [Double] {
+        func latencies(_ samples: [LatencyTrace.Sample], onScheduleOnly: Bool) -> [Double] {
             samples.filter { !onScheduleOnly || $0.lateness <= Self.lateMicroseconds }.map(\.latency).sorted()
         }
         let workerLatencies = latencies(workerSamples, onScheduleOnly: false)
@@ -54,9 +55,9 @@ extension WorkerBenchmarks {
             standInNanoseconds: latencyStandIn, tickMicroseconds: latencyTickMicroseconds)
     }
 
-    /// Each answered stroke's latency and how late its end was sent after it was due, both in microseconds.
+    /// Each answered stroke: when its end was sent, its latency, and how late its end was sent after it was due.
     private func paced(_ traffic: Traffic, rate: Double, prefix: String, peer: ChildProcess) async throws
-        -> [(latency: Double, lateness: Double)]
+        -> [LatencyTrace.Sample]
     {
         // A piece can hold no stroke end at low loads: a stroke goes whole to the piece it begins in, and with
         // 1,000 sessions side by side a round of a few thousand messages may begin none. Nothing to measure then
@@ -97,12 +98,15 @@ extension WorkerBenchmarks {
             sentBySession[topic, default: []].append(sent[k])
         }
         let arrivals = counter.arrivals.withLock { $0 }
-        var samples = [(latency: Double, lateness: Double)]()
+        var samples = [LatencyTrace.Sample]()
         for (session, times) in arrivals {
             guard let sends = sentBySession[session] else { continue }
             for (send, arrival) in zip(sends, times) {
                 let lateness = send.sent > send.due ? send.sent - send.due : 0
-                samples.append((Double(arrival - send.sent) / 1000, Double(lateness) / 1000))
+                samples.append(
+                    LatencyTrace.Sample(
+                        sent: send.sent, latency: Double(arrival - send.sent) / 1000, lateness: Double(lateness) / 1000)
+                )
             }
         }
         return samples

@@ -49,7 +49,7 @@ extension WorkerBenchmarks {
         let sink = try ChildProcess(
             myself,
             ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "\(traffic.count)"]
-                + (curve.map { ["--curve-secret", $0.server.secretKey] } ?? []))
+                + (curve.map { ["--curve-secret", $0.server.secretKey] } ?? []), cpus: peerCPUs)
         let line = try sink.waitForLine(containing: "listening")
         let endpoint = String(line.split(separator: " ").last!)
         let (context, curve) = (self.context, self.curve)

@@ -154,6 +154,11 @@ struct WorkerBenchmarks {
     var latencyStandIn: Int?
     /// How often the latency section's producer sends what is due, in microseconds (`--latency-tick`).
     var latencyTickMicroseconds = 250
+    /// Where the latency section appends every stroke it timed (`--latency-trace`, `LatencyTrace`); nil: nowhere.
+    var latencyTrace: LatencyTrace?
+    /// The CPUs the worker and the raw peers run on (`--peer-cpus`, a list as `taskset -c` takes it); nil: wherever
+    /// the scheduler puts them.
+    var peerCPUs: String?
     /// The throughput section's keys with `--curve`: every socket of its raw pair and of the worker's run speaks
     /// CURVE; nil: plain ZMTP.
     var curve: BenchCurve?
@@ -172,7 +177,7 @@ struct WorkerBenchmarks {
         try ChildProcess(
             worker,
             ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--stats-interval", "0"] + extra
-                + workerArguments)
+                + workerArguments, cpus: peerCPUs)
     }
 
     /// Starts a raw echo peer (`stroke-bench raw-echo`) on loopback ports of its choosing, spending
@@ -183,6 +188,6 @@ struct WorkerBenchmarks {
             [
                 "raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--work-ns",
                 "\(workNanoseconds)",
-            ])
+            ], cpus: peerCPUs)
     }
 }

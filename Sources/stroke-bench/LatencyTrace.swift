@@ -1,0 +1,60 @@
+import Foundation
+
+/// Every stroke the latency section timed, as CSV (`--latency-trace FILE`): its run and peer, when its end was sent,
+/// its latency and how late its end was sent.
+///
+/// A percentile says how long the tail is, not where it comes from. `scripts/latency-episodes.py` reads the trace.
+/// It tells two kinds of episode apart: a stall of the host, after which the latency jumps at once, and a stretch in
+/// which a peer fell behind the load, over which the latency builds up.
+struct LatencyTrace: Sendable {
+    /// One timed stroke.
+    struct Sample: Sendable {
+        /// When the stroke's end was sent, in `BenchClock` nanoseconds.
+        var sent: UInt64
+        /// Stroke end sent → result received, in µs.
+        var latency: Double
+        /// How late the end was sent after it was due, in µs.
+        var lateness: Double
+    }
+
+    /// The file's first line.
+    static let header = "run,peer,sent_us,latency_us,lateness_us"
+
+    /// The file the runs are appended to.
+    let path: String
+
+    /// Creates the file at `path`, replacing one there, with the header line alone.
+    init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data((Self.header + "\n").utf8)) else {
+            throw BenchError("--latency-trace: cannot create \(path)")
+        }
+        self.path = path
+    }
+
+    // MARK: - Writing
+
+    /// Appends a run's strokes, the worker's and the raw echo's, in the order their ends were sent.
+    func append(run: Int, worker: [Sample], raw: [Sample]) throws {
+        let text = Self.lines(run: run, peers: [("worker", worker), ("raw", raw)])
+        do {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(text.utf8))
+        } catch {
+            throw BenchError("--latency-trace: cannot append to \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The CSV lines of a run's strokes, one per stroke, in the order their ends were sent; `sent_us` counts from
+    /// the run's first send.
+    static func lines(run: Int, peers: [(name: String, samples: [Sample])]) -> String {
+        let all = peers.flatMap { peer in peer.samples.map { (peer.name, $0) } }.sorted { $0.1.sent < $1.1.sent }
+        guard let origin = all.first?.1.sent else { return "" }
+        return all.map { name, sample in
+            String(
+                format: "%d,%@,%.1f,%.1f,%.1f\n", run, name, Double(sample.sent - origin) / 1000, sample.latency,
+                sample.lateness)
+        }.joined()
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import stroke_bench
+
+/// `--latency-trace`: every stroke the latency section timed, as CSV; and `--peer-cpus`' CPU lists.
+@Suite("stroke-bench latency trace and peer CPUs")
+struct LatencyTraceTests {
+    @Test("a run's strokes are written in the order their ends were sent, from the run's first send")
+    func linesInSendOrder() {
+        let worker = [
+            LatencyTrace.Sample(sent: 1_000_500_000, latency: 312.25, lateness: 0),
+            LatencyTrace.Sample(sent: 1_000_000_000, latency: 280, lateness: 12.5),
+        ]
+        let raw = [LatencyTrace.Sample(sent: 1_000_250_000, latency: 190.5, lateness: 0)]
+        let text = LatencyTrace.lines(run: 2, peers: [("worker", worker), ("raw", raw)])
+        #expect(
+            text == """
+                2,worker,0.0,280.0,12.5
+                2,raw,250.0,190.5,0.0
+                2,worker,500.0,312.2,0.0
+
+                """)
+        #expect(LatencyTrace.lines(run: 0, peers: [("worker", []), ("raw", [])]).isEmpty)
+    }
+
+    @Test("the file starts with its header, and each run is appended to it")
+    func fileAppends() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).csv")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let trace = try LatencyTrace(path: path)
+        try trace.append(run: 0, worker: [.init(sent: 10_000, latency: 100, lateness: 0)], raw: [])
+        try trace.append(run: 1, worker: [], raw: [.init(sent: 20_000, latency: 90, lateness: 1)])
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text == LatencyTrace.header + "\n0,worker,0.0,100.0,0.0\n1,raw,0.0,90.0,1.0\n")
+    }
+
+    @Test("a trace that cannot be created is a clear error")
+    func unwritablePath() {
+        #expect(throws: BenchError.self) { try LatencyTrace(path: "/nonexistent-directory/trace.csv") }
+    }
+
+    @Test("CPU lists as taskset -c takes them are accepted, anything else refused")
+    func cpuLists() {
+        for list in ["0", "1", "0,1", "2-3", "0,2-3,5"] { #expect(ChildProcess.isCPUList(list), "\(list)") }
+        for list in ["", ",", "1,", "a", "-1", "3-2", "1-2-3", "0x3", " 1"] {
+            #expect(!ChildProcess.isCPUList(list), "\(list)")
+        }
+    }
+}
