@@ -83,9 +83,10 @@ enum BenchCommand {
                            end was sent, latency, lateness, in µs): scripts/latency-episodes.py FILE tells the
                            host's stalls (the latency jumps at once) from stretches where a peer fell behind the
                            load (it builds up over milliseconds) (default: none)
-          --peer-cpus LIST the worker, the raw sink and the raw echo run on these CPUs only (`taskset -c LIST`);
-                           run stroke-bench itself under `taskset -c` on the others to give each side cores of its
-                           own (default: wherever the scheduler puts them, as a deployment runs)
+          --peer-cpus LIST the worker, the raw sink and the raw echo of the throughput, latency and memory sections
+                           run on these CPUs only (`taskset -c LIST`); run stroke-bench itself under `taskset -c`
+                           on the others to give each side cores of its own (default: wherever the scheduler puts
+                           them, as a deployment runs)
           --curve          the throughput section encrypts with CURVE: the raw sink and the worker are CURVE
                            servers, the producer and the result counter clients (default: plain ZMTP)
           --json           print one JSON object on stdout

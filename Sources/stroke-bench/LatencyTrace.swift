@@ -33,7 +33,8 @@ struct LatencyTrace: Sendable {
 
     // MARK: - Writing
 
-    /// Appends a run's strokes, the worker's and the raw echo's, in the order their ends were sent.
+    /// Appends a run's strokes, the worker's (or its stand-in's, `--latency-standin`) and the raw echo's, in the
+    /// order their ends were sent.
     func append(run: Int, worker: [Sample], raw: [Sample]) throws {
         let text = Self.lines(run: run, peers: [("worker", worker), ("raw", raw)])
         do {
