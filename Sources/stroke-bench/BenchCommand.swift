@@ -80,7 +80,8 @@ enum BenchCommand {
                            the host does (default 250)
           --latency-trace FILE
                            the latency section writes every stroke it timed to FILE as CSV (run, peer, when its
-                           end was sent, latency, lateness, in µs): scripts/latency-episodes.py FILE tells the
+                           end was sent on CLOCK_MONOTONIC, latency, lateness, in µs; perf record -k
+                           CLOCK_MONOTONIC lines up with it): scripts/latency-episodes.py FILE tells the
                            host's stalls (the latency jumps at once) from stretches where a peer fell behind the
                            load (it builds up over milliseconds) (default: none)
           --peer-cpus LIST the worker, the raw sink and the raw echo of the throughput, latency and memory sections

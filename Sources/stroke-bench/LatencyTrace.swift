@@ -1,6 +1,7 @@
 import Foundation
 
-/// Every stroke the latency section timed, as CSV (`--latency-trace FILE`): its run and peer, when its end was sent,
+/// Every stroke the latency section timed, as CSV (`--latency-trace FILE`): its run and peer, when its end was sent
+/// (CLOCK_MONOTONIC, the clock `perf record -k CLOCK_MONOTONIC` stamps its samples with, so that the two line up),
 /// its latency and how late its end was sent.
 ///
 /// A percentile says how long the tail is, not where it comes from. `scripts/latency-episodes.py` reads the trace.
@@ -9,7 +10,7 @@ import Foundation
 struct LatencyTrace: Sendable {
     /// One timed stroke.
     struct Sample: Sendable {
-        /// When the stroke's end was sent, in `BenchClock` nanoseconds.
+        /// When the stroke's end was sent, in `BenchClock` (CLOCK_MONOTONIC) nanoseconds.
         var sent: UInt64
         /// Stroke end sent → result received, in µs.
         var latency: Double
@@ -47,14 +48,13 @@ struct LatencyTrace: Sendable {
         }
     }
 
-    /// The CSV lines of a run's strokes, one per stroke, in the order their ends were sent; `sent_us` counts from
-    /// the run's first send.
+    /// The CSV lines of a run's strokes, one per stroke, in the order their ends were sent; `sent_us` is
+    /// CLOCK_MONOTONIC in µs.
     static func lines(run: Int, peers: [(name: String, samples: [Sample])]) -> String {
         let all = peers.flatMap { peer in peer.samples.map { (peer.name, $0) } }.sorted { $0.1.sent < $1.1.sent }
-        guard let origin = all.first?.1.sent else { return "" }
         return all.map { name, sample in
             String(
-                format: "%d,%@,%.1f,%.1f,%.1f\n", run, name, Double(sample.sent - origin) / 1000, sample.latency,
+                format: "%d,%@,%.1f,%.1f,%.1f\n", run, name, Double(sample.sent) / 1000, sample.latency,
                 sample.lateness)
         }.joined()
     }

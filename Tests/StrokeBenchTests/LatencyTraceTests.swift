@@ -6,7 +6,7 @@ import Testing
 /// `--latency-trace`: every stroke the latency section timed, as CSV; and `--peer-cpus`' CPU lists.
 @Suite("stroke-bench latency trace and peer CPUs")
 struct LatencyTraceTests {
-    @Test("a run's strokes are written in the order their ends were sent, from the run's first send")
+    @Test("a run's strokes are written in the order their ends were sent, on CLOCK_MONOTONIC in µs")
     func linesInSendOrder() {
         let worker = [
             LatencyTrace.Sample(sent: 1_000_500_000, latency: 312.25, lateness: 0),
@@ -16,9 +16,9 @@ struct LatencyTraceTests {
         let text = LatencyTrace.lines(run: 2, peers: [("worker", worker), ("raw", raw)])
         #expect(
             text == """
-                2,worker,0.0,280.0,12.5
-                2,raw,250.0,190.5,0.0
-                2,worker,500.0,312.2,0.0
+                2,worker,1000000.0,280.0,12.5
+                2,raw,1000250.0,190.5,0.0
+                2,worker,1000500.0,312.2,0.0
 
                 """)
         #expect(LatencyTrace.lines(run: 0, peers: [("worker", []), ("raw", [])]).isEmpty)
@@ -33,7 +33,7 @@ struct LatencyTraceTests {
         try trace.append(run: 0, worker: [.init(sent: 10_000, latency: 100, lateness: 0)], raw: [])
         try trace.append(run: 1, worker: [], raw: [.init(sent: 20_000, latency: 90, lateness: 1)])
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text == LatencyTrace.header + "\n0,worker,0.0,100.0,0.0\n1,raw,0.0,90.0,1.0\n")
+        #expect(text == LatencyTrace.header + "\n0,worker,10.0,100.0,0.0\n1,raw,20.0,90.0,1.0\n")
     }
 
     @Test("a trace that cannot be created is a clear error")

@@ -36,9 +36,10 @@ def test_a_stall_is_sudden_and_a_slowdown_gradual():
     samples += slowdown(40_000, 20_000, served=0.8)
     found = latency_episodes.episodes(sorted(samples), base=500, above=1500)
     assert len(found) == 2
-    (stall_peak, stall_rise, _), (slow_peak, slow_rise, _) = found
+    (stall_peak, stall_rise, _, stall_begin, stall_sent), (slow_peak, slow_rise, *_) = found
     assert stall_peak == pytest.approx(3_200)
     assert stall_rise == pytest.approx(100)
+    assert (stall_begin, stall_sent) == (9_900, 10_000)
     assert latency_episodes.is_sudden(found[0])
     # At 80% of the load for 20 ms the backlog builds to 5 ms over those 20 ms; the episode begins when the latency
     # leaves the base (a backlog of 300 µs, 1.2 ms in), so the rise is 18.8 ms.
@@ -72,3 +73,40 @@ def test_a_file_that_is_not_a_trace_is_refused(tmp_path):
     result = subprocess.run([sys.executable, SCRIPT, str(trace)], capture_output=True, text=True)
     assert result.returncode == 1
     assert "not a stroke-bench latency trace" in result.stderr
+
+
+def test_what_ran_during_an_episode(tmp_path):
+    # A stall of 3 ms from 10 ms on (the trace's clock, µs): a kernel thread held CPU 1 for it, CPU 0 stayed idle.
+    trace = tmp_path / "trace.csv"
+    lines = ["run,peer,sent_us,latency_us,lateness_us"]
+    lines += [f"0,worker,{t:.1f},200.0,0.0" for t in range(0, 10_000, 100)]
+    lines += [f"0,worker,{sent:.1f},{latency:.1f},0.0" for sent, latency in stall(10_000, 3_000)]
+    trace.write_text("\n".join(lines) + "\n")
+    timehist = tmp_path / "timehist.txt"
+    timehist.write_text(
+        "           time    cpu  task name                       wait time  sch delay   run time\n"
+        "                        [tid/pid]                          (msec)     (msec)     (msec)\n"
+        "--------------- ------  ------------------------------  ---------  ---------  ---------\n"
+        "       0.010000 [0001]  lane-0[20/10]                       0.000      0.010      1.000 \n"
+        "       0.013000 [0001]  kdamond.0[83]                       0.000      0.005      3.000 \n"
+        "       0.013000 [0000]  <idle>                              0.000      0.000      3.000 \n"
+    )
+    result = subprocess.run(
+        [sys.executable, SCRIPT, str(trace), "--timehist", str(timehist)], capture_output=True, text=True, check=True
+    )
+    summary, episode = result.stdout.splitlines()
+    assert "1 sudden" in summary
+    # From the peak's send (10 ms) for as long as the peak (3.2 ms): CPU 1 ran the kernel thread 3 of those 3.2 ms.
+    assert episode.startswith("  sudden, peak 3.2 ms: CPU 0: <idle> 94%; CPU 1: kdamond.0[83] 94%")
+
+
+def test_a_timehist_without_slices_is_refused(tmp_path):
+    trace = tmp_path / "trace.csv"
+    trace.write_text("run,peer,sent_us,latency_us,lateness_us\n0,worker,0.0,200.0,0.0\n")
+    timehist = tmp_path / "timehist.txt"
+    timehist.write_text("not perf output\n")
+    result = subprocess.run(
+        [sys.executable, SCRIPT, str(trace), "--timehist", str(timehist)], capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    assert "no `perf sched timehist` lines" in result.stderr
