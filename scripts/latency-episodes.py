@@ -27,6 +27,7 @@ import csv
 import re
 import statistics
 import sys
+from typing import NamedTuple
 
 
 def read_trace(path: str) -> dict:
@@ -48,9 +49,18 @@ def read_trace(path: str) -> dict:
     return strokes
 
 
+class Episode(NamedTuple):
+    """One episode, in µs: its peak latency, how long it took to get there (from its beginning to the send of the
+    stroke that peaked), and when it began and that stroke was sent, on the trace's clock."""
+
+    peak: float
+    rise: float
+    begin: float
+    peak_sent: float
+
+
 def episodes(samples: list, base: float, above: float) -> list:
-    """Each episode as (peak latency, rise, length, begin, peak sent), in µs: rise from its beginning to its peak's
-    send, length to its last stroke over `base`; begin and peak sent on the trace's clock."""
+    """The episodes of a run's strokes (`Episode`), in the order they began."""
     found = []
     index = 0
     while index < len(samples):
@@ -63,22 +73,14 @@ def episodes(samples: list, base: float, above: float) -> list:
         peak_at = max(range(index, end), key=lambda k: samples[k][1])
         if samples[peak_at][1] > above:
             begin = samples[index - 1][0] if index > 0 else samples[index][0]
-            found.append(
-                (
-                    samples[peak_at][1],
-                    samples[peak_at][0] - begin,
-                    samples[end - 1][0] - begin,
-                    begin,
-                    samples[peak_at][0],
-                )
-            )
+            peak_sent, peak = samples[peak_at]
+            found.append(Episode(peak, peak_sent - begin, begin, peak_sent))
         index = end
     return found
 
 
-def is_sudden(episode: tuple) -> bool:
-    peak, rise = episode[0], episode[1]
-    return rise < peak
+def is_sudden(episode: Episode) -> bool:
+    return episode.rise < episode.peak
 
 
 # MARK: - What ran meanwhile
@@ -120,10 +122,12 @@ def what_ran(slices: list, start_s: float, end_s: float, top: int = 4) -> str:
     ) or "nothing recorded"
 
 
-def ran_during(episode: tuple, slices: list) -> str:
+def ran_during(episode: Episode, slices: list) -> str:
     """What ran while a sudden episode's stall lasted, or while a gradual one built up."""
-    peak, _, _, begin, peak_sent = episode
-    start_us, end_us = (peak_sent, peak_sent + peak) if is_sudden(episode) else (begin, peak_sent)
+    if is_sudden(episode):
+        start_us, end_us = episode.peak_sent, episode.peak_sent + episode.peak
+    else:
+        start_us, end_us = episode.begin, episode.peak_sent
     return what_ran(slices, start_us / 1e6, end_us / 1e6)
 
 
@@ -143,14 +147,14 @@ def describe(run: int, peer: str, samples: list, base: float, above: float, slic
     gradual = [episode for episode in found if not is_sudden(episode)]
     text = (
         f"run {run} {peer}: {len(samples)} strokes, p50 {p50:.0f} µs, p99 {p99:.0f} µs; {len(found)} episodes peaking "
-        f"over {above:.0f} µs: {len(sudden)} sudden (peaks {span([e[0] for e in sudden])}), {len(gradual)} gradual "
-        f"(peaks {span([e[0] for e in gradual])}, built up over {span([e[1] for e in gradual])})"
+        f"over {above:.0f} µs: {len(sudden)} sudden (peaks {span([e.peak for e in sudden])}), {len(gradual)} gradual "
+        f"(peaks {span([e.peak for e in gradual])}, built up over {span([e.rise for e in gradual])})"
     )
     if slices is None:
         return text
     for episode in found:
         kind = "sudden" if is_sudden(episode) else "gradual"
-        text += f"\n  {kind}, peak {episode[0] / 1000:.1f} ms: {ran_during(episode, slices)}"
+        text += f"\n  {kind}, peak {episode.peak / 1000:.1f} ms: {ran_during(episode, slices)}"
     return text
 
 

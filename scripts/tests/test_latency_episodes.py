@@ -36,15 +36,15 @@ def test_a_stall_is_sudden_and_a_slowdown_gradual():
     samples += slowdown(40_000, 20_000, served=0.8)
     found = latency_episodes.episodes(sorted(samples), base=500, above=1500)
     assert len(found) == 2
-    (stall_peak, stall_rise, _, stall_begin, stall_sent), (slow_peak, slow_rise, *_) = found
-    assert stall_peak == pytest.approx(3_200)
-    assert stall_rise == pytest.approx(100)
-    assert (stall_begin, stall_sent) == (9_900, 10_000)
+    stall_episode, slow_episode = found
+    assert stall_episode.peak == pytest.approx(3_200)
+    assert stall_episode.rise == pytest.approx(100)
+    assert (stall_episode.begin, stall_episode.peak_sent) == (9_900, 10_000)
     assert latency_episodes.is_sudden(found[0])
     # At 80% of the load for 20 ms the backlog builds to 5 ms over those 20 ms; the episode begins when the latency
     # leaves the base (a backlog of 300 µs, 1.2 ms in), so the rise is 18.8 ms.
-    assert slow_peak == pytest.approx(5_200, abs=30)
-    assert slow_rise == pytest.approx(18_800, abs=200)
+    assert slow_episode.peak == pytest.approx(5_200, abs=30)
+    assert slow_episode.rise == pytest.approx(18_800, abs=200)
     assert not latency_episodes.is_sudden(found[1])
 
 
