@@ -23,6 +23,7 @@ Usage: scripts/latency-episodes.py TRACE [--base US] [--above US] [--timehist TI
 """
 
 import argparse
+import collections
 import csv
 import re
 import statistics
@@ -109,11 +110,10 @@ def read_timehist(path: str) -> list:
 def what_ran(slices: list, start_s: float, end_s: float, top: int = 4) -> str:
     """The tasks that ran on each CPU between two times, the busiest first, as shares of that time."""
     length = end_s - start_s
-    shares: dict = {}
+    shares: dict = collections.defaultdict(lambda: collections.defaultdict(float))
     for begin, end, cpu, task in slices:
         overlap = min(end, end_s) - max(begin, start_s)
         if overlap > 0:
-            shares.setdefault(cpu, {}).setdefault(task, 0.0)
             shares[cpu][task] += overlap / length
     return "; ".join(
         f"CPU {cpu}: "
