@@ -226,7 +226,13 @@ enum BenchCommand {
         guard (1...1_000_000).contains(bench.latencyTickMicroseconds) else {
             throw BenchError("--latency-tick: microseconds between bursts, 1 to 1000000")
         }
-        if let path = args.value("latency-trace") { bench.latencyTrace = try LatencyTrace(path: path) }
+        if let path = args.value("latency-trace") {
+            // Checked before the file is created: without the section it would hold only a header.
+            guard sections.contains("latency") else {
+                throw BenchError("--latency-trace: only the latency section writes a trace; it is not among --only")
+            }
+            bench.latencyTrace = try LatencyTrace(path: path)
+        }
         if let cpus = args.value("peer-cpus") {
             guard ChildProcess.isCPUList(cpus) else {
                 throw BenchError("--peer-cpus: \(cpus) is not a CPU list as taskset -c takes it (as 1, 0,2 or 2-3)")

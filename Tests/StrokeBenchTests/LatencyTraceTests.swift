@@ -1,4 +1,5 @@
 import Foundation
+import StrokeWorker
 import Testing
 
 @testable import stroke_bench
@@ -39,6 +40,19 @@ struct LatencyTraceTests {
     @Test("a trace that cannot be created is a clear error")
     func unwritablePath() {
         #expect(throws: BenchError.self) { try LatencyTrace(path: "/nonexistent-directory/trace.csv") }
+    }
+
+    @Test("a trace without the latency section is refused before its file is created")
+    func traceNeedsTheLatencySection() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).csv")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let args = try CommandLineArguments(
+            ["--only", "recognizer", "--latency-trace", path, "--dataset", "/nonexistent-directory"],
+            flagNames: ["quick", "json", "help", "curve"])
+        let error = await #expect(throws: BenchError.self) { _ = try await BenchCommand.run(args) }
+        #expect(error?.description.hasPrefix("--latency-trace: only the latency section") == true)
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     @Test("CPU lists as taskset -c takes them are accepted, anything else refused")
