@@ -147,8 +147,14 @@ def describe(run: int, peer: str, samples: list, base: float, above: float, slic
     gradual = [episode for episode in found if not is_sudden(episode)]
     text = (
         f"run {run} {peer}: {len(samples)} strokes, p50 {p50:.0f} µs, p99 {p99:.0f} µs; {len(found)} episodes peaking "
-        f"over {above:.0f} µs: {len(sudden)} sudden (peaks {span([e.peak for e in sudden])}), {len(gradual)} gradual "
-        f"(peaks {span([e.peak for e in gradual])}, built up over {span([e.rise for e in gradual])})"
+        f"over {above:.0f} µs: {len(sudden)} sudden"
+        + (f" (peaks {span([e.peak for e in sudden])})" if sudden else "")
+        + f", {len(gradual)} gradual"
+        + (
+            f" (peaks {span([e.peak for e in gradual])}, built up over {span([e.rise for e in gradual])})"
+            if gradual
+            else ""
+        )
     )
     if slices is None:
         return text

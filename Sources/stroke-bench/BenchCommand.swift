@@ -11,6 +11,8 @@ enum BenchCommand {
         "messages", "sessions", "worker-args", "latency-standin", "latency-tick", "checkmark", "cold-sweep", "learned",
         "among", "tilt", "latency-trace", "peer-cpus",
     ]
+    /// The options of `optionNames` that take no value.
+    static let flagNames: Set<String> = ["quick", "json", "help", "curve"]
 
     static let usage = """
         USAGE: stroke-bench [--quick] [--json] [--runs N] [--dataset DIR] [--worker PATH] [--only SECTIONS]
@@ -142,7 +144,7 @@ enum BenchCommand {
                 }
                 return 0
             }
-            let args = try CommandLineArguments(arguments, flagNames: ["quick", "json", "help", "curve"])
+            let args = try CommandLineArguments(arguments, flagNames: flagNames)
             try args.rejectUnknown(optionNames)
             if args.flag("help") {
                 print(usage)
@@ -185,7 +187,6 @@ enum BenchCommand {
     static func run(_ args: CommandLineArguments) async throws -> Report {
         let quick = args.flag("quick")
         let runs = try args.parsed("runs", default: quick ? 1 : 3)
-        let dataset = Self.dataset(at: args.value("dataset") ?? "../shared/datasets/dollar1")
         let myself = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
         let worker =
             args.value("worker")
@@ -200,6 +201,12 @@ enum BenchCommand {
         for section in sections where !known.contains(section) {
             throw BenchError("--only: unknown section \(section) (one of \(known.joined(separator: ", ")))")
         }
+        // Before its file is created: without the section it would hold only a header.
+        if args.value("latency-trace") != nil && !sections.contains("latency") {
+            throw BenchError("--latency-trace: only the latency section writes a trace; it is not among --only")
+        }
+        // Read once the sections are known to be valid.
+        let dataset = Self.dataset(at: args.value("dataset") ?? "../shared/datasets/dollar1")
         let strokes = Traffic.strokes(dataset: dataset)
         let allCases = Traffic.Encoding.allCases.flatMap { encoding in [1, 32].map { "\(encoding.rawValue)-\($0)" } }
         let cases = args.values("cases").isEmpty ? allCases : args.values("cases")
@@ -226,13 +233,7 @@ enum BenchCommand {
         guard (1...1_000_000).contains(bench.latencyTickMicroseconds) else {
             throw BenchError("--latency-tick: microseconds between bursts, 1 to 1000000")
         }
-        if let path = args.value("latency-trace") {
-            // Checked before the file is created: without the section it would hold only a header.
-            guard sections.contains("latency") else {
-                throw BenchError("--latency-trace: only the latency section writes a trace; it is not among --only")
-            }
-            bench.latencyTrace = try LatencyTrace(path: path)
-        }
+        if let path = args.value("latency-trace") { bench.latencyTrace = try LatencyTrace(path: path) }
         if let cpus = args.value("peer-cpus") {
             guard ChildProcess.isCPUList(cpus) else {
                 throw BenchError("--peer-cpus: \(cpus) is not a CPU list as taskset -c takes it (as 1, 0,2 or 2-3)")

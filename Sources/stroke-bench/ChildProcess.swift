@@ -7,10 +7,13 @@ final class ChildProcess {
     private let outputPipe = Pipe()
     /// The endpoints once read from the "listening" line, which is read only once.
     private var endpoints: (input: String, output: String)?
+    /// The child's executable's name (not `taskset`'s, when it starts the child), for errors.
+    private let name: String
 
     /// Starts `executable` with `arguments`; on the CPUs `cpus` only (a list as `taskset -c` takes it, through
     /// util-linux's `taskset`, which execs the child in its place: the child's pid is the process's) when given.
     init(_ executable: String, _ arguments: [String], cpus: String? = nil) throws {
+        name = URL(fileURLWithPath: executable).lastPathComponent
         if let cpus {
             guard FileManager.default.isExecutableFile(atPath: Self.taskset) else {
                 throw BenchError("--peer-cpus needs \(Self.taskset) (util-linux), which is missing")
@@ -43,12 +46,6 @@ final class ChildProcess {
                 guard let high = UInt16(bounds[1]) else { return false }
                 return low <= high
             }
-    }
-
-    /// The child's executable's name (not `taskset`'s, when it started the child).
-    private var name: String {
-        let path = process.executableURL?.path == Self.taskset ? process.arguments?[2] : process.executableURL?.path
-        return path.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
     }
 
     /// Reads standard error until a line contains `marker`; returns that line.

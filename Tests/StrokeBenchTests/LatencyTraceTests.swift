@@ -48,8 +48,7 @@ struct LatencyTraceTests {
             .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let args = try CommandLineArguments(
-            ["--only", "recognizer", "--latency-trace", path, "--dataset", "/nonexistent-directory"],
-            flagNames: ["quick", "json", "help", "curve"])
+            ["--only", "recognizer", "--latency-trace", path], flagNames: BenchCommand.flagNames)
         let error = await #expect(throws: BenchError.self) { _ = try await BenchCommand.run(args) }
         #expect(error?.description.hasPrefix("--latency-trace: only the latency section") == true)
         #expect(!FileManager.default.fileExists(atPath: path))
