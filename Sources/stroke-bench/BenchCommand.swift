@@ -85,7 +85,8 @@ enum BenchCommand {
                            end was sent on CLOCK_MONOTONIC, latency, lateness, in µs; perf record -k
                            CLOCK_MONOTONIC lines up with it): scripts/latency-episodes.py FILE tells the
                            host's stalls (the latency jumps at once) from stretches where a peer fell behind the
-                           load (it builds up over milliseconds) (default: none)
+                           load (it builds up over milliseconds); refused when --only leaves the latency section
+                           out (default: none)
           --peer-cpus LIST the worker, the raw sink and the raw echo of the throughput, latency and memory sections
                            run on these CPUs only (`taskset -c LIST`); run stroke-bench itself under `taskset -c`
                            on the others to give each side cores of its own (default: wherever the scheduler puts
