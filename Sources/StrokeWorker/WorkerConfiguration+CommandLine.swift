@@ -131,7 +131,7 @@ extension WorkerConfiguration {
         Option(
             flag: "input-hwm", env: "STROKE_WORKER_INPUT_HWM", value: "N",
             help: "received messages that may wait in the worker, per lane; beyond, libzmq stops reading and "
-                + "the backlog waits in the network and the producer. Default: 5000"),
+                + "the backlog waits in the network and the producer. Default: 50000"),
         Option(
             flag: "hwm", env: "STROKE_WORKER_HWM", value: "N",
             help: "high-water mark of the output sockets, in messages. Default: 100000"),

@@ -92,10 +92,17 @@ public struct WorkerConfiguration: Sendable {
     /// High-water mark of the input: how many received messages may wait in the worker, per lane (and in the
     /// input forwarder when there are several lanes). Beyond it libzmq stops reading from the network, so the
     /// backlog waits in the kernel's socket buffers and in the producer's send queue instead, where the
-    /// producer's own high-water mark applies. Kept small so that a backlog stays in the caches: measured with
-    /// 32-point messages at 10,000 sessions, 5,000 instead of 100,000 cut libzmq's I/O thread from 0.75–0.89 to
-    /// 0.60–0.75 µs per message and raised JSON throughput by 6–10%. Default: `5000`.
-    public var inputHighWaterMark: Int32 = 5_000
+    /// producer's own high-water mark applies.
+    ///
+    /// A deep queue keeps the lane supplied while libzmq's I/O thread waits for a core to refill it (under
+    /// `scripts/perf-worker.py --sched`, two cores 86% busy against 82% with 5,000). Measured in session 65 against the
+    /// earlier default of 5,000 (alternating runs of `stroke-bench --only throughput`, 1,000 and 10,000 sessions),
+    /// 50,000 handled 9–13% more messages a second for single points and for 32-point binary messages at 1,000
+    /// sessions, 2–3% more for 32-point binary at 10,000 and single JSON points, and 2% fewer for 32-point JSON at
+    /// 10,000; latency at half capacity and memory per idle session stayed the same. The price is memory while the
+    /// worker is saturated: its peak resident memory in those runs was 76 MB against 43 for 32-point binary messages,
+    /// 86 against 43 for JSON ones and 45 against 37 for single points (one lane). Default: `50000`.
+    public var inputHighWaterMark: Int32 = 50_000
     /// High-water mark of the output sockets (and of the output forwarder), in messages: how far a consumer of
     /// results may fall behind before `sendTimeoutMilliseconds` applies. Default: `100000`.
     public var highWaterMark: Int32 = 100_000
