@@ -102,7 +102,9 @@ public struct WorkerConfiguration: Sendable {
     /// latency at the same load stayed the same. The price is memory: a saturated worker's peak resident memory in
     /// those runs was 76 MB against 43 for 32-point binary messages, 86 against 43 for JSON ones and 45 against 37 for
     /// single points (one lane), and after the burst that opens 100,000 idle sessions (`stroke-bench --only memory`,
-    /// four pairs) malloc kept 252–395 bytes a session against 206–246. Default: `50000`.
+    /// four pairs) malloc kept 252–395 bytes a session against 206–246. And under sustained overload a full queue is a
+    /// delay: at this machine's rates, about 25 ms of single points or 90 ms of 32-point messages (2.5 and 9 ms with
+    /// 5,000), where a producer that drops at its own high-water mark would drop sooner instead. Default: `50000`.
     public var inputHighWaterMark: Int32 = 50_000
     /// High-water mark of the output sockets (and of the output forwarder), in messages: how far a consumer of
     /// results may fall behind before `sendTimeoutMilliseconds` applies. Default: `100000`.
