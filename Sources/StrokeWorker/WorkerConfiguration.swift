@@ -94,20 +94,13 @@ public struct WorkerConfiguration: Sendable {
     /// backlog waits in the kernel's socket buffers and in the producer's send queue instead, where the
     /// producer's own high-water mark applies.
     ///
-    /// A deep queue keeps the lane supplied while libzmq's I/O thread waits for a core to refill it (under
-    /// `scripts/perf-worker.py --sched`, two cores 86% busy against 82% with 5,000). Measured in session 65 against the
-    /// earlier default of 5,000 (alternating runs of `stroke-bench --only throughput`, 1,000 and 10,000 sessions),
-    /// 50,000 handled 9–13% more single binary points and 32-point binary messages a second at 1,000 sessions (6–9%
-    /// over two full `make bench-report`s each, alternating), 2–11% more single binary points at 10,000 sessions and
-    /// about as many 32-point binary messages (+4% in six alternating pairs, −2% over the reports), and up to 5% fewer
-    /// 32-point JSON ones; latency at the same load stayed the same, and a burst ten times as large is absorbed before
-    /// a producer's own queue fills (where a PUB socket drops). The price is memory: a saturated worker's peak resident
-    /// memory in those runs was 76 MB against 43 for 32-point binary messages, 86 against 43 for JSON ones and 45
-    /// against 37 for single points (one lane), and after the burst that opens 100,000 idle sessions (`stroke-bench
-    /// --only memory`, four pairs) malloc kept 252–395 bytes a session against 206–246. And under sustained overload a
-    /// full queue is a delay: at this machine's rates, about 25 ms of single points or 90 ms of 32-point messages (2.5
-    /// and 9 ms with 5,000), where a producer that drops at its own high-water mark would drop sooner instead. Default:
-    /// `50000`.
+    /// Deep, so that the lane stays supplied while libzmq's I/O thread waits for a core: against 5,000 (the default
+    /// until session 65) it handled 6–13% more single binary points and 32-point binary messages a second at 1,000
+    /// sessions, 2–11% more single points and about as many batched binary messages at 10,000, and up to 5% fewer
+    /// 32-point JSON messages (Benchmarks-history.md, session 65). The price: a saturated worker holds 35–45 MB more
+    /// per lane, malloc keeps some of it after a burst, and under sustained overload a full queue is a wait of about 25
+    /// ms of single points or 90 ms of 32-point messages on the benchmark's machine, where a producer that drops at its
+    /// own high-water mark would drop sooner instead; `5000` gives them back. Default: `50000`.
     public var inputHighWaterMark: Int32 = 50_000
     /// High-water mark of the output sockets (and of the output forwarder), in messages: how far a consumer of
     /// results may fall behind before `sendTimeoutMilliseconds` applies. Default: `100000`.
