@@ -97,10 +97,11 @@ public struct WorkerConfiguration: Sendable {
     /// Deep, so that the lane stays supplied while libzmq's I/O thread waits for a core: against 5,000 (the default
     /// until session 65) it handled 6–13% more single binary points and 32-point binary messages a second at 1,000
     /// sessions, 2–11% more single points and about as many batched binary messages at 10,000, and up to 5% fewer
-    /// 32-point JSON messages (Benchmarks-history.md, session 65). The price: a saturated worker holds 35–45 MB more
-    /// per lane, malloc keeps some of it after a burst, and under sustained overload a full queue is a wait of about 25
-    /// ms of single points or 90 ms of 32-point messages on the benchmark's machine, where a producer that drops at its
-    /// own high-water mark would drop sooner instead; `5000` gives them back. Default: `50000`.
+    /// 32-point JSON messages (Benchmarks-history.md, session 65). The price: a saturated worker holds 33–43 MB more
+    /// per lane with 32-point messages (8 MB with single points), malloc keeps some of it after a burst, and under
+    /// sustained overload a full queue is a wait of about 25 ms of single points or 90 ms of 32-point messages on the
+    /// benchmark's machine, where a producer that drops at its own high-water mark would drop sooner instead; `5000`
+    /// gives them back. Default: `50000`.
     public var inputHighWaterMark: Int32 = 50_000
     /// High-water mark of the output sockets (and of the output forwarder), in messages: how far a consumer of
     /// results may fall behind before `sendTimeoutMilliseconds` applies. Default: `100000`.
