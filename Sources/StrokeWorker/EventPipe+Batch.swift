@@ -56,11 +56,15 @@ extension EventPipe.Batch {
 
     /// Calls `body` with each event's topic and payload, in order, recognizing the strokes on the way with the
     /// recognizers of `registry`, the calling thread's own copy (their events are encoded into `writer`, their
-    /// outcomes counted in `metrics`).
+    /// outcomes counted in `metrics`). The matches' tilt samples go to `tiltFeedback` together, after the last
+    /// event; `tiltSamples` is the caller's scratch for them, kept from batch to batch.
     func forEachEvent(
         encodingRequestsWith writer: inout JSONWriter, registry: LibraryRegistry, metrics: WorkerMetrics,
+        tiltSamples: inout [TiltFeedback.Sample],
         _ body: (_ topic: UnsafeRawBufferPointer, _ payload: UnsafeRawBufferPointer) -> Void
     ) {
+        tiltSamples.removeAll(keepingCapacity: true)
+        defer { tiltFeedback?.post(contentsOf: tiltSamples) }
         bytes.withUnsafeBytes { bytes in
             points.withUnsafeBufferPointer { points in
                 for entry in entries {
@@ -83,7 +87,7 @@ extension EventPipe.Batch {
                         minimumScore: request.minimumScore,
                         gestureScores: request.gestureScores >= 0 ? gestureScores[Int(request.gestureScores)] : nil,
                         turn: request.turn
-                    ).encode(into: &writer)
+                    ).encode(into: &writer, tiltSamples: &tiltSamples)
                     metrics.count(outcome)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }
                 }

@@ -40,6 +40,8 @@ struct OffloadingSink: LaneSink {
     private var sendsWaited = 0
     /// The lane's writer for the gathered strokes it recognizes itself.
     private var writer = JSONWriter()
+    /// Scratch for their tilt samples (`EventPipe.Batch.forEachEvent`).
+    private var tiltSamples: [TiltFeedback.Sample] = []
 
     /// Queued entries (and strokes in the helper's hands) before the lane waits for the helper.
     static let queueLimit = SocketSink.queueLimit
@@ -125,8 +127,9 @@ struct OffloadingSink: LaneSink {
         swap(&gathered, &jobs)
         swap(&writer, &self.writer)
         var place = head
-        gathered.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: socket.metrics) {
-            topic, payload in
+        gathered.forEachEvent(
+            encodingRequestsWith: &writer, registry: registry, metrics: socket.metrics, tiltSamples: &tiltSamples
+        ) { topic, payload in
             while queue[place].end >= 0 { place += 1 }
             let start = bytes.count
             bytes.append(contentsOf: topic)

@@ -98,6 +98,7 @@ final class Publisher: Sendable {
         started.signal()
         var sink = SocketSink(socket: output, metrics: metrics)
         var writer = JSONWriter()
+        var tiltSamples: [TiltFeedback.Sample] = []
         var generation = -1
         var registry = libraries.refresh(&generation)!
         while true {
@@ -113,7 +114,7 @@ final class Publisher: Sendable {
                 }
                 // The lane took reloaded libraries before it handed this batch over.
                 if let fresh = libraries.refresh(&generation) { registry = fresh }
-                publish(batch, to: &sink, writer: &writer, registry: registry)
+                publish(batch, to: &sink, writer: &writer, tiltSamples: &tiltSamples, registry: registry)
                 pipe.recycle(batch)
             }
             sink.flush()
@@ -123,10 +124,11 @@ final class Publisher: Sendable {
 
     /// Recognizes the batch's strokes and sends its events, in order.
     private func publish(
-        _ batch: EventPipe.Batch, to sink: inout SocketSink, writer: inout JSONWriter, registry: LibraryRegistry
+        _ batch: EventPipe.Batch, to sink: inout SocketSink, writer: inout JSONWriter,
+        tiltSamples: inout [TiltFeedback.Sample], registry: LibraryRegistry
     ) {
-        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: sink.metrics) {
-            topic, payload in sink.sendNow(topic: topic, payload: payload)
-        }
+        batch.forEachEvent(
+            encodingRequestsWith: &writer, registry: registry, metrics: sink.metrics, tiltSamples: &tiltSamples
+        ) { topic, payload in sink.sendNow(topic: topic, payload: payload) }
     }
 }

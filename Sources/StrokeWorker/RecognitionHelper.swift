@@ -45,6 +45,7 @@ final class RecognitionHelper: Sendable {
     private func run() {
         defer { stopped.signal() }
         var writer = JSONWriter()
+        var tiltSamples: [TiltFeedback.Sample] = []
         var generation = -1
         var registry = libraries.refresh(&generation)!
         while true {
@@ -57,10 +58,9 @@ final class RecognitionHelper: Sendable {
                 }
                 // The lane took reloaded libraries before it handed this batch over.
                 if let fresh = libraries.refresh(&generation) { registry = fresh }
-                batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: metrics) {
-                    topic, payload in
-                    results.append(topic: topic, payload: payload)
-                }
+                batch.forEachEvent(
+                    encodingRequestsWith: &writer, registry: registry, metrics: metrics, tiltSamples: &tiltSamples
+                ) { topic, payload in results.append(topic: topic, payload: payload) }
                 jobs.recycle(batch)
             }
         }

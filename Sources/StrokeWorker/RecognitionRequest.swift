@@ -59,9 +59,28 @@ public struct RecognitionRequest {
         case notChosen
     }
 
-    /// Recognizes the stroke and writes the event into `writer`; how it was answered.
+    /// Recognizes the stroke and writes the event into `writer`; how it was answered. A match that tells the
+    /// session's tilt is posted to `tiltFeedback` at once.
     @discardableResult
     public func encode(into writer: inout JSONWriter) -> Outcome {
+        let (outcome, tilt) = encodeEvent(into: &writer)
+        if let tilt, let tiltFeedback { tiltFeedback._withUnsafeGuaranteedRef { $0.post(tilt) } }
+        return outcome
+    }
+
+    /// Recognizes the stroke and writes the event into `writer`, as `encode(into:)` does, but appends the tilt
+    /// sample of a match that tells the session's tilt to `tiltSamples`, for the caller to post with others
+    /// (`TiltFeedback.post(contentsOf:)`): a thread that recognizes batches of strokes for a lane takes the
+    /// feedback's lock once a batch, not once a match.
+    func encode(into writer: inout JSONWriter, tiltSamples: inout [TiltFeedback.Sample]) -> Outcome {
+        let (outcome, tilt) = encodeEvent(into: &writer)
+        if let tilt { tiltSamples.append(tilt) }
+        return outcome
+    }
+
+    /// Recognizes the stroke and writes the event into `writer`; how it was answered, and the sample for
+    /// `tiltFeedback` when the match tells the session's tilt.
+    private func encodeEvent(into writer: inout JSONWriter) -> (Outcome, TiltFeedback.Sample?) {
         do {
             let (candidates, match, unchosen, showsTilt):
                 ([EventEncoder.Candidate], EventEncoder.Candidate?, EventEncoder.Candidate?, Bool)
@@ -72,21 +91,20 @@ public struct RecognitionRequest {
             } else {
                 (candidates, match, unchosen, showsTilt) = try result(strokeStarts: .init(start: nil, count: 0))
             }
-            if showsTilt, let match, let tiltFeedback {
-                tiltFeedback._withUnsafeGuaranteedRef { $0.post(session: context.session, degrees: match.rotation) }
-            }
+            let tilt =
+                showsTilt ? match.map { TiltFeedback.Sample(session: context.session, degrees: $0.rotation) } : nil
             let reason = match != nil ? nil : unchosen != nil ? "not_chosen" : "below_threshold"
             EventEncoder.result(
                 context, name: match?.name, score: match?.score, candidates: candidates, points: points.count,
                 library: library, reason: reason, unchosen: unchosen, strokes: gesture?.ids,
                 bounds: StrokeBounds(of: points), into: &writer)
-            return match != nil ? .match : unchosen != nil ? .notChosen : .noMatch
+            return (match != nil ? .match : unchosen != nil ? .notChosen : .noMatch, tilt)
         } catch {
             EventEncoder.result(
                 context, name: nil, score: nil, candidates: [], points: points.count, library: library,
                 reason: error.code.rawValue, strokes: gesture?.ids, bounds: StrokeBounds(of: points),
                 into: &writer)
-            return .noMatch
+            return (.noMatch, nil)
         }
     }
 

@@ -25,8 +25,11 @@ enum BatchedRequest {
             }
         }
         var writer = JSONWriter()
+        var tiltSamples: [TiltFeedback.Sample] = []
         var payloads = [[UInt8]]()
-        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: WorkerMetrics()) { _, payload in
+        batch.forEachEvent(
+            encodingRequestsWith: &writer, registry: registry, metrics: WorkerMetrics(), tiltSamples: &tiltSamples
+        ) { _, payload in
             payloads.append(Array(payload))
         }
         after(&batch)

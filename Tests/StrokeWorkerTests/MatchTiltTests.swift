@@ -256,8 +256,11 @@ struct MatchTiltTests {
             }
         }
         var writer = JSONWriter()
+        var tiltSamples: [TiltFeedback.Sample] = []
         var fromBatch = [String: String]()
-        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: WorkerMetrics()) {
+        batch.forEachEvent(
+            encodingRequestsWith: &writer, registry: registry, metrics: WorkerMetrics(), tiltSamples: &tiltSamples
+        ) {
             topic, payload in
             fromBatch[String(decoding: topic, as: UTF8.self)] = String(decoding: payload, as: UTF8.self)
         }

@@ -137,8 +137,11 @@ struct MinimumScoreTests {
             }
         }
         var writer = JSONWriter()
+        var tiltSamples: [TiltFeedback.Sample] = []
         let metrics = WorkerMetrics()
-        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: metrics) { _, _ in }
+        batch.forEachEvent(
+            encodingRequestsWith: &writer, registry: registry, metrics: metrics, tiltSamples: &tiltSamples
+        ) { _, _ in }
         return metrics.strokesMatched.load(ordering: .relaxed) == 1 ? .match : .noMatch
     }
 

@@ -161,8 +161,11 @@ struct TiltFollowingTests {
             }
         }
         var writer = JSONWriter()
+        var tiltSamples: [TiltFeedback.Sample] = []
         var matched = 0
-        batch.forEachEvent(encodingRequestsWith: &writer, registry: registry, metrics: WorkerMetrics()) { _, payload in
+        batch.forEachEvent(
+            encodingRequestsWith: &writer, registry: registry, metrics: WorkerMetrics(), tiltSamples: &tiltSamples
+        ) { _, payload in
             if String(decoding: payload, as: UTF8.self).contains(#""event":"match""#) { matched += 1 }
         }
         #expect(matched == 2)
@@ -173,9 +176,9 @@ struct TiltFollowingTests {
         #expect(samples.first?.session.withUnsafeBytes { Array($0) } == Array("followed".utf8))
         // Handed to a processor that holds no such session: dropped, and no session made for it.
         var processor = SessionProcessorTests.processor()
-        processor.core.tiltFeedback.post(session: UnsafeRawBufferPointer(start: nil, count: 0), degrees: 12)
+        processor.core.tiltFeedback.post(.init(session: UnsafeRawBufferPointer(start: nil, count: 0), degrees: 12))
         "gone".utf8.withContiguousStorageIfAvailable {
-            processor.core.tiltFeedback.post(session: UnsafeRawBufferPointer($0), degrees: 20)
+            processor.core.tiltFeedback.post(.init(session: UnsafeRawBufferPointer($0), degrees: 20))
         }
         processor.applyTiltFeedback()
         #expect(processor.sessionCount == 0 && !processor.core.tiltFeedback.pending)

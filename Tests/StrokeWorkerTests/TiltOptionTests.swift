@@ -32,7 +32,7 @@ struct TiltOptionTests {
         #expect(processor.tilt(ofSession: "a") == TiltEstimate())
         // A sample handed back after the option (a match recognized off the lane meanwhile) is dropped too.
         "a".utf8.withContiguousStorageIfAvailable {
-            processor.core.tiltFeedback.post(session: UnsafeRawBufferPointer($0), degrees: 20)
+            processor.core.tiltFeedback.post(.init(session: UnsafeRawBufferPointer($0), degrees: 20))
         }
         processor.applyTiltFeedback()
         #expect(processor.tilt(ofSession: "a") == TiltEstimate())
