@@ -55,16 +55,20 @@ extension EventPipe.Batch {
     // MARK: - Reading
 
     /// Calls `body` with each event's topic and payload, in order, recognizing the strokes on the way with the
-    /// recognizers of `registry`, the calling thread's own copy (their events are encoded into `writer`, their
-    /// outcomes counted in `metrics`). The matches' tilt samples go to `tiltFeedback` together, after the last
-    /// event; `tiltSamples` is the caller's scratch for them, kept from batch to batch.
+    /// recognizers of `registry`, the calling thread's own copy (their events are encoded into `writer`). Their
+    /// outcomes are added to `metrics`, and the matches' tilt samples posted to `tiltFeedback`, together after the
+    /// last event; `tiltSamples` is the caller's scratch for them, kept from batch to batch.
     func forEachEvent(
         encodingRequestsWith writer: inout JSONWriter, registry: LibraryRegistry, metrics: WorkerMetrics,
         tiltSamples: inout [TiltFeedback.Sample],
         _ body: (_ topic: UnsafeRawBufferPointer, _ payload: UnsafeRawBufferPointer) -> Void
     ) {
         tiltSamples.removeAll(keepingCapacity: true)
-        defer { tiltFeedback?.post(contentsOf: tiltSamples) }
+        var outcomes = WorkerMetrics.OutcomeCounts()
+        defer {
+            metrics.add(outcomes)
+            tiltFeedback?.post(contentsOf: tiltSamples)
+        }
         bytes.withUnsafeBytes { bytes in
             points.withUnsafeBufferPointer { points in
                 for entry in entries {
@@ -88,7 +92,7 @@ extension EventPipe.Batch {
                         gestureScores: request.gestureScores >= 0 ? gestureScores[Int(request.gestureScores)] : nil,
                         turn: request.turn
                     ).encode(into: &writer, tiltSamples: &tiltSamples)
-                    metrics.count(outcome)
+                    outcomes.count(outcome)
                     writer.bytes.withUnsafeBytes { body(topic, $0) }
                 }
             }

@@ -17,8 +17,11 @@ extension SessionProcessor {
         /// Every new stroke's detector starts as a copy of this one, so that all of them share its tuning object
         /// (read for every message, and then always in the cache) instead of each having its own.
         let detector: CheckmarkDetector.State
+        /// Counts not yet added to the shared metrics (`flushMetrics`, once a lane's turn): a counter added to once
+        /// a stroke shared its cache line with the recognition helper's, which then moved between the cores.
         var pendingMessages = 0
         var pendingPoints = 0
+        var pendingStrokes = 0
         /// The templates sessions learned, by session: beside the table, so that a session's state stays 112
         /// bytes. Looked up when a stroke ends and the lane holds any.
         var learned: [SessionKey: LearnedTemplates] = [:]
@@ -297,7 +300,7 @@ extension SessionProcessor {
         }
 
         private mutating func recognize(_ stroke: OpenStroke, session: inout Session, id: UnsafeRawBufferPointer) {
-            metrics.strokesRecognized.add(1, ordering: .relaxed)
+            pendingStrokes += 1
             if stroke.detecting && stroke.storage.timesLookLikeSeconds {
                 metrics.timesInSeconds.add(1, ordering: .relaxed)
             }

@@ -79,8 +79,10 @@ extension SessionProcessor.Core {
     mutating func flushMetrics() {
         if pendingMessages > 0 { metrics.messagesReceived.add(pendingMessages, ordering: .relaxed) }
         if pendingPoints > 0 { metrics.pointsReceived.add(pendingPoints, ordering: .relaxed) }
+        if pendingStrokes > 0 { metrics.strokesRecognized.add(pendingStrokes, ordering: .relaxed) }
         pendingMessages = 0
         pendingPoints = 0
+        pendingStrokes = 0
         if gestures.count != reportedGestures {
             metrics.gesturesWaiting.add(gestures.count - reportedGestures, ordering: .relaxed)
             reportedGestures = gestures.count

@@ -64,7 +64,7 @@ extension SessionProcessor.Core {
 
     /// Publishes the gesture's `match` or `nomatch`, which lists its strokes.
     mutating func match(_ gesture: PendingGesture, session: inout Session, id: UnsafeRawBufferPointer) {
-        metrics.strokesRecognized.add(1, ordering: .relaxed)
+        pendingStrokes += 1
         metrics.gesturesGrouped.add(1, ordering: .relaxed)
         session.eventSequence += 1
         let eventContext = EventEncoder.Context(

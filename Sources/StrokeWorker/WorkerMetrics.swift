@@ -72,13 +72,38 @@ public final class WorkerMetrics: Sendable {
 
     /// Counts how a finished stroke was answered.
     public func count(_ outcome: RecognitionRequest.Outcome) {
-        switch outcome {
-        case .match: strokesMatched.add(1, ordering: .relaxed)
-        case .noMatch: strokesUnmatched.add(1, ordering: .relaxed)
-        case .notChosen:
-            strokesUnmatched.add(1, ordering: .relaxed)
-            strokesNotChosen.add(1, ordering: .relaxed)
+        var counts = OutcomeCounts()
+        counts.count(outcome)
+        add(counts)
+    }
+
+    /// How a batch of finished strokes was answered, counted by the thread that recognized them and added to the
+    /// shared counters once (`add(_:)`): a lane's counters share cache lines with these.
+    public struct OutcomeCounts: Sendable {
+        var matched = 0
+        var unmatched = 0
+        var notChosen = 0
+
+        /// No strokes yet.
+        public init() {}
+
+        /// Counts one stroke's answer.
+        public mutating func count(_ outcome: RecognitionRequest.Outcome) {
+            switch outcome {
+            case .match: matched += 1
+            case .noMatch: unmatched += 1
+            case .notChosen:
+                unmatched += 1
+                notChosen += 1
+            }
         }
+    }
+
+    /// Adds a batch's counts of answers.
+    public func add(_ counts: OutcomeCounts) {
+        if counts.matched > 0 { strokesMatched.add(counts.matched, ordering: .relaxed) }
+        if counts.unmatched > 0 { strokesUnmatched.add(counts.unmatched, ordering: .relaxed) }
+        if counts.notChosen > 0 { strokesNotChosen.add(counts.notChosen, ordering: .relaxed) }
     }
 
     /// Counts an error event by code.
