@@ -5,9 +5,10 @@ import Synchronization
 /// them (the lane itself, its recognition helper or its publisher) to the lane, which owns the sessions and keeps
 /// their estimates (`TiltEstimate`, `WorkerConfiguration.checkmarkFollowsTilt`).
 ///
-/// The recognizing thread posts one sample per match and never waits but for the lock; the lane takes all of them
-/// at once, when `pending` says there are some, by swapping buffers. A sample is a session's id and a rotation, so
-/// a session that ended in between is simply not found.
+/// The recognizing thread posts a match's sample at once (the lane, recognizing a stroke itself) or a batch's
+/// samples together (`post(contentsOf:)`), and never waits but for the lock; the lane takes all of them at once,
+/// when `pending` says there are some, by swapping buffers. A sample is a session's id and a rotation, so a session
+/// that ended in between is simply not found.
 final class TiltFeedback: Sendable {
     /// One match's rotation, for one session.
     struct Sample: Sendable {
