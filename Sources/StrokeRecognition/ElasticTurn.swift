@@ -41,7 +41,6 @@ struct ElasticTurn: Sendable {
         -> (cosine: ElasticMatcher.Lanes, sine: ElasticMatcher.Lanes)?
     {
         typealias Lanes = ElasticMatcher.Lanes
-        typealias Mask = SIMDMask<Lanes.MaskStorage>
         let count = min(group.count, Lanes.scalarCount)
         // a, b and whether the lane may turn (1 or 0), a lane vector each; lanes past the group stay 0: no angle.
         let (a, b, eligible) = withUnsafeTemporaryAllocation(of: Float.self, capacity: 3 * Lanes.scalarCount) {
@@ -68,7 +67,7 @@ struct ElasticTurn: Sendable {
         let sign = Lanes(repeating: 1).replacing(with: -1, where: s .< 0)
         let clamped = c .< boundCosine
         // |s|, the sign bit cleared as `abs` clears it (a comparison would leave -0).
-        let magnitude = unsafeBitCast(unsafeBitCast(s, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: Lanes.self)
+        let magnitude = unsafeBitCast(unsafeBitCast(s, to: Lanes.MaskStorage.self) & 0x7fff_ffff, to: Lanes.self)
         let cosine = (c * deadCosine + magnitude * deadSine).replacing(with: clampedCosine, where: clamped)
         let sine = sign * (magnitude * deadCosine - c * deadSine).replacing(with: clampedSine, where: clamped)
         return (
