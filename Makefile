@@ -196,10 +196,10 @@ profile: release
 	}
 	DATASET=$(DATASET) scripts/profile.sh $(PROFILE_CASE) $(PROFILE_SESSIONS)
 
-# Where the real worker's threads spend their time under one throughput case (scripts/perf-worker.py, about 20
-# seconds): perf samples of the benchmark's stroke-worker, by thread, library and function. PROFILE_CASE and
-# PROFILE_SESSIONS pick the case, as for `make profile`; PERF_ARGS=--sched records the scheduler instead (each
-# thread's waits for a core, and the capacity left idle meanwhile).
+# Where the real worker's threads spend their time under one throughput case (scripts/perf-worker.py, about 20 seconds
+# with single points, 35 with batches): perf samples of the benchmark's stroke-worker, by thread, library and function.
+# PROFILE_CASE and PROFILE_SESSIONS pick the case, as for `make profile`; PERF_ARGS=--sched records the scheduler
+# instead (each thread's waits for a core, and the capacity left idle meanwhile).
 perf-worker: release
 	@command -v perf >/dev/null 2>&1 || { \
 	    echo "installing perf"; \

@@ -124,6 +124,12 @@ def test_children_are_found_by_parent_and_name():
         shell.wait()
 
 
+def test_batched_cases_send_more_messages_by_default():
+    # stroke-bench sends a quarter of --messages in a 32-point case, and 3 M batched messages ended too soon.
+    assert perf_worker.default_messages("binary-1") == 12_000_000
+    assert perf_worker.default_messages("json-32") // 4 == 6_000_000
+
+
 def test_a_missing_bench_is_refused_before_anything_runs(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(perf_worker.shutil, "which", lambda name: "/usr/bin/" + name)
     with pytest.raises(SystemExit) as error:
