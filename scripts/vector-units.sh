@@ -6,7 +6,7 @@
 # need no performance counters (a Firecracker guest has none).
 #
 # Usage: scripts/vector-units.sh   (needs clang, which the Swift toolchain ships; AVX2, and AVX-512 for the
-# 512-bit rows). docs/Performance.md, "The recognition kernels at their bounds", says what the figures bound.
+# 512-bit rows). docs/Performance.md, "What bounds the two unmet targets" (the elastic kernel), says what they bound.
 set -euo pipefail
 command -v clang >/dev/null || { echo "vector-units.sh: clang is not installed" >&2; exit 2; }
 grep -qw avx2 /proc/cpuinfo || { echo "vector-units.sh: this CPU has no AVX2" >&2; exit 2; }
