@@ -227,7 +227,9 @@ extension CheckmarkDetector {
             guard walk.hasLast else {
                 walk.hasLast = true
                 (walk.lastX, walk.lastY) = (point.x, point.y)
-                push(point, time: time(), to: &walk, xs: xs, ys: ys, ts: ts)
+                var (count, lowest) = (Int(walk.count), walk.lowestOnScreen)
+                push(point, time: time(), count: &count, lowest: &lowest, xs: xs, ys: ys, ts: ts)
+                walk.count = Int32(count)
                 walk.lowestOnScreen = -.infinity  // the points after the first count
                 return nil
             }
@@ -254,22 +256,18 @@ extension CheckmarkDetector {
             let delta = point - previous
             var travelled = 0.0
             var last: SIMD2<Double>?
-            // Points are pushed as `push` does, with the walk's fields in locals, written back only around
-            // `decimate`: in `walk` they stayed in memory, which the stores to the buffer might alias, and each
-            // point's `lowestOnScreen` waited on the store of the one before (`perf annotate`: 11% of `add`'s
-            // samples). The same values in the same order: 22.1–22.9 ns a point in whole strokes instead of
-            // 25.1–26.6 (`stroke-bench --only recognizer`, three alternating runs).
+            // The walk's fields in locals while points are pushed, written back only around `decimate`: in `walk` they
+            // stayed in memory, which the stores to the buffer might alias, and each point's `lowestOnScreen` waited on
+            // the store of the one before (`perf annotate`: 11% of `add`'s samples). The same values in the same order:
+            // 22.1–22.9 ns a point in whole strokes instead of 25.1–26.6 (`stroke-bench --only recognizer`, three
+            // alternating runs).
             var (count, lowest, sinceLast, spacing) = (
                 Int(walk.count), walk.lowestOnScreen, walk.sinceLast, walk.spacing
             )
             while sinceLast + remaining >= spacing, remaining > 0 {
                 travelled += spacing - sinceLast
                 let next = segmentStart + delta * (travelled / length)
-                xs[count] = next.x
-                ys[count] = next.y
-                ts[count] = time()
-                lowest = max(lowest, next.y)
-                count += 1
+                push(next, time: time(), count: &count, lowest: &lowest, xs: xs, ys: ys, ts: ts)
                 last = next
                 remaining = max(0, length - travelled)
                 sinceLast = 0
@@ -286,18 +284,18 @@ extension CheckmarkDetector {
             return last
         }
 
-        /// Appends a resampled point and its time (there is room: `count <= capacity` before it).
+        /// Appends a resampled point and its time at `count` (there is room: `count <= capacity` before it), and
+        /// keeps `lowest` the largest y pushed: the walk's `count` and `lowestOnScreen`, in the caller's locals.
         @inline(__always)
         private static func push(
-            _ point: SIMD2<Double>, time: Double, to walk: inout Walk, xs: UnsafeMutablePointer<Double>,
-            ys: UnsafeMutablePointer<Double>, ts: UnsafeMutablePointer<Double>
+            _ point: SIMD2<Double>, time: Double, count: inout Int, lowest: inout Double,
+            xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, ts: UnsafeMutablePointer<Double>
         ) {
-            let index = Int(walk.count)
-            xs[index] = point.x
-            ys[index] = point.y
-            ts[index] = time
-            walk.lowestOnScreen = max(walk.lowestOnScreen, point.y)
-            walk.count += 1
+            xs[count] = point.x
+            ys[count] = point.y
+            ts[count] = time
+            lowest = max(lowest, point.y)
+            count += 1
         }
 
         /// Keeps every other resampled point and doubles the spacing. Never inlined: it runs once per doubling of
