@@ -79,7 +79,7 @@ struct OffloadingSink: LaneSink {
         let topicEnd = bytes.count
         bytes.append(contentsOf: payload)
         queue.append((start, topicEnd, bytes.count))
-        if queue.count - head >= Self.queueLimit { drain() }
+        if queue.count - head >= Self.queueLimit { drain(full: true) }
     }
 
     /// Hands the stroke to the helper when the lane is saturated; else recognizes it now.
@@ -94,7 +94,7 @@ struct OffloadingSink: LaneSink {
         outstanding += 1
         offloaded += 1
         if jobs.entries.count >= Self.offerThreshold, helper.jobs.offer(&jobs) { sendsWaited = 0 }
-        if outstanding >= Self.queueLimit || queue.count - head >= Self.queueLimit { drain() }
+        if outstanding >= Self.queueLimit || queue.count - head >= Self.queueLimit { drain(full: true) }
     }
 
     // MARK: - LaneSink
@@ -195,16 +195,31 @@ struct OffloadingSink: LaneSink {
 
     // MARK: - Sending
 
-    /// Hands over the gathered strokes and sends the whole queue, waiting for results where needed.
-    private mutating func drain() {
-        if !jobs.entries.isEmpty { helper.jobs.hand(&jobs) }
+    /// Hands over the gathered strokes and sends the whole queue, waiting for results where needed. `full`: the
+    /// queue filled up; if strokes in the helper's hands filled it, the time the lane then waits for them is
+    /// counted (`WorkerMetrics.helperWaits`).
+    private mutating func drain(full: Bool = false) {
+        let counted = full && outstanding > 0
+        let clock = ContinuousClock()
+        var waited = Duration.zero
+        if !jobs.entries.isEmpty {
+            let started = clock.now
+            helper.jobs.hand(&jobs)
+            waited += clock.now - started
+        }
         sendsWaited = 0
         sendReady()
         while head < queue.count {
             // Every outstanding result but those already taken, in one wake-up.
+            let started = clock.now
             helper.results.wait(
                 for: max(1, outstanding - (results.events.count - nextResult)), milliseconds: Lane.pollMilliseconds)
+            waited += clock.now - started
             sendReady()
+        }
+        if counted {
+            socket.metrics.helperWaits.add(1, ordering: .relaxed)
+            socket.metrics.helperWaitMicroseconds.add(Int(waited / .microseconds(1)), ordering: .relaxed)
         }
     }
 

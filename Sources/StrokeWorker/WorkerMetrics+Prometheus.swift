@@ -100,6 +100,16 @@ extension WorkerMetrics {
             help: "Seconds the lanes spent handling input rather than waiting for it, summed over lanes: its rate "
                 + "divided by stroke_worker_lanes is how busy they are (1: saturated).",
             type: "counter", key: "laneBusyMicroseconds", divisor: 1_000_000),
+        Family(
+            name: "stroke_worker_helper_waits_total",
+            help: "Times a lane's queue filled up with strokes its recognition helper had not recognized yet, so "
+                + "that the lane stopped reading input until the helper caught up.",
+            type: "counter", key: "helperWaits"),
+        Family(
+            name: "stroke_worker_helper_wait_seconds_total",
+            help: "Seconds the lanes spent waiting for their recognition helpers with a full queue, summed over lanes "
+                + "(part of stroke_worker_lane_busy_seconds_total): recognition, not the lanes, bounds the worker.",
+            type: "counter", key: "helperWaitMicroseconds", divisor: 1_000_000),
         Family(name: "stroke_worker_lanes", help: "Lanes (--lanes).", type: "gauge", key: "lanes"),
         Family(
             name: "stroke_worker_checkpoints_total",

@@ -63,6 +63,13 @@ public final class WorkerMetrics: Sendable {
     /// summed over the lanes and added once a second: its rate over wall time, divided by `lanes`, is how busy
     /// they are (1: saturated), for sizing a fleet and scaling it.
     public let laneBusyMicroseconds = Atomic<Int>(0)
+    /// Times a lane's queue of events filled up with strokes in its recognition helper's hands
+    /// (`OffloadingSink.queueLimit`), so that the lane stopped reading input until the helper caught up.
+    public let helperWaits = Atomic<Int>(0)
+    /// Microseconds the lanes spent waiting for their recognition helpers in those times, summed over the lanes
+    /// (part of `laneBusyMicroseconds`): a large share of the busy time says that recognition, not the lanes' own
+    /// work, bounds the worker, and that more cores are what it needs.
+    public let helperWaitMicroseconds = Atomic<Int>(0)
     /// The worker's lanes (`--lanes`).
     public let lanes = Atomic<Int>(0)
     private let errors = Mutex<[String: Int]>([:])
@@ -144,6 +151,8 @@ public final class WorkerMetrics: Sendable {
             "messagesRevoked": messagesRevoked.load(ordering: .relaxed),
             "pings": pings.load(ordering: .relaxed),
             "laneBusyMicroseconds": laneBusyMicroseconds.load(ordering: .relaxed),
+            "helperWaits": helperWaits.load(ordering: .relaxed),
+            "helperWaitMicroseconds": helperWaitMicroseconds.load(ordering: .relaxed),
             "lanes": lanes.load(ordering: .relaxed),
         ]
         for (code, count) in errorCounts { values["errors.\(code)"] = count }

@@ -133,6 +133,23 @@ struct OffloadingSinkTests {
             #expect(try Self.received(subscriber, count: count) == expected)
             #expect(metrics.snapshot["eventsPublished"] == count)
             #expect(metrics.snapshot["strokesOffloaded"] == count)
+            // The queue filled up twice, at queueLimit strokes and at twice as many; the flush is not counted.
+            #expect(metrics.snapshot["helperWaits"] == 2)
+        }
+    }
+
+    @Test("a lane that is not saturated recognizes its strokes itself and never waits for the helper")
+    func notSaturatedNeverWaits() throws {
+        try Self.withSink { (sink: inout OffloadingSink, subscriber: ZMQSocket, metrics: WorkerMetrics) throws in
+            var writer = JSONWriter()
+            let count = OffloadingSink.queueLimit + 1
+            var expected = [[String]]()
+            for k in 0..<count { expected.append(Self.recognize(k, topic: "calm", into: &sink, writer: &writer)) }
+            sink.flush()
+            #expect(try Self.received(subscriber, count: count) == expected)
+            #expect(metrics.snapshot["strokesOffloaded"] == 0)
+            #expect(metrics.snapshot["helperWaits"] == 0)
+            #expect(metrics.snapshot["helperWaitMicroseconds"] == 0)
         }
     }
 
