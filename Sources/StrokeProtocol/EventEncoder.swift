@@ -79,55 +79,60 @@ public enum EventEncoder {
         reason: String? = nil, unchosen: Candidate? = nil, strokes: [UInt32]? = nil, bounds: StrokeBounds? = nil,
         into writer: inout JSONWriter
     ) {
-        var bound = 256 + string(name) + string(reason) + string(library) + strokesBound(strokes)
-        if bounds != nil { bound += 12 + 4 * JSONCursor.numberBound }
-        for candidate in candidates { bound += 96 + string(candidate.name) }
-        if !candidates.isEmpty { bound += 12 + JSONCursor.numberBound }  // the match's "rotation"
-        if let unchosen { bound += 112 + string(unchosen.name) }
-        event(name == nil ? "nomatch" : "match", context, bound: bound, into: &writer) { out in
-            if let name, let score {
-                out.key("name")
-                out.string(name)
-                out.key("score")
-                out.number(score, decimals: 4)
-                if !candidates.isEmpty && candidates[0].name == name {
-                    if candidates[0].learned {
-                        out.key("learned")
-                        out.bool(true)
+        // The candidates are read in place, through their buffer (a copy of one retained and released its name),
+        // and `event` is inlined with its closure (which retained what it captured): 30 fewer reference-count
+        // operations an event, 111 → 81 a recognized stroke in all (callgrind, `make profile`'s run).
+        candidates.withUnsafeBufferPointer { candidates in
+            var bound = 256 + string(name) + string(reason) + string(library) + strokesBound(strokes)
+            if bounds != nil { bound += 12 + 4 * JSONCursor.numberBound }
+            for index in candidates.indices { bound += 96 + JSONCursor.stringBound(candidates[index].name.utf8.count) }
+            if !candidates.isEmpty { bound += 12 + JSONCursor.numberBound }  // the match's "rotation"
+            if let unchosen { bound += 112 + string(unchosen.name) }
+            event(name == nil ? "nomatch" : "match", context, bound: bound, into: &writer) { out in
+                if let name, let score {
+                    out.key("name")
+                    out.string(name)
+                    out.key("score")
+                    out.number(score, decimals: 4)
+                    if !candidates.isEmpty && candidates[0].name == name {
+                        if candidates[0].learned {
+                            out.key("learned")
+                            out.bool(true)
+                        }
+                        if candidates[0].backward {
+                            out.key("backward")
+                            out.bool(true)
+                        }
+                        out.key("rotation")
+                        out.number(candidates[0].rotation, decimals: 1)
                     }
-                    if candidates[0].backward {
-                        out.key("backward")
-                        out.bool(true)
-                    }
-                    out.key("rotation")
-                    out.number(candidates[0].rotation, decimals: 1)
                 }
-            }
-            if let reason {
-                out.key("reason")
-                out.string(reason)
-            }
-            if let unchosen {
-                out.key("unchosen")
-                write(unchosen, into: &out)
-            }
-            out.key("candidates")
-            out.beginArray()
-            for candidate in candidates { write(candidate, into: &out) }
-            out.endArray()
-            out.key("points")
-            out.integer(points)
-            out.key("library")
-            out.string(library)
-            if let strokes { write(strokes: strokes, into: &out) }
-            if let bounds {
-                out.key("bounds")
+                if let reason {
+                    out.key("reason")
+                    out.string(reason)
+                }
+                if let unchosen {
+                    out.key("unchosen")
+                    write(unchosen, into: &out)
+                }
+                out.key("candidates")
                 out.beginArray()
-                out.number(bounds.minX, decimals: 4)
-                out.number(bounds.minY, decimals: 4)
-                out.number(bounds.maxX, decimals: 4)
-                out.number(bounds.maxY, decimals: 4)
+                for index in candidates.indices { write(candidates[index], into: &out) }
                 out.endArray()
+                out.key("points")
+                out.integer(points)
+                out.key("library")
+                out.string(library)
+                if let strokes { write(strokes: strokes, into: &out) }
+                if let bounds {
+                    out.key("bounds")
+                    out.beginArray()
+                    out.number(bounds.minX, decimals: 4)
+                    out.number(bounds.minY, decimals: 4)
+                    out.number(bounds.maxX, decimals: 4)
+                    out.number(bounds.maxY, decimals: 4)
+                    out.endArray()
+                }
             }
         }
     }
@@ -237,7 +242,9 @@ public enum EventEncoder {
     }
 
     /// Replaces the writer's contents with one event, written in one piece: the header, what `body` writes
-    /// (at most `bound` bytes) and the closing brace.
+    /// (at most `bound` bytes) and the closing brace. Inlined: called, it took its closure's captures with a
+    /// retain each.
+    @inline(__always)
     private static func event(
         _ event: StaticString, _ context: Context, bound: Int, into writer: inout JSONWriter,
         _ body: (inout JSONCursor) -> Void
