@@ -225,12 +225,21 @@ def recognizer_values(runs: list, templates: int) -> list:
     return [row["microseconds"] for run in runs for row in run.get("recognizer", []) if row["templates"] == templates]
 
 
+def helper_waits(row: dict) -> str:
+    """The share of the run the worker's lanes waited for their recognition helpers, and the waits per second;
+    "–" for a report from a stroke-bench that did not read them."""
+    waits = row.get("helperWaits")
+    if not waits:
+        return "–"
+    return f"{waits['share']:.0%} ({waits['perSecond']:.0f})"
+
+
 def throughput_table(cases: list) -> list:
     lines = [
         "| case | ratio | worker msg/s | worker points/s | raw msg/s | raw points/s | worker CPU: lane / helper / "
         "I/O (lane waiting) | raw | producer (raw runs) | counter | busy: worker / raw | accounted ratio | "
-        "worker CPU allowed / spent |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "worker CPU allowed / spent | lane waits for helper: share (per s) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for (encoding, points, sessions), rows in cases:
         row = median_row(rows)
@@ -248,7 +257,7 @@ def throughput_table(cases: list) -> list:
             f"{row['rawCPUMicroseconds']:.2f} | {row['producerCPUWorkerRunMicroseconds']:.2f} "
             f"({row['producerCPUMicroseconds']:.2f}) | {row['counterCPUMicroseconds']:.2f} | "
             f"{row['machineBusyWorker']:.0%} / {row['machineBusyRaw']:.0%} | {accounted_ratio(row):.2f} | "
-            f"{allowed_worker_cpu(row, ratio_target(row)):.2f} / {worker_cpu(row):.2f} |"
+            f"{allowed_worker_cpu(row, ratio_target(row)):.2f} / {worker_cpu(row):.2f} | {helper_waits(row)} |"
         )
     errors = [(abs(accounted_ratio(row) - row["ratio"]), key) for key, rows in cases for row in rows]
     if errors:

@@ -21,6 +21,12 @@ extension BenchCommand {
                     format: "%.0f msg/s (producer %.2f + consumer %.2f µs, %.0f%% busy)", run.messagesPerSecond,
                     run.producerCPUMicroseconds, run.consumerCPUMicroseconds, run.machineBusy * 100)
             }.joined(separator: ", ")
+            + (row.helperWaits.map { waits in
+                String(
+                    format:
+                        "; lanes waiting for their helpers %.0f%% of the time (%.0f waits/s; %.0f%% of strokes handed over)",
+                    waits.share * 100, waits.perSecond, waits.strokesOffloaded * 100)
+            } ?? "")
             + (cpu.otherThreads.map { threads in
                 "; other: "
                     + threads.sorted { $0.key < $1.key }.map { String(format: "%@ %.2f", $0.key, $0.value) }

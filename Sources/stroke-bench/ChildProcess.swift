@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A child process of the benchmark (the real stroke-worker, or this binary in a sink or echo mode).
 final class ChildProcess {
@@ -9,6 +10,8 @@ final class ChildProcess {
     private var endpoints: (input: String, output: String)?
     /// The child's executable's name (not `taskset`'s, when it starts the child), for errors.
     private let name: String
+    /// Standard error after the "listening" line, which `workerEndpoints()` keeps reading in the background.
+    private let laterError = ErrorTail()
 
     /// Starts `executable` with `arguments`; on the CPUs `cpus` only (a list as `taskset -c` takes it, through
     /// util-linux's `taskset`, which execs the child in its place: the child's pid is the process's) when given.
@@ -74,8 +77,14 @@ final class ChildProcess {
             guard let range = line.range(of: "\(role):") else { throw BenchError("no \(role) in \(line)") }
             return String(line[range.upperBound...].prefix { $0 != " " })
         }
-        // Drain further stderr in the background so the child never blocks on a full pipe.
-        errorPipe.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        // Drain further stderr in the background so the child never blocks on a full pipe, keeping its tail for
+        // `stopAndReadCounters()`. At the end of the file the handler is removed: it would be called again and again.
+        let tail = laterError
+        errorPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            tail.append(data)
+        }
         endpoints = (try field("input"), try field("output"))
         return endpoints!
     }
@@ -143,10 +152,54 @@ final class ChildProcess {
         return times
     }
 
+    /// SIGTERM and wait; the worker's counters from its last log line ("stopped key=value …"), which it writes as it
+    /// exits, or nil where none came within `timeout` seconds (a worker that logs no counters, or not at `info`).
+    /// For a child whose endpoints were read (`workerEndpoints()`), which keeps the rest of its standard error.
+    func stopAndReadCounters(timeout: TimeInterval = 5) -> [String: Int]? {
+        _ = terminate()
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            if let counters = laterError.counters(after: "] stopped ") { return counters }
+            Thread.sleep(forTimeInterval: 0.01)
+        } while Date() < deadline
+        return nil
+    }
+
     /// SIGTERM and wait.
     func terminate() -> Int32 {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         return process.terminationStatus
+    }
+}
+
+/// The tail of a child's standard error, appended to from a file handle's background queue.
+final class ErrorTail: Sendable {
+    /// Bytes kept: the worker's last lines are all that is read.
+    static let limit = 1 << 16
+    private let bytes = Mutex(Data())
+
+    /// Appends what the child wrote, dropping the oldest bytes over `limit`.
+    func append(_ data: Data) {
+        guard !data.isEmpty else { return }
+        bytes.withLock { bytes in
+            bytes.append(data)
+            if bytes.count > Self.limit { bytes.removeFirst(bytes.count - Self.limit) }
+        }
+    }
+
+    /// The integer `key=value` fields of the last complete line containing `marker`, if there is one.
+    func counters(after marker: String) -> [String: Int]? {
+        let text = bytes.withLock { String(decoding: $0, as: UTF8.self) }
+        let complete = text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
+        guard let line = complete.split(separator: "\n").last(where: { $0.contains(marker) }),
+            let range = line.range(of: marker)
+        else { return nil }
+        var counters = [String: Int]()
+        for field in line[range.upperBound...].split(separator: " ") {
+            let parts = field.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, let value = Int(parts[1]) { counters[String(parts[0])] = value }
+        }
+        return counters
     }
 }

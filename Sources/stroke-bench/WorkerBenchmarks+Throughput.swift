@@ -17,7 +17,7 @@ extension WorkerBenchmarks {
         // drifts over seconds, and bracketing keeps the ratio from depending on which side of a drift the
         // worker ran.
         let rawBefore = try await rawRate(traffic)
-        let (worker, workerCPU) = try await workerRate(traffic, prefix: prefix)
+        let (worker, workerCPU, counters) = try await workerRate(traffic, prefix: prefix)
         let rawAfter = try await rawRate(traffic)
         let perMessage = Double(traffic.pointCount) / Double(traffic.count)
         let microseconds = 1e6 / Double(traffic.count)
@@ -38,7 +38,10 @@ extension WorkerBenchmarks {
             producerCPUMicroseconds: mean(\.producerCPUMicroseconds),
             producerCPUWorkerRunMicroseconds: worker.producerSeconds * microseconds,
             counterCPUMicroseconds: worker.counterSeconds * microseconds,
-            machineBusyWorker: worker.busy, machineBusyRaw: mean(\.machineBusy), rawRuns: rawRuns)
+            machineBusyWorker: worker.busy, machineBusyRaw: mean(\.machineBusy), rawRuns: rawRuns,
+            helperWaits: counters.flatMap {
+                HelperWaits(counters: $0, seconds: Double(traffic.count) / worker.rate, strokes: traffic.ends.count)
+            })
     }
 
     /// Messages per second into a raw SUB sink process that only counts, its CPU time per message in µs, and the
@@ -71,8 +74,11 @@ extension WorkerBenchmarks {
         return (Double(count) / (Double(last - started) / 1e9), cpu * 1e6 / Double(count), busy, producerSeconds)
     }
 
-    /// Messages per second through the worker: from the first message sent to the last result received.
-    private func workerRate(_ traffic: Traffic, prefix: String) async throws -> (ResultRate, WorkerCPU) {
+    /// Messages per second through the worker: from the first message sent to the last result received; its CPU
+    /// per message, and the counters it logged as it stopped (nil if none).
+    private func workerRate(_ traffic: Traffic, prefix: String) async throws
+        -> (ResultRate, WorkerCPU, [String: Int]?)
+    {
         let process = try startWorker(
             ["--log-level", "info"] + (curve.map { ["--curve-secret-key", $0.secretKeyFile] } ?? []))
         defer { _ = process.terminate() }
@@ -80,7 +86,8 @@ extension WorkerBenchmarks {
         let before = process.threadCPUTimes()
         let rate = try await Self.resultRate(
             traffic, input: input, output: output, prefix: prefix, context: context, curve: curve)
-        return (rate, WorkerCPU(from: before, to: process.threadCPUTimes(), messages: traffic.count))
+        let cpu = WorkerCPU(from: before, to: process.threadCPUTimes(), messages: traffic.count)
+        return (rate, cpu, process.stopAndReadCounters())
     }
 
     /// What `resultRate` measures: messages per second, the machine's busy share, and the CPU time (seconds) of

@@ -33,6 +33,9 @@ struct WorkerBenchmarks {
         var machineBusyRaw: Double
         /// The two raw runs, before and after the worker's, each on its own: the raw figures above are their means.
         var rawRuns: [RawRun]
+        /// How long the worker's lanes waited for their recognition helpers, from the counters it logs as it stops;
+        /// nil where it logged none (a worker given with `--worker` from before they were counted).
+        var helperWaits: HelperWaits? = nil
 
         /// The ratio the CPU accounting gives: the messages per second each run's busy share buys at its parties'
         /// CPU per message (the worker's run: producer, worker and result counter; the raw runs: producer and raw
@@ -47,6 +50,29 @@ struct WorkerBenchmarks {
 
         /// Messages per µs of the machine's cores the raw runs' accounting buys: the mean of each run's.
         var accountedRawRate: Double { rawRuns.map(\.accountedRate).reduce(0, +) / Double(rawRuns.count) }
+    }
+
+    /// The worker's waits for its recognition helpers over a throughput run (`WorkerMetrics.helperWaits`): a lane
+    /// whose queue of events fills with strokes its helper has not recognized stops reading input until the helper
+    /// catches up, and meanwhile the lossless producer waits too, leaving a core idle.
+    struct HelperWaits: Codable {
+        /// Waits per second of the run (first message sent to last result received).
+        var perSecond: Double
+        /// The share of the run's time the lanes spent waiting (summed over the lanes).
+        var share: Double
+        /// The share of the run's strokes that the lanes handed to their helpers rather than recognized themselves.
+        var strokesOffloaded: Double
+
+        /// From the worker's counters (`WorkerMetrics.snapshot`) after a run of `seconds` that ended `strokes`;
+        /// nil if they lack the helper's.
+        init?(counters: [String: Int], seconds: Double, strokes: Int) {
+            guard let waits = counters["helperWaits"], let waited = counters["helperWaitMicroseconds"],
+                let offloaded = counters["strokesOffloaded"], seconds > 0, strokes > 0
+            else { return nil }
+            perSecond = Double(waits) / seconds
+            share = Double(waited) / 1e6 / seconds
+            strokesOffloaded = Double(offloaded) / Double(strokes)
+        }
     }
 
     /// One run of the raw pair alone, just before or just after the worker's.

@@ -108,6 +108,16 @@ def test_median_row_and_spread():
     assert bench_report.spread([0.37, 0.37]) == "0.37"
 
 
+def test_helper_waits_column():
+    row = throughput_row()
+    assert bench_report.helper_waits(row) == "–"
+    row["helperWaits"] = {"share": 0.384, "perSecond": 221.4, "strokesOffloaded": 0.95}
+    assert bench_report.helper_waits(row) == "38% (221)"
+    table = bench_report.throughput_table([(("binary", 32, 1000), [row])])
+    assert table[0].count("|") == table[1].count("|") == table[2].count("|")
+    assert table[2].endswith("| 38% (221) |")
+
+
 def test_latency_verdict_counts_the_margin():
     assert bench_report.latency_verdict({"p99Us": 600.0, "rawP99Us": 500.0}) == (True, 0.0)
     met, excess = bench_report.latency_verdict({"p99Us": 1290.0, "rawP99Us": 541.0})

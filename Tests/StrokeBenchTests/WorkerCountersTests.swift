@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+@testable import stroke_bench
+
+/// The worker's counters as the throughput section reads them: from the line it logs as it stops.
+@Suite("stroke-bench worker counters")
+struct WorkerCountersTests {
+    @Test("the last complete line with the marker gives its integer fields")
+    func parsesTheLastCompleteLine() {
+        let tail = ErrorTail()
+        tail.append(Data("info [w] stopped helperWaits=1 lanes=1\n".utf8))
+        tail.append(Data("info [w] stopped helperWaits=7 helperWaitMicroseconds=35000 name=x lanes=1\n".utf8))
+        tail.append(Data("info [w] stopped helperWaits=9".utf8))  // not yet a whole line
+        #expect(tail.counters(after: "] stopped ") == ["helperWaits": 7, "helperWaitMicroseconds": 35_000, "lanes": 1])
+        #expect(ErrorTail().counters(after: "] stopped ") == nil)
+    }
+
+    @Test("only the last bytes are kept")
+    func keepsTheTail() {
+        let tail = ErrorTail()
+        tail.append(Data(String(repeating: "x", count: ErrorTail.limit).utf8))
+        tail.append(Data("\n] stopped waits=3\n".utf8))
+        #expect(tail.counters(after: "] stopped ") == ["waits": 3])
+    }
+
+    @Test("the helper's waits per second, their share of the run and the strokes handed over")
+    func helperWaits() throws {
+        let counters = ["helperWaits": 50, "helperWaitMicroseconds": 100_000, "strokesOffloaded": 900]
+        let waits = try #require(WorkerBenchmarks.HelperWaits(counters: counters, seconds: 0.5, strokes: 1_000))
+        #expect(waits.perSecond == 100)
+        #expect(abs(waits.share - 0.2) < 1e-12)
+        #expect(waits.strokesOffloaded == 0.9)
+        #expect(WorkerBenchmarks.HelperWaits(counters: ["helperWaits": 1], seconds: 1, strokes: 1) == nil)
+        #expect(WorkerBenchmarks.HelperWaits(counters: counters, seconds: 0, strokes: 1) == nil)
+    }
+
+    @Test("a child's counters are read from what it logs as SIGTERM stops it")
+    func readsAStoppedChild() throws {
+        let script = """
+            trap 'echo "info [w] stopped helperWaits=4 strokesOffloaded=12" >&2; exit 0' TERM
+            echo "info [w] listening endpoints=input:tcp://127.0.0.1:1 output:tcp://127.0.0.1:2" >&2
+            while :; do sleep 0.05; done
+            """
+        let child = try ChildProcess("/bin/sh", ["-c", script])
+        let endpoints = try child.workerEndpoints()
+        #expect(endpoints.input == "tcp://127.0.0.1:1")
+        #expect(child.stopAndReadCounters() == ["helperWaits": 4, "strokesOffloaded": 12])
+    }
+}
