@@ -298,14 +298,22 @@ def latency_notes(loaded: list, light: list) -> list:
     lines = []
 
     def gaps(runs: list) -> str:
-        return span([run["latency"]["p50Us"] - run["latency"]["rawP50Us"] for run in runs], 0) + " µs"
+        """"sat 32–137 µs above", or where the worker's p50 was below the echo's in some run, "sat from 179 µs
+        below to 168 µs above"."""
+        values = [run["latency"]["p50Us"] - run["latency"]["rawP50Us"] for run in runs]
+        if min(values) >= 0:
+            return "sat " + span(values, 0) + " µs above"
+        high = max(values)
+        return (
+            f"sat from {-min(values):.0f} µs below to {abs(high):.0f} µs {'above' if high >= 0 else 'below'}"
+        )
 
     loaded = [run for run in loaded if run.get("latency")]
     light = [run for run in light if run.get("latency")]
     if loaded:
         lines.append(
-            f"- At half capacity ({', '.join(run['_name'] for run in loaded)}) the worker's p50 sat {gaps(loaded)} "
-            "above the echo's."
+            f"- At half capacity ({', '.join(run['_name'] for run in loaded)}) the worker's p50 {gaps(loaded)} "
+            "the echo's."
         )
     if light:
         verdicts = [latency_verdict(run["latency"])[0] for run in light]
@@ -314,8 +322,8 @@ def latency_notes(loaded: list, light: list) -> list:
         raws = ", ".join(milliseconds(run["latency"]["rawP99Us"]) for run in light)
         lines.append(
             f"- At a light load ({', '.join(run['_name'] for run in light)}, {load} msg/s) the target was met in "
-            f"{sum(verdicts)} of {len(light)} runs: p99 {p99s} against the echo's {raws}; the worker's p50 sat "
-            f"{gaps(light)} above the echo's."
+            f"{sum(verdicts)} of {len(light)} runs: p99 {p99s} against the echo's {raws}; the worker's p50 "
+            f"{gaps(light)} the echo's."
         )
     return lines
 

@@ -118,6 +118,16 @@ def test_helper_waits_column():
     assert table[2].endswith("| 38% (221) |")
 
 
+def test_latency_notes_say_when_the_worker_sat_below_the_echo():
+    def run(name, p50, raw_p50):
+        return {"_name": name, "latency": {"p50Us": p50, "rawP50Us": raw_p50}}
+
+    notes = bench_report.latency_notes([run("R1", 239.0, 418.0), run("R2", 309.0, 141.0)], [])
+    assert notes == ["- At half capacity (R1, R2) the worker's p50 sat from 179 µs below to 168 µs above the echo's."]
+    notes = bench_report.latency_notes([run("R1", 100.0, 150.0), run("R2", 100.0, 120.0)], [])
+    assert notes == ["- At half capacity (R1, R2) the worker's p50 sat from 50 µs below to 20 µs below the echo's."]
+
+
 def test_latency_verdict_counts_the_margin():
     assert bench_report.latency_verdict({"p99Us": 600.0, "rawP99Us": 500.0}) == (True, 0.0)
     met, excess = bench_report.latency_verdict({"p99Us": 1290.0, "rawP99Us": 541.0})
