@@ -51,12 +51,21 @@ final class ChildProcess {
             }
     }
 
-    /// Reads standard error until a line contains `marker`; returns that line.
+    /// Reads standard error until a line contains `marker`; returns that line. Throws once `timeout` seconds pass
+    /// without it, even if the child writes nothing at all (a worker whose `--log-level` hides the line).
     func waitForLine(containing marker: String, timeout: TimeInterval = 30) throws -> String {
         let handle = errorPipe.fileHandleForReading
         var buffer = ""
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
+            // `availableData` blocks until the child writes: wait for that with the time left, at most 100 ms at a
+            // time, so that a silent child cannot hold the benchmark past the deadline.
+            var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(max(0, min(100, deadline.timeIntervalSinceNow * 1000)))
+            guard poll(&ready, 1, milliseconds) > 0 else {
+                if !process.isRunning { break }
+                continue
+            }
             let data = handle.availableData
             if data.isEmpty {
                 if !process.isRunning { break }
@@ -66,7 +75,8 @@ final class ChildProcess {
             if let line = buffer.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
         }
         throw BenchError(
-            "child \(name) never logged \"\(marker)\": \(buffer)")
+            "child \(name) did not log \"\(marker)\" within \(Int(timeout.rounded(.up))) s (a worker whose --log-level "
+                + "is above info never does)\(buffer.isEmpty ? "; it wrote nothing" : "; it wrote: \(buffer)")")
     }
 
     /// The worker's bound input and output endpoints, from its "listening" log line.

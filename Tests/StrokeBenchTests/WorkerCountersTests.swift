@@ -35,6 +35,18 @@ struct WorkerCountersTests {
         #expect(WorkerBenchmarks.HelperWaits(counters: counters, seconds: 0, strokes: 1) == nil)
     }
 
+    @Test("a child that logs nothing is given up on at the timeout, with an error that says what was awaited")
+    func silentChild() throws {
+        let child = try ChildProcess("/bin/sh", ["-c", "trap 'exit 0' TERM; while :; do sleep 0.05; done"])
+        defer { _ = child.terminate() }
+        // Before the bound the call never returned: the child writes nothing and never exits.
+        #expect {
+            try child.waitForLine(containing: "listening", timeout: 0.3)
+        } throws: { error in
+            "\(error)".contains("did not log \"listening\" within 1 s") && "\(error)".contains("it wrote nothing")
+        }
+    }
+
     @Test("a child's counters are read from what it logs as SIGTERM stops it")
     func readsAStoppedChild() throws {
         let script = """
