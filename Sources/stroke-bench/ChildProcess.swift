@@ -30,6 +30,26 @@ final class ChildProcess {
         process.standardError = errorPipe
         process.standardOutput = outputPipe
         try process.run()
+        Self.running.withLock { _ = $0.insert(process.processIdentifier) }
+    }
+
+    // MARK: - Children left running
+
+    /// The children started and not yet waited for, by pid: what `stopAll()` stops.
+    private static let running = Mutex<Set<Int32>>([])
+
+    /// Sends SIGTERM to every child not yet waited for: stroke-bench stopped by a signal (`main.swift`) would
+    /// otherwise leave a worker or a raw peer running with no parent.
+    static func stopAll() {
+        for pid in running.withLock({ $0 }) { kill(pid, SIGTERM) }
+    }
+
+    /// Whether this child is among those `stopAll()` would stop: started, and not yet waited for.
+    var awaitsStop: Bool { Self.running.withLock { $0.contains(process.processIdentifier) } }
+
+    /// The child has exited and been waited for: its pid may be reused.
+    private func waited() {
+        Self.running.withLock { _ = $0.remove(process.processIdentifier) }
     }
 
     var pid: Int32 { process.processIdentifier }
@@ -103,6 +123,7 @@ final class ChildProcess {
     func output() -> String {
         let data = outputPipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        waited()
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -179,6 +200,7 @@ final class ChildProcess {
     func terminate() -> Int32 {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
+        waited()
         return process.terminationStatus
     }
 }

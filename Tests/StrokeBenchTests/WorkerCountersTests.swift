@@ -47,6 +47,17 @@ struct WorkerCountersTests {
         }
     }
 
+    @Test("a child is kept for stopAll() from its start until it has been waited for")
+    func childrenLeftRunning() throws {
+        let child = try ChildProcess("/bin/sh", ["-c", "trap 'exit 0' TERM; while :; do sleep 0.05; done"])
+        #expect(child.awaitsStop)
+        #expect(child.terminate() == 0)
+        #expect(!child.awaitsStop)
+        let finished = try ChildProcess("/bin/sh", ["-c", "echo done"])
+        #expect(finished.output() == "done\n")
+        #expect(!finished.awaitsStop)
+    }
+
     @Test("a child's counters are read from what it logs as SIGTERM stops it")
     func readsAStoppedChild() throws {
         let script = """
