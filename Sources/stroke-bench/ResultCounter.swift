@@ -16,6 +16,8 @@ final class ResultCounter: Sendable {
     let last = Atomic<UInt64>(0)
     /// CPU time of the receive loop's thread in nanoseconds, once `run` returned.
     let cpuNanoseconds = Atomic<UInt64>(0)
+    /// Whether `run` returned (all results in, nothing for its idle time, or an error).
+    let finished = Atomic<Bool>(false)
     let recordArrivals: Bool
     /// Connect as a CURVE client (`--curve`).
     let curve: BenchCurve?
@@ -36,6 +38,7 @@ final class ResultCounter: Sendable {
         defer {
             let spent = max(0, BenchClock.threadCPUSeconds() - cpuBefore)
             cpuNanoseconds.store(UInt64(spent * 1e9), ordering: .releasing)
+            finished.store(true, ordering: .releasing)
         }
         let socket = try ZMQSocket(context, .sub)
         try curve?.client(socket)
@@ -71,6 +74,13 @@ final class ResultCounter: Sendable {
             last.store(now, ordering: .relaxed)
         }
         if recordArrivals { arrivals.withLock { $0 = times } }
+    }
+
+    /// Returns once `run` has: a producer that waits for this before it closes its connection keeps its last
+    /// messages from being lost on their way (a peer that writes on a connection whose other end has closed gets a
+    /// reset, and its system discards what it had not read yet).
+    func waitUntilFinished() {
+        while !finished.load(ordering: .acquiring) { usleep(1000) }
     }
 
     /// A worker `match`/`nomatch` event, or the raw echo's one-byte reply.

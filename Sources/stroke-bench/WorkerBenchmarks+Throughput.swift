@@ -84,10 +84,36 @@ extension WorkerBenchmarks {
         defer { _ = process.terminate() }
         let (input, output) = try process.workerEndpoints()
         let before = process.threadCPUTimes()
-        let rate = try await Self.resultRate(
-            traffic, input: input, output: output, prefix: prefix, context: context, curve: curve)
+        let rate: ResultRate
+        do {
+            rate = try await Self.resultRate(
+                traffic, input: input, output: output, prefix: prefix, context: context, curve: curve)
+        } catch let error as BenchError {
+            // Results missing: what the worker counted says whether it dropped them, refused input or never got it.
+            throw BenchError(
+                error.description + "; " + Self.lossReport(process.stopAndReadCounters(), messages: traffic.count))
+        }
         let cpu = WorkerCPU(from: before, to: process.threadCPUTimes(), messages: traffic.count)
         return (rate, cpu, process.stopAndReadCounters())
+    }
+
+    /// What the worker's counters, read as it stopped (`ChildProcess.stopAndReadCounters()`), say of results that
+    /// did not arrive: the messages it received of the `messages` sent, the strokes it recognized, the events it
+    /// published and dropped (a consumer that did not keep up within its `--send-timeout`), the gaps it saw in the
+    /// input's numbering and the errors it sent, by code.
+    static func lossReport(_ counters: [String: Int]?, messages: Int) -> String {
+        guard let counters else { return "the worker logged no counters as it stopped" }
+        let count = { (key: String) in counters[key] ?? 0 }
+        var report =
+            "the worker received \(count("messagesReceived")) of \(messages) messages, recognized "
+            + "\(count("strokesRecognized")) strokes, published \(count("eventsPublished")) "
+            + "events and dropped \(count("eventsDropped")) (a consumer that did not keep up within its "
+            + "--send-timeout), and saw \(count("inputGaps")) gaps in the input's numbering"
+        let errors = counters.filter { $0.key.hasPrefix("errors.") && $0.value > 0 }.sorted { $0.key < $1.key }
+        if !errors.isEmpty {
+            report += "; errors: " + errors.map { "\($0.key.dropFirst(7)) \($0.value)" }.joined(separator: ", ")
+        }
+        return report
     }
 
     /// What `resultRate` measures: messages per second, the machine's busy share, and the CPU time (seconds) of
@@ -115,7 +141,10 @@ extension WorkerBenchmarks {
             let producer = try BenchProducer(context: context, endpoint: input, curve: curve)
             try counter.waitUntilSubscribed(producer)
             let load = MachineLoad.now()
-            return (try producer.sendAll(traffic), load, producer.cpuSeconds)
+            let started = try producer.sendAll(traffic)
+            // The producer stays connected until every result is in (`ResultCounter.waitUntilFinished`).
+            counter.waitUntilFinished()
+            return (started, load, producer.cpuSeconds)
         }
         try await consumer
         let busy = load.busyFraction(until: MachineLoad.now())

@@ -35,6 +35,22 @@ struct WorkerCountersTests {
         #expect(WorkerBenchmarks.HelperWaits(counters: counters, seconds: 0, strokes: 1) == nil)
     }
 
+    @Test("results that did not arrive are explained by what the worker counted: drops, gaps and errors")
+    func lossReport() {
+        let counters = [
+            "messagesReceived": 3_000_000, "strokesRecognized": 616_778, "eventsPublished": 611_328,
+            "eventsDropped": 5_450, "inputGaps": 0,
+            "errors.too_many_open_strokes": 2, "errors.bad_message": 0, "lanes": 1,
+        ]
+        #expect(
+            WorkerBenchmarks.lossReport(counters, messages: 3_000_000)
+                == "the worker received 3000000 of 3000000 messages, recognized 616778 strokes, published 611328 "
+                + "events and dropped 5450 (a consumer "
+                + "that did not keep up within its --send-timeout), and saw 0 gaps in the input's numbering; errors: "
+                + "too_many_open_strokes 2")
+        #expect(WorkerBenchmarks.lossReport(nil, messages: 1) == "the worker logged no counters as it stopped")
+    }
+
     @Test("a child that logs nothing is given up on at the timeout, with an error that says what was awaited")
     func silentChild() throws {
         let child = try ChildProcess("/bin/sh", ["-c", "trap 'exit 0' TERM; while :; do sleep 0.05; done"])
