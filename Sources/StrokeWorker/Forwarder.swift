@@ -32,6 +32,9 @@ public struct Forwarder: Sendable {
     /// notes each subscriber's key, and after a reload revokes keys it cuts the subscribers' connections made with
     /// them (`SubscriberVetting`), where libzmq's proxy would go on publishing to them.
     public var backendAuthenticator: ClientAuthenticator?
+    /// TCP keepalive on the XSUB side's connections, after this many seconds in which nothing arrived
+    /// (`WorkerConfiguration.tcpKeepaliveSeconds`, for a worker's input); 0: the system's setting.
+    public var frontendKeepaliveSeconds: Int32 = 0
 
     /// Creates a forwarder description.
     public init(
@@ -70,6 +73,7 @@ public struct Forwarder: Sendable {
         try xpub.setLinger(milliseconds: lingerMilliseconds)
         try xsub.setLinger(milliseconds: 0)
         try frontendSecurity?.apply(to: xsub)
+        try WorkerConfiguration.applyKeepalive(seconds: frontendKeepaliveSeconds, to: xsub)
         try backendSecurity?.apply(to: xpub)
         var subscribers = try backendAuthenticator.map { authenticator throws(ZMQError) in
             try xpub.setVerbose(true)

@@ -256,6 +256,7 @@ struct Lane: Sendable {
                 intervalMilliseconds: configuration.heartbeatMilliseconds,
                 timeoutMilliseconds: configuration.heartbeatMilliseconds * 3)
         }
+        try WorkerConfiguration.applyKeepalive(seconds: configuration.tcpKeepaliveSeconds, to: input)
         if recordsEndpoints { try configuration.security?.apply(to: input) }
         for prefix in prefixes { try input.subscribe(prefix) }
     }

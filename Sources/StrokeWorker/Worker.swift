@@ -97,12 +97,13 @@ public final class Worker: Sendable {
                     self.shutdown()
                 }
                 if forwarders {
-                    let input = Forwarder(
+                    var input = Forwarder(
                         frontend: configuration.inputs,
                         backend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-input")],
                         controlEndpoint: inputControl, highWaterMark: configuration.inputHighWaterMark, noDrop: true,
                         lingerMilliseconds: 0, frontendSecurity: configuration.security,
                         frontendAuthenticator: authenticator)
+                    input.frontendKeepaliveSeconds = configuration.tcpKeepaliveSeconds
                     let output = Forwarder(
                         frontend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-output")],
                         backend: configuration.outputs, controlEndpoint: outputControl,

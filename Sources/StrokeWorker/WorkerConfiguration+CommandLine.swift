@@ -143,7 +143,13 @@ extension WorkerConfiguration {
             help: "how long unsent events are kept at shutdown. Default: 2000"),
         Option(
             flag: "heartbeat", env: "STROKE_WORKER_HEARTBEAT", value: "MS",
-            help: "ZMTP heartbeat interval on the input, 0 to disable. Default: 5000"),
+            help: "ZMTP heartbeat interval on the input, 0 to disable. A heartbeat that reaches a producer which "
+                + "has just closed its connection makes its system reset it, losing what the worker had not read "
+                + "yet: --tcp-keepalive finds vanished producers without that. Default: 0"),
+        Option(
+            flag: "tcp-keepalive", env: "STROKE_WORKER_TCP_KEEPALIVE", value: "SECONDS",
+            help: "TCP keepalive on the input: a connection on which nothing arrived this long is probed every 2 s "
+                + "and dropped after 5 unanswered probes; 0 leaves the system's setting. Default: 10"),
         Option(
             flag: "stats-interval", env: "STROKE_WORKER_STATS_INTERVAL", value: "SECONDS",
             help: "statistics on the $system topic and in the log, 0 to disable. Default: 10"),

@@ -75,6 +75,20 @@ extension ZMQSocket {
         try setOption(ZMQ_HEARTBEAT_TTL, timeout, name: "ZMQ_HEARTBEAT_TTL")
     }
 
+    /// TCP keepalive on the socket's TCP connections: after `idle` seconds in which nothing arrived, the system
+    /// probes the peer every `interval` seconds and drops the connection after `count` probes went unanswered.
+    ///
+    /// The probes carry no data, unlike ZMTP heartbeats (`setHeartbeat`): a peer that has just closed its end of
+    /// the connection acknowledges them, where a heartbeat's bytes make its system reset the connection.
+    public func setTCPKeepalive(idleSeconds idle: Int32, intervalSeconds interval: Int32, count: Int32)
+        throws(ZMQError)
+    {
+        try setOption(ZMQ_TCP_KEEPALIVE, Int32(1), name: "ZMQ_TCP_KEEPALIVE")
+        try setOption(ZMQ_TCP_KEEPALIVE_IDLE, idle, name: "ZMQ_TCP_KEEPALIVE_IDLE")
+        try setOption(ZMQ_TCP_KEEPALIVE_INTVL, interval, name: "ZMQ_TCP_KEEPALIVE_INTVL")
+        try setOption(ZMQ_TCP_KEEPALIVE_CNT, count, name: "ZMQ_TCP_KEEPALIVE_CNT")
+    }
+
     /// The largest inbound message accepted; a peer that sends a larger one is disconnected (`-1`: no limit).
     public func setMaxMessageSize(_ bytes: Int64) throws(ZMQError) {
         try setOption64(ZMQ_MAXMSGSIZE, bytes, name: "ZMQ_MAXMSGSIZE")

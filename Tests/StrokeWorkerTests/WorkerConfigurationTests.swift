@@ -41,6 +41,18 @@ struct WorkerConfigurationTests {
                 .checkmarkFollowsTilt)
         let flags = try WorkerConfiguration(arguments: ["--input-hwm", "0", "--hwm", "7"], environment: [:])
         #expect(flags.inputHighWaterMark == 0 && flags.highWaterMark == 7)
+        // No ZMTP heartbeats by default (one reaching a producer that just closed loses what was not read yet);
+        // TCP keepalive instead.
+        #expect(WorkerConfiguration().heartbeatMilliseconds == 0 && WorkerConfiguration().tcpKeepaliveSeconds == 10)
+        let liveness = try WorkerConfiguration(
+            arguments: ["--tcp-keepalive", "30"], environment: ["STROKE_WORKER_HEARTBEAT": "5000"])
+        #expect(liveness.tcpKeepaliveSeconds == 30 && liveness.heartbeatMilliseconds == 5000)
+        #expect(
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_TCP_KEEPALIVE": "0"])
+                .tcpKeepaliveSeconds == 0)
+        #expect(throws: CommandLineArguments.Failure.self) {
+            try WorkerConfiguration(arguments: ["--tcp-keepalive", "-1"], environment: [:])
+        }
         #expect(configuration.maxSessionTemplates == 4 && WorkerConfiguration().maxSessionTemplates == 32)
         let learning = try WorkerConfiguration(
             arguments: ["--max-learned-templates", "9", "--max-session-templates", "0"], environment: [:])

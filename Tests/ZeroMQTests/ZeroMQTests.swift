@@ -1,3 +1,4 @@
+import CZeroMQ
 import Foundation
 import Testing
 
@@ -89,6 +90,17 @@ struct ZeroMQTests {
         thread.start()
         #expect(try poller.poll(timeoutMilliseconds: 10_000) == 1)
         #expect(poller.isReadable(1))
+    }
+
+    @Test("TCP keepalive is turned on with its idle time, probe interval and probe count")
+    func tcpKeepalive() throws {
+        let socket = try ZMQSocket(try ZMQContext(), .sub)
+        #expect(try socket.intOption(ZMQ_TCP_KEEPALIVE, name: "ZMQ_TCP_KEEPALIVE") == -1)
+        try socket.setTCPKeepalive(idleSeconds: 10, intervalSeconds: 2, count: 5)
+        #expect(try socket.intOption(ZMQ_TCP_KEEPALIVE, name: "ZMQ_TCP_KEEPALIVE") == 1)
+        #expect(try socket.intOption(ZMQ_TCP_KEEPALIVE_IDLE, name: "ZMQ_TCP_KEEPALIVE_IDLE") == 10)
+        #expect(try socket.intOption(ZMQ_TCP_KEEPALIVE_INTVL, name: "ZMQ_TCP_KEEPALIVE_INTVL") == 2)
+        #expect(try socket.intOption(ZMQ_TCP_KEEPALIVE_CNT, name: "ZMQ_TCP_KEEPALIVE_CNT") == 5)
     }
 
     @Test("errors carry errno and zmq_strerror")
