@@ -117,7 +117,7 @@ public struct WorkerConfiguration: Sendable {
     /// Off by default since session 70: libzmq sends its heartbeats whatever the connection carries, and one that
     /// reaches a producer which has just closed its connection, while the worker has not yet read all it sent,
     /// makes the producer's system reset the connection, and the worker's system then discards the unread
-    /// messages (`stroke-bench` lost the last 0.9% of a run's strokes so, in 3 runs of about 40 at the old 5,000
+    /// messages (`stroke-bench` lost the last 0.9% of a run's strokes so, in 5 runs of about 55 at the old 5,000
     /// ms and 6 of 10 at 100). `tcpKeepaliveSeconds` finds vanished producers instead.
     public var heartbeatMilliseconds: Int32 = 0
     /// Seconds in which nothing arrived on an input connection before the system's TCP keepalive probes the
