@@ -117,10 +117,10 @@ def command(section, args, side):
     return cmd + ["--dataset", args.dataset]
 
 
-def environment(pairs):
+def environment(settings):
     """The environment of a run: this one's, with the side's `K=V` settings."""
     env = dict(os.environ)
-    for setting in pairs or []:
+    for setting in settings or []:
         key, _, value = setting.partition("=")
         env[key] = value
     return env
@@ -171,6 +171,9 @@ def main():
         parser.error("two build directories, A and B, are needed (or --report FILE)")
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
+    for setting in (args.a_env or []) + (args.b_env or []):
+        if "=" not in setting or setting.startswith("="):
+            parser.error(f"an environment setting is K=V, not {setting!r}")
     for home in (args.a, args.b):
         for name in ("stroke-bench", "stroke-worker"):
             if not os.access(os.path.join(home, name), os.X_OK):

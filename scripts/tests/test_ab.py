@@ -111,3 +111,11 @@ def test_a_directory_without_the_builds_is_refused(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert "has no executable stroke-bench" in done.stderr
+
+
+def test_an_environment_setting_without_a_value_is_refused(tmp_path):
+    stand_in(tmp_path / "a", "sys.exit(1)\n")
+    done = subprocess.run([sys.executable, SCRIPT, str(tmp_path / "a"), str(tmp_path / "a"), "--b-env", "SPEED"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "an environment setting is K=V, not 'SPEED'" in done.stderr
