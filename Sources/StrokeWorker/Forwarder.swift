@@ -35,6 +35,12 @@ public struct Forwarder: Sendable {
     /// TCP keepalive on the XSUB side's connections, after this many seconds in which nothing arrived
     /// (`WorkerConfiguration.tcpKeepaliveSeconds`, for a worker's input); 0: the system's setting.
     public var frontendKeepaliveSeconds: Int32 = 0
+    /// ZMTP heartbeat interval on the XSUB side's connections, in milliseconds, a peer silent for three of them
+    /// being disconnected (`WorkerConfiguration.heartbeatMilliseconds`, for a worker's input); 0: none.
+    public var frontendHeartbeatMilliseconds: Int32 = 0
+    /// How long a subscriber on the XPUB side may take none of the messages sent to it before its connection is
+    /// dropped, in milliseconds (`WorkerConfiguration.consumerTimeoutMilliseconds`); 0: the system's limits.
+    public var backendTimeoutMilliseconds: Int32 = 0
 
     /// Creates a forwarder description.
     public init(
@@ -74,7 +80,9 @@ public struct Forwarder: Sendable {
         try xsub.setLinger(milliseconds: 0)
         try frontendSecurity?.apply(to: xsub)
         try WorkerConfiguration.applyKeepalive(seconds: frontendKeepaliveSeconds, to: xsub)
+        try WorkerConfiguration.applyHeartbeat(milliseconds: frontendHeartbeatMilliseconds, to: xsub)
         try backendSecurity?.apply(to: xpub)
+        try WorkerConfiguration.applyConsumerTimeout(milliseconds: backendTimeoutMilliseconds, to: xpub)
         var subscribers = try backendAuthenticator.map { authenticator throws(ZMQError) in
             try xpub.setVerbose(true)
             return SubscriberVetting(authenticator: authenticator)

@@ -251,11 +251,7 @@ struct Lane: Sendable {
         // default send high-water mark (1,000) would drop some of them silently.
         try input.setHighWaterMarks(send: 0, receive: configuration.inputHighWaterMark)
         try input.setMaxMessageSize(Int64(max(configuration.maxMessageBytes, 1 << 16)) * 4)
-        if configuration.heartbeatMilliseconds > 0 {
-            try input.setHeartbeat(
-                intervalMilliseconds: configuration.heartbeatMilliseconds,
-                timeoutMilliseconds: configuration.heartbeatMilliseconds * 3)
-        }
+        try WorkerConfiguration.applyHeartbeat(milliseconds: configuration.heartbeatMilliseconds, to: input)
         try WorkerConfiguration.applyKeepalive(seconds: configuration.tcpKeepaliveSeconds, to: input)
         if recordsEndpoints { try configuration.security?.apply(to: input) }
         for prefix in prefixes { try input.subscribe(prefix) }

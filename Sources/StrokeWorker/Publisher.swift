@@ -65,15 +65,23 @@ final class Publisher: Sendable {
         stopped.wait()
     }
 
-    /// Socket options shared by the publisher thread and a lane that publishes itself.
-    /// Sets an output socket's options; `external`: it attaches the worker's own endpoints (not a forwarder's
-    /// inproc one), so the configured transport security applies.
+    /// Sets an output socket's options, for the publisher thread and for a lane that publishes itself.
+    ///
+    /// `external`: the socket attaches the worker's own endpoints, not the output forwarder's inproc one; the
+    /// transport security, the slow-consumer policy (`WorkerConfiguration.slowConsumers`) and the consumer
+    /// timeout then apply.
     static func configure(_ output: ZMQSocket, _ configuration: WorkerConfiguration, external: Bool) throws {
         if external { try configuration.security?.apply(to: output) }
         try output.setHighWaterMarks(send: configuration.highWaterMark)
-        try output.setNoDrop(true)
+        // A lane's output to the output forwarder always waits: the forwarder reads it at once, and applies
+        // `slowConsumers` on its own XPUB.
+        try output.setNoDrop(!external || configuration.slowConsumers == .wait)
         try output.setTimeouts(send: configuration.sendTimeoutMilliseconds)
         try output.setLinger(milliseconds: configuration.lingerMilliseconds)
+        if external {
+            try WorkerConfiguration.applyConsumerTimeout(
+                milliseconds: configuration.consumerTimeoutMilliseconds, to: output)
+        }
     }
 
     // MARK: - The thread

@@ -104,12 +104,17 @@ public final class Worker: Sendable {
                         lingerMilliseconds: 0, frontendSecurity: configuration.security,
                         frontendAuthenticator: authenticator)
                     input.frontendKeepaliveSeconds = configuration.tcpKeepaliveSeconds
-                    let output = Forwarder(
+                    input.frontendHeartbeatMilliseconds = configuration.heartbeatMilliseconds
+                    // With `--slow-consumers wait` the proxy blocks on a full consumer (it has no send timeout)
+                    // until the consumer takes events or is disconnected: the lanes meanwhile wait for it, and drop
+                    // and count, as a single lane does.
+                    var output = Forwarder(
                         frontend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-output")],
                         backend: configuration.outputs, controlEndpoint: outputControl,
-                        highWaterMark: configuration.highWaterMark, noDrop: true,
+                        highWaterMark: configuration.highWaterMark, noDrop: configuration.slowConsumers == .wait,
                         lingerMilliseconds: configuration.lingerMilliseconds, backendSecurity: configuration.security,
                         backendAuthenticator: authenticator)
+                    output.backendTimeoutMilliseconds = configuration.consumerTimeoutMilliseconds
                     for (name, forwarder) in [("input", input), ("output", output)] {
                         group.addTask { [context, control] in
                             try await ThreadRunner.run(name: "forward-\(name)") {

@@ -136,8 +136,15 @@ extension WorkerConfiguration {
             flag: "hwm", env: "STROKE_WORKER_HWM", value: "N",
             help: "high-water mark of the output sockets, in messages. Default: 100000"),
         Option(
+            flag: "slow-consumers", env: "STROKE_WORKER_SLOW_CONSUMERS", value: "drop|wait",
+            help: "for a consumer --hwm events behind: drop, and it alone misses events (its eventSeq shows the "
+                + "gap) while the others get every one; or wait up to --send-timeout, then drop the event for "
+                + "every consumer of that session and count it (a consumer that stops reading then holds the "
+                + "others back). Default: drop"),
+        Option(
             flag: "send-timeout", env: "STROKE_WORKER_SEND_TIMEOUT", value: "MS",
-            help: "how long a publish waits for a slow consumer before the event is dropped and counted. Default: 100"),
+            help: "with --slow-consumers wait, how long a publish waits for a slow consumer before the event is "
+                + "dropped and counted. Default: 100"),
         Option(
             flag: "linger", env: "STROKE_WORKER_LINGER", value: "MS",
             help: "how long unsent events are kept at shutdown. Default: 2000"),
@@ -146,6 +153,11 @@ extension WorkerConfiguration {
             help: "ZMTP heartbeat interval on the input, 0 to disable. A heartbeat that reaches a producer which "
                 + "has just closed its connection makes its system reset it, losing what the worker had not read "
                 + "yet: --tcp-keepalive finds vanished producers without that. Default: 0"),
+        Option(
+            flag: "consumer-timeout", env: "STROKE_WORKER_CONSUMER_TIMEOUT", value: "MS",
+            help: "a consumer that takes none of the events sent to it this long (hung, not reading, or gone with "
+                + "its machine) is disconnected and its queued events freed; its libzmq connects again if it can. "
+                + "0 leaves the system's limit (about 15 minutes). Default: 10000"),
         Option(
             flag: "tcp-keepalive", env: "STROKE_WORKER_TCP_KEEPALIVE", value: "SECONDS",
             help: "TCP keepalive on the input: a connection on which nothing arrived this long is probed every 2 s "
@@ -294,6 +306,12 @@ extension WorkerConfiguration {
                     description: "--recognition-offload: busy, always or off, got \"\(value)\"")
             }
             recognitionOffload = offload
+        }
+        if let value = args.value("slow-consumers", env: env("slow-consumers")) {
+            guard let policy = SlowConsumers(rawValue: value) else {
+                throw CommandLineArguments.Failure(description: "--slow-consumers: drop or wait, got \"\(value)\"")
+            }
+            slowConsumers = policy
         }
         security = try TransportSecurity.load(
             secretKeyFile: args.value("curve-secret-key", env: env("curve-secret-key")),

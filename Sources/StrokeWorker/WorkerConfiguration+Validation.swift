@@ -46,6 +46,7 @@ extension WorkerConfiguration {
         Limit("send-timeout", -1...600_000, \.sendTimeoutMilliseconds),
         Limit("linger", -1...600_000, \.lingerMilliseconds),
         Limit("heartbeat", 0...600_000, \.heartbeatMilliseconds),
+        Limit("consumer-timeout", 0...3_600_000, \.consumerTimeoutMilliseconds),
         Limit("tcp-keepalive", 0...86_400, \.tcpKeepaliveSeconds),
         Limit("stats-interval", 0...86_400, \.statsIntervalSeconds),
         Limit("checkpoint-interval", 0...86_400, \.checkpointIntervalSeconds),

@@ -61,6 +61,20 @@ public struct WorkerConfiguration: Sendable {
     /// while the lane goes on. Not used with `recognitionThread`. Default: `.whenBusy`.
     public var recognitionOffload = RecognitionOffload.whenBusy
 
+    /// What the output does for a consumer whose queue of events is full (`highWaterMark` behind).
+    public enum SlowConsumers: String, Sendable, CaseIterable {
+        /// That consumer misses the events that do not fit, alone (its `eventSeq` shows the gap); publishing never
+        /// waits, and the other consumers get every event. The worker cannot count these drops (libzmq does not
+        /// report them).
+        case drop
+        /// The worker waits up to `sendTimeoutMilliseconds` for it, then drops the event for every consumer of that
+        /// session and counts it (`eventsDropped`): backpressure for a single consumer that must see every event,
+        /// at a price: a consumer that stops reading holds every event of its sessions back by that long, and the
+        /// lane with them (one that subscribed to all topics, every other consumer too), until it is
+        /// disconnected (`consumerTimeoutMilliseconds`).
+        case wait
+    }
+
     /// When a lane hands finished strokes to its recognition helper thread.
     public enum RecognitionOffload: String, Sendable, CaseIterable {
         /// Never: the lane recognizes every stroke itself (no helper thread).
@@ -104,11 +118,20 @@ public struct WorkerConfiguration: Sendable {
     /// gives them back. Default: `50000`.
     public var inputHighWaterMark: Int32 = 50_000
     /// High-water mark of the output sockets (and of the output forwarder), in messages: how far a consumer of
-    /// results may fall behind before `sendTimeoutMilliseconds` applies. Default: `100000`.
+    /// results may fall behind before `slowConsumers` applies. Default: `100000`.
     public var highWaterMark: Int32 = 100_000
-    /// How long a publish may wait for a slow consumer before the event is dropped and counted, in
-    /// milliseconds. Default: `100`.
+    /// What the output does for a consumer that has fallen `highWaterMark` events behind. Default: `.drop`.
+    public var slowConsumers = SlowConsumers.drop
+    /// How long a publish may wait for a slow consumer before the event is dropped and counted, in milliseconds
+    /// (with `slowConsumers` `.wait` only). Default: `100`.
     public var sendTimeoutMilliseconds: Int32 = 100
+    /// How long a consumer may take none of the events sent to it before its connection is dropped, in
+    /// milliseconds: its system has acknowledged nothing, or kept its receive window closed, that long
+    /// (`ZMQ_TCP_MAXRT`); 0 leaves the system's limits (about 15 minutes on Linux). It finds a consumer that
+    /// hangs, stopped reading, or vanished with its machine, and frees its queued events; its libzmq, if it runs,
+    /// connects and subscribes again, and its `eventSeq` shows what it missed. ZMTP heartbeats cannot: their ping
+    /// waits behind the events the consumer does not take. Default: `10000`.
+    public var consumerTimeoutMilliseconds: Int32 = 10_000
     /// How long unsent events are kept at shutdown, in milliseconds. Default: `2000`.
     public var lingerMilliseconds: Int32 = 2000
     /// ZMTP heartbeat interval on the input (the peer is dropped after three silent intervals), in milliseconds; 0

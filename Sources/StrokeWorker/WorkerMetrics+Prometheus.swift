@@ -21,7 +21,8 @@ extension WorkerMetrics {
             key: "eventsPublished"),
         Family(
             name: "stroke_worker_events_dropped_total",
-            help: "Events dropped because a consumer did not keep up within the send timeout.", type: "counter",
+            help: "Events dropped for every consumer because one did not keep up within the send timeout "
+                + "(--slow-consumers wait).", type: "counter",
             key: "eventsDropped"),
         Family(
             name: "stroke_worker_strokes_recognized_total", help: "Strokes matched against a library.",

@@ -8,7 +8,8 @@ public final class WorkerMetrics: Sendable {
     public let pointsReceived = Atomic<Int>(0)
     /// Events published.
     public let eventsPublished = Atomic<Int>(0)
-    /// Events dropped because a consumer did not keep up within the send timeout.
+    /// Events dropped for every consumer because one did not keep up within the send timeout (with
+    /// `WorkerConfiguration.slowConsumers` `.wait`; by default such a consumer misses events alone, uncounted).
     public let eventsDropped = Atomic<Int>(0)
     /// Strokes matched (match or no match).
     public let strokesRecognized = Atomic<Int>(0)

@@ -89,6 +89,16 @@ extension ZMQSocket {
         try setOption(ZMQ_TCP_KEEPALIVE_CNT, count, name: "ZMQ_TCP_KEEPALIVE_CNT")
     }
 
+    /// Drops a TCP connection on which sent data has gone unacknowledged, or the peer's receive window has stayed
+    /// closed, for `milliseconds` (`ZMQ_TCP_MAXRT`, the system's `TCP_USER_TIMEOUT`; 0: the system's
+    /// retransmission limits, about 15 minutes on Linux).
+    ///
+    /// It finds a peer that stopped reading or vanished while there is data for it, which ZMTP heartbeats do not:
+    /// a ping waits behind that data and is never sent.
+    public func setTCPMaxRetransmitTimeout(milliseconds: Int32) throws(ZMQError) {
+        try setOption(ZMQ_TCP_MAXRT, milliseconds, name: "ZMQ_TCP_MAXRT")
+    }
+
     /// The largest inbound message accepted; a peer that sends a larger one is disconnected (`-1`: no limit).
     public func setMaxMessageSize(_ bytes: Int64) throws(ZMQError) {
         try setOption64(ZMQ_MAXMSGSIZE, bytes, name: "ZMQ_MAXMSGSIZE")

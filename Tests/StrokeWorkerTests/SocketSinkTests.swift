@@ -61,4 +61,60 @@ struct SocketSinkTests {
         #expect(metrics.snapshot["eventsPublished"] == SocketSink.queueLimit + 5)
         withExtendedLifetime(context) {}
     }
+
+    // MARK: - A consumer that stops reading
+
+    /// Publishes 200 events through a sink on the worker's own kind of output socket, configured by
+    /// `Publisher.configure` with `slowConsumers` and a high-water mark of 10, to a consumer that reads and one that
+    /// takes at most one event and never reads; returns how many the reading one got and how many the sink counted
+    /// as dropped.
+    static func oneStuckConsumer(_ policy: WorkerConfiguration.SlowConsumers) throws -> (received: Int, dropped: Int) {
+        let context = try ZMQContext()
+        let publisher = try ZMQSocket(context, .xpub)
+        var configuration = WorkerConfiguration()
+        configuration.slowConsumers = policy
+        configuration.highWaterMark = 10
+        configuration.sendTimeoutMilliseconds = 0  // waiting changes nothing here: the stuck one never reads
+        try Publisher.configure(publisher, configuration, external: true)
+        try publisher.setVerbose(true)  // both subscriptions reach the XPUB as messages, so both can be awaited
+        let endpoint = "inproc://stuck-\(UInt32.random(in: 0...UInt32.max))"
+        try publisher.bind(endpoint)
+        let reader = try ZMQSocket(context, .sub)
+        try reader.setHighWaterMarks(receive: 100_000)
+        let stuck = try ZMQSocket(context, .sub)
+        try stuck.setHighWaterMarks(receive: 1)
+        for subscriber in [reader, stuck] {
+            try subscriber.connect(endpoint)
+            try subscriber.subscribe("")
+        }
+        try publisher.setTimeouts(receive: 2000)
+        for _ in 0..<2 { _ = try #require(try publisher.receiveMultipart()) }
+        let metrics = WorkerMetrics()
+        var sink = SocketSink(socket: publisher, metrics: metrics)
+        for k in 0..<200 {
+            publish(&sink, "s\(k % 7)", #"{"n":\#(k)}"#)
+            sink.send()
+        }
+        sink.flush()
+        var received = 0
+        while let frames = try reader.receiveMultipart(dontWait: true) {
+            #expect(String(decoding: frames[1], as: UTF8.self) == #"{"n":\#(received)}"# || policy == .wait)
+            received += 1
+        }
+        withExtendedLifetime((context, stuck)) {}
+        return (received, metrics.snapshot["eventsDropped"] ?? 0)
+    }
+
+    @Test("by default a consumer that stops reading misses events alone: the others get every one, in order")
+    func stuckConsumerDrops() throws {
+        let outcome = try Self.oneStuckConsumer(.drop)
+        #expect(outcome.received == 200 && outcome.dropped == 0)
+    }
+
+    @Test("with slowConsumers .wait, a consumer that stops reading costs every consumer the events it cannot take")
+    func stuckConsumerWaits() throws {
+        let outcome = try Self.oneStuckConsumer(.wait)
+        // The stuck consumer's queue holds about 11 (10 sent, 1 received): the rest is dropped for both, counted.
+        #expect(outcome.received < 20 && outcome.dropped == 200 - outcome.received)
+    }
 }

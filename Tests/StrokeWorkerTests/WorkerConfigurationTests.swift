@@ -53,6 +53,20 @@ struct WorkerConfigurationTests {
         #expect(throws: CommandLineArguments.Failure.self) {
             try WorkerConfiguration(arguments: ["--tcp-keepalive", "-1"], environment: [:])
         }
+        // A consumer that falls behind misses events alone by default, and one that takes nothing for 10 s is cut.
+        #expect(
+            WorkerConfiguration().slowConsumers == .drop && WorkerConfiguration().consumerTimeoutMilliseconds == 10_000)
+        let waiting = try WorkerConfiguration(
+            arguments: ["--slow-consumers", "wait"], environment: ["STROKE_WORKER_CONSUMER_TIMEOUT": "2500"])
+        #expect(waiting.slowConsumers == .wait && waiting.consumerTimeoutMilliseconds == 2500)
+        #expect(
+            try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_SLOW_CONSUMERS": "wait"])
+                .slowConsumers == .wait)
+        for bad in [["--slow-consumers", "block"], ["--consumer-timeout", "-1"], ["--consumer-timeout", "3600001"]] {
+            #expect(throws: CommandLineArguments.Failure.self) {
+                try WorkerConfiguration(arguments: bad, environment: [:])
+            }
+        }
         #expect(configuration.maxSessionTemplates == 4 && WorkerConfiguration().maxSessionTemplates == 32)
         let learning = try WorkerConfiguration(
             arguments: ["--max-learned-templates", "9", "--max-session-templates", "0"], environment: [:])

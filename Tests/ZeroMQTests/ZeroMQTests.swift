@@ -103,6 +103,14 @@ struct ZeroMQTests {
         #expect(try socket.intOption(ZMQ_TCP_KEEPALIVE_CNT, name: "ZMQ_TCP_KEEPALIVE_CNT") == 5)
     }
 
+    @Test("the retransmission limit that finds a peer taking no data is set as ZMQ_TCP_MAXRT")
+    func tcpMaxRetransmitTimeout() throws {
+        let socket = try ZMQSocket(try ZMQContext(), .xpub)
+        #expect(try socket.intOption(ZMQ_TCP_MAXRT, name: "ZMQ_TCP_MAXRT") == 0)
+        try socket.setTCPMaxRetransmitTimeout(milliseconds: 10_000)
+        #expect(try socket.intOption(ZMQ_TCP_MAXRT, name: "ZMQ_TCP_MAXRT") == 10_000)
+    }
+
     @Test("errors carry errno and zmq_strerror")
     func errors() throws {
         let context = try ZMQContext()

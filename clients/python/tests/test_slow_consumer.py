@@ -1,0 +1,66 @@
+"""A consumer that stops reading costs the other consumers nothing.
+
+The worker's output is one XPUB socket for every consumer. Until session 71 it waited for a consumer whose queue
+was full (`ZMQ_XPUB_NODROP` and a 100-ms send timeout), then dropped the event for everyone: one consumer that
+stopped reading held the lane 100 ms per event, and the other consumers got about 10 events a second (9,099 of
+40,000 answers in 30 s in this test's setting). Now a consumer that falls `--hwm` events behind misses events
+alone (`--slow-consumers drop`, the default), and one that takes nothing for `--consumer-timeout` is cut.
+"""
+
+import time
+
+import pytest
+import zmq
+
+from conftest import RunningWorker
+from stroke_client.client import Consumer, Producer
+
+# A stroke of 40 points, sent as two binary messages of up to 32 points and an end.
+POINTS = [(100 + 3 * i, 200 + 2 * i, 10.0 * i) for i in range(40)]
+
+
+def answers_beside_a_stuck_consumer(worker: RunningWorker, strokes: int, deadline: float = 60.0) -> int:
+    """Strokes a reading consumer sees answered while another consumer, subscribed to everything, never reads."""
+    context = zmq.Context()
+    consumer = Consumer(worker.output, context=context)
+    stuck = context.socket(zmq.SUB)
+    stuck.setsockopt(zmq.RCVHWM, 10)
+    stuck.setsockopt(zmq.RCVBUF, 4096)
+    stuck.setsockopt(zmq.SUBSCRIBE, b"")
+    stuck.connect(worker.output)
+    producer = Producer(worker.input, context=context, binary=True)
+    try:
+        producer.wait_for_all_buckets()
+        consumer.wait_until_subscribed(producer)
+        time.sleep(0.2)  # the stuck consumer's subscription too
+        sent = answered = 0
+        end = time.monotonic() + deadline
+        while answered < strokes and time.monotonic() < end:
+            for _ in range(min(50, strokes - sent)):
+                producer.send_stroke("reader-%d" % (sent % 100), POINTS, batch=32)
+                sent += 1
+            while True:
+                event = consumer.receive(timeout=0.001 if sent < strokes else 0.1)
+                if event is None:
+                    break
+                if event.kind in ("match", "nomatch"):
+                    answered += 1
+        return answered
+    finally:
+        producer.close()
+        consumer.close()
+        stuck.close(linger=0)
+        context.term()
+
+
+@pytest.mark.parametrize("lanes", ["1", "2"])
+def test_a_consumer_that_stops_reading_costs_the_others_nothing(lanes):
+    # A small output queue, so that the stuck consumer's fills within the first few thousand events. With two
+    # lanes the output forwarder's XPUB faces the consumers. (With `--slow-consumers wait` this fails: about 9,000
+    # answers, then each event waits 100 ms until the stuck consumer is cut, and again when it connects anew.)
+    worker = RunningWorker("--hwm", "100", "--lanes", lanes)
+    try:
+        assert answers_beside_a_stuck_consumer(worker, 20000) == 20000
+    finally:
+        assert worker.stop() == 0
+
