@@ -20,6 +20,11 @@ enum ProxyCommand {
           --no-drop            [STROKE_PROXY_NO_DROP] when a subscriber is a high-water mark behind, wait for it
                                (backpressure on every publisher) instead of dropping its messages (which the
                                protocol's sequence numbers then report). Default: off
+          --consumer-timeout MS
+                               [STROKE_PROXY_CONSUMER_TIMEOUT] a subscriber that takes none of the messages sent
+                               to it this long (hung, not reading, or gone with its machine) is disconnected, so
+                               that --no-drop waits for it no longer; 0 leaves the system's limit (about 15
+                               minutes). Default: 10000
           --curve-secret-key FILE
                                [STROKE_PROXY_CURVE_SECRET_KEY] encrypt both sides with CURVE: FILE holds the
                                proxy's secret key (stroke-tool keygen); publishers, workers and consumers connect
@@ -39,6 +44,7 @@ enum ProxyCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["help", "no-drop"], environment: environment)
             try args.rejectUnknown([
                 "frontend", "backend", "control", "hwm", "help", "no-drop", "curve-secret-key", "curve-authorized-keys",
+                "consumer-timeout",
             ])
             if args.flag("help") {
                 print(usage)
@@ -51,7 +57,14 @@ enum ProxyCommand {
             guard !frontend.isEmpty, !backend.isEmpty else {
                 throw CommandLineArguments.Failure(description: "--frontend and --backend are required\n\n\(usage)")
             }
-            let hwm = Int32(try args.parsed("hwm", env: "STROKE_PROXY_HWM", default: 100_000))
+            // Read as 32-bit numbers: a larger one is refused with the option's name, not trapped on.
+            let hwm = try args.parsed("hwm", env: "STROKE_PROXY_HWM", default: Int32(100_000))
+            let consumerTimeout = try args.parsed(
+                "consumer-timeout", env: "STROKE_PROXY_CONSUMER_TIMEOUT", default: Int32(10_000))
+            guard (0...3_600_000).contains(consumerTimeout) else {
+                throw CommandLineArguments.Failure(
+                    description: "--consumer-timeout \(consumerTimeout) is outside 0...3600000")
+            }
             let security = try TransportSecurity.load(
                 secretKeyFile: args.value("curve-secret-key", env: "STROKE_PROXY_CURVE_SECRET_KEY"), serverKey: nil,
                 authorizedKeysFile: args.value("curve-authorized-keys", env: "STROKE_PROXY_CURVE_AUTHORIZED_KEYS"))
@@ -61,10 +74,12 @@ enum ProxyCommand {
             let terminated = StopFlag()
             let authenticator = ClientAuthenticator.forListedClients(
                 security, context: context, logger: logger, metrics: nil)
-            let forwarder = Forwarder(
+            var configured = Forwarder(
                 frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
                 noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"), frontendSecurity: security,
                 backendSecurity: security, frontendAuthenticator: authenticator, backendAuthenticator: authenticator)
+            configured.backendTimeoutMilliseconds = consumerTimeout
+            let forwarder = configured
             // Under systemd's Type=notify: ready once bound, and each reload and the stop announced.
             let systemd = SystemdNotifier.fromEnvironment(environment)
             let reload = SignalHandling.onReload {

@@ -7,12 +7,14 @@ stopped reading held the lane 100 ms per event, and the other consumers got abou
 alone (`--slow-consumers drop`, the default), and one that takes nothing for `--consumer-timeout` is cut.
 """
 
+import re
+import subprocess
 import time
 
 import pytest
 import zmq
 
-from conftest import RunningWorker
+from conftest import RunningWorker, worker_binary
 from stroke_client.client import Consumer, Producer
 
 # A stroke of 40 points, sent as two binary messages of up to 32 points and an end.
@@ -64,3 +66,55 @@ def test_a_consumer_that_stops_reading_costs_the_others_nothing(lanes):
     finally:
         assert worker.stop() == 0
 
+
+def test_a_proxy_that_waits_for_subscribers_cuts_one_that_takes_nothing():
+    """`stroke-worker proxy --no-drop` waits for a subscriber whose queue is full, and libzmq's proxy waits without
+    a timeout: one subscriber that stopped reading held every other one back for good. `--consumer-timeout` cuts
+    it (here after 1 s without taking anything), and the others get every message."""
+    proxy = subprocess.Popen(
+        [worker_binary(), "proxy", "--frontend", "tcp://127.0.0.1:*", "--backend", "tcp://127.0.0.1:*",
+         "--no-drop", "--hwm", "100", "--consumer-timeout", "1000"],
+        stderr=subprocess.PIPE, text=True)
+    context = zmq.Context()
+    try:
+        line = proxy.stderr.readline()
+        while line and "proxy listening" not in line:
+            line = proxy.stderr.readline()
+        frontend = re.search(r"frontend=(\S+)", line).group(1)
+        backend = re.search(r"backend=(\S+)", line).group(1)
+        publisher = context.socket(zmq.XPUB)
+        publisher.setsockopt(zmq.XPUB_NODROP, 1)
+        publisher.setsockopt(zmq.SNDTIMEO, 30000)
+        publisher.connect(frontend)
+        reader = context.socket(zmq.SUB)
+        reader.setsockopt(zmq.SUBSCRIBE, b"")
+        reader.setsockopt(zmq.RCVTIMEO, 100)
+        reader.connect(backend)
+        stuck = context.socket(zmq.SUB)
+        stuck.setsockopt(zmq.RCVHWM, 10)
+        stuck.setsockopt(zmq.RCVBUF, 4096)
+        stuck.setsockopt(zmq.SUBSCRIBE, b"")
+        stuck.connect(backend)
+        publisher.setsockopt(zmq.RCVTIMEO, 10000)
+        assert publisher.recv() == b"\x01"  # the subscription came up through the proxy
+        time.sleep(0.2)  # and the stuck subscriber's reached the proxy too
+        count, payload = 20000, b"x" * 300
+        sent = received = 0
+        end = time.monotonic() + 60
+        while received < count and time.monotonic() < end:
+            if sent < count:
+                for _ in range(min(100, count - sent)):
+                    publisher.send_multipart([b"topic", payload])
+                    sent += 1
+            while True:
+                try:
+                    reader.recv_multipart(zmq.NOBLOCK if sent < count else 0)
+                except zmq.Again:
+                    break
+                received += 1
+        assert received == count
+    finally:
+        context.destroy(linger=0)
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
+        proxy.stderr.close()
