@@ -77,7 +77,7 @@ let package = Package(
             dependencies: ["StrokeRecognition", "RecognitionKernels"], exclude: ["Fixtures"]),
         .testTarget(name: "StrokeProtocolTests", dependencies: ["StrokeProtocol"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
-        .testTarget(name: "StrokeWorkerTests", dependencies: ["StrokeWorker"]),
+        .testTarget(name: "StrokeWorkerTests", dependencies: ["StrokeWorker", "ZeroMQ", "CZeroMQ"]),
         .testTarget(name: "StrokeToolTests", dependencies: ["stroke-tool"]),
         .testTarget(name: "StrokeBenchTests", dependencies: ["stroke-bench"]),
     ]

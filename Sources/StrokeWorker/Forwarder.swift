@@ -41,6 +41,9 @@ public struct Forwarder: Sendable {
     /// How long a subscriber on the XPUB side may take none of the messages sent to it before its connection is
     /// dropped, in milliseconds (`WorkerConfiguration.consumerTimeoutMilliseconds`); 0: the system's limits.
     public var backendTimeoutMilliseconds: Int32 = 0
+    /// TCP keepalive on the XPUB side's connections, after this many seconds in which nothing arrived
+    /// (`WorkerConfiguration.tcpKeepaliveSeconds`, for a worker's output); 0: the system's setting.
+    public var backendKeepaliveSeconds: Int32 = 0
 
     /// Creates a forwarder description.
     public init(
@@ -83,6 +86,7 @@ public struct Forwarder: Sendable {
         try WorkerConfiguration.applyHeartbeat(milliseconds: frontendHeartbeatMilliseconds, to: xsub)
         try backendSecurity?.apply(to: xpub)
         try WorkerConfiguration.applyConsumerTimeout(milliseconds: backendTimeoutMilliseconds, to: xpub)
+        try WorkerConfiguration.applyKeepalive(seconds: backendKeepaliveSeconds, to: xpub)
         var subscribers = try backendAuthenticator.map { authenticator throws(ZMQError) in
             try xpub.setVerbose(true)
             return SubscriberVetting(authenticator: authenticator)

@@ -68,8 +68,8 @@ final class Publisher: Sendable {
     /// Sets an output socket's options, for the publisher thread and for a lane that publishes itself.
     ///
     /// `external`: the socket attaches the worker's own endpoints, not the output forwarder's inproc one; the
-    /// transport security, the slow-consumer policy (`WorkerConfiguration.slowConsumers`) and the consumer
-    /// timeout then apply.
+    /// transport security, the slow-consumer policy (`WorkerConfiguration.slowConsumers`), the consumer
+    /// timeout and TCP keepalive then apply.
     static func configure(_ output: ZMQSocket, _ configuration: WorkerConfiguration, external: Bool) throws {
         if external { try configuration.security?.apply(to: output) }
         try output.setHighWaterMarks(send: configuration.highWaterMark)
@@ -81,6 +81,7 @@ final class Publisher: Sendable {
         if external {
             try WorkerConfiguration.applyConsumerTimeout(
                 milliseconds: configuration.consumerTimeoutMilliseconds, to: output)
+            try WorkerConfiguration.applyKeepalive(seconds: configuration.tcpKeepaliveSeconds, to: output)
         }
     }
 

@@ -115,6 +115,7 @@ public final class Worker: Sendable {
                         lingerMilliseconds: configuration.lingerMilliseconds, backendSecurity: configuration.security,
                         backendAuthenticator: authenticator)
                     output.backendTimeoutMilliseconds = configuration.consumerTimeoutMilliseconds
+                    output.backendKeepaliveSeconds = configuration.tcpKeepaliveSeconds
                     for (name, forwarder) in [("input", input), ("output", output)] {
                         group.addTask { [context, control] in
                             try await ThreadRunner.run(name: "forward-\(name)") {

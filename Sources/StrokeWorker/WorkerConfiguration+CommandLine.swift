@@ -160,8 +160,8 @@ extension WorkerConfiguration {
                 + "0 leaves the system's limit (about 15 minutes). Default: 10000"),
         Option(
             flag: "tcp-keepalive", env: "STROKE_WORKER_TCP_KEEPALIVE", value: "SECONDS",
-            help: "TCP keepalive on the input: a connection on which nothing arrived this long is probed every 2 s "
-                + "and dropped after 5 unanswered probes; 0 leaves the system's setting. Default: 10"),
+            help: "TCP keepalive on the input and output: a connection on which nothing arrived this long is probed "
+                + "every 2 s and dropped after 5 unanswered probes; 0 leaves the system's setting. Default: 10"),
         Option(
             flag: "stats-interval", env: "STROKE_WORKER_STATS_INTERVAL", value: "SECONDS",
             help: "statistics on the $system topic and in the log, 0 to disable. Default: 10"),

@@ -143,11 +143,12 @@ public struct WorkerConfiguration: Sendable {
     /// messages (`stroke-bench` lost the last 0.9% of a run's strokes so, in 5 runs of about 55 at the old 5,000
     /// ms and 6 of 10 at 100). `tcpKeepaliveSeconds` finds vanished producers instead.
     public var heartbeatMilliseconds: Int32 = 0
-    /// Seconds in which nothing arrived on an input connection before the system's TCP keepalive probes the
-    /// producer (then every `keepaliveProbeSeconds`, dropping the connection after `keepaliveProbes` unanswered
-    /// probes): how the worker lets go of producers that vanished without closing their connections, and how one
-    /// whose input connects to a proxy finds a dead proxy and connects again. 0 leaves the system's setting
-    /// (Linux: no keepalive). Default: `10`.
+    /// Seconds in which nothing arrived on an input or output connection before the system's TCP keepalive probes
+    /// the peer (then every `keepaliveProbeSeconds`, dropping the connection after `keepaliveProbes` unanswered
+    /// probes): how the worker lets go of producers, and of consumers that had no events coming, that vanished
+    /// without closing their connections, and how one that connects to a proxy finds a dead proxy and connects
+    /// again. (A consumer that vanishes while events are sent to it is `consumerTimeoutMilliseconds`'s.) 0 leaves
+    /// the system's setting (Linux: no keepalive). Default: `10`.
     public var tcpKeepaliveSeconds: Int32 = 10
     /// Seconds between TCP keepalive probes (`tcpKeepaliveSeconds`).
     static let keepaliveProbeSeconds: Int32 = 2

@@ -25,6 +25,11 @@ enum ProxyCommand {
                                to it this long (hung, not reading, or gone with its machine) is disconnected, so
                                that --no-drop waits for it no longer; 0 leaves the system's limit (about 15
                                minutes). Default: 10000
+          --tcp-keepalive SECONDS
+                               [STROKE_PROXY_TCP_KEEPALIVE] TCP keepalive on both sides: a connection on which
+                               nothing arrived this long is probed every 2 s and dropped after 5 unanswered
+                               probes, so that publishers and idle subscribers that vanished are let go; 0
+                               leaves the system's setting. Default: 10
           --curve-secret-key FILE
                                [STROKE_PROXY_CURVE_SECRET_KEY] encrypt both sides with CURVE: FILE holds the
                                proxy's secret key (stroke-tool keygen); publishers, workers and consumers connect
@@ -44,7 +49,7 @@ enum ProxyCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["help", "no-drop"], environment: environment)
             try args.rejectUnknown([
                 "frontend", "backend", "control", "hwm", "help", "no-drop", "curve-secret-key", "curve-authorized-keys",
-                "consumer-timeout",
+                "consumer-timeout", "tcp-keepalive",
             ])
             if args.flag("help") {
                 print(usage)
@@ -61,6 +66,10 @@ enum ProxyCommand {
             let hwm = try args.parsed("hwm", env: "STROKE_PROXY_HWM", default: Int32(100_000))
             let consumerTimeout = try args.parsed(
                 "consumer-timeout", env: "STROKE_PROXY_CONSUMER_TIMEOUT", default: Int32(10_000))
+            let keepalive = try args.parsed("tcp-keepalive", env: "STROKE_PROXY_TCP_KEEPALIVE", default: Int32(10))
+            guard (0...86_400).contains(keepalive) else {
+                throw CommandLineArguments.Failure(description: "--tcp-keepalive \(keepalive) is outside 0...86400")
+            }
             guard (0...3_600_000).contains(consumerTimeout) else {
                 throw CommandLineArguments.Failure(
                     description: "--consumer-timeout \(consumerTimeout) is outside 0...3600000")
@@ -79,6 +88,8 @@ enum ProxyCommand {
                 noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"), frontendSecurity: security,
                 backendSecurity: security, frontendAuthenticator: authenticator, backendAuthenticator: authenticator)
             configured.backendTimeoutMilliseconds = consumerTimeout
+            configured.frontendKeepaliveSeconds = keepalive
+            configured.backendKeepaliveSeconds = keepalive
             let forwarder = configured
             // Under systemd's Type=notify: ready once bound, and each reload and the stop announced.
             let systemd = SystemdNotifier.fromEnvironment(environment)

@@ -1,3 +1,4 @@
+import CZeroMQ
 import Foundation
 import Testing
 import ZeroMQ
@@ -60,6 +61,22 @@ struct SocketSinkTests {
         }
         #expect(metrics.snapshot["eventsPublished"] == SocketSink.queueLimit + 5)
         withExtendedLifetime(context) {}
+    }
+
+    @Test("the worker's own output socket gets the consumer timeout and TCP keepalive; one to the forwarder does not")
+    func outputOptions() throws {
+        let context = try ZMQContext()
+        var configuration = WorkerConfiguration()
+        configuration.consumerTimeoutMilliseconds = 7000
+        configuration.tcpKeepaliveSeconds = 12
+        for external in [true, false] {
+            let output = try ZMQSocket(context, .xpub)
+            try Publisher.configure(output, configuration, external: external)
+            #expect(try output.intOption(ZMQ_TCP_MAXRT, name: "ZMQ_TCP_MAXRT") == (external ? 7000 : 0))
+            #expect(try output.intOption(ZMQ_TCP_KEEPALIVE, name: "ZMQ_TCP_KEEPALIVE") == (external ? 1 : -1))
+            #expect(
+                try output.intOption(ZMQ_TCP_KEEPALIVE_IDLE, name: "ZMQ_TCP_KEEPALIVE_IDLE") == (external ? 12 : -1))
+        }
     }
 
     // MARK: - A consumer that stops reading
