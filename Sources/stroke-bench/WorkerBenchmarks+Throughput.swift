@@ -107,8 +107,9 @@ extension WorkerBenchmarks {
         var report =
             "the worker received \(count("messagesReceived")) of \(messages) messages, recognized "
             + "\(count("strokesRecognized")) strokes, published \(count("eventsPublished")) "
-            + "events and dropped \(count("eventsDropped")) (a consumer that did not keep up within its "
-            + "--send-timeout), and saw \(count("inputGaps")) gaps in the input's numbering"
+            + "events and dropped \(count("eventsDropped")) (with --slow-consumers wait, for a consumer that did not "
+            + "keep up within --send-timeout; by default a consumer that falls --hwm events behind misses them "
+            + "uncounted), and saw \(count("inputGaps")) gaps in the input's numbering"
         let errors = counters.filter { $0.key.hasPrefix("errors.") && $0.value > 0 }.sorted { $0.key < $1.key }
         if !errors.isEmpty {
             report += "; errors: " + errors.map { "\($0.key.dropFirst(7)) \($0.value)" }.joined(separator: ", ")

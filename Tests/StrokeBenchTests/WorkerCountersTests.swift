@@ -45,8 +45,9 @@ struct WorkerCountersTests {
         #expect(
             WorkerBenchmarks.lossReport(counters, messages: 3_000_000)
                 == "the worker received 3000000 of 3000000 messages, recognized 616778 strokes, "
-                + "published 611328 events and dropped 5450 (a consumer that did not keep up within its "
-                + "--send-timeout), and saw 0 gaps in the input's numbering; errors: too_many_open_strokes 2")
+                + "published 611328 events and dropped 5450 (with --slow-consumers wait, for a consumer that did not "
+                + "keep up within --send-timeout; by default a consumer that falls --hwm events behind misses them "
+                + "uncounted), and saw 0 gaps in the input's numbering; errors: too_many_open_strokes 2")
         #expect(WorkerBenchmarks.lossReport(nil, messages: 1) == "the worker logged no counters as it stopped")
     }
 
