@@ -3,7 +3,7 @@
 The worker's output is one XPUB socket for every consumer. Until session 71 it waited for a consumer whose queue
 was full (`ZMQ_XPUB_NODROP` and a 100-ms send timeout), then dropped the event for everyone: one consumer that
 stopped reading held the lane 100 ms per event, and the other consumers got about 10 events a second (9,099 of
-40,000 answers in 30 s in this test's setting). Now a consumer that falls `--hwm` events behind misses events
+40,000 strokes answered in 30 s, with `--hwm 100`). Now a consumer that falls `--hwm` events behind misses events
 alone (`--slow-consumers drop`, the default), and one that takes nothing for `--consumer-timeout` is cut.
 """
 
@@ -17,12 +17,13 @@ import zmq
 from conftest import RunningWorker, worker_binary
 from stroke_client.client import Consumer, Producer
 
-# A stroke of 40 points, sent as two binary messages of up to 32 points and an end.
-POINTS = [(100 + 3 * i, 200 + 2 * i, 10.0 * i) for i in range(40)]
+# Session ids of 100 bytes: each `pong` is about 300 bytes on the wire, as a `match` is. Pings need no recognition,
+# so that the test runs as fast against a debug build (as `make test` has it) as against a release one.
+SESSIONS = ["reader-%03d-" % index + "x" * 89 for index in range(100)]
 
 
-def answers_beside_a_stuck_consumer(worker: RunningWorker, strokes: int, deadline: float = 60.0) -> int:
-    """Strokes a reading consumer sees answered while another consumer, subscribed to everything, never reads."""
+def pongs_beside_a_stuck_consumer(worker: RunningWorker, pings: int, deadline: float = 60.0) -> int:
+    """Pongs a reading consumer receives while another consumer, subscribed to everything, never reads."""
     context = zmq.Context()
     consumer = Consumer(worker.output, context=context)
     stuck = context.socket(zmq.SUB)
@@ -37,15 +38,15 @@ def answers_beside_a_stuck_consumer(worker: RunningWorker, strokes: int, deadlin
         time.sleep(0.2)  # the stuck consumer's subscription too
         sent = answered = 0
         end = time.monotonic() + deadline
-        while answered < strokes and time.monotonic() < end:
-            for _ in range(min(50, strokes - sent)):
-                producer.send_stroke("reader-%d" % (sent % 100), POINTS, batch=32)
+        while answered < pings and time.monotonic() < end:
+            for _ in range(min(200, pings - sent)):
+                producer.ping(SESSIONS[sent % len(SESSIONS)])
                 sent += 1
             while True:
-                event = consumer.receive(timeout=0.001 if sent < strokes else 0.1)
+                event = consumer.receive(timeout=0.001 if sent < pings else 0.1)
                 if event is None:
                     break
-                if event.kind in ("match", "nomatch"):
+                if event.kind == "pong":
                     answered += 1
         return answered
     finally:
@@ -57,12 +58,15 @@ def answers_beside_a_stuck_consumer(worker: RunningWorker, strokes: int, deadlin
 
 @pytest.mark.parametrize("lanes", ["1", "2"])
 def test_a_consumer_that_stops_reading_costs_the_others_nothing(lanes):
-    # A small output queue, so that the stuck consumer's fills within the first few thousand events. With two
-    # lanes the output forwarder's XPUB faces the consumers. (With `--slow-consumers wait` this fails: about 9,000
-    # answers, then each event waits 100 ms until the stuck consumer is cut, and again when it connects anew.)
-    worker = RunningWorker("--hwm", "100", "--lanes", lanes)
+    # An output queue of 10,000 events: the stuck consumer's fills (with its connection's buffers, some 9,000 events
+    # of this size) within the first third of the run, while the reading consumer's never comes near it (with 100,
+    # a burst of pongs could overflow even that one's, and it then misses events alone, as it should). With two
+    # lanes the output forwarder's XPUB faces the consumers. With `--slow-consumers wait` this fails: each event
+    # past that point waits 100 ms, until the stuck consumer is cut (`--consumer-timeout`), and again when it
+    # connects anew.
+    worker = RunningWorker("--hwm", "10000", "--lanes", lanes)
     try:
-        assert answers_beside_a_stuck_consumer(worker, 20000) == 20000
+        assert pongs_beside_a_stuck_consumer(worker, 60000) == 60000
     finally:
         assert worker.stop() == 0
 
