@@ -1,5 +1,7 @@
 """Producer and consumer sockets for stroke-worker (Protocol/README.md, sections 1, 5, 6 and 8)."""
 
+import collections
+import random
 import time
 from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
@@ -356,6 +358,17 @@ def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], sy
     return socket, handshakes
 
 
+def _late_read_check(event: "Event", markers: Set[int]) -> bool:
+    """Whether ``event`` is the pong of a ping that ``wait_until_read`` sent again, arriving after the wait."""
+    return event.kind == "pong" and event.get("seq") in markers
+
+
+def _subscribed_prefixes(prefixes: Sequence[str], system: bool) -> List[bytes]:
+    """The topic prefixes a consumer subscribed to, as ``_subscriber`` subscribes them."""
+    subscribed = [prefix.encode("utf-8") for prefix in prefixes]
+    return subscribed + [b"$system"] if system else subscribed
+
+
 class _Sequencer:
     """Turns received frames into events, noting per session how many events were lost before each (``gap``)."""
 
@@ -407,6 +420,58 @@ class _Probe:
         self.socket.setsockopt(zmq.UNSUBSCRIBE, self.session)
 
 
+class _ReadCheck:
+    """The pings of ``wait_until_read``: each session subscribed to on ``socket`` until ``end()``, pinged with a
+    ``seq`` of its own (``marker``) until its ``pong`` comes back; ``keeps`` tells which other events the consumer
+    itself subscribed to, and so keeps for its caller."""
+
+    def __init__(self, socket: zmq.Socket, sessions: Sequence[str], timeout: float,
+                 prefixes: Sequence[bytes]) -> None:
+        self.socket = socket
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
+        self.marker = random.randrange(1 << 31, 1 << 32)  # a ping's seq is a 32-bit number
+        self.waiting = {session.encode("utf-8") for session in sessions}
+        self.prefixes = prefixes
+        self.added = sorted(self.waiting)
+        self.sent_at = 0.0
+        for session in self.added:
+            socket.setsockopt(zmq.SUBSCRIBE, session)
+
+    def send(self, producer: "Producer") -> None:
+        """Pings the sessions not answered yet: at once, then every 200 ms (a ping that went out before the
+        subscription reached the worker has its pong dropped there)."""
+        now = time.monotonic()
+        if now > self.deadline:
+            missing = ", ".join(sorted(session.decode("utf-8", "replace") for session in self.waiting))
+            raise TimeoutError("no pong within %.1f s for: %s" % (self.timeout, missing))
+        if now - self.sent_at >= 0.2:
+            self.sent_at = now
+            for session in self.waiting:
+                producer.ping(session.decode("utf-8"), seq=self.marker)
+
+    def answered(self, frames: List[bytes]) -> bool:
+        """Whether ``frames`` is the pong of one of these pings (that session is then no longer waited for)."""
+        if len(frames) != 2 or frames[0] not in self.added:
+            return False
+        try:
+            fields = decode_event(frames[1])
+        except ValueError:
+            return False
+        if fields.get("event") != "pong" or fields.get("seq") != self.marker:
+            return False
+        self.waiting.discard(frames[0])
+        return True
+
+    def keeps(self, frames: List[bytes]) -> bool:
+        """Whether an event that arrived meanwhile is one the consumer subscribed to itself."""
+        return any(frames[0].startswith(prefix) for prefix in self.prefixes)
+
+    def end(self) -> None:
+        for session in self.added:
+            self.socket.setsockopt(zmq.UNSUBSCRIBE, session)
+
+
 class Consumer:
     """Receives events from stroke-worker for sessions or prefixes of session ids (a game room).
 
@@ -421,6 +486,11 @@ class Consumer:
         self._context = context or zmq.Context.instance()
         self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
         self._sequencer = _Sequencer(on_gap)
+        self._prefixes = _subscribed_prefixes(prefixes, system)
+        # Events that arrived during wait_until_read, in order, for receive().
+        self._pending: "collections.deque[List[bytes]]" = collections.deque()
+        # The seq of wait_until_read's pings: a pong that comes after the wait ended (a ping sent again) is dropped.
+        self._markers: Set[int] = set()
 
     @property
     def gaps(self) -> int:
@@ -453,6 +523,26 @@ class Consumer:
         finally:
             probe.end()
 
+    def wait_until_read(self, producer: Producer, sessions: Sequence[str], timeout: float = 10.0) -> None:
+        """Make sure the workers have read everything ``producer`` has sent for ``sessions``: ping each session
+        and wait for its ``pong``. A worker reads a producer's messages in the order they were sent and answers
+        each session's in order, so a session's ``pong`` comes after the events of all that was sent for it
+        before. A producer that exits right after sending calls this before closing (README.md, "A producer that
+        closes its connection right after sending"). Events that arrive meanwhile, of the sessions this consumer
+        subscribed to, are kept for :meth:`receive`; the pongs of these pings are not. Raises ``TimeoutError``
+        naming the sessions not answered within ``timeout`` seconds."""
+        check = _ReadCheck(self.socket, sessions, timeout, self._prefixes)
+        self._markers.add(check.marker)
+        try:
+            while check.waiting:
+                check.send(producer)
+                if self._poll(50):
+                    frames = self.socket.recv_multipart()
+                    if not check.answered(frames) and check.keeps(frames):
+                        self._pending.append(frames)
+        finally:
+            check.end()
+
     def _poll(self, timeout_ms: Optional[int]) -> bool:
         """Wait for an event; with CURVE, raise :class:`KeyRefused` if the server refused the key."""
         if self._handshakes is not None:
@@ -463,9 +553,16 @@ class Consumer:
         """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever). With CURVE, raises
         :class:`KeyRefused` when the server refused this client's key (at the first handshake, or after a reload
         took the key away and cut the connection) and no event is left queued."""
-        if not self._poll(None if timeout is None else int(timeout * 1000)):
-            return None
-        return self._sequencer.event(self.socket.recv_multipart())
+        while True:
+            if self._pending:
+                frames = self._pending.popleft()
+            elif self._poll(None if timeout is None else int(timeout * 1000)):
+                frames = self.socket.recv_multipart()
+            else:
+                return None
+            event = self._sequencer.event(frames)
+            if not _late_read_check(event, self._markers):
+                return event
 
     def iter(self, timeout: Optional[float] = None) -> Iterator[Event]:
         """Iterate over events until none arrives for ``timeout`` seconds."""
@@ -491,6 +588,10 @@ class AsyncConsumer:
         self._context = context or zmq.asyncio.Context.instance()
         self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
         self._sequencer = _Sequencer(on_gap)
+        self._prefixes = _subscribed_prefixes(prefixes, system)
+        self._pending: "collections.deque[List[bytes]]" = collections.deque()
+        # The seq of wait_until_read's pings: a pong that comes after the wait ended (a ping sent again) is dropped.
+        self._markers: Set[int] = set()
 
     @property
     def gaps(self) -> int:
@@ -523,6 +624,20 @@ class AsyncConsumer:
         finally:
             probe.end()
 
+    async def wait_until_read(self, producer: Producer, sessions: Sequence[str], timeout: float = 10.0) -> None:
+        """As :meth:`Consumer.wait_until_read`, without blocking the event loop."""
+        check = _ReadCheck(self.socket, sessions, timeout, self._prefixes)
+        self._markers.add(check.marker)
+        try:
+            while check.waiting:
+                check.send(producer)
+                if await self._poll(50):
+                    frames = await self.socket.recv_multipart()
+                    if not check.answered(frames) and check.keeps(frames):
+                        self._pending.append(frames)
+        finally:
+            check.end()
+
     async def _poll(self, timeout_ms: Optional[int]) -> bool:
         """Wait for an event; with CURVE, raise :class:`KeyRefused` if the server refused the key."""
         if self._handshakes is not None:
@@ -532,9 +647,16 @@ class AsyncConsumer:
     async def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
         """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever); :class:`KeyRefused` as
         :meth:`Consumer.receive`."""
-        if not await self._poll(None if timeout is None else int(timeout * 1000)):
-            return None
-        return self._sequencer.event(await self.socket.recv_multipart())
+        while True:
+            if self._pending:
+                frames = self._pending.popleft()
+            elif await self._poll(None if timeout is None else int(timeout * 1000)):
+                frames = await self.socket.recv_multipart()
+            else:
+                return None
+            event = self._sequencer.event(frames)
+            if not _late_read_check(event, self._markers):
+                return event
 
     async def iter(self, timeout: Optional[float] = None) -> AsyncIterator[Event]:
         """Iterate over events until none arrives for ``timeout`` seconds."""

@@ -7,14 +7,16 @@ producer's system answers with a reset and the worker's system discards those me
 it would write one the moment it runs again, before reading.
 """
 
+import asyncio
 import os
 import signal
 import time
 
 import zmq
+import zmq.asyncio
 
 from conftest import RunningWorker
-from stroke_client.client import Consumer, Producer
+from stroke_client.client import AsyncConsumer, Consumer, Producer
 
 # A stroke of 40 points, sent as two binary messages of up to 32 points and an end.
 POINTS = [(100 + 3 * i, 200 + 2 * i, 10.0 * i) for i in range(40)]
@@ -56,5 +58,58 @@ def test_a_producer_that_closes_while_the_worker_is_stopped_loses_nothing():
     try:
         # Longer than the 5-s heartbeat the worker had by default: with it, this answered 29 strokes of 300.
         assert answered_after_close(worker, 300, pause=5.5) == 300
+    finally:
+        assert worker.stop() == 0
+
+
+def test_wait_until_read_returns_once_every_event_of_those_sessions_is_in():
+    """`Consumer.wait_until_read` pings the sessions and waits for their pongs: since a worker answers each
+    session in order, every event of what was sent before is then in the consumer (kept for `receive`, with the
+    events that came while it waited), and the producer may close."""
+    worker = RunningWorker()
+    context = zmq.Context()
+    try:
+        consumer = Consumer(worker.output, prefixes=["read-"], context=context)
+        producer = Producer(worker.input, context=context, binary=True)
+        producer.wait_for_all_buckets()
+        consumer.wait_until_subscribed(producer)
+        sessions = ["read-%d" % index for index in range(20)]
+        for index in range(300):
+            producer.send_stroke(sessions[index % 20], POINTS, batch=32)
+        consumer.wait_until_read(producer, sessions)
+        producer.close()
+        kinds = []
+        while True:
+            event = consumer.receive(timeout=0)  # all already in: nothing waited for
+            if event is None:
+                break
+            kinds.append(event.kind)
+        assert kinds.count("match") + kinds.count("nomatch") == 300
+        assert "pong" not in kinds and consumer.gaps == 0
+    finally:
+        context.destroy(linger=0)
+        assert worker.stop() == 0
+
+
+def test_wait_until_read_in_asyncio():
+    worker = RunningWorker()
+    try:
+        async def run() -> list:
+            context = zmq.asyncio.Context()
+            events = AsyncConsumer(worker.output, prefixes=["aread-"], context=context)
+            producer = Producer(worker.input, binary=True)
+            try:
+                producer.wait_for_all_buckets()
+                await events.wait_until_subscribed(producer)
+                producer.send_stroke("aread-1", POINTS, batch=32)
+                await events.wait_until_read(producer, ["aread-1"], timeout=10.0)
+                first = await events.receive(timeout=0)
+                return [first.kind if first else None, await events.receive(timeout=0)]
+            finally:
+                producer.close()
+                context.destroy(linger=0)
+
+        kind, rest = asyncio.run(run())
+        assert kind in ("match", "nomatch") and rest is None
     finally:
         assert worker.stop() == 0
