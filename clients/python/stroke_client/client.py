@@ -491,6 +491,8 @@ class Consumer:
         self._pending: "collections.deque[List[bytes]]" = collections.deque()
         # The seq of wait_until_read's pings: a pong that comes after the wait ended (a ping sent again) is dropped.
         self._markers: Set[int] = set()
+        # The probe sessions of wait_until_subscribed: their late pongs are passed over.
+        self._probes: Set[bytes] = set()
 
     @property
     def gaps(self) -> int:
@@ -510,16 +512,20 @@ class Consumer:
         self.socket.close()
 
     def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
-        """Make sure the worker has our subscription: ping a probe session until its ``pong`` comes back (the
-        probe's events are discarded; the worker holds no state for the probe session)."""
+        """Make sure the worker has our subscription: ping a probe session until its ``pong`` comes back (the worker
+        holds no state for the probe session). The probe's events are passed over, now and when later pongs of
+        its pings come; the events of the consumer's own subscriptions that arrive meanwhile are kept for
+        :meth:`receive` (before version 1.7 they were thrown away)."""
         probe = _Probe(self.socket, timeout)
+        self._probes.add(probe.session)
         try:
             while True:
                 probe.send(producer)
-                if self._poll(50) and probe.answered(self.socket.recv_multipart()):
-                    break
-            while self.socket.poll(20):
-                self.socket.recv_multipart()
+                if self._poll(50):
+                    frames = self.socket.recv_multipart()
+                    if probe.answered(frames):
+                        break
+                    self._pending.append(frames)
         finally:
             probe.end()
 
@@ -560,6 +566,8 @@ class Consumer:
                 frames = self.socket.recv_multipart()
             else:
                 return None
+            if frames[0] in self._probes:
+                continue
             event = self._sequencer.event(frames)
             if not _late_read_check(event, self._markers):
                 return event
@@ -592,6 +600,8 @@ class AsyncConsumer:
         self._pending: "collections.deque[List[bytes]]" = collections.deque()
         # The seq of wait_until_read's pings: a pong that comes after the wait ended (a ping sent again) is dropped.
         self._markers: Set[int] = set()
+        # The probe sessions of wait_until_subscribed: their late pongs are passed over.
+        self._probes: Set[bytes] = set()
 
     @property
     def gaps(self) -> int:
@@ -614,13 +624,15 @@ class AsyncConsumer:
         """As :meth:`Consumer.wait_until_subscribed`, without blocking the event loop. The producer's sends
         do not block (its high-water mark is unlimited by default)."""
         probe = _Probe(self.socket, timeout)
+        self._probes.add(probe.session)
         try:
             while True:
                 probe.send(producer)
-                if await self._poll(50) and probe.answered(await self.socket.recv_multipart()):
-                    break
-            while await self.socket.poll(20):
-                await self.socket.recv_multipart()
+                if await self._poll(50):
+                    frames = await self.socket.recv_multipart()
+                    if probe.answered(frames):
+                        break
+                    self._pending.append(frames)
         finally:
             probe.end()
 
@@ -654,6 +666,8 @@ class AsyncConsumer:
                 frames = await self.socket.recv_multipart()
             else:
                 return None
+            if frames[0] in self._probes:
+                continue
             event = self._sequencer.event(frames)
             if not _late_read_check(event, self._markers):
                 return event

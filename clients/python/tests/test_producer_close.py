@@ -113,3 +113,31 @@ def test_wait_until_read_in_asyncio():
         assert kind in ("match", "nomatch") and rest is None
     finally:
         assert worker.stop() == 0
+
+
+def test_wait_until_subscribed_keeps_the_events_that_arrive_meanwhile():
+    """A consumer that checks its subscription again while its sessions' events flow (after a worker restarted,
+    say) loses none of them: until session 71, every event that arrived while the probe waited, and for 20 ms after
+    its pong, was thrown away."""
+    worker = RunningWorker()
+    context = zmq.Context()
+    try:
+        consumer = Consumer(worker.output, prefixes=["live-"], context=context)
+        producer = Producer(worker.input, context=context, binary=True)
+        producer.wait_for_all_buckets()
+        consumer.wait_until_subscribed(producer)
+        for index in range(100):
+            producer.send_stroke("live-%d" % (index % 10), POINTS, batch=32)
+        consumer.wait_until_subscribed(producer)
+        answered = 0
+        while answered < 100:
+            event = consumer.receive(timeout=5.0)
+            if event is None:
+                break
+            assert not event.session.startswith("probe-")
+            if event.kind in ("match", "nomatch"):
+                answered += 1
+        assert answered == 100 and consumer.gaps == 0
+    finally:
+        context.destroy(linger=0)
+        assert worker.stop() == 0
