@@ -487,7 +487,7 @@ class Consumer:
         self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
         self._sequencer = _Sequencer(on_gap)
         self._prefixes = _subscribed_prefixes(prefixes, system)
-        # Events that arrived during wait_until_read, in order, for receive().
+        # Events that arrived during wait_until_subscribed or wait_until_read, in order, for receive().
         self._pending: "collections.deque[List[bytes]]" = collections.deque()
         # The seq of wait_until_read's pings: a pong that comes after the wait ended (a ping sent again) is dropped.
         self._markers: Set[int] = set()
