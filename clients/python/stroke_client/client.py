@@ -472,19 +472,14 @@ class _ReadCheck:
             self.socket.setsockopt(zmq.UNSUBSCRIBE, session)
 
 
-class Consumer:
-    """Receives events from stroke-worker for sessions or prefixes of session ids (a game room).
+class _EventQueue:
+    """What :class:`Consumer` and :class:`AsyncConsumer` share: events kept while they waited for pongs, and the
+    filtering of the pongs of their own pings. Each twin only reads its socket, blocking or awaited."""
 
-    Iterating yields :class:`Event` objects whose ``gap`` tells how many events of that session were lost
-    just before (a jump in ``eventSeq``); ``on_gap`` is also called when given. :class:`AsyncConsumer` is the same
-    for asyncio.
-    """
+    #: The SUB socket, plain or asyncio, that the twin sets up.
+    socket: Any
 
-    def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
-                 context: Optional[zmq.Context] = None, on_gap: Any = None, system: bool = False,
-                 curve: Optional[CurveKeys] = None) -> None:
-        self._context = context or zmq.Context.instance()
-        self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
+    def _start_queue(self, prefixes: Sequence[str], system: bool, on_gap: Any) -> None:
         self._sequencer = _Sequencer(on_gap)
         self._prefixes = _subscribed_prefixes(prefixes, system)
         # Events that arrived during wait_until_subscribed or wait_until_read, in order, for receive().
@@ -498,6 +493,59 @@ class Consumer:
     def gaps(self) -> int:
         """Events lost so far, over all sessions."""
         return self._sequencer.gaps
+
+    def _deliver(self, frames: List[bytes]) -> Optional[Event]:
+        """The event for the caller in ``frames``, or ``None`` for a pong of the consumer's own pings."""
+        if frames[0] in self._probes:
+            return None
+        event = self._sequencer.event(frames)
+        return None if _late_read_check(event, self._markers) else event
+
+    def _next_pending(self) -> Optional[Event]:
+        """The first kept event for the caller, or ``None`` when none is left."""
+        while self._pending:
+            event = self._deliver(self._pending.popleft())
+            if event is not None:
+                return event
+        return None
+
+    def _start_probe(self, timeout: float) -> _Probe:
+        probe = _Probe(self.socket, timeout)
+        self._probes.add(probe.session)
+        return probe
+
+    def _probed(self, probe: _Probe, frames: List[bytes]) -> bool:
+        """Whether ``frames`` answers the probe; any other event is kept."""
+        if probe.answered(frames):
+            return True
+        self._pending.append(frames)
+        return False
+
+    def _start_read_check(self, sessions: Sequence[str], timeout: float) -> _ReadCheck:
+        check = _ReadCheck(self.socket, sessions, timeout, self._prefixes)
+        self._markers.add(check.marker)
+        return check
+
+    def _checked(self, check: _ReadCheck, frames: List[bytes]) -> None:
+        """Notes a pong of the read check, or keeps an event of the consumer's own subscriptions."""
+        if not check.answered(frames) and check.keeps(frames):
+            self._pending.append(frames)
+
+
+class Consumer(_EventQueue):
+    """Receives events from stroke-worker for sessions or prefixes of session ids (a game room).
+
+    Iterating yields :class:`Event` objects whose ``gap`` tells how many events of that session were lost
+    just before (a jump in ``eventSeq``); ``on_gap`` is also called when given. :class:`AsyncConsumer` is the same
+    for asyncio.
+    """
+
+    def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
+                 context: Optional[zmq.Context] = None, on_gap: Any = None, system: bool = False,
+                 curve: Optional[CurveKeys] = None) -> None:
+        self._context = context or zmq.Context.instance()
+        self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
+        self._start_queue(prefixes, system, on_gap)
 
     def __enter__(self) -> "Consumer":
         return self
@@ -516,16 +564,12 @@ class Consumer:
         holds no state for the probe session). The probe's events are passed over, now and when later pongs of
         its pings come; the events of the consumer's own subscriptions that arrive meanwhile are kept for
         :meth:`receive` (before version 1.7 they were thrown away)."""
-        probe = _Probe(self.socket, timeout)
-        self._probes.add(probe.session)
+        probe = self._start_probe(timeout)
         try:
             while True:
                 probe.send(producer)
-                if self._poll(50):
-                    frames = self.socket.recv_multipart()
-                    if probe.answered(frames):
-                        break
-                    self._pending.append(frames)
+                if self._poll(50) and self._probed(probe, self.socket.recv_multipart()):
+                    break
         finally:
             probe.end()
 
@@ -537,15 +581,12 @@ class Consumer:
         closes its connection right after sending"). Events that arrive meanwhile, of the sessions this consumer
         subscribed to, are kept for :meth:`receive`; the pongs of these pings are not. Raises ``TimeoutError``
         naming the sessions not answered within ``timeout`` seconds."""
-        check = _ReadCheck(self.socket, sessions, timeout, self._prefixes)
-        self._markers.add(check.marker)
+        check = self._start_read_check(sessions, timeout)
         try:
             while check.waiting:
                 check.send(producer)
                 if self._poll(50):
-                    frames = self.socket.recv_multipart()
-                    if not check.answered(frames) and check.keeps(frames):
-                        self._pending.append(frames)
+                    self._checked(check, self.socket.recv_multipart())
         finally:
             check.end()
 
@@ -559,18 +600,12 @@ class Consumer:
         """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever). With CURVE, raises
         :class:`KeyRefused` when the server refused this client's key (at the first handshake, or after a reload
         took the key away and cut the connection) and no event is left queued."""
-        while True:
-            if self._pending:
-                frames = self._pending.popleft()
-            elif self._poll(None if timeout is None else int(timeout * 1000)):
-                frames = self.socket.recv_multipart()
-            else:
+        event = self._next_pending()
+        while event is None:
+            if not self._poll(None if timeout is None else int(timeout * 1000)):
                 return None
-            if frames[0] in self._probes:
-                continue
-            event = self._sequencer.event(frames)
-            if not _late_read_check(event, self._markers):
-                return event
+            event = self._deliver(self.socket.recv_multipart())
+        return event
 
     def iter(self, timeout: Optional[float] = None) -> Iterator[Event]:
         """Iterate over events until none arrives for ``timeout`` seconds."""
@@ -584,7 +619,7 @@ class Consumer:
         return self.iter(None)
 
 
-class AsyncConsumer:
+class AsyncConsumer(_EventQueue):
     """:class:`Consumer` for asyncio (a game server on asyncio, aiohttp or FastAPI): ``await receive()``, and
     ``async for event in consumer``, on a socket of a ``zmq.asyncio.Context``, so that waiting for events never
     blocks the event loop.
@@ -595,18 +630,7 @@ class AsyncConsumer:
                  curve: Optional[CurveKeys] = None) -> None:
         self._context = context or zmq.asyncio.Context.instance()
         self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
-        self._sequencer = _Sequencer(on_gap)
-        self._prefixes = _subscribed_prefixes(prefixes, system)
-        self._pending: "collections.deque[List[bytes]]" = collections.deque()
-        # The seq of wait_until_read's pings: a pong that comes after the wait ended (a ping sent again) is dropped.
-        self._markers: Set[int] = set()
-        # The probe sessions of wait_until_subscribed: their late pongs are passed over.
-        self._probes: Set[bytes] = set()
-
-    @property
-    def gaps(self) -> int:
-        """Events lost so far, over all sessions."""
-        return self._sequencer.gaps
+        self._start_queue(prefixes, system, on_gap)
 
     async def __aenter__(self) -> "AsyncConsumer":
         return self
@@ -623,30 +647,23 @@ class AsyncConsumer:
     async def wait_until_subscribed(self, producer: Producer, timeout: float = 10.0) -> None:
         """As :meth:`Consumer.wait_until_subscribed`, without blocking the event loop. The producer's sends
         do not block (its high-water mark is unlimited by default)."""
-        probe = _Probe(self.socket, timeout)
-        self._probes.add(probe.session)
+        probe = self._start_probe(timeout)
         try:
             while True:
                 probe.send(producer)
-                if await self._poll(50):
-                    frames = await self.socket.recv_multipart()
-                    if probe.answered(frames):
-                        break
-                    self._pending.append(frames)
+                if await self._poll(50) and self._probed(probe, await self.socket.recv_multipart()):
+                    break
         finally:
             probe.end()
 
     async def wait_until_read(self, producer: Producer, sessions: Sequence[str], timeout: float = 10.0) -> None:
         """As :meth:`Consumer.wait_until_read`, without blocking the event loop."""
-        check = _ReadCheck(self.socket, sessions, timeout, self._prefixes)
-        self._markers.add(check.marker)
+        check = self._start_read_check(sessions, timeout)
         try:
             while check.waiting:
                 check.send(producer)
                 if await self._poll(50):
-                    frames = await self.socket.recv_multipart()
-                    if not check.answered(frames) and check.keeps(frames):
-                        self._pending.append(frames)
+                    self._checked(check, await self.socket.recv_multipart())
         finally:
             check.end()
 
@@ -659,18 +676,12 @@ class AsyncConsumer:
     async def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
         """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever); :class:`KeyRefused` as
         :meth:`Consumer.receive`."""
-        while True:
-            if self._pending:
-                frames = self._pending.popleft()
-            elif await self._poll(None if timeout is None else int(timeout * 1000)):
-                frames = await self.socket.recv_multipart()
-            else:
+        event = self._next_pending()
+        while event is None:
+            if not await self._poll(None if timeout is None else int(timeout * 1000)):
                 return None
-            if frames[0] in self._probes:
-                continue
-            event = self._sequencer.event(frames)
-            if not _late_read_check(event, self._markers):
-                return event
+            event = self._deliver(await self.socket.recv_multipart())
+        return event
 
     async def iter(self, timeout: Optional[float] = None) -> AsyncIterator[Event]:
         """Iterate over events until none arrives for ``timeout`` seconds."""
