@@ -1,6 +1,7 @@
 import Foundation
 
-/// A small structured logger writing one line per record to standard error.
+/// A small structured logger writing one line per record to standard error (through `LogOutput`, which drops a
+/// line rather than end the process or block the caller when the reader is gone or stalled).
 public struct Logger: Sendable {
     /// Severity, lowest first.
     public enum Level: Int, Sendable, Comparable, CaseIterable {
@@ -73,7 +74,7 @@ public struct Logger: Sendable {
             let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])) ?? Data()
             line = String(decoding: data, as: UTF8.self) + "\n"
         }
-        FileHandle.standardError.write(Data(line.utf8))
+        LogOutput.write(line)
     }
 
     /// Writes a debug record.

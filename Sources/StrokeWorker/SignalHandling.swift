@@ -4,7 +4,7 @@ import Dispatch
     import Glibc
 #endif
 
-/// SIGINT and SIGTERM as a graceful-shutdown trigger.
+/// SIGINT and SIGTERM as a graceful-shutdown trigger, SIGHUP as a reload, SIGPIPE ignored.
 public enum SignalHandling {
     /// Calls `handler` (on a dispatch queue) each time SIGINT or SIGTERM arrives; keep the returned sources alive.
     public static func onTermination(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
@@ -15,6 +15,12 @@ public enum SignalHandling {
             source.resume()
             return source
         }
+    }
+
+    /// Ignores SIGPIPE, so that a write to a pipe or socket whose reader has gone (a log collector that died) fails
+    /// with EPIPE instead of ending the process, sessions and state file unwritten (`LogOutput`).
+    public static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Calls `handler` (on a dispatch queue) each time SIGHUP arrives, instead of the default (ending the

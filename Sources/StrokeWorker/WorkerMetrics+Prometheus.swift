@@ -116,6 +116,10 @@ extension WorkerMetrics {
             name: "stroke_worker_checkpoints_total",
             help: "Checkpoints of the sessions written to the state file (--checkpoint-interval).", type: "counter",
             key: "checkpointsWritten"),
+        Family(
+            name: "stroke_worker_log_lines_lost_total",
+            help: "Log lines dropped because standard error's reader had gone or made no room within 10 ms "
+                + "(the process's, not only this worker's).", type: "counter", key: "logLinesLost"),
     ]
 
     /// The counters in Prometheus's text exposition format (0.0.4), each sample with `labels`; error events as

@@ -155,6 +155,7 @@ public final class WorkerMetrics: Sendable {
             "helperWaits": helperWaits.load(ordering: .relaxed),
             "helperWaitMicroseconds": helperWaitMicroseconds.load(ordering: .relaxed),
             "lanes": lanes.load(ordering: .relaxed),
+            "logLinesLost": LogOutput.linesLost,
         ]
         for (code, count) in errorCounts { values["errors.\(code)"] = count }
         return values

@@ -149,10 +149,10 @@ enum ProxyCommand {
             }
             return 0
         } catch let failure as CommandLineArguments.Failure {
-            FileHandle.standardError.write(Data("stroke-worker proxy: \(failure)\n".utf8))
+            LogOutput.write("stroke-worker proxy: \(failure)\n")
             return 2
         } catch {
-            FileHandle.standardError.write(Data("stroke-worker proxy: \(error)\n".utf8))
+            LogOutput.write("stroke-worker proxy: \(error)\n")
             return 1
         }
     }

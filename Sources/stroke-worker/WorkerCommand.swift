@@ -6,6 +6,8 @@ import ZeroMQ
 enum WorkerCommand {
     static func main(_ arguments: [String]) async -> Int32 {
         let environment = ProcessInfo.processInfo.environment
+        // A log collector that goes away must not take the worker (or proxy) with it.
+        SignalHandling.ignoreBrokenPipes()
         if arguments.first == "proxy" { return await ProxyCommand.main(Array(arguments.dropFirst()), environment) }
         if arguments.contains("--help") || arguments.contains("-h") {
             print(WorkerConfiguration.help)
@@ -28,10 +30,10 @@ enum WorkerCommand {
             try await worker.run()
             return 0
         } catch let failure as CommandLineArguments.Failure {
-            FileHandle.standardError.write(Data("stroke-worker: \(failure)\nSee stroke-worker --help.\n".utf8))
+            LogOutput.write("stroke-worker: \(failure)\nSee stroke-worker --help.\n")
             return 2
         } catch {
-            FileHandle.standardError.write(Data("stroke-worker: \(error)\n".utf8))
+            LogOutput.write("stroke-worker: \(error)\n")
             return 1
         }
     }

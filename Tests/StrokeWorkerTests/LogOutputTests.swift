@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import StrokeWorker
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Log output: a reader that went away or stopped reading")
+struct LogOutputTests {
+    /// A pipe's read and write ends.
+    static func makePipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
+        return (ends[0], ends[1])
+    }
+
+    /// Sets or clears `O_NONBLOCK` on `descriptor`.
+    static func setNonBlocking(_ descriptor: Int32, _ on: Bool) {
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK)
+    }
+
+    /// Everything waiting in the pipe's read end `descriptor` (made non-blocking).
+    static func drain(_ descriptor: Int32) -> [UInt8] {
+        setNonBlocking(descriptor, true)
+        var bytes = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
+        }
+        return bytes
+    }
+
+    @Test("a line reaches a reader that reads")
+    func written() throws {
+        let ends = try Self.makePipe()
+        defer {
+            close(ends.read)
+            close(ends.write)
+        }
+        #expect(LogOutput.write("one line\n", to: ends.write))
+        #expect(String(decoding: Self.drain(ends.read), as: UTF8.self) == "one line\n")
+    }
+
+    @Test("a line to a pipe whose reader has gone is counted as lost, and the process goes on")
+    func readerGone() throws {
+        SignalHandling.ignoreBrokenPipes()
+        let ends = try Self.makePipe()
+        close(ends.read)
+        defer { close(ends.write) }
+        let before = LogOutput.linesLost
+        #expect(!LogOutput.write("nobody reads this\n", to: ends.write))
+        #expect(LogOutput.linesLost >= before + 1)
+    }
+
+    @Test("a line to a full pipe is dropped after the patience instead of blocking; once read, lines pass again")
+    func fullPipe() throws {
+        let ends = try Self.makePipe()
+        defer {
+            close(ends.read)
+            close(ends.write)
+        }
+        // Fill every page of the pipe, then make the write end blocking again, as a standard error usually is.
+        Self.setNonBlocking(ends.write, true)
+        let page = [UInt8](repeating: 0x2E, count: 4096)
+        while page.withUnsafeBytes({ Glibc.write(ends.write, $0.baseAddress, $0.count) }) > 0 {}
+        var byte: UInt8 = 0x2E
+        while Glibc.write(ends.write, &byte, 1) > 0 {}
+        Self.setNonBlocking(ends.write, false)
+        let before = LogOutput.linesLost
+        #expect(!LogOutput.write("no room\n", to: ends.write))
+        #expect(LogOutput.linesLost >= before + 1)
+        let filled = Self.drain(ends.read)
+        #expect(filled.count >= 4096 && filled.allSatisfy { $0 == 0x2E })
+        #expect(LogOutput.write("room again\n", to: ends.write))
+        #expect(String(decoding: Self.drain(ends.read), as: UTF8.self) == "room again\n")
+    }
+
+    @Test("no descriptor (a worker started with standard error closed) loses the line, with no error beyond the count")
+    func noDescriptor() {
+        // -1, not a descriptor just closed: tests running alongside may have been given its number meanwhile.
+        #expect(!LogOutput.write("into nothing\n", to: -1))
+    }
+
+    @Test("the count is in the worker's counters and on /metrics")
+    func counted() {
+        let metrics = WorkerMetrics()
+        #expect((metrics.snapshot["logLinesLost"] ?? -1) >= 0)
+        #expect(metrics.prometheusText(labels: []).contains("\nstroke_worker_log_lines_lost_total "))
+    }
+}
