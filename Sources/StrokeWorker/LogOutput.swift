@@ -14,7 +14,7 @@ import Synchronization
 /// line not written whole is counted (`linesLost`: `logLinesLost` in `stats`, `stroke_worker_log_lines_lost_total`
 /// on `/metrics`).
 public enum LogOutput {
-    /// How long a line waits for room in a full pipe before it is dropped, in milliseconds. Default: `10`.
+    /// How long a line waits for room in a full pipe before it is dropped, in milliseconds: 10.
     public static let patienceMilliseconds: Int32 = 10
 
     /// Lines not written whole so far in this process: their reader was gone, or made no room in time.

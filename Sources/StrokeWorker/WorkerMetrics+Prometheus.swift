@@ -118,7 +118,8 @@ extension WorkerMetrics {
             key: "checkpointsWritten"),
         Family(
             name: "stroke_worker_log_lines_lost_total",
-            help: "Log lines dropped because standard error's reader had gone or made no room within 10 ms "
+            help: "Log lines dropped because standard error's reader had gone or made no room within "
+                + "\(LogOutput.patienceMilliseconds) ms "
                 + "(the process's, not only this worker's).", type: "counter", key: "logLinesLost"),
     ]
 

@@ -1,8 +1,9 @@
 """A worker outlives the reader of its log: a collector that dies, or one that stops reading (session 72).
 
 Until session 72 the first log line after the reader of standard error had gone ended the worker with SIGPIPE
-(exit status 141 from a shell), its sessions and state file unwritten; and a reader that stopped reading would in
-time have blocked the lane that logs its statistics.
+(exit status 141 from a shell), its sessions and state file unwritten; and a reader that stopped reading, once the
+pipe behind it was full, blocked the lane in the write of its statistics line: the worker answered nothing, and did not
+stop on SIGTERM.
 """
 
 import os
