@@ -131,10 +131,12 @@ extension WorkerConfiguration {
         Option(
             flag: "input-hwm", env: "STROKE_WORKER_INPUT_HWM", value: "N",
             help: "received messages that may wait in the worker, per lane; beyond, libzmq stops reading and "
-                + "the backlog waits in the network and the producer. Default: 50000"),
+                + "the backlog waits in the network and the producer; 0: no limit, and the worker's memory grows with "
+                + "any backlog. Default: 50000"),
         Option(
             flag: "hwm", env: "STROKE_WORKER_HWM", value: "N",
-            help: "high-water mark of the output sockets, in messages. Default: 100000"),
+            help: "high-water mark of the output sockets, in messages; 0: no limit, and the worker's memory grows with "
+                + "a slow consumer's backlog until --consumer-timeout cuts it. Default: 100000"),
         Option(
             flag: "slow-consumers", env: "STROKE_WORKER_SLOW_CONSUMERS", value: "drop|wait",
             help: "for a consumer --hwm events behind: drop, and it alone misses events (its eventSeq shows the "

@@ -115,10 +115,11 @@ public struct WorkerConfiguration: Sendable {
     /// per lane with 32-point messages (8 MB with single points), malloc keeps some of it after a burst, and under
     /// sustained overload a full queue is a wait of about 25 ms of single points or 90 ms of 32-point messages on the
     /// benchmark's machine, where a producer that drops at its own high-water mark would drop sooner instead; `5000`
-    /// gives them back. Default: `50000`.
+    /// gives them back. 0: no limit (the worker's memory grows with any backlog). Default: `50000`.
     public var inputHighWaterMark: Int32 = 50_000
     /// High-water mark of the output sockets (and of the output forwarder), in messages: how far a consumer of
-    /// results may fall behind before `slowConsumers` applies. Default: `100000`.
+    /// results may fall behind before `slowConsumers` applies; 0: no limit (the worker's memory grows with a slow
+    /// consumer's backlog until `consumerTimeoutMilliseconds` cuts it). Default: `100000`.
     public var highWaterMark: Int32 = 100_000
     /// What the output does for a consumer that has fallen `highWaterMark` events behind. Default: `.drop`.
     public var slowConsumers = SlowConsumers.drop

@@ -16,7 +16,8 @@ enum ProxyCommand {
           --backend ENDPOINT   [STROKE_PROXY_BACKEND] where subscribers connect, repeatable
           --control ENDPOINT   [STROKE_PROXY_CONTROL] a REP socket taking PAUSE, RESUME, TERMINATE and STATISTICS
                                (answered with the proxy's counters). Default: none
-          --hwm N              [STROKE_PROXY_HWM] high-water mark of the messages on both sides. Default: 100000
+          --hwm N              [STROKE_PROXY_HWM] high-water mark of the messages on both sides; 0: no limit,
+                               and the proxy's memory grows with a slow subscriber's backlog. Default: 100000
           --no-drop            [STROKE_PROXY_NO_DROP] when a subscriber is a high-water mark behind, wait for it
                                (backpressure on every publisher) instead of dropping its messages (which the
                                protocol's sequence numbers then report). Default: off
