@@ -69,9 +69,11 @@ public final class Worker: Sendable {
 
     // MARK: - Running
 
-    /// Runs until `shutdown()` and the drain that follows.
+    /// Runs until `shutdown()` and the drain that follows. First raises the process's open files limit to its hard
+    /// limit, since every connection takes a file (`OpenFileLimit`).
     public func run() async throws {
         guard lifecycle.withLock({ $0.start() }) == .startThreads else { return }
+        OpenFileLimit.raise(reportingTo: logger)
         let lanes = makeLanes(restoring: takeSavedSessions())
         let forwarders = configuration.lanes > 1
         do {

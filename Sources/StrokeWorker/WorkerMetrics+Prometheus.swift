@@ -121,6 +121,14 @@ extension WorkerMetrics {
             help: "Log lines dropped because standard error's reader had gone or made no room within "
                 + "\(LogOutput.patienceMilliseconds) ms "
                 + "(the process's, not only this worker's).", type: "counter", key: "logLinesLost"),
+        Family(
+            name: "process_open_fds",
+            help: "Files the process has open: each producer's and consumer's connection takes one.", type: "gauge",
+            key: "openFiles"),
+        Family(
+            name: "process_max_fds",
+            help: "The process's limit on open files (soft RLIMIT_NOFILE, raised to the hard limit at the start).",
+            type: "gauge", key: "openFilesLimit"),
     ]
 
     /// The counters in Prometheus's text exposition format (0.0.4), each sample with `labels`; error events as

@@ -156,6 +156,8 @@ public final class WorkerMetrics: Sendable {
             "helperWaitMicroseconds": helperWaitMicroseconds.load(ordering: .relaxed),
             "lanes": lanes.load(ordering: .relaxed),
             "logLinesLost": LogOutput.linesLost,
+            "openFiles": OpenFileLimit.openCount() ?? 0,
+            "openFilesLimit": min(OpenFileLimit.current ?? 0, Int(Int32.max)),
         ]
         for (code, count) in errorCounts { values["errors.\(code)"] = count }
         return values

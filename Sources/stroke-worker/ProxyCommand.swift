@@ -81,6 +81,8 @@ enum ProxyCommand {
             let context = try ZMQContext()
             let internalControl = "inproc://stroke-proxy-control"
             let logger = Logger(label: "stroke-proxy")
+            // Every producer's and consumer's connection takes a file: the proxy holds a whole fleet's.
+            OpenFileLimit.raise(reportingTo: logger)
             let terminated = StopFlag()
             let authenticator = ClientAuthenticator.forListedClients(
                 security, context: context, logger: logger, metrics: nil)
