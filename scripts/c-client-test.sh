@@ -8,22 +8,29 @@ mkdir -p .build
 cc -O2 -Wall -Wextra -Werror -o .build/send_stroke clients/c/send_stroke.c -lzmq
 bin=${1:-.build/debug/stroke-worker}
 # STROKE_INPUT and STROKE_OUTPUT are set by with-worker.sh for the inner shell. Once against one lane, once
-# against two, whose subscriptions arrive bucket by bucket, and once over CURVE (the worker reads its key from
-# the environment, the client takes the worker's public key from it).
+# against two, whose subscriptions arrive bucket by bucket, once over CURVE (the worker reads its key from
+# the environment, the client takes the worker's public key from it), and once over IPv6 where the loopback has it
+# (the worker and the client each set libzmq's IPv6 option for an address in brackets).
 keys=$(mktemp -d)
 trap 'rm -rf "$keys"' EXIT
 "$(dirname "$bin")/stroke-tool" keygen -o "$keys/worker" >/dev/null
-passed=0
-for run in lanes-1 lanes-2 curve; do
-    lanes=1 secret="" server=""
+passed=0 expected=4 runs="lanes-1 lanes-2 curve"
+if grep -qs '^00000000000000000000000000000001 ' /proc/net/if_inet6; then
+    runs="$runs ipv6" expected=5
+else
+    echo "C client: no IPv6 on the loopback, the IPv6 run is left out"
+fi
+for run in $runs; do
+    lanes=1 secret="" server="" host=127.0.0.1
     [ "$run" = lanes-2 ] && lanes=2
+    [ "$run" = ipv6 ] && host="[::1]"
     if [ "$run" = curve ]; then
         secret="$keys/worker.key"
         server=$(grep -v '^#' "$keys/worker.pub" | head -1)
     fi
     # shellcheck disable=SC2016
     out=$(STROKE_WORKER_LANES=$lanes STROKE_WORKER_CURVE_SECRET_KEY=$secret STROKE_CURVE_SERVER_KEY=$server \
-        scripts/with-worker.sh "$bin" 5585 5586 -- sh -c '.build/send_stroke "$STROKE_INPUT" "$STROKE_OUTPUT" c-client-test')
+        STROKE_TEST_HOST=$host scripts/with-worker.sh "$bin" 5585 5586 -- sh -c '.build/send_stroke "$STROKE_INPUT" "$STROKE_OUTPUT" c-client-test')
     echo "$out"
     if echo "$out" | grep -q '"event":"pong","session":"c-client-test"' \
         && echo "$out" | grep -q '"event":"match","session":"c-client-test"'; then
@@ -43,5 +50,5 @@ echo "$out"
 if [ "$status" -eq 3 ] && echo "$out" | grep -q "refused this client's CURVE key (status 400)"; then
     passed=$((passed + 1))
 fi
-echo "C client: $passed passed, $((4 - passed)) failed"
-[ "$passed" -eq 4 ]
+echo "C client: $passed passed, $((expected - passed)) failed"
+[ "$passed" -eq "$expected" ]

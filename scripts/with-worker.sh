@@ -2,11 +2,13 @@
 # Runs a command against a stroke-worker of its own, then stops the worker with SIGTERM and checks that it
 # exited 0. The command sees STROKE_INPUT and STROKE_OUTPUT.
 #   scripts/with-worker.sh BIN INPUT_PORT OUTPUT_PORT -- COMMAND...
+# STROKE_TEST_HOST: the address both bind to (default 127.0.0.1; "[::1]" for IPv6).
 set -euo pipefail
 bin=$1 input_port=$2 output_port=$3
 shift 3
 [ "${1:-}" = "--" ] && shift
-export STROKE_INPUT="tcp://127.0.0.1:${input_port}" STROKE_OUTPUT="tcp://127.0.0.1:${output_port}"
+host=${STROKE_TEST_HOST:-127.0.0.1}
+export STROKE_INPUT="tcp://${host}:${input_port}" STROKE_OUTPUT="tcp://${host}:${output_port}"
 log=$(mktemp)
 "$bin" --input "$STROKE_INPUT" --output "$STROKE_OUTPUT" --stats-interval 0 2>"$log" &
 worker=$!

@@ -20,6 +20,11 @@ extension WorkerConfiguration {
             flag: "output", env: "STROKE_WORKER_OUTPUT", value: "ENDPOINT",
             help: "where events go out (XPUB), repeatable. Default: bind:tcp://127.0.0.1:5556"),
         Option(
+            flag: "ipv6", env: "STROKE_WORKER_IPV6", value: "on|off",
+            help: "whether host names in --input and --output resolve to IPv6 addresses too, and * binds IPv6 as "
+                + "well as IPv4, for IPv6 and dual-stack networks; an IPv6 address in brackets (tcp://[::1]:5555) "
+                + "works either way. Default: off"),
+        Option(
             flag: "library", env: "STROKE_WORKER_LIBRARY", value: "FILE",
             help: "template library file to load besides the built-in \"default\", repeatable; SIGHUP reads the "
                 + "files again (same library names). Default: none"),
@@ -252,6 +257,10 @@ extension WorkerConfiguration {
         if !inputs.isEmpty { self.inputs = inputs.map(Endpoint.init(parsing:)) }
         let outputs = args.values("output", env: env("output"))
         if !outputs.isEmpty { self.outputs = outputs.map(Endpoint.init(parsing:)) }
+        if let ipv6 = try Self.switchValue("ipv6", args.value("ipv6", env: env("ipv6"))) {
+            for index in self.inputs.indices { self.inputs[index].ipv6 = ipv6 }
+            for index in self.outputs.indices { self.outputs[index].ipv6 = ipv6 }
+        }
         libraryFiles = args.values("library", env: env("library"))
         libraries = try libraryFiles.map { try TemplateLibrary(contentsOf: $0) }
         if let shard = args.value("shard", env: env("shard")) {

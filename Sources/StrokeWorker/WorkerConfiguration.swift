@@ -10,12 +10,21 @@ public struct WorkerConfiguration: Sendable {
         public var bind: Bool
         /// `tcp://host:port`, `ipc://path` or `inproc://name`.
         public var address: String
+        /// Whether a host name resolves to IPv6 addresses too, and `*` binds IPv6 as well as IPv4 (`--ipv6`). An
+        /// IPv6 address (`tcp://[::1]:5555`) works either way. Default: `false`.
+        public var ipv6 = false
 
         /// Creates an endpoint.
-        public init(bind: Bool, address: String) {
+        public init(bind: Bool, address: String, ipv6: Bool = false) {
             self.bind = bind
             self.address = address
+            self.ipv6 = ipv6
         }
+
+        /// Whether the socket needs libzmq's IPv6 option for this endpoint: asked for (`ipv6`), or a TCP address in
+        /// brackets (`tcp://[::1]:5555`, `tcp://[fe80::1%eth0]:*`), which libzmq refuses without it ("No such
+        /// device").
+        public var usesIPv6: Bool { ipv6 || address.hasPrefix("tcp://[") }
 
         /// Parses `bind:ADDRESS`, `connect:ADDRESS`, or a bare address (bound).
         public init(parsing text: String) {

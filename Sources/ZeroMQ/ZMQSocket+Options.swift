@@ -109,6 +109,13 @@ extension ZMQSocket {
         try setOption(ZMQ_XPUB_NODROP, Int32(enabled ? 1 : 0), name: "ZMQ_XPUB_NODROP")
     }
 
+    /// Whether the socket's later TCP binds and connects may use IPv6 (`ZMQ_IPV6`): an IPv6 address (`[::1]`) works
+    /// only with it, a host name then resolves to IPv6 addresses too, and `*` binds both families where the system has
+    /// IPv6 (libzmq falls back to IPv4 where it has not).
+    public func setIPv6(_ enabled: Bool) throws(ZMQError) {
+        try setOption(ZMQ_IPV6, Int32(enabled ? 1 : 0), name: "ZMQ_IPV6")
+    }
+
     /// On an XPUB socket, pass every subscription message up, duplicates included.
     public func setVerbose(_ enabled: Bool) throws(ZMQError) {
         try setOption(ZMQ_XPUB_VERBOSE, Int32(enabled ? 1 : 0), name: "ZMQ_XPUB_VERBOSE")

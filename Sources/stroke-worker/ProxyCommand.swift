@@ -26,6 +26,9 @@ enum ProxyCommand {
                                to it this long (hung, not reading, or gone with its machine) is disconnected, so
                                that --no-drop waits for it no longer; 0 leaves the system's limit (about 15
                                minutes). Default: 10000
+          --ipv6 on|off        [STROKE_PROXY_IPV6] whether host names resolve to IPv6 addresses too, and *
+                               binds IPv6 as well as IPv4; an IPv6 address in brackets (tcp://[::1]:5557)
+                               works either way. Default: off
           --tcp-keepalive SECONDS
                                [STROKE_PROXY_TCP_KEEPALIVE] TCP keepalive on both sides: a connection on which
                                nothing arrived this long is probed every 2 s and dropped after 5 unanswered
@@ -50,16 +53,24 @@ enum ProxyCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["help", "no-drop"], environment: environment)
             try args.rejectUnknown([
                 "frontend", "backend", "control", "hwm", "help", "no-drop", "curve-secret-key", "curve-authorized-keys",
-                "consumer-timeout", "tcp-keepalive",
+                "consumer-timeout", "tcp-keepalive", "ipv6",
             ])
             if args.flag("help") {
                 print(usage)
                 return 0
             }
-            let frontend = args.values("frontend", env: "STROKE_PROXY_FRONTEND").map(
-                WorkerConfiguration.Endpoint.init(parsing:))
-            let backend = args.values("backend", env: "STROKE_PROXY_BACKEND").map(
-                WorkerConfiguration.Endpoint.init(parsing:))
+            let ipv6 =
+                try WorkerConfiguration.switchValue("ipv6", args.value("ipv6", env: "STROKE_PROXY_IPV6")) ?? false
+            let frontend = args.values("frontend", env: "STROKE_PROXY_FRONTEND").map {
+                var endpoint = WorkerConfiguration.Endpoint(parsing: $0)
+                endpoint.ipv6 = ipv6
+                return endpoint
+            }
+            let backend = args.values("backend", env: "STROKE_PROXY_BACKEND").map {
+                var endpoint = WorkerConfiguration.Endpoint(parsing: $0)
+                endpoint.ipv6 = ipv6
+                return endpoint
+            }
             guard !frontend.isEmpty, !backend.isEmpty else {
                 throw CommandLineArguments.Failure(description: "--frontend and --backend are required\n\n\(usage)")
             }

@@ -6,6 +6,24 @@ import Testing
 
 @Suite("Worker configuration")
 struct WorkerConfigurationTests {
+    @Test("IPv6: an address in brackets needs it, --ipv6 asks for it on every endpoint")
+    func ipv6() throws {
+        #expect(WorkerConfiguration.Endpoint(parsing: "tcp://[::1]:5555").usesIPv6)
+        #expect(WorkerConfiguration.Endpoint(parsing: "connect:tcp://[fe80::1%eth0]:5555").usesIPv6)
+        #expect(!WorkerConfiguration.Endpoint(parsing: "tcp://127.0.0.1:5555").usesIPv6)
+        #expect(!WorkerConfiguration.Endpoint(parsing: "ipc:///tmp/[x]").usesIPv6)
+        let asked = try WorkerConfiguration(
+            arguments: ["--input", "tcp://*:5555", "--output", "connect:tcp://results:5558", "--ipv6", "on"],
+            environment: [:])
+        #expect(asked.inputs.allSatisfy(\.usesIPv6) && asked.outputs.allSatisfy(\.usesIPv6))
+        let byEnvironment = try WorkerConfiguration(arguments: [], environment: ["STROKE_WORKER_IPV6": "on"])
+        #expect(byEnvironment.inputs.allSatisfy(\.usesIPv6) && byEnvironment.outputs.allSatisfy(\.usesIPv6))
+        #expect(try !WorkerConfiguration(arguments: [], environment: [:]).inputs.contains(where: \.usesIPv6))
+        #expect(throws: CommandLineArguments.Failure.self) {
+            try WorkerConfiguration(arguments: ["--ipv6", "maybe"], environment: [:])
+        }
+    }
+
     @Test("configuration from flags and environment, with clear errors")
     func configuration() throws {
         let configuration = try WorkerConfiguration(

@@ -111,6 +111,14 @@ struct ZeroMQTests {
         #expect(try socket.intOption(ZMQ_TCP_MAXRT, name: "ZMQ_TCP_MAXRT") == 10_000)
     }
 
+    @Test("the IPv6 option is set and read back")
+    func ipv6Option() throws {
+        let socket = try ZMQSocket(try ZMQContext(), .sub)
+        #expect(try socket.intOption(ZMQ_IPV6, name: "ZMQ_IPV6") == 0)
+        try socket.setIPv6(true)
+        #expect(try socket.intOption(ZMQ_IPV6, name: "ZMQ_IPV6") == 1)
+    }
+
     @Test("errors carry errno and zmq_strerror")
     func errors() throws {
         let context = try ZMQContext()

@@ -154,6 +154,10 @@ int main(int argc, char **argv) {
         consumer_monitor = watch_handshakes(context, consumer, "consumer");
     }
     CHECK(zmq_setsockopt(consumer, ZMQ_SUBSCRIBE, session, session_length));
+    /* Section 1: an IPv6 address (tcp://[::1]:5556) needs libzmq's IPv6 option, which is off by default. */
+    int ipv6 = 1;
+    if (strncmp(output, "tcp://[", 7) == 0) CHECK(zmq_setsockopt(consumer, ZMQ_IPV6, &ipv6, sizeof ipv6));
+    if (strncmp(input, "tcp://[", 7) == 0) CHECK(zmq_setsockopt(producer, ZMQ_IPV6, &ipv6, sizeof ipv6));
     CHECK(zmq_connect(consumer, output));
     CHECK(zmq_connect(producer, input));
 

@@ -80,6 +80,7 @@ class Producer:
         if curve is not None:
             curve.apply(self.socket)
             self._handshakes = _Handshakes(self.socket)
+        _allow_ipv6(self.socket, endpoint)
         (self.socket.bind if bind else self.socket.connect)(endpoint)
         self.binary = binary
         self._sequences: Dict[str, int] = {}
@@ -354,8 +355,16 @@ def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], sy
         socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
     if system:
         socket.setsockopt(zmq.SUBSCRIBE, b"$system")
+    _allow_ipv6(socket, endpoint)
     socket.connect(endpoint)
     return socket, handshakes
+
+
+def _allow_ipv6(socket: zmq.Socket, endpoint: str) -> None:
+    """Turns libzmq's IPv6 option on for an endpoint with an IPv6 address (``tcp://[::1]:5556``), which libzmq
+    refuses without it; other endpoints keep libzmq's default (IPv4 only)."""
+    if endpoint.startswith("tcp://["):
+        socket.setsockopt(zmq.IPV6, 1)
 
 
 def _late_read_check(event: "Event", markers: Set[int]) -> bool:
