@@ -67,7 +67,7 @@ class Producer:
 
     def __init__(self, endpoint: str = "tcp://127.0.0.1:5555", context: Optional[zmq.Context] = None,
                  binary: bool = False, high_water_mark: int = 0, bind: bool = False,
-                 curve: Optional[CurveKeys] = None) -> None:
+                 curve: Optional[CurveKeys] = None, ipv6: bool = False) -> None:
         self._context = context or zmq.Context.instance()
         self.socket = self._context.socket(zmq.XPUB)
         self.socket.setsockopt(zmq.SNDHWM, high_water_mark)
@@ -80,7 +80,7 @@ class Producer:
         if curve is not None:
             curve.apply(self.socket)
             self._handshakes = _Handshakes(self.socket)
-        _allow_ipv6(self.socket, endpoint)
+        _allow_ipv6(self.socket, endpoint, ipv6)
         (self.socket.bind if bind else self.socket.connect)(endpoint)
         self.binary = binary
         self._sequences: Dict[str, int] = {}
@@ -341,7 +341,7 @@ class Producer:
 
 
 def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], system: bool,
-                curve: Optional[CurveKeys]) -> Tuple[zmq.Socket, Optional[_Handshakes]]:
+                curve: Optional[CurveKeys], ipv6: bool = False) -> Tuple[zmq.Socket, Optional[_Handshakes]]:
     """A SUB socket of ``context`` (plain or asyncio) connected to ``endpoint`` with these subscriptions, and with
     CURVE, the watch on its handshakes."""
     socket = context.socket(zmq.SUB)
@@ -355,15 +355,16 @@ def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], sy
         socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
     if system:
         socket.setsockopt(zmq.SUBSCRIBE, b"$system")
-    _allow_ipv6(socket, endpoint)
+    _allow_ipv6(socket, endpoint, ipv6)
     socket.connect(endpoint)
     return socket, handshakes
 
 
-def _allow_ipv6(socket: zmq.Socket, endpoint: str) -> None:
-    """Turns libzmq's IPv6 option on for an endpoint with an IPv6 address (``tcp://[::1]:5556``), which libzmq
-    refuses without it; other endpoints keep libzmq's default (IPv4 only)."""
-    if endpoint.startswith("tcp://["):
+def _allow_ipv6(socket: zmq.Socket, endpoint: str, asked: bool = False) -> None:
+    """Turns libzmq's IPv6 option on where asked (``ipv6=True``: a host name then resolves to IPv6 addresses too, as
+    on an IPv6-only network) and for an endpoint with an IPv6 address (``tcp://[::1]:5556``), which libzmq refuses
+    without it; other endpoints keep libzmq's default (IPv4 only)."""
+    if asked or endpoint.startswith("tcp://["):
         socket.setsockopt(zmq.IPV6, 1)
 
 
@@ -551,9 +552,9 @@ class Consumer(_EventQueue):
 
     def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
                  context: Optional[zmq.Context] = None, on_gap: Any = None, system: bool = False,
-                 curve: Optional[CurveKeys] = None) -> None:
+                 curve: Optional[CurveKeys] = None, ipv6: bool = False) -> None:
         self._context = context or zmq.Context.instance()
-        self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
+        self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve, ipv6)
         self._start_queue(prefixes, system, on_gap)
 
     def __enter__(self) -> "Consumer":
@@ -636,9 +637,9 @@ class AsyncConsumer(_EventQueue):
 
     def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
                  context: Optional[zmq.asyncio.Context] = None, on_gap: Any = None, system: bool = False,
-                 curve: Optional[CurveKeys] = None) -> None:
+                 curve: Optional[CurveKeys] = None, ipv6: bool = False) -> None:
         self._context = context or zmq.asyncio.Context.instance()
-        self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve)
+        self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve, ipv6)
         self._start_queue(prefixes, system, on_gap)
 
     async def __aenter__(self) -> "AsyncConsumer":

@@ -9,6 +9,7 @@ import socket
 import subprocess
 
 import pytest
+import zmq
 
 from conftest import RunningWorker, worker_binary
 from test_log_reader import answered
@@ -76,3 +77,21 @@ def test_proxy_takes_ipv6_addresses():
         proxy.terminate()
         assert proxy.wait(timeout=20) == 0
         proxy.stderr.close()
+
+
+
+def test_clients_set_ipv6_where_needed_or_asked():
+    """libzmq's IPv6 option: off for an IPv4 address, on for one in brackets, on everywhere with ipv6=True (a host
+    name then resolves to IPv6 addresses too; this machine's resolver has no IPv6 name to try it on)."""
+    from stroke_client import AsyncConsumer, Consumer, Producer
+
+    cases = [("tcp://127.0.0.1:5999", False, 0), ("tcp://[::1]:5999", False, 1), ("tcp://localhost:5999", True, 1)]
+    for endpoint, asked, expected in cases:
+        with Producer(endpoint, ipv6=asked) as producer, Consumer(endpoint, ipv6=asked) as consumer:
+            assert producer.socket.getsockopt(zmq.IPV6) == expected, endpoint
+            assert consumer.socket.getsockopt(zmq.IPV6) == expected, endpoint
+        consumer = AsyncConsumer(endpoint, ipv6=asked)
+        try:
+            assert consumer.socket.getsockopt(zmq.IPV6) == expected, endpoint
+        finally:
+            consumer.close()
