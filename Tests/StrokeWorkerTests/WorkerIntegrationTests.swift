@@ -238,6 +238,14 @@ struct WorkerIntegrationTests {
                 return results
             }
             #expect(results == ["matcher": "check", "chooser": "not_chosen", "scribbler": "below_threshold"])
+            // A thread that recognizes a batch adds its outcomes once the batch's events are sent
+            // (`EventPipe.Batch.forEachEvent`): the counters may lag the last event by a moment.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while worker.metrics.strokesMatched.load(ordering: .relaxed)
+                + worker.metrics.strokesUnmatched.load(ordering: .relaxed) < 3, ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             #expect(worker.metrics.strokesMatched.load(ordering: .relaxed) == 1)
             #expect(worker.metrics.strokesUnmatched.load(ordering: .relaxed) == 2)
             #expect(worker.metrics.strokesNotChosen.load(ordering: .relaxed) == 1)
