@@ -16,6 +16,16 @@ struct LogOutputTests {
         return (ends[0], ends[1])
     }
 
+    /// Calls `body` with a pipe's ends, and closes both after.
+    static func withPipe(_ body: (_ read: Int32, _ write: Int32) throws -> Void) throws {
+        let ends = try makePipe()
+        defer {
+            close(ends.read)
+            close(ends.write)
+        }
+        try body(ends.read, ends.write)
+    }
+
     /// Sets or clears `O_NONBLOCK` on `descriptor`.
     static func setNonBlocking(_ descriptor: Int32, _ on: Bool) {
         let flags = fcntl(descriptor, F_GETFL)
@@ -37,13 +47,10 @@ struct LogOutputTests {
 
     @Test("a line reaches a reader that reads")
     func written() throws {
-        let ends = try Self.makePipe()
-        defer {
-            close(ends.read)
-            close(ends.write)
+        try Self.withPipe { read, write in
+            #expect(LogOutput.write("one line\n", to: write))
+            #expect(String(decoding: Self.drain(read), as: UTF8.self) == "one line\n")
         }
-        #expect(LogOutput.write("one line\n", to: ends.write))
-        #expect(String(decoding: Self.drain(ends.read), as: UTF8.self) == "one line\n")
     }
 
     @Test("a line to a pipe whose reader has gone is counted as lost, and the process goes on")
@@ -59,25 +66,22 @@ struct LogOutputTests {
 
     @Test("a line to a full pipe is dropped after the patience instead of blocking; once read, lines pass again")
     func fullPipe() throws {
-        let ends = try Self.makePipe()
-        defer {
-            close(ends.read)
-            close(ends.write)
+        try Self.withPipe { read, write in
+            // Fill every page of the pipe, then make the write end blocking again, as a standard error usually is.
+            Self.setNonBlocking(write, true)
+            let page = [UInt8](repeating: 0x2E, count: 4096)
+            while page.withUnsafeBytes({ Glibc.write(write, $0.baseAddress, $0.count) }) > 0 {}
+            var byte: UInt8 = 0x2E
+            while Glibc.write(write, &byte, 1) > 0 {}
+            Self.setNonBlocking(write, false)
+            let before = LogOutput.linesLost
+            #expect(!LogOutput.write("no room\n", to: write))
+            #expect(LogOutput.linesLost >= before + 1)
+            let filled = Self.drain(read)
+            #expect(filled.count >= 4096 && filled.allSatisfy { $0 == 0x2E })
+            #expect(LogOutput.write("room again\n", to: write))
+            #expect(String(decoding: Self.drain(read), as: UTF8.self) == "room again\n")
         }
-        // Fill every page of the pipe, then make the write end blocking again, as a standard error usually is.
-        Self.setNonBlocking(ends.write, true)
-        let page = [UInt8](repeating: 0x2E, count: 4096)
-        while page.withUnsafeBytes({ Glibc.write(ends.write, $0.baseAddress, $0.count) }) > 0 {}
-        var byte: UInt8 = 0x2E
-        while Glibc.write(ends.write, &byte, 1) > 0 {}
-        Self.setNonBlocking(ends.write, false)
-        let before = LogOutput.linesLost
-        #expect(!LogOutput.write("no room\n", to: ends.write))
-        #expect(LogOutput.linesLost >= before + 1)
-        let filled = Self.drain(ends.read)
-        #expect(filled.count >= 4096 && filled.allSatisfy { $0 == 0x2E })
-        #expect(LogOutput.write("room again\n", to: ends.write))
-        #expect(String(decoding: Self.drain(ends.read), as: UTF8.self) == "room again\n")
     }
 
     @Test("no descriptor (a worker started with standard error closed) loses the line, with no error beyond the count")

@@ -8,6 +8,7 @@ it would write one the moment it runs again, before reading.
 """
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
@@ -20,6 +21,23 @@ from stroke_client.client import AsyncConsumer, Consumer, Producer
 
 # A stroke of 40 points, sent as two binary messages of up to 32 points and an end.
 POINTS = [(100 + 3 * i, 200 + 2 * i, 10.0 * i) for i in range(40)]
+
+
+@contextlib.contextmanager
+def subscribed_pair(prefix: str):
+    """A worker of its own, and a consumer of the sessions starting with `prefix` and a binary producer, subscribed to
+    each other; the worker must exit 0 at the end."""
+    worker = RunningWorker()
+    context = zmq.Context()
+    try:
+        consumer = Consumer(worker.output, prefixes=[prefix], context=context)
+        producer = Producer(worker.input, context=context, binary=True)
+        producer.wait_for_all_buckets()
+        consumer.wait_until_subscribed(producer)
+        yield consumer, producer
+    finally:
+        context.destroy(linger=0)
+        assert worker.stop() == 0
 
 
 def answered_after_close(worker: RunningWorker, strokes: int, pause: float) -> int:
@@ -66,13 +84,7 @@ def test_wait_until_read_returns_once_every_event_of_those_sessions_is_in():
     """`Consumer.wait_until_read` pings the sessions and waits for their pongs: since a worker answers each
     session in order, every event of what was sent before is then in the consumer (kept for `receive`, with the
     events that came while it waited), and the producer may close."""
-    worker = RunningWorker()
-    context = zmq.Context()
-    try:
-        consumer = Consumer(worker.output, prefixes=["read-"], context=context)
-        producer = Producer(worker.input, context=context, binary=True)
-        producer.wait_for_all_buckets()
-        consumer.wait_until_subscribed(producer)
+    with subscribed_pair("read-") as (consumer, producer):
         sessions = ["read-%d" % index for index in range(20)]
         for index in range(300):
             producer.send_stroke(sessions[index % 20], POINTS, batch=32)
@@ -86,9 +98,7 @@ def test_wait_until_read_returns_once_every_event_of_those_sessions_is_in():
             kinds.append(event.kind)
         assert kinds.count("match") + kinds.count("nomatch") == 300
         assert "pong" not in kinds and consumer.gaps == 0
-    finally:
-        context.destroy(linger=0)
-        assert worker.stop() == 0
+
 
 
 def test_wait_until_read_in_asyncio():
@@ -119,13 +129,7 @@ def test_wait_until_subscribed_keeps_the_events_that_arrive_meanwhile():
     """A consumer that checks its subscription again while its sessions' events flow (after a worker restarted,
     say) loses none of them: until session 71, every event that arrived while the probe waited, and for 20 ms after
     its pong, was thrown away."""
-    worker = RunningWorker()
-    context = zmq.Context()
-    try:
-        consumer = Consumer(worker.output, prefixes=["live-"], context=context)
-        producer = Producer(worker.input, context=context, binary=True)
-        producer.wait_for_all_buckets()
-        consumer.wait_until_subscribed(producer)
+    with subscribed_pair("live-") as (consumer, producer):
         for index in range(100):
             producer.send_stroke("live-%d" % (index % 10), POINTS, batch=32)
         consumer.wait_until_subscribed(producer)
@@ -138,6 +142,4 @@ def test_wait_until_subscribed_keeps_the_events_that_arrive_meanwhile():
             if event.kind in ("match", "nomatch"):
                 answered += 1
         assert answered == 100 and consumer.gaps == 0
-    finally:
-        context.destroy(linger=0)
-        assert worker.stop() == 0
+
