@@ -82,6 +82,8 @@ class Producer:
             self._handshakes = _Handshakes(self.socket)
         _allow_ipv6(self.socket, endpoint, ipv6)
         (self.socket.bind if bind else self.socket.connect)(endpoint)
+        # Where it binds or connects, with the port the system chose for a bind to port 0.
+        self.endpoint = self.socket.getsockopt_string(zmq.LAST_ENDPOINT) or endpoint
         self.binary = binary
         self._sequences: Dict[str, int] = {}
         self._strokes: Dict[str, int] = {}
@@ -164,8 +166,25 @@ class Producer:
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._poll(int(remaining * 1000)):
-                raise TimeoutError("subscriptions cover %d of %d buckets after %.1f s"
-                                   % (covered, BUCKET_COUNT, timeout))
+                raise TimeoutError("subscriptions cover %d of %d buckets after %.1f s: %s"
+                                   % (covered, BUCKET_COUNT, timeout, self._missing_buckets_hint()))
+
+    def _missing_buckets_hint(self) -> str:
+        """What the buckets without a subscription suggest: no worker at all, or the shards i/N that no worker
+        serves (the missing buckets are exactly those with bucket mod N = i), else the first few missing."""
+        covered = self.subscribed_buckets()
+        if not covered:
+            return ("no worker subscribed through %s: is one running and reachable there (its input endpoint, or "
+                    "the input proxy's), and with CURVE, is this its public key?" % self.endpoint)
+        missing = set(range(BUCKET_COUNT)) - covered
+        for count in range(2, 65):
+            indices = sorted({bucket % count for bucket in missing})
+            if len(indices) < count and all(bucket % count not in indices for bucket in covered):
+                shards = ", ".join("%d/%d" % (index, count) for index in indices)
+                return "no worker serves shard %s (buckets mod %d = %s)" % (
+                    shards, count, ", ".join(str(index) for index in indices))
+        return "missing buckets %s%s" % (", ".join(str(bucket) for bucket in sorted(missing)[:8]),
+                                          ", ..." if len(missing) > 8 else "")
 
     def next_seq(self, session: str) -> int:
         """The next sequence number of ``session`` (1, 2, 3, ...)."""

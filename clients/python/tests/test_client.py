@@ -916,6 +916,41 @@ def test_all_buckets_of_a_two_lane_worker(fixtures_dir):
         assert running.stop() == 0
 
 
+def test_all_buckets_timeout_says_what_is_missing():
+    """The TimeoutError of wait_for_all_buckets() says what the buckets without a subscription suggest: no worker
+    at all at that endpoint, the shards no worker serves, or else the first buckets missing."""
+
+    def timeout_message(buckets):
+        """wait_for_all_buckets()'s message, and the endpoint, for a producer whose one subscriber took these
+        buckets' prefixes, as workers behind a proxy do."""
+        context = zmq.Context()
+        producer = Producer("tcp://127.0.0.1:0", context=context, bind=True)
+        try:
+            if buckets:
+                socket = context.socket(zmq.SUB)
+                socket.setsockopt(zmq.SNDHWM, 0)  # thousands of subscriptions: none held back
+                for prefix in buckets:
+                    socket.setsockopt(zmq.SUBSCRIBE, b"%03x/" % prefix)
+                socket.connect(producer.endpoint)
+                deadline = time.monotonic() + 10
+                while len(producer.subscribed_buckets()) < len(buckets) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+            with pytest.raises(TimeoutError) as raised:
+                producer.wait_for_all_buckets(timeout=0.2)
+            return str(raised.value), producer.endpoint
+        finally:
+            context.destroy(linger=0)
+
+    message, endpoint = timeout_message([])
+    assert "no worker subscribed through %s" % endpoint in message
+    # Workers 0/3 and 1/3 run, 2/3 does not.
+    message, _ = timeout_message([b for b in range(BUCKET_COUNT) if b % 3 != 2])
+    assert "no worker serves shard 2/3 (buckets mod 3 = 2)" in message
+    # Every bucket but two that no shard count explains.
+    message, _ = timeout_message([b for b in range(BUCKET_COUNT) if b not in (5, 4095)])
+    assert "missing buckets 5, 4095" in message
+
+
 def test_all_buckets_again_after_a_worker_leaves():
     """wait_for_all_buckets() counts the subscriptions in force: a subscriber that leaves takes its buckets with
     it (unsubscriptions), and its successor's subscriptions bring them back."""
