@@ -15,10 +15,9 @@ public struct WorkerConfiguration: Sendable {
         public var ipv6 = false
 
         /// Creates an endpoint.
-        public init(bind: Bool, address: String, ipv6: Bool = false) {
+        public init(bind: Bool, address: String) {
             self.bind = bind
             self.address = address
-            self.ipv6 = ipv6
         }
 
         /// Whether the socket needs libzmq's IPv6 option for this endpoint: asked for (`ipv6`), or a TCP address in

@@ -61,16 +61,16 @@ enum ProxyCommand {
             }
             let ipv6 =
                 try WorkerConfiguration.switchValue("ipv6", args.value("ipv6", env: "STROKE_PROXY_IPV6")) ?? false
-            let frontend = args.values("frontend", env: "STROKE_PROXY_FRONTEND").map {
-                var endpoint = WorkerConfiguration.Endpoint(parsing: $0)
-                endpoint.ipv6 = ipv6
-                return endpoint
+            /// The endpoints of a side, each with `--ipv6`'s choice.
+            func endpoints(_ flag: String, env: String) -> [WorkerConfiguration.Endpoint] {
+                args.values(flag, env: env).map {
+                    var endpoint = WorkerConfiguration.Endpoint(parsing: $0)
+                    endpoint.ipv6 = ipv6
+                    return endpoint
+                }
             }
-            let backend = args.values("backend", env: "STROKE_PROXY_BACKEND").map {
-                var endpoint = WorkerConfiguration.Endpoint(parsing: $0)
-                endpoint.ipv6 = ipv6
-                return endpoint
-            }
+            let frontend = endpoints("frontend", env: "STROKE_PROXY_FRONTEND")
+            let backend = endpoints("backend", env: "STROKE_PROXY_BACKEND")
             guard !frontend.isEmpty, !backend.isEmpty else {
                 throw CommandLineArguments.Failure(description: "--frontend and --backend are required\n\n\(usage)")
             }
