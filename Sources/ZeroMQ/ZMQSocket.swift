@@ -37,6 +37,8 @@ public final class ZMQSocket {
     /// The context, kept alive while the socket exists: `zmq_ctx_term` blocks until every socket is closed,
     /// so a context must never be released before its sockets.
     private let context: ZMQContext
+    /// Whether the socket publishes connection events (`startMonitor`), which `deinit` stops before closing it.
+    private var monitored = false
 
     /// Creates a socket in `context`.
     public init(_ context: ZMQContext, _ kind: Kind) throws(ZMQError) {
@@ -49,6 +51,7 @@ public final class ZMQSocket {
     }
 
     deinit {
+        stopMonitor()
         zmq_close(handle)
     }
 
@@ -74,6 +77,25 @@ public final class ZMQSocket {
     /// Disconnects from a connected endpoint.
     public func disconnect(_ endpoint: String) throws(ZMQError) {
         guard zmq_disconnect(handle, endpoint) == 0 else { throw ZMQError.last("zmq_disconnect(\(endpoint))") }
+    }
+
+    // MARK: - Connection events
+
+    /// Publishes the connection events in `events` (a mask of `ZMQ_EVENT_*`) on a PAIR socket bound at the inproc
+    /// `address` (`zmq_socket_monitor`); read them with `ZMQSocketMonitor`, which connects there first.
+    public func startMonitor(_ address: String, events: Int32) throws(ZMQError) {
+        guard zmq_socket_monitor(handle, address, events) == 0 else {
+            throw ZMQError.last("zmq_socket_monitor(\(address))")
+        }
+        monitored = true
+    }
+
+    /// Stops publishing connection events: the reader gets `monitorStopped` last, and may close after it. Before
+    /// this, a reader that closes would block the next event's sender (`ZMQSocketMonitor`).
+    public func stopMonitor() {
+        guard monitored else { return }
+        zmq_socket_monitor(handle, nil, 0)
+        monitored = false
     }
 
     // MARK: - Receiving
