@@ -44,6 +44,10 @@ public struct Forwarder: Sendable {
     /// TCP keepalive on the XPUB side's connections, after this many seconds in which nothing arrived
     /// (`WorkerConfiguration.tcpKeepaliveSeconds`, for a worker's output); 0: the system's setting.
     public var backendKeepaliveSeconds: Int32 = 0
+    /// Where the connection events of the sides named in `watchedRoles` go (`ConnectionWatch`); nil: nowhere.
+    var connectionWatch: ConnectionWatch?
+    /// The sides whose connections `connectionWatch` watches, as the worker's input or output: its external ones.
+    var watchedRoles: (frontend: ConnectionTracker.Role?, backend: ConnectionTracker.Role?) = (nil, nil)
 
     /// Creates a forwarder description.
     public init(
@@ -71,7 +75,9 @@ public struct Forwarder: Sendable {
 
     /// Binds and connects, then runs the proxy until `TERMINATE` arrives (blocking; call on its own thread).
     ///
-    /// - Parameter ready: called once the sockets are attached, with the endpoints bound on each side.
+    /// - Parameter ready: called once the sockets are attached, with each side's endpoints: those bound (with the
+    ///   ports chosen for `:*`), and those connected to as `connect:ADDRESS` (until session 73 left out: a worker
+    ///   with several lanes that connects to an input proxy did not say so in its `listening` record).
     public func run(context: ZMQContext, ready: (_ frontend: [String], _ backend: [String]) -> Void) throws {
         let xsub = try ZMQSocket(context, .xsub)
         let xpub = try ZMQSocket(context, .xpub)
@@ -92,9 +98,17 @@ public struct Forwarder: Sendable {
             return SubscriberVetting(authenticator: authenticator)
         }
         try control.bind(controlEndpoint)
-        let boundFrontend = try frontend.compactMap { endpoint throws(ZMQError) in try xsub.attach(endpoint) }
-        let boundBackend = try backend.compactMap { endpoint throws(ZMQError) in try xpub.attach(endpoint) }
-        ready(boundFrontend, boundBackend)
+        if let connectionWatch {
+            if let role = watchedRoles.frontend { try connectionWatch.watch(xsub, role: role) }
+            if let role = watchedRoles.backend { try connectionWatch.watch(xpub, role: role) }
+        }
+        let attachedFrontend = try frontend.map { endpoint throws(ZMQError) in
+            try xsub.attach(endpoint) ?? "connect:\(endpoint.address)"
+        }
+        let attachedBackend = try backend.map { endpoint throws(ZMQError) in
+            try xpub.attach(endpoint) ?? "connect:\(endpoint.address)"
+        }
+        ready(attachedFrontend, attachedBackend)
         guard frontendAuthenticator != nil || subscribers != nil else {
             try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
             return

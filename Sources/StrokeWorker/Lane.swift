@@ -33,6 +33,8 @@ struct Lane: Sendable {
     /// client keys only: after a reload revokes keys, the lane cuts the connections made with them
     /// (`ConnectionVetting`).
     let authenticator: ClientAuthenticator?
+    /// Where the connection events of the lane's sockets go, when they are the worker's own (`recordsEndpoints`).
+    let connectionWatch: ConnectionWatch?
     /// Where the lane hands over its checkpoints (`WorkerConfiguration.checkpointIntervalSeconds`), if it does.
     let checkpointer: Checkpointer?
     /// Sessions of this lane's buckets kept in the state file, restored before the lane reads its first message
@@ -53,6 +55,7 @@ struct Lane: Sendable {
     func run() throws {
         let input = try ZMQSocket(context, .sub)
         try configureInput(input)
+        try connectionWatch?.watch(input, role: .input)
         // The lane's own copy of the libraries: lanes and helper threads share no reference count.
         var generation = -1
         let registry = libraries.refresh(&generation)!
@@ -61,7 +64,7 @@ struct Lane: Sendable {
             let publisher = Publisher(
                 name: "publish-\(index)", pipe: pipe, context: context, configuration: configuration, metrics: metrics,
                 logger: logger, outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil,
-                libraries: libraries, authenticator: authenticator)
+                libraries: libraries, authenticator: authenticator, connectionWatch: connectionWatch)
             try publisher.start()
             defer { publisher.finish() }
             try attachInputs(input)
@@ -71,6 +74,7 @@ struct Lane: Sendable {
         } else {
             let output = try ZMQSocket(context, .xpub)
             try Publisher.configure(output, configuration, external: recordsEndpoints)
+            try connectionWatch?.watch(output, role: .output)
             let subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
             for endpoint in outputs { try attach(output, endpoint, role: "output") }
             try attachInputs(input)

@@ -25,6 +25,8 @@ final class Publisher: Sendable {
     /// The handler of the output's CURVE handshakes, when it admits listed client keys only: the thread then cuts
     /// the consumers whose key a reload revokes (`SubscriberVetting`).
     let authenticator: ClientAuthenticator?
+    /// Where the connection events of the thread's socket go, when its endpoints are the worker's own.
+    let connectionWatch: ConnectionWatch?
 
     /// Signalled by the thread once its socket is attached (or failed), and when it has finished.
     private let started = DispatchSemaphore(value: 0)
@@ -34,8 +36,9 @@ final class Publisher: Sendable {
     init(
         name: String, pipe: EventPipe, context: ZMQContext, configuration: WorkerConfiguration, metrics: WorkerMetrics,
         logger: Logger, outputs: [WorkerConfiguration.Endpoint], recordEndpointsIn: WorkerControl?,
-        libraries: LibrarySource, authenticator: ClientAuthenticator?
+        libraries: LibrarySource, authenticator: ClientAuthenticator?, connectionWatch: ConnectionWatch?
     ) {
+        self.connectionWatch = connectionWatch
         self.libraries = libraries
         self.authenticator = authenticator
         self.name = name
@@ -94,6 +97,7 @@ final class Publisher: Sendable {
         do {
             output = try ZMQSocket(context, .xpub)
             try Self.configure(output, configuration, external: recordEndpointsIn != nil)
+            try connectionWatch?.watch(output, role: .output)
             subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
             for endpoint in outputs {
                 let bound = try output.attach(endpoint)

@@ -27,6 +27,8 @@ public final class Worker: Sendable {
     let authenticator: ClientAuthenticator?
     /// The writer of checkpoints to the state file, when there is one and checkpoints are on.
     let checkpointer: Checkpointer?
+    /// The watch of the input and output sockets' connections: counts and logs them.
+    let connections: ConnectionWatch
 
     /// Creates a worker; libraries are compiled here.
     ///
@@ -52,6 +54,9 @@ public final class Worker: Sendable {
                 path: configuration.stateFile!, shard: configuration.stateFileShard, lanes: configuration.lanes,
                 logger: self.logger, metrics: metrics)
             : nil
+        connections = ConnectionWatch(
+            context: self.context, addressPrefix: "inproc://stroke-worker-\(identifier)-monitor", logger: self.logger,
+            metrics: metrics)
     }
 
     /// The endpoints actually bound or connected, as `input:…` and `output:…`, inputs first (available once
@@ -107,6 +112,8 @@ public final class Worker: Sendable {
                         frontendAuthenticator: authenticator)
                     input.frontendKeepaliveSeconds = configuration.tcpKeepaliveSeconds
                     input.frontendHeartbeatMilliseconds = configuration.heartbeatMilliseconds
+                    input.connectionWatch = connections
+                    input.watchedRoles = (frontend: .input, backend: nil)
                     // With `--slow-consumers wait` the proxy blocks on a full consumer (it has no send timeout)
                     // until the consumer takes events or is disconnected: the lanes meanwhile wait for it, and drop
                     // and count, as a single lane does.
@@ -118,6 +125,8 @@ public final class Worker: Sendable {
                         backendAuthenticator: authenticator)
                     output.backendTimeoutMilliseconds = configuration.consumerTimeoutMilliseconds
                     output.backendKeepaliveSeconds = configuration.tcpKeepaliveSeconds
+                    output.connectionWatch = connections
+                    output.watchedRoles = (frontend: nil, backend: .output)
                     for (name, forwarder) in [("input", input), ("output", output)] {
                         group.addTask { [context, control] in
                             try await ThreadRunner.run(name: "forward-\(name)") {
@@ -130,6 +139,12 @@ public final class Worker: Sendable {
                                 }
                             }
                         }
+                    }
+                }
+                // Before any socket binds or connects: it reads their connection events until they close.
+                group.addTask { [control, connections] in
+                    try await ThreadRunner.run(name: "connections") {
+                        connections.run(stopped: { control.lanesDone.load(ordering: .acquiring) })
                     }
                 }
                 if let checkpointer {
@@ -255,7 +270,8 @@ public final class Worker: Sendable {
                     ? configuration.outputs
                     : [.init(bind: false, address: "inproc://stroke-worker-\(identifier)-output")],
                 prefixes: shares[index], publishesStats: index == 0, recordsEndpoints: count == 1,
-                authenticator: count == 1 ? authenticator : nil, checkpointer: checkpointer)
+                authenticator: count == 1 ? authenticator : nil, connectionWatch: count == 1 ? connections : nil,
+                checkpointer: checkpointer)
             lane.restored = SessionHandoff(restored[index])
             return lane
         }

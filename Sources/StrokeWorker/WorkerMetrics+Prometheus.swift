@@ -122,6 +122,30 @@ extension WorkerMetrics {
                 + "\(LogOutput.patienceMilliseconds) ms "
                 + "(the process's, not only this worker's).", type: "counter", key: "logLinesLost"),
         Family(
+            name: "stroke_worker_input_connections",
+            help: "Connections open on the input endpoints: producers or proxies, or the worker's own to proxies.",
+            type: "gauge", key: "inputConnections"),
+        Family(
+            name: "stroke_worker_output_connections",
+            help: "Connections open on the output endpoints: consumers or proxies, or the worker's own to proxies.",
+            type: "gauge", key: "outputConnections"),
+        Family(
+            name: "stroke_worker_connect_retries_total",
+            help: "Failed attempts to connect to an endpoint the worker connects to (connect:).", type: "counter",
+            key: "connectRetries"),
+        Family(
+            name: "stroke_worker_disconnections_total",
+            help: "Connections of the input and output endpoints that ended.", type: "counter",
+            key: "disconnections"),
+        Family(
+            name: "stroke_worker_handshakes_failed_total",
+            help: "Handshakes that failed on the input and output endpoints (not ZMTP, a CURVE key that does not fit, "
+                + "a refused key).", type: "counter", key: "handshakesFailed"),
+        Family(
+            name: "stroke_worker_accept_failures_total",
+            help: "Connections the bound endpoints could not take (accept failed: out of files, most often).",
+            type: "counter", key: "acceptFailures"),
+        Family(
             name: "process_open_fds",
             help: "Files the process has open: each producer's and consumer's connection takes one.", type: "gauge",
             key: "openFiles"),

@@ -71,6 +71,20 @@ public final class WorkerMetrics: Sendable {
     /// (part of `laneBusyMicroseconds`): a large share of the busy time says that recognition, not the lanes' own
     /// work, bounds the worker, and that more cores are what it needs.
     public let helperWaitMicroseconds = Atomic<Int>(0)
+    /// Connections open now on the worker's input endpoints: producers (or proxies) connected to its bound ones,
+    /// and its own to the endpoints it connects to (`ConnectionWatch`).
+    public let inputConnections = Atomic<Int>(0)
+    /// Connections open now on the worker's output endpoints: consumers, or its own to proxies.
+    public let outputConnections = Atomic<Int>(0)
+    /// Failed attempts to connect to an endpoint the worker connects to (`connect:`), each retry counted.
+    public let connectRetries = Atomic<Int>(0)
+    /// Connections of the input and output endpoints that ended, whichever side ended them.
+    public let disconnections = Atomic<Int>(0)
+    /// Handshakes that failed on the input and output endpoints: a peer that is not ZMTP, a CURVE key that does
+    /// not fit, or a key refused (counted in `handshakesRefused` too when this worker refused it).
+    public let handshakesFailed = Atomic<Int>(0)
+    /// Connections the bound input and output endpoints could not take (`accept` failed: out of files, most often).
+    public let acceptFailures = Atomic<Int>(0)
     /// The worker's lanes (`--lanes`).
     public let lanes = Atomic<Int>(0)
     private let errors = Mutex<[String: Int]>([:])
@@ -155,6 +169,12 @@ public final class WorkerMetrics: Sendable {
             "helperWaits": helperWaits.load(ordering: .relaxed),
             "helperWaitMicroseconds": helperWaitMicroseconds.load(ordering: .relaxed),
             "lanes": lanes.load(ordering: .relaxed),
+            "inputConnections": inputConnections.load(ordering: .relaxed),
+            "outputConnections": outputConnections.load(ordering: .relaxed),
+            "connectRetries": connectRetries.load(ordering: .relaxed),
+            "disconnections": disconnections.load(ordering: .relaxed),
+            "handshakesFailed": handshakesFailed.load(ordering: .relaxed),
+            "acceptFailures": acceptFailures.load(ordering: .relaxed),
             "logLinesLost": LogOutput.linesLost,
             "openFiles": OpenFileLimit.openCount() ?? 0,
             "openFilesLimit": min(OpenFileLimit.current ?? 0, Int(Int32.max)),

@@ -1,0 +1,162 @@
+import ZeroMQ
+
+/// What the worker makes of its sockets' connection events: how many connections each side holds, what went wrong
+/// how often, and the log records an operator needs, as a state machine fed one event at a time by
+/// `ConnectionWatch`'s thread (so that its rules are tested without sockets).
+///
+/// Endpoints the worker connects to (`connect:`) are told from bound ones by their events (only they are connected,
+/// delayed or retried). For those, an outage is logged when it starts (the first failed attempt, or a connection
+/// lost), reminded every `reminder` while it lasts, and its end logged with its length and attempts. Bound endpoints
+/// log only failures to accept a connection (out of files, most often), at most once per `reminder`: peers come
+/// and go there in numbers, and a probe that opens and closes a TCP connection fails a handshake each time.
+struct ConnectionTracker {
+    /// A side of the worker, as the logs and metrics name it.
+    enum Role: String, Sendable, CaseIterable {
+        case input, output
+    }
+
+    /// A log record the event calls for.
+    struct Record: Equatable {
+        var level: Logger.Level
+        var message: String
+        var metadata: [String: String]
+    }
+
+    /// Counts, by role where it matters: what the metrics show.
+    struct Counts: Equatable {
+        /// Connections open now (accepted or made, and not ended).
+        var connections: [Role: Int] = [:]
+        /// Failed attempts to connect to an endpoint (each retry).
+        var connectRetries = 0
+        /// Connections that ended, whoever ended them.
+        var disconnections = 0
+        /// Handshakes that failed (a peer that is not ZMTP, a CURVE key that does not fit, a refused key).
+        var handshakesFailed = 0
+        /// Connections a bound endpoint could not take (`accept` failed: out of files, most often).
+        var acceptFailures = 0
+    }
+
+    /// An endpoint the worker connects to: connected (its handshake done), or not, since when and after how many
+    /// attempts.
+    private enum Link {
+        case up
+        case down(Outage)
+    }
+
+    /// An outage of an endpoint the worker connects to.
+    private struct Outage {
+        var since: ContinuousClock.Instant
+        var attempts = 0
+        /// When it was last logged.
+        var logged: ContinuousClock.Instant
+        /// Whether the endpoint had been connected before (a connection lost, not a first connection).
+        var lost: Bool
+    }
+
+    /// How often a lasting outage, and repeated failures (handshakes, accepts), are logged again.
+    let reminder: Duration
+    private(set) var counts = Counts()
+    /// Endpoints the worker connects to, by role and address.
+    private var links: [String: Link] = [:]
+    /// Failures logged at most once per `reminder`, by kind, role and endpoint: when last logged, and how many
+    /// were not logged since.
+    private var quieted: [String: (at: ContinuousClock.Instant, since: Int)] = [:]
+
+    /// Creates a tracker that logs a lasting outage again every `reminder`. Default: 60 s.
+    init(reminder: Duration = .seconds(60)) {
+        self.reminder = reminder
+    }
+
+    // MARK: - Transitions
+
+    /// Takes one event of a `role` socket, at `now`; returns the record to log, if any.
+    mutating func handle(_ event: ZMQSocketMonitor.Event, role: Role, at now: ContinuousClock.Instant) -> Record? {
+        let key = "\(role.rawValue) \(event.endpoint)"
+        var fields = ["endpoint": event.endpoint]
+        switch event.kind {
+        case .connectDelayed:
+            if links[key] == nil { links[key] = .down(Outage(since: now, logged: now, lost: false)) }
+        case .connected, .accepted:
+            counts.connections[role, default: 0] += 1
+            if event.kind == .connected, links[key] == nil {
+                links[key] = .down(Outage(since: now, logged: now, lost: false))
+            }
+        case .connectRetried:
+            counts.connectRetries += 1
+            var outage = Outage(since: now, logged: now, lost: false)
+            if case .down(let current) = links[key] { outage = current }
+            outage.attempts += 1
+            defer { links[key] = .down(outage) }
+            if outage.attempts == 1, !outage.lost {
+                fields["retryMilliseconds"] = "\(event.value)"
+                return Record(level: .warning, message: "\(role) cannot connect yet; trying again", metadata: fields)
+            }
+            guard now - outage.logged >= reminder else { return nil }
+            outage.logged = now
+            fields["seconds"] = (now - outage.since).secondsText
+            fields["attempts"] = "\(outage.attempts)"
+            return Record(level: .warning, message: "\(role) still not connected", metadata: fields)
+        case .handshakeSucceeded:
+            guard case .down(let outage) = links[key] else { return nil }
+            links[key] = .up
+            if outage.attempts > 0 || outage.lost {
+                fields["afterSeconds"] = (now - outage.since).secondsText
+                fields["attempts"] = "\(outage.attempts)"
+            }
+            return Record(level: .info, message: "\(role) connected", metadata: fields)
+        case .disconnected:
+            counts.disconnections += 1
+            counts.connections[role] = max(0, counts.connections[role, default: 0] - 1)
+            guard case .up = links[key] else { return nil }
+            links[key] = .down(Outage(since: now, logged: now, lost: true))
+            return Record(level: .warning, message: "\(role) connection lost; connecting again", metadata: fields)
+        case let kind where kind.isHandshakeFailure:
+            counts.handshakesFailed += 1
+            guard links[key] != nil, let unlogged = quiet("handshake \(key)", at: now) else { return nil }
+            fields["reason"] = Self.reason(event)
+            if unlogged > 0 { fields["failuresNotLogged"] = "\(unlogged)" }
+            return Record(level: .warning, message: "\(role) handshake failed", metadata: fields)
+        case .acceptFailed:
+            counts.acceptFailures += 1
+            guard let unlogged = quiet("accept \(key)", at: now) else { return nil }
+            fields["error"] = ZMQError(Int32(bitPattern: event.value), "accept").message
+            if unlogged > 0 { fields["failuresNotLogged"] = "\(unlogged)" }
+            return Record(level: .warning, message: "\(role) could not accept a connection", metadata: fields)
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Whether a failure of kind `key` is logged now: `nil` when one was within `reminder` (it is counted),
+    /// else how many were not logged since the last.
+    private mutating func quiet(_ key: String, at now: ContinuousClock.Instant) -> Int? {
+        if let last = quieted[key], now - last.at < reminder {
+            quieted[key] = (last.at, last.since + 1)
+            return nil
+        }
+        let unlogged = quieted[key]?.since ?? 0
+        quieted[key] = (now, 0)
+        return unlogged
+    }
+
+    /// Why a handshake failed, in words.
+    static func reason(_ event: ZMQSocketMonitor.Event) -> String {
+        switch event.kind {
+        case .handshakeFailedAuthentication:
+            return "the peer refused this side's key (ZAP status \(event.value))"
+        case .handshakeFailedProtocol:
+            return "protocol error \(event.value) (a peer that is not ZMTP, or a CURVE key that does not fit)"
+        default:
+            return ZMQError(Int32(bitPattern: event.value), "handshake").message
+        }
+    }
+}
+
+extension Duration {
+    /// Whole and tenth seconds, as log fields show them (`12.3`).
+    var secondsText: String {
+        let tenths = Int((self / .milliseconds(100)).rounded(.down))
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

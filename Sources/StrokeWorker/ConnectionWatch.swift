@@ -1,0 +1,112 @@
+import Synchronization
+import ZeroMQ
+
+/// Watches the connections of the worker's own input and output sockets on a thread of its own: libzmq's socket
+/// monitor tells it every connection made, lost, refused or not taken, and `ConnectionTracker` turns that into the
+/// metrics' connection counts and log records (an endpoint the worker connects to that does not answer, or whose
+/// connection was lost, is logged at once and every minute while it lasts).
+///
+/// A socket's owner calls `watch(_:role:)` on its own thread before the socket binds or connects; `run(stopped:)`
+/// reads the events until `stopped` and every watched socket has closed: a monitor's reader must outlive its
+/// socket's events (`ZMQSocketMonitor`), so the readers close only after their sockets said they stopped, or with
+/// this object, which the worker keeps until its sockets are closed.
+final class ConnectionWatch: Sendable {
+    /// A reader and what it watches, handed from the socket's thread to the watch's.
+    ///
+    /// `@unchecked Sendable` for that handover only: libzmq lets a socket move to another thread through a full
+    /// memory barrier (zmq(7)), which `arrivals`' lock is, and the thread that made the reader keeps no reference
+    /// to it. One thread uses it at a time.
+    struct Watched: @unchecked Sendable {
+        let monitor: ZMQSocketMonitor
+        let role: ConnectionTracker.Role
+    }
+
+    /// The events read: every one the tracker uses.
+    static let events: [ZMQSocketMonitor.Event.Kind] = [
+        .connected, .connectDelayed, .connectRetried, .accepted, .acceptFailed, .disconnected,
+        .handshakeSucceeded, .handshakeFailedNoDetail, .handshakeFailedProtocol, .handshakeFailedAuthentication,
+    ]
+
+    /// How long a poll of the readers waits before the thread looks for new ones and for `stopped`.
+    static let pollMilliseconds = 100
+
+    private let context: ZMQContext
+    private let logger: Logger
+    private let metrics: WorkerMetrics
+    /// The start of the readers' inproc addresses, unique to the worker.
+    private let addressPrefix: String
+    private let serial = Atomic<Int>(0)
+    /// Readers made on the sockets' threads that the watch's thread has not taken yet.
+    private let arrivals = Mutex<[Watched]>([])
+    private let reminder: Duration
+
+    /// Creates a watch whose readers' addresses start with `addressPrefix` (unique in `context`); a lasting outage
+    /// is logged again every `reminder` (default: 60 s).
+    init(
+        context: ZMQContext, addressPrefix: String, logger: Logger, metrics: WorkerMetrics,
+        reminder: Duration = .seconds(60)
+    ) {
+        self.context = context
+        self.addressPrefix = addressPrefix
+        self.logger = logger
+        self.metrics = metrics
+        self.reminder = reminder
+    }
+
+    /// Makes `socket`'s connection events reach the watch: call on the socket's thread, before it binds or connects.
+    func watch(_ socket: ZMQSocket, role: ConnectionTracker.Role) throws {
+        let address = "\(addressPrefix)-\(serial.add(1, ordering: .relaxed).newValue)"
+        let entry = Watched(monitor: try ZMQSocketMonitor(context, address: address), role: role)
+        try socket.startMonitor(address, events: ZMQSocketMonitor.mask(Self.events))
+        arrivals.withLock { $0.append(entry) }
+    }
+
+    /// Reads and handles events until `stopped()` returns true and every socket watched so far has stopped its
+    /// events (on its thread, as it closed). Blocking: run it on a thread of its own.
+    func run(stopped: () -> Bool) {
+        var watched: [Watched] = []
+        var tracker = ConnectionTracker(reminder: reminder)
+        let clock = ContinuousClock()
+        while true {
+            var arrived: [Watched] = []
+            arrivals.withLock { swap(&$0, &arrived) }
+            watched += arrived
+            if watched.isEmpty, stopped() { return }
+            var poller = ZMQPoller(readable: watched.map(\.monitor.socket))
+            do {
+                guard try poller.poll(timeoutMilliseconds: Self.pollMilliseconds) > 0 else { continue }
+                var ended = Set<Int>()
+                for (index, entry) in watched.enumerated() where poller.isReadable(index) {
+                    while let event = try entry.monitor.receive() {
+                        if event.kind == .monitorStopped {
+                            ended.insert(index)
+                            break
+                        }
+                        if let record = tracker.handle(event, role: entry.role, at: clock.now) {
+                            logger.log(record.level, record.message, record.metadata)
+                        }
+                    }
+                }
+                publish(tracker.counts)
+                watched = watched.enumerated().filter { !ended.contains($0.offset) }.map(\.element)
+            } catch  where error.code == .terminated {
+                return
+            } catch {
+                // The readers stay open with this object, for their sockets may still send events.
+                logger.error("reading connection events failed; they are no longer watched: \(error)")
+                arrivals.withLock { $0.append(contentsOf: watched) }
+                return
+            }
+        }
+    }
+
+    /// Hands the tracker's counts to the metrics (this thread is their only writer).
+    private func publish(_ counts: ConnectionTracker.Counts) {
+        metrics.inputConnections.store(counts.connections[.input] ?? 0, ordering: .relaxed)
+        metrics.outputConnections.store(counts.connections[.output] ?? 0, ordering: .relaxed)
+        metrics.connectRetries.store(counts.connectRetries, ordering: .relaxed)
+        metrics.disconnections.store(counts.disconnections, ordering: .relaxed)
+        metrics.handshakesFailed.store(counts.handshakesFailed, ordering: .relaxed)
+        metrics.acceptFailures.store(counts.acceptFailures, ordering: .relaxed)
+    }
+}

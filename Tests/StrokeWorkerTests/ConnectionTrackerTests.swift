@@ -1,0 +1,120 @@
+import Testing
+import ZeroMQ
+
+@testable import StrokeWorker
+
+@Suite("ConnectionTracker: connection events to counts and log records")
+struct ConnectionTrackerTests {
+    typealias Event = ZMQSocketMonitor.Event
+
+    static let proxy = "tcp://proxy:5555"
+    static let bound = "tcp://0.0.0.0:5556"
+    let start = ContinuousClock.now
+
+    /// Feeds `kind` events for `endpoint` at `seconds` after `start`; returns the record.
+    func feed(
+        _ tracker: inout ConnectionTracker, _ kind: Event.Kind, _ endpoint: String = proxy, value: UInt32 = 0,
+        role: ConnectionTracker.Role = .input, at seconds: Double
+    ) -> ConnectionTracker.Record? {
+        tracker.handle(
+            Event(kind: kind, value: value, endpoint: endpoint), role: role, at: start + .milliseconds(seconds * 1000))
+    }
+
+    @Test("an endpoint that does not answer: warned at the first failure, reminded each minute, its end logged")
+    func outage() {
+        var tracker = ConnectionTracker()
+        #expect(feed(&tracker, .connectDelayed, at: 0) == nil)
+        let first = feed(&tracker, .connectRetried, value: 100, at: 0.1)
+        #expect(first?.level == .warning)
+        #expect(first?.message == "input cannot connect yet; trying again")
+        #expect(first?.metadata == ["endpoint": Self.proxy, "retryMilliseconds": "100"])
+        for attempt in 2...599 {
+            #expect(feed(&tracker, .connectRetried, at: 0.1 * Double(attempt)) == nil, "attempt \(attempt)")
+        }
+        let reminder = feed(&tracker, .connectRetried, at: 60.1)
+        #expect(reminder?.message == "input still not connected")
+        #expect(reminder?.metadata == ["endpoint": Self.proxy, "seconds": "60.1", "attempts": "600"])
+        #expect(feed(&tracker, .connectRetried, at: 61) == nil, "the next reminder a minute later")
+        #expect(feed(&tracker, .connected, at: 62) == nil, "connected is logged after the handshake")
+        let up = feed(&tracker, .handshakeSucceeded, at: 62.5)
+        #expect(up?.level == .info)
+        #expect(up?.message == "input connected")
+        #expect(up?.metadata == ["endpoint": Self.proxy, "afterSeconds": "62.5", "attempts": "601"])
+        #expect(tracker.counts.connectRetries == 601)
+        #expect(tracker.counts.connections == [.input: 1])
+    }
+
+    @Test("a first connection that works at once is logged without an outage's fields")
+    func firstConnection() {
+        var tracker = ConnectionTracker()
+        #expect(feed(&tracker, .connected, role: .output, at: 0) == nil)
+        let up = feed(&tracker, .handshakeSucceeded, role: .output, at: 0.01)
+        #expect(up?.message == "output connected")
+        #expect(up?.metadata == ["endpoint": Self.proxy])
+        #expect(tracker.counts.connections == [.output: 1])
+    }
+
+    @Test("a connection lost is warned once; reconnected, logged with its length")
+    func lost() {
+        var tracker = ConnectionTracker()
+        _ = feed(&tracker, .connected, at: 0)
+        _ = feed(&tracker, .handshakeSucceeded, at: 0)
+        let down = feed(&tracker, .disconnected, at: 10)
+        #expect(down?.level == .warning)
+        #expect(down?.message == "input connection lost; connecting again")
+        #expect(feed(&tracker, .connectRetried, at: 10.2) == nil, "the loss was warned already")
+        #expect(feed(&tracker, .connected, at: 13) == nil)
+        let up = feed(&tracker, .handshakeSucceeded, at: 13)
+        #expect(up?.metadata == ["endpoint": Self.proxy, "afterSeconds": "3.0", "attempts": "1"])
+        #expect(tracker.counts.disconnections == 1)
+        #expect(tracker.counts.connections == [.input: 1])
+    }
+
+    @Test("peers of a bound endpoint are counted, not logged, and the count never goes below 0")
+    func boundPeers() {
+        var tracker = ConnectionTracker()
+        for index in 0..<3 { #expect(feed(&tracker, .accepted, Self.bound, at: Double(index)) == nil) }
+        #expect(feed(&tracker, .handshakeSucceeded, Self.bound, at: 3) == nil)
+        #expect(feed(&tracker, .handshakeFailedProtocol, Self.bound, at: 3) == nil, "a probe: counted only")
+        #expect(tracker.counts.connections == [.input: 3])
+        for index in 0..<4 { #expect(feed(&tracker, .disconnected, Self.bound, at: 4 + Double(index)) == nil) }
+        #expect(tracker.counts.connections == [.input: 0])
+        #expect(tracker.counts.disconnections == 4)
+        #expect(tracker.counts.handshakesFailed == 1)
+    }
+
+    @Test("failed handshakes with a proxy: warned with the reason, then once a minute with what was not logged")
+    func handshakeFailures() {
+        var tracker = ConnectionTracker()
+        _ = feed(&tracker, .connected, at: 0)
+        let refused = feed(&tracker, .handshakeFailedAuthentication, value: 400, at: 0.1)
+        #expect(refused?.message == "input handshake failed")
+        #expect(refused?.metadata["reason"] == "the peer refused this side's key (ZAP status 400)")
+        for step in 1...9 {
+            #expect(feed(&tracker, .handshakeFailedAuthentication, value: 400, at: 0.1 + Double(step)) == nil)
+        }
+        let again = feed(&tracker, .handshakeFailedProtocol, value: 0x1000_0000, at: 61)
+        #expect(again?.metadata["failuresNotLogged"] == "9")
+        #expect(again?.metadata["reason"]?.hasPrefix("protocol error") == true)
+        #expect(tracker.counts.handshakesFailed == 11)
+    }
+
+    @Test("failures to accept: warned with the system's error, then at most once a minute per endpoint")
+    func acceptFailures() {
+        var tracker = ConnectionTracker()
+        let first = feed(&tracker, .acceptFailed, Self.bound, value: 24, at: 0)
+        #expect(first?.message == "input could not accept a connection")
+        #expect(first?.metadata == ["endpoint": Self.bound, "error": "Too many open files"])
+        #expect(feed(&tracker, .acceptFailed, Self.bound, value: 24, at: 1) == nil)
+        #expect(feed(&tracker, .acceptFailed, Self.bound, value: 24, role: .output, at: 1) != nil, "another role")
+        let later = feed(&tracker, .acceptFailed, Self.bound, value: 24, at: 60)
+        #expect(later?.metadata["failuresNotLogged"] == "1")
+        #expect(tracker.counts.acceptFailures == 4)
+    }
+
+    @Test("seconds are shown with a tenth")
+    func secondsText() {
+        #expect(Duration.milliseconds(62_549).secondsText == "62.5")
+        #expect(Duration.zero.secondsText == "0.0")
+    }
+}

@@ -1,0 +1,108 @@
+"""The worker says what becomes of its connections (session 73).
+
+Before session 73 a worker told to connect to an endpoint where nothing answered (a proxy not started yet, a typo in
+its name, a firewall) logged nothing and showed nothing: it said `listening` and waited in silence, and a connection
+lost later went as unnoticed. Now the first failed attempt is a warning, a lasting outage is logged again every
+minute, the connection and its loss are logged, and `/metrics` counts the connections open on each side and the
+failed attempts.
+"""
+
+import re
+import select
+import socket
+import time
+import urllib.request
+
+import zmq
+
+from conftest import RunningWorker
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_log(worker: RunningWorker, text: str, timeout: float = 10, since: int = None) -> str:
+    """The first line of the worker's log that contains `text`, from line `since` on (default: from now on)."""
+    for line in worker.log[len(worker.log) if since is None else since:]:
+        if text in line:
+            return line
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([worker.process.stderr], [], [], 0.1)
+        if ready:
+            line = worker.process.stderr.readline()
+            worker.log.append(line)
+            if text in line:
+                return line
+    raise AssertionError("no %r in the worker's log: %s" % (text, "".join(worker.log)))
+
+
+def metrics(worker: RunningWorker) -> dict:
+    """The worker's `/metrics` samples by name, labels left out."""
+    address = re.search(r"metrics:(\S+)", "".join(worker.log)).group(1)
+    text = urllib.request.urlopen("http://%s/metrics" % address, timeout=5).read().decode()
+    samples = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.split(" ")
+            samples[name.split("{")[0]] = float(value)
+    return samples
+
+
+def wait_for_metric(worker: RunningWorker, name: str, value: float, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while metrics(worker)[name] != value:
+        assert time.monotonic() < deadline, "%s stayed %s, not %s" % (name, metrics(worker)[name], value)
+        time.sleep(0.05)
+
+
+def test_an_input_that_does_not_answer_is_logged_counted_and_its_connection_too():
+    port = free_port()
+    endpoint = "tcp://127.0.0.1:%d" % port
+    worker = RunningWorker("--input", "connect:" + endpoint, "--metrics", "127.0.0.1:0")
+    context = zmq.Context()
+    try:
+        warning = wait_for_log(worker, "input cannot connect yet", since=0)
+        assert "endpoint=" + endpoint in warning
+        assert metrics(worker)["stroke_worker_connect_retries_total"] >= 1
+        assert metrics(worker)["stroke_worker_input_connections"] == 0
+
+        # A producer that binds where the worker connects: the worker says it connected, after how long.
+        producer = context.socket(zmq.XPUB)
+        producer.linger = 0
+        producer.bind(endpoint)
+        connected = wait_for_log(worker, "input connected")
+        assert "endpoint=" + endpoint in connected and "attempts=" in connected
+        wait_for_metric(worker, "stroke_worker_input_connections", 1)
+
+        consumer = context.socket(zmq.SUB)
+        consumer.linger = 0
+        consumer.connect(worker.output)
+        wait_for_metric(worker, "stroke_worker_output_connections", 1)
+
+        # The producer goes away: the loss is logged and the count falls.
+        producer.close()
+        assert "endpoint=" + endpoint in wait_for_log(worker, "input connection lost")
+        wait_for_metric(worker, "stroke_worker_input_connections", 0)
+        consumer.close()
+        wait_for_metric(worker, "stroke_worker_output_connections", 0)
+        assert metrics(worker)["stroke_worker_disconnections_total"] >= 2
+    finally:
+        context.term()
+        assert worker.stop() == 0
+
+
+def test_several_lanes_name_and_watch_the_endpoints_they_connect_to():
+    endpoint = "tcp://127.0.0.1:%d" % free_port()
+    # The second --lanes wins over the fixture's one.
+    worker = RunningWorker("--input", "connect:" + endpoint, "--lanes", "2")
+    try:
+        listening = next(line for line in worker.log if "listening" in line)
+        # Before session 73 the input forwarder left its connect endpoints out of the `listening` record.
+        assert "input:connect:" + endpoint in listening
+        assert "endpoint=" + endpoint in wait_for_log(worker, "input cannot connect yet", since=0)
+    finally:
+        assert worker.stop() == 0
