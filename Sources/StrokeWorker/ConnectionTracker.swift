@@ -67,7 +67,23 @@ struct ConnectionTracker {
         self.reminder = reminder
     }
 
+    /// Endpoints the worker connects to that have no working connection now (none made yet, or lost), as
+    /// `role endpoint`, sorted: what `/readyz` waits for.
+    var unconnected: [String] {
+        links.compactMap { key, link in
+            if case .down = link { return key }
+            return nil
+        }.sorted()
+    }
+
     // MARK: - Transitions
+
+    /// Notes that the worker connects to `endpoint` as `role`, before any of its events: it counts as not
+    /// connected until its first handshake.
+    mutating func expect(_ endpoint: String, role: Role, at now: ContinuousClock.Instant) {
+        let key = "\(role.rawValue) \(endpoint)"
+        if links[key] == nil { links[key] = .down(Outage(since: now, logged: now, lost: false)) }
+    }
 
     /// Takes one event of a `role` socket, at `now`; returns the record to log, if any.
     mutating func handle(_ event: ZMQSocketMonitor.Event, role: Role, at now: ContinuousClock.Instant) -> Record? {

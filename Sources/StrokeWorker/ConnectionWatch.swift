@@ -19,6 +19,20 @@ final class ConnectionWatch: Sendable {
     struct Watched: @unchecked Sendable {
         let monitor: ZMQSocketMonitor
         let role: ConnectionTracker.Role
+        /// The addresses the socket connects to (not inproc ones, which have no connection events).
+        let connecting: [String]
+
+        /// `connecting` as `ConnectionTracker.unconnected` names them.
+        var expected: [String] { connecting.map { "\(role.rawValue) \($0)" } }
+    }
+
+    /// What the sockets' threads and the watch's share.
+    struct Shared {
+        /// Readers made on the sockets' threads that the watch's thread has not taken yet.
+        var arrivals: [Watched] = []
+        /// Endpoints connected to that have no working connection now (`ConnectionTracker.unconnected`), those of
+        /// `arrivals` included.
+        var unconnected: [String] = []
     }
 
     /// The events read: every one the tracker uses.
@@ -36,8 +50,7 @@ final class ConnectionWatch: Sendable {
     /// The start of the readers' inproc addresses, unique to the worker.
     private let addressPrefix: String
     private let serial = Atomic<Int>(0)
-    /// Readers made on the sockets' threads that the watch's thread has not taken yet.
-    private let arrivals = Mutex<[Watched]>([])
+    private let shared = Mutex(Shared())
     private let reminder: Duration
 
     /// Creates a watch whose readers' addresses start with `addressPrefix` (unique in `context`); a lasting outage
@@ -53,12 +66,22 @@ final class ConnectionWatch: Sendable {
         self.reminder = reminder
     }
 
-    /// Makes `socket`'s connection events reach the watch: call on the socket's thread, before it binds or connects.
-    func watch(_ socket: ZMQSocket, role: ConnectionTracker.Role) throws {
+    /// Endpoints connected to that have no working connection now, as `role address`, sorted (none made yet, or
+    /// lost): empty when every one the worker connects to has completed its handshake.
+    var unconnected: [String] { shared.withLock { $0.unconnected } }
+
+    /// Makes `socket`'s connection events reach the watch: call on the socket's thread, before it binds or connects
+    /// to `endpoints` (those it connects to count as not connected until their first handshake).
+    func watch(_ socket: ZMQSocket, role: ConnectionTracker.Role, endpoints: [WorkerConfiguration.Endpoint]) throws {
         let address = "\(addressPrefix)-\(serial.add(1, ordering: .relaxed).newValue)"
-        let entry = Watched(monitor: try ZMQSocketMonitor(context, address: address), role: role)
+        let connecting = endpoints.filter { !$0.bind && !$0.address.hasPrefix("inproc://") }.map(\.address)
+        let entry = Watched(
+            monitor: try ZMQSocketMonitor(context, address: address), role: role, connecting: connecting)
         try socket.startMonitor(address, events: ZMQSocketMonitor.mask(Self.events))
-        arrivals.withLock { $0.append(entry) }
+        shared.withLock {
+            $0.arrivals.append(entry)
+            $0.unconnected = ($0.unconnected + entry.expected).sorted()
+        }
     }
 
     /// Reads and handles events until `stopped()` returns true and every socket watched so far has stopped its
@@ -69,7 +92,10 @@ final class ConnectionWatch: Sendable {
         let clock = ContinuousClock()
         while true {
             var arrived: [Watched] = []
-            arrivals.withLock { swap(&$0, &arrived) }
+            shared.withLock { swap(&$0.arrivals, &arrived) }
+            for entry in arrived {
+                for endpoint in entry.connecting { tracker.expect(endpoint, role: entry.role, at: clock.now) }
+            }
             watched += arrived
             if watched.isEmpty, stopped() { return }
             var poller = ZMQPoller(readable: watched.map(\.monitor.socket))
@@ -87,21 +113,25 @@ final class ConnectionWatch: Sendable {
                         }
                     }
                 }
-                publish(tracker.counts)
+                publish(tracker)
                 watched = watched.enumerated().filter { !ended.contains($0.offset) }.map(\.element)
             } catch  where error.code == .terminated {
                 return
             } catch {
                 // The readers stay open with this object, for their sockets may still send events.
                 logger.error("reading connection events failed; they are no longer watched: \(error)")
-                arrivals.withLock { $0.append(contentsOf: watched) }
+                shared.withLock { $0.arrivals.append(contentsOf: watched) }
                 return
             }
         }
     }
 
-    /// Hands the tracker's counts to the metrics (this thread is their only writer).
-    private func publish(_ counts: ConnectionTracker.Counts) {
+    /// Hands the tracker's counts to the metrics (this thread is their only writer), and what it has not connected
+    /// to, with what the sockets' threads have handed over since, to `unconnected`.
+    private func publish(_ tracker: ConnectionTracker) {
+        let unconnected = tracker.unconnected
+        shared.withLock { $0.unconnected = (unconnected + $0.arrivals.flatMap(\.expected)).sorted() }
+        let counts = tracker.counts
         metrics.inputConnections.store(counts.connections[.input] ?? 0, ordering: .relaxed)
         metrics.outputConnections.store(counts.connections[.output] ?? 0, ordering: .relaxed)
         metrics.connectRetries.store(counts.connectRetries, ordering: .relaxed)

@@ -99,8 +99,8 @@ public struct Forwarder: Sendable {
         }
         try control.bind(controlEndpoint)
         if let connectionWatch {
-            if let role = watchedRoles.frontend { try connectionWatch.watch(xsub, role: role) }
-            if let role = watchedRoles.backend { try connectionWatch.watch(xpub, role: role) }
+            if let role = watchedRoles.frontend { try connectionWatch.watch(xsub, role: role, endpoints: frontend) }
+            if let role = watchedRoles.backend { try connectionWatch.watch(xpub, role: role, endpoints: backend) }
         }
         let attachedFrontend = try frontend.map { endpoint throws(ZMQError) in
             try xsub.attach(endpoint) ?? "connect:\(endpoint.address)"

@@ -55,7 +55,7 @@ struct Lane: Sendable {
     func run() throws {
         let input = try ZMQSocket(context, .sub)
         try configureInput(input)
-        try connectionWatch?.watch(input, role: .input)
+        try connectionWatch?.watch(input, role: .input, endpoints: inputs)
         // The lane's own copy of the libraries: lanes and helper threads share no reference count.
         var generation = -1
         let registry = libraries.refresh(&generation)!
@@ -74,7 +74,7 @@ struct Lane: Sendable {
         } else {
             let output = try ZMQSocket(context, .xpub)
             try Publisher.configure(output, configuration, external: recordsEndpoints)
-            try connectionWatch?.watch(output, role: .output)
+            try connectionWatch?.watch(output, role: .output, endpoints: outputs)
             let subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
             for endpoint in outputs { try attach(output, endpoint, role: "output") }
             try attachInputs(input)

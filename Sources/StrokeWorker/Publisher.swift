@@ -97,7 +97,7 @@ final class Publisher: Sendable {
         do {
             output = try ZMQSocket(context, .xpub)
             try Self.configure(output, configuration, external: recordEndpointsIn != nil)
-            try connectionWatch?.watch(output, role: .output)
+            try connectionWatch?.watch(output, role: .output, endpoints: outputs)
             subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
             for endpoint in outputs {
                 let bound = try output.attach(endpoint)

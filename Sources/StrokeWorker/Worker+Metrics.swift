@@ -13,6 +13,10 @@ extension Worker {
 
     // MARK: - Metrics endpoint
 
+    // `/healthz` says the lanes turn (liveness: restart a worker that fails it); `/readyz` says that too and that
+    // every endpoint the worker connects to (its proxies) has a working connection (readiness: a worker that cannot
+    // reach its proxies serves nobody, and a rolling update should wait for it).
+
     /// The answer of the `--metrics` endpoint to `GET path`.
     func httpResponse(_ path: String) -> MetricsServer.Response {
         switch path {
@@ -26,10 +30,22 @@ extension Worker {
                 return MetricsServer.Response(status: "503 Service Unavailable", body: "not receiving\n")
             }
             return MetricsServer.Response(status: "200 OK", body: "ok\n")
+        case "/readyz":
+            guard isLive else {
+                return MetricsServer.Response(status: "503 Service Unavailable", body: "not receiving\n")
+            }
+            let unconnected = connections.unconnected
+            guard unconnected.isEmpty else {
+                return MetricsServer.Response(
+                    status: "503 Service Unavailable",
+                    body: "not connected: \(unconnected.joined(separator: ", "))\n")
+            }
+            return MetricsServer.Response(status: "200 OK", body: "ok\n")
         case "/":
-            return MetricsServer.Response(status: "200 OK", body: "stroke-worker: /metrics, /healthz\n")
+            return MetricsServer.Response(status: "200 OK", body: "stroke-worker: /metrics, /healthz, /readyz\n")
         default:
-            return MetricsServer.Response(status: "404 Not Found", body: "no \(path); try /metrics or /healthz\n")
+            return MetricsServer.Response(
+                status: "404 Not Found", body: "no \(path); try /metrics, /healthz or /readyz\n")
         }
     }
 }

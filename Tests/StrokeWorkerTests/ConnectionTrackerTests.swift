@@ -112,6 +112,27 @@ struct ConnectionTrackerTests {
         #expect(tracker.counts.acceptFailures == 4)
     }
 
+    @Test(
+        "unconnected: endpoints connected to count from before their first event until a handshake, and again once lost"
+    )
+    func unconnected() {
+        var tracker = ConnectionTracker()
+        tracker.expect(Self.proxy, role: .input, at: start)
+        tracker.expect(Self.proxy, role: .output, at: start)
+        #expect(tracker.unconnected == ["input \(Self.proxy)", "output \(Self.proxy)"])
+        _ = feed(&tracker, .accepted, Self.bound, at: 0)
+        _ = feed(&tracker, .handshakeSucceeded, Self.bound, at: 0)
+        _ = feed(&tracker, .connected, at: 0.1)
+        #expect(tracker.unconnected.count == 2, "a bound endpoint's peers change nothing; connected is not enough")
+        _ = feed(&tracker, .handshakeSucceeded, at: 0.1)
+        #expect(tracker.unconnected == ["output \(Self.proxy)"])
+        let up = feed(&tracker, .handshakeSucceeded, role: .output, at: 0.2)
+        #expect(up?.metadata == ["endpoint": Self.proxy], "expected, then connected at once: no outage's fields")
+        #expect(tracker.unconnected.isEmpty)
+        _ = feed(&tracker, .disconnected, role: .output, at: 5)
+        #expect(tracker.unconnected == ["output \(Self.proxy)"])
+    }
+
     @Test("seconds are shown with a tenth")
     func secondsText() {
         #expect(Duration.milliseconds(62_549).secondsText == "62.5")

@@ -150,6 +150,8 @@ struct MetricsEndpointTests {
             }
             #expect(busy > 0, "the lane's busy time is counted")
             #expect(try Self.get("/healthz", at: address) == ("HTTP/1.1 200 OK", "ok\n"))
+            // Both endpoints bound: nothing to connect to, ready.
+            #expect(try Self.get("/readyz", at: address) == ("HTTP/1.1 200 OK", "ok\n"))
             #expect(try Self.get("/nothing", at: address).status == "HTTP/1.1 404 Not Found")
             #expect(try Self.get("", at: address, request: "POST /metrics HTTP/1.1\r\n\r\n").status.contains("405"))
             #expect(try Self.get("", at: address, request: "hello\r\n\r\n").status.contains("400"))
@@ -172,10 +174,11 @@ struct MetricsEndpointTests {
         }
     }
 
-    @Test("/healthz is 503 until the worker receives")
+    @Test("/healthz and /readyz are 503 until the worker receives")
     func notReady() throws {
         let worker = try Worker(configuration: WorkerConfiguration())
         #expect(worker.httpResponse("/healthz").status == "503 Service Unavailable")
+        #expect(worker.httpResponse("/readyz") == .init(status: "503 Service Unavailable", body: "not receiving\n"))
     }
 
     @Test("request lines: GET and HEAD of a path (query dropped); anything else 400 or 405")

@@ -4,13 +4,14 @@ Before session 73 a worker told to connect to an endpoint where nothing answered
 its name, a firewall) logged nothing and showed nothing: it said `listening` and waited in silence, and a connection
 lost later went as unnoticed. Now the first failed attempt is a warning, a lasting outage is logged again every
 minute, the connection and its loss are logged, and `/metrics` counts the connections open on each side and the
-failed attempts.
+failed attempts; `/readyz` answers 503 while an endpoint the worker connects to has no connection.
 """
 
 import re
 import select
 import socket
 import time
+import urllib.error
 import urllib.request
 
 import zmq
@@ -40,10 +41,20 @@ def wait_for_log(worker: RunningWorker, text: str, timeout: float = 10, since: i
     raise AssertionError("no %r in the worker's log: %s" % (text, "".join(worker.log)))
 
 
+def get(worker: RunningWorker, path: str) -> tuple:
+    """The status and body of the worker's answer to `GET path` on its `--metrics` address."""
+    address = re.search(r"metrics:(\S+)", "".join(worker.log)).group(1)
+    try:
+        with urllib.request.urlopen("http://%s%s" % (address, path), timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
 def metrics(worker: RunningWorker) -> dict:
     """The worker's `/metrics` samples by name, labels left out."""
-    address = re.search(r"metrics:(\S+)", "".join(worker.log)).group(1)
-    text = urllib.request.urlopen("http://%s/metrics" % address, timeout=5).read().decode()
+    status, text = get(worker, "/metrics")
+    assert status == 200
     samples = {}
     for line in text.splitlines():
         if line and not line.startswith("#"):
@@ -69,6 +80,9 @@ def test_an_input_that_does_not_answer_is_logged_counted_and_its_connection_too(
         assert "endpoint=" + endpoint in warning
         assert metrics(worker)["stroke_worker_connect_retries_total"] >= 1
         assert metrics(worker)["stroke_worker_input_connections"] == 0
+        # Live, but not ready: it serves nobody until its input is connected.
+        assert get(worker, "/healthz") == (200, "ok\n")
+        assert get(worker, "/readyz") == (503, "not connected: input %s\n" % endpoint)
 
         # A producer that binds where the worker connects: the worker says it connected, after how long.
         producer = context.socket(zmq.XPUB)
@@ -77,6 +91,7 @@ def test_an_input_that_does_not_answer_is_logged_counted_and_its_connection_too(
         connected = wait_for_log(worker, "input connected")
         assert "endpoint=" + endpoint in connected and "attempts=" in connected
         wait_for_metric(worker, "stroke_worker_input_connections", 1)
+        assert get(worker, "/readyz") == (200, "ok\n")
 
         consumer = context.socket(zmq.SUB)
         consumer.linger = 0
@@ -87,6 +102,7 @@ def test_an_input_that_does_not_answer_is_logged_counted_and_its_connection_too(
         producer.close()
         assert "endpoint=" + endpoint in wait_for_log(worker, "input connection lost")
         wait_for_metric(worker, "stroke_worker_input_connections", 0)
+        assert get(worker, "/readyz") == (503, "not connected: input %s\n" % endpoint)
         consumer.close()
         wait_for_metric(worker, "stroke_worker_output_connections", 0)
         assert metrics(worker)["stroke_worker_disconnections_total"] >= 2
