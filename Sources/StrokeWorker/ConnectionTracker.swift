@@ -10,10 +10,8 @@ import ZeroMQ
 /// log only failures to accept a connection (out of files, most often), at most once per `reminder`: peers come
 /// and go there in numbers, and a probe that opens and closes a TCP connection fails a handshake each time.
 struct ConnectionTracker {
-    /// A side of the worker, as the logs and metrics name it.
-    enum Role: String, Sendable, CaseIterable {
-        case input, output
-    }
+    /// A side of the worker or of a proxy.
+    typealias Role = ConnectionWatch.Role
 
     /// A log record the event calls for.
     struct Record: Equatable {

@@ -10,7 +10,9 @@ import ZeroMQ
 /// reads the events until `stopped` and every watched socket has closed: a monitor's reader must outlive its
 /// socket's events (`ZMQSocketMonitor`), so the readers close only after their sockets said they stopped, or with
 /// this object, which the worker keeps until its sockets are closed.
-final class ConnectionWatch: Sendable {
+///
+/// `stroke-worker proxy` watches its two sides the same way, for the log alone.
+public final class ConnectionWatch: Sendable {
     /// A reader and what it watches, handed from the socket's thread to the watch's.
     ///
     /// `@unchecked Sendable` for that handover only: libzmq lets a socket move to another thread through a full
@@ -18,7 +20,7 @@ final class ConnectionWatch: Sendable {
     /// to it. One thread uses it at a time.
     struct Watched: @unchecked Sendable {
         let monitor: ZMQSocketMonitor
-        let role: ConnectionTracker.Role
+        let role: Role
         /// The addresses the socket connects to (not inproc ones, which have no connection events).
         let connecting: [String]
 
@@ -35,6 +37,18 @@ final class ConnectionWatch: Sendable {
         var unconnected: [String] = []
     }
 
+    /// A side of the worker or of a proxy, as the logs name it (the worker's metrics count its input and output).
+    public enum Role: String, Sendable, CaseIterable {
+        /// The worker's input: producers, or an input proxy.
+        case input
+        /// The worker's output: consumers, or a results proxy.
+        case output
+        /// A proxy's XSUB side: publishers.
+        case frontend
+        /// A proxy's XPUB side: subscribers.
+        case backend
+    }
+
     /// The events read: every one the tracker uses.
     static let events: [ZMQSocketMonitor.Event.Kind] = [
         .connected, .connectDelayed, .connectRetried, .accepted, .acceptFailed, .disconnected,
@@ -46,17 +60,17 @@ final class ConnectionWatch: Sendable {
 
     private let context: ZMQContext
     private let logger: Logger
-    private let metrics: WorkerMetrics
+    private let metrics: WorkerMetrics?
     /// The start of the readers' inproc addresses, unique to the worker.
     private let addressPrefix: String
     private let serial = Atomic<Int>(0)
     private let shared = Mutex(Shared())
     private let reminder: Duration
 
-    /// Creates a watch whose readers' addresses start with `addressPrefix` (unique in `context`); a lasting outage
-    /// is logged again every `reminder` (default: 60 s).
-    init(
-        context: ZMQContext, addressPrefix: String, logger: Logger, metrics: WorkerMetrics,
+    /// Creates a watch whose readers' addresses start with `addressPrefix` (unique in `context`), which counts in
+    /// `metrics` (if any) and logs to `logger`; a lasting outage is logged again every `reminder` (default: 60 s).
+    public init(
+        context: ZMQContext, addressPrefix: String, logger: Logger, metrics: WorkerMetrics?,
         reminder: Duration = .seconds(60)
     ) {
         self.context = context
@@ -72,7 +86,7 @@ final class ConnectionWatch: Sendable {
 
     /// Makes `socket`'s connection events reach the watch: call on the socket's thread, before it binds or connects
     /// to `endpoints` (those it connects to count as not connected until their first handshake).
-    func watch(_ socket: ZMQSocket, role: ConnectionTracker.Role, endpoints: [WorkerConfiguration.Endpoint]) throws {
+    func watch(_ socket: ZMQSocket, role: Role, endpoints: [WorkerConfiguration.Endpoint]) throws {
         let address = "\(addressPrefix)-\(serial.add(1, ordering: .relaxed).newValue)"
         let connecting = endpoints.filter { !$0.bind && !$0.address.hasPrefix("inproc://") }.map(\.address)
         let entry = Watched(
@@ -86,7 +100,7 @@ final class ConnectionWatch: Sendable {
 
     /// Reads and handles events until `stopped()` returns true and every socket watched so far has stopped its
     /// events (on its thread, as it closed). Blocking: run it on a thread of its own.
-    func run(stopped: () -> Bool) {
+    public func run(stopped: () -> Bool) {
         var watched: [Watched] = []
         var tracker = ConnectionTracker(reminder: reminder)
         let clock = ContinuousClock()
@@ -131,6 +145,7 @@ final class ConnectionWatch: Sendable {
     private func publish(_ tracker: ConnectionTracker) {
         let unconnected = tracker.unconnected
         shared.withLock { $0.unconnected = (unconnected + $0.arrivals.flatMap(\.expected)).sorted() }
+        guard let metrics else { return }
         let counts = tracker.counts
         metrics.inputConnections.store(counts.connections[.input] ?? 0, ordering: .relaxed)
         metrics.outputConnections.store(counts.connections[.output] ?? 0, ordering: .relaxed)

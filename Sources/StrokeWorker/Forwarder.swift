@@ -45,9 +45,10 @@ public struct Forwarder: Sendable {
     /// (`WorkerConfiguration.tcpKeepaliveSeconds`, for a worker's output); 0: the system's setting.
     public var backendKeepaliveSeconds: Int32 = 0
     /// Where the connection events of the sides named in `watchedRoles` go (`ConnectionWatch`); nil: nowhere.
-    var connectionWatch: ConnectionWatch?
-    /// The sides whose connections `connectionWatch` watches, as the worker's input or output: its external ones.
-    var watchedRoles: (frontend: ConnectionTracker.Role?, backend: ConnectionTracker.Role?) = (nil, nil)
+    public var connectionWatch: ConnectionWatch?
+    /// The sides whose connections `connectionWatch` watches, and the role each has in its log: a worker's
+    /// forwarders watch their external side as its input or output, a proxy both as frontend and backend.
+    public var watchedRoles: (frontend: ConnectionWatch.Role?, backend: ConnectionWatch.Role?) = (nil, nil)
 
     /// Creates a forwarder description.
     public init(

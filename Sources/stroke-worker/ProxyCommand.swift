@@ -44,6 +44,8 @@ enum ProxyCommand {
                                publisher connected with a key no longer listed is cut at its next message,
                                a subscriber at once).
                                Default: any client with the key
+        The log says when an endpoint the proxy connects to does not answer (at once, then every minute), connects
+        or is lost, and when a side cannot take a connection (out of files).
         SIGINT or SIGTERM terminate the proxy and exit 0; SIGHUP reads --curve-authorized-keys again.
         Under systemd (Type=notify), NOTIFY_SOCKET gets READY=1 once both sides are bound, and STOPPING=1.
         """
@@ -104,6 +106,11 @@ enum ProxyCommand {
             configured.backendTimeoutMilliseconds = consumerTimeout
             configured.frontendKeepaliveSeconds = keepalive
             configured.backendKeepaliveSeconds = keepalive
+            // Its connections logged: an endpoint it connects to that does not answer, or is lost; failed accepts.
+            let connections = ConnectionWatch(
+                context: context, addressPrefix: "inproc://stroke-proxy-monitor", logger: logger, metrics: nil)
+            configured.connectionWatch = connections
+            configured.watchedRoles = (frontend: .frontend, backend: .backend)
             let forwarder = configured
             // Under systemd's Type=notify: ready once bound, and each reload and the stop announced.
             let systemd = SystemdNotifier.fromEnvironment(environment)
@@ -148,6 +155,11 @@ enum ProxyCommand {
                                 "READY=1\nSTATUS=forwarding \(frontend.joined(separator: " ")) to "
                                     + backend.joined(separator: " "))
                         }
+                    }
+                }
+                group.addTask {
+                    try await ThreadRunner.run(name: "stroke-proxy-connections") {
+                        connections.run(stopped: { terminated.value.load(ordering: .acquiring) })
                     }
                 }
                 if let control = args.value("control", env: "STROKE_PROXY_CONTROL") {

@@ -10,13 +10,14 @@ failed attempts; `/readyz` answers 503 while an endpoint the worker connects to 
 import re
 import select
 import socket
+import subprocess
 import time
 import urllib.error
 import urllib.request
 
 import zmq
 
-from conftest import RunningWorker
+from conftest import RunningWorker, worker_binary
 
 
 def free_port() -> int:
@@ -122,3 +123,25 @@ def test_several_lanes_name_and_watch_the_endpoints_they_connect_to():
         assert "endpoint=" + endpoint in wait_for_log(worker, "input cannot connect yet", since=0)
     finally:
         assert worker.stop() == 0
+
+
+def test_a_proxy_says_when_an_endpoint_it_connects_to_does_not_answer():
+    endpoint = "tcp://127.0.0.1:%d" % free_port()
+    proxy = subprocess.Popen(
+        [worker_binary(), "proxy", "--frontend", "connect:" + endpoint, "--backend", "bind:tcp://127.0.0.1:*"],
+        stderr=subprocess.PIPE, text=True)
+    log = []
+    try:
+        deadline = time.monotonic() + 10
+        while not any("frontend cannot connect yet" in line for line in log):
+            assert time.monotonic() < deadline, "no warning in the proxy's log: %s" % "".join(log)
+            if select.select([proxy.stderr], [], [], 0.1)[0]:
+                log.append(proxy.stderr.readline())
+        warning = next(line for line in log if "frontend cannot connect yet" in line)
+        assert "endpoint=" + endpoint in warning
+        # The `proxy listening` record names the endpoint it connects to as well.
+        assert "frontend=connect:" + endpoint in "".join(log)
+    finally:
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
+        proxy.stderr.close()
