@@ -54,6 +54,9 @@ start_worker() {
         --stats-interval "${STATS_INTERVAL:-1}" --health-file "$run/worker-$index.healthy" \
         --state-file "$run/state/worker-$index/sessions.json" --adopt-state "$run/state"
     wait_for "worker-$index" "listening"
+    # Ready as Kubernetes' readiness probe (/readyz) means it: connected to both proxies, handshakes done.
+    wait_for "worker-$index" "input connected"
+    wait_for "worker-$index" "output connected"
 }
 
 stop_process() {
