@@ -133,7 +133,9 @@ def test_a_proxy_says_when_an_endpoint_it_connects_to_does_not_answer():
     log = []
     try:
         deadline = time.monotonic() + 10
-        while not any("frontend cannot connect yet" in line for line in log):
+        # Both records, in either order: the first attempt can fail before the proxy logs that it listens.
+        while not (any("frontend cannot connect yet" in line for line in log)
+                   and any("proxy listening" in line for line in log)):
             assert time.monotonic() < deadline, "no warning in the proxy's log: %s" % "".join(log)
             if select.select([proxy.stderr], [], [], 0.1)[0]:
                 log.append(proxy.stderr.readline())
