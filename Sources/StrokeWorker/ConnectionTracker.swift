@@ -126,8 +126,16 @@ struct ConnectionTracker {
             return Record(level: .warning, message: "\(role) connection lost; connecting again", metadata: fields)
         case let kind where kind.isHandshakeFailure:
             counts.handshakesFailed += 1
-            guard links[key] != nil, let unlogged = quiet("handshake \(key)", at: now) else { return nil }
+            guard links[key] != nil else { return nil }
             fields["reason"] = Self.reason(event)
+            if kind != .handshakeFailedNoDetail {
+                // libzmq ends such a connection as a protocol error, and a session that ends so does not connect
+                // again (`session_base_t::engine_error`): the endpoint stays unconnected until the worker restarts.
+                fields["action"] = "fix the key or the endpoint, then restart: libzmq does not connect to it again"
+                return Record(
+                    level: .error, message: "\(role) handshake failed; not connecting again", metadata: fields)
+            }
+            guard let unlogged = quiet("handshake \(key)", at: now) else { return nil }
             if unlogged > 0 { fields["failuresNotLogged"] = "\(unlogged)" }
             return Record(level: .warning, message: "\(role) handshake failed", metadata: fields)
         case .acceptFailed:
@@ -162,7 +170,9 @@ struct ConnectionTracker {
         case .handshakeFailedProtocol:
             return "protocol error \(event.value) (a peer that is not ZMTP, or a CURVE key that does not fit)"
         default:
-            return ZMQError(Int32(bitPattern: event.value), "handshake").message
+            let error = ZMQError(Int32(bitPattern: event.value), "handshake").message
+            return "the connection ended during the handshake (\(error)): with CURVE, a server key that does not fit"
+                + " the peer's, or no CURVE on one side"
         }
     }
 }

@@ -87,16 +87,34 @@ struct ConnectionTrackerTests {
     func handshakeFailures() {
         var tracker = ConnectionTracker()
         _ = feed(&tracker, .connected, at: 0)
-        let refused = feed(&tracker, .handshakeFailedAuthentication, value: 400, at: 0.1)
-        #expect(refused?.message == "input handshake failed")
-        #expect(refused?.metadata["reason"] == "the peer refused this side's key (ZAP status 400)")
+        let closed = feed(&tracker, .handshakeFailedNoDetail, value: 32, at: 0.1)
+        #expect(closed?.level == .warning)
+        #expect(closed?.message == "input handshake failed")
+        #expect(
+            closed?.metadata["reason"]?.hasPrefix("the connection ended during the handshake (Broken pipe)") == true)
         for step in 1...9 {
-            #expect(feed(&tracker, .handshakeFailedAuthentication, value: 400, at: 0.1 + Double(step)) == nil)
+            #expect(feed(&tracker, .handshakeFailedNoDetail, value: 32, at: 0.1 + Double(step)) == nil)
         }
-        let again = feed(&tracker, .handshakeFailedProtocol, value: 0x1000_0000, at: 61)
+        let again = feed(&tracker, .handshakeFailedNoDetail, value: 104, at: 61)
         #expect(again?.metadata["failuresNotLogged"] == "9")
-        #expect(again?.metadata["reason"]?.hasPrefix("protocol error") == true)
         #expect(tracker.counts.handshakesFailed == 11)
+    }
+
+    @Test("a refused key or a protocol error ends the endpoint for good: an error, with what to do, each time")
+    func terminalHandshakeFailures() {
+        var tracker = ConnectionTracker()
+        _ = feed(&tracker, .connected, at: 0)
+        let refused = feed(&tracker, .handshakeFailedAuthentication, value: 400, at: 0.1)
+        #expect(refused?.level == .error)
+        #expect(refused?.message == "input handshake failed; not connecting again")
+        #expect(refused?.metadata["reason"] == "the peer refused this side's key (ZAP status 400)")
+        #expect(refused?.metadata["action"]?.contains("restart") == true)
+        _ = feed(&tracker, .connected, role: .output, at: 1)
+        let protocolError = feed(&tracker, .handshakeFailedProtocol, value: 0x1000_0000, role: .output, at: 1.1)
+        #expect(protocolError?.level == .error)
+        #expect(protocolError?.metadata["reason"]?.hasPrefix("protocol error") == true)
+        #expect(tracker.counts.handshakesFailed == 2)
+        #expect(tracker.unconnected == ["input \(Self.proxy)", "output \(Self.proxy)"])
     }
 
     @Test("failures to accept: warned with the system's error, then at most once a minute per endpoint")

@@ -7,6 +7,7 @@ minute, the connection and its loss are logged, and `/metrics` counts the connec
 failed attempts; `/readyz` answers 503 while an endpoint the worker connects to has no connection.
 """
 
+import os
 import re
 import select
 import socket
@@ -50,6 +51,15 @@ def get(worker: RunningWorker, path: str) -> tuple:
             return answer.status, answer.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
+
+
+def read_until(process: subprocess.Popen, texts: list, log: list, timeout: float = 10) -> None:
+    """Reads `process`'s standard error into `log` until each of `texts` is in a line of it, in any order."""
+    deadline = time.monotonic() + timeout
+    while not all(any(text in line for line in log) for text in texts):
+        assert time.monotonic() < deadline, "not all of %s in the log: %s" % (texts, "".join(log))
+        if select.select([process.stderr], [], [], 0.1)[0]:
+            log.append(process.stderr.readline())
 
 
 def metrics(worker: RunningWorker) -> dict:
@@ -132,18 +142,42 @@ def test_a_proxy_says_when_an_endpoint_it_connects_to_does_not_answer():
         stderr=subprocess.PIPE, text=True)
     log = []
     try:
-        deadline = time.monotonic() + 10
         # Both records, in either order: the first attempt can fail before the proxy logs that it listens.
-        while not (any("frontend cannot connect yet" in line for line in log)
-                   and any("proxy listening" in line for line in log)):
-            assert time.monotonic() < deadline, "no warning in the proxy's log: %s" % "".join(log)
-            if select.select([proxy.stderr], [], [], 0.1)[0]:
-                log.append(proxy.stderr.readline())
+        read_until(proxy, ["frontend cannot connect yet", "proxy listening"], log)
         warning = next(line for line in log if "frontend cannot connect yet" in line)
         assert "endpoint=" + endpoint in warning
         # The `proxy listening` record names the endpoint it connects to as well.
         assert "frontend=connect:" + endpoint in "".join(log)
     finally:
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
+        proxy.stderr.close()
+
+
+def test_a_worker_whose_key_its_proxy_refuses_says_it_will_not_connect_again(tmp_path):
+    tool = os.path.join(os.path.dirname(worker_binary()), "stroke-tool")
+    for name in ("proxy", "worker", "other"):
+        subprocess.run([tool, "keygen", "-o", str(tmp_path / name)], check=True, capture_output=True)
+    # The proxy admits another key only.
+    (tmp_path / "authorized").write_text((tmp_path / "other.pub").read_text())
+    endpoint = "tcp://127.0.0.1:%d" % free_port()
+    proxy = subprocess.Popen(
+        [worker_binary(), "proxy", "--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:" + endpoint,
+         "--curve-secret-key", str(tmp_path / "proxy.key"), "--curve-authorized-keys", str(tmp_path / "authorized")],
+        stderr=subprocess.PIPE, text=True)
+    worker = None
+    try:
+        read_until(proxy, ["proxy listening"], [])
+        worker = RunningWorker(
+            "--input", "connect:" + endpoint, "--curve-server-key", str(tmp_path / "proxy.pub"),
+            "--curve-secret-key", str(tmp_path / "worker.key"), "--metrics", "127.0.0.1:0")
+        line = wait_for_log(worker, "input handshake failed; not connecting again", since=0)
+        assert " error " in line and "endpoint=" + endpoint in line and "ZAP status 400" in line, line
+        assert get(worker, "/readyz") == (503, "not connected: input %s\n" % endpoint)
+        assert metrics(worker)["stroke_worker_handshakes_failed_total"] >= 1
+    finally:
+        if worker is not None:
+            assert worker.stop() == 0
         proxy.terminate()
         assert proxy.wait(timeout=20) == 0
         proxy.stderr.close()
