@@ -4,11 +4,12 @@ import ZeroMQ
 /// how often, and the log records an operator needs, as a state machine fed one event at a time by
 /// `ConnectionWatch`'s thread (so that its rules are tested without sockets).
 ///
-/// Endpoints the worker connects to (`connect:`) are told from bound ones by their events (only they are connected,
-/// delayed or retried). For those, an outage is logged when it starts (the first failed attempt, or a connection
-/// lost), reminded every `reminder` while it lasts, and its end logged with its length and attempts. Bound endpoints
-/// log only failures to accept a connection (out of files, most often), at most once per `reminder`: peers come
-/// and go there in numbers, and a probe that opens and closes a TCP connection fails a handshake each time.
+/// Endpoints the worker connects to (`connect:`) are known from the start (`expect`), or told from bound ones by
+/// their events (only they are connected, delayed or retried). For those, an outage is logged when it starts (the
+/// first failed attempt, or a connection lost), reminded every `reminder` while it lasts, and its end logged with its
+/// length and attempts; a refused key or a protocol error, after which libzmq does not connect again, is an error.
+/// Bound endpoints log only failures to accept a connection (out of files, most often), at most once per `reminder`:
+/// peers come and go there in numbers, and a probe that opens and closes a TCP connection fails a handshake each time.
 struct ConnectionTracker {
     /// A side of the worker or of a proxy.
     typealias Role = ConnectionWatch.Role

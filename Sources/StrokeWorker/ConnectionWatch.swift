@@ -6,7 +6,7 @@ import ZeroMQ
 /// metrics' connection counts and log records (an endpoint the worker connects to that does not answer, or whose
 /// connection was lost, is logged at once and every minute while it lasts).
 ///
-/// A socket's owner calls `watch(_:role:)` on its own thread before the socket binds or connects; `run(stopped:)`
+/// A socket's owner calls `watch(_:role:endpoints:)` on its own thread before the socket binds or connects; `run(stopped:)`
 /// reads the events until `stopped` and every watched socket has closed: a monitor's reader must outlive its
 /// socket's events (`ZMQSocketMonitor`), so the readers close only after their sockets said they stopped, or with
 /// this object, which the worker keeps until its sockets are closed.
@@ -16,7 +16,7 @@ public final class ConnectionWatch: Sendable {
     /// A reader and what it watches, handed from the socket's thread to the watch's.
     ///
     /// `@unchecked Sendable` for that handover only: libzmq lets a socket move to another thread through a full
-    /// memory barrier (zmq(7)), which `arrivals`' lock is, and the thread that made the reader keeps no reference
+    /// memory barrier (zmq(7)), which `shared`'s lock is, and the thread that made the reader keeps no reference
     /// to it. One thread uses it at a time.
     struct Watched: @unchecked Sendable {
         let monitor: ZMQSocketMonitor

@@ -1,15 +1,19 @@
 import CZeroMQ
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The reading end of a socket's connection events (`zmq_socket_monitor`): a PAIR socket, owned by one thread as
 /// every socket is, connected to the address where the monitored socket publishes them.
 ///
 /// libzmq sends each event from the thread where it happens (an I/O thread, or the reaper as a socket closes), with
 /// a send that blocks while the reader is full or gone: a monitor nobody reads stops that thread and every
 /// connection it serves. So the reader connects before the monitored socket publishes (`init`, then
-/// `ZMQSocket.startMonitor` at the same address with `mask(_:)`),
-/// takes events without a limit (its receive high-water mark is 0: events come per connection, not per message),
-/// and must stay open until the monitored socket has stopped publishing (`ZMQSocket.stopMonitor`, which the
-/// socket's `deinit` calls): `Event.Kind.monitorStopped` is the last event a reader gets.
+/// `ZMQSocket.startMonitor` at the same address with `mask(_:)`), takes events without a limit (its receive
+/// high-water mark is 0: events come per connection, not per message), and must stay open until the monitored socket
+/// has stopped publishing (`ZMQSocket.stopMonitor`, which the socket's `deinit` calls): `Event.Kind.monitorStopped` is
+/// the last event a reader gets.
 public final class ZMQSocketMonitor {
     /// One connection event.
     public struct Event: Sendable, Hashable {
@@ -125,7 +129,7 @@ public final class ZMQSocketMonitor {
             endpoint = String(decoding: message.bytes, as: UTF8.self)
             while message.hasMore { try socket.receive(into: message) }
         }
-        guard size == 6 else { throw ZMQError(0, "monitor event of \(size) bytes, not 6", code: .other) }
+        guard size == 6 else { throw ZMQError(EPROTO, "monitor event of \(size) bytes, not 6", code: .other) }
         return Event(kind: Event.Kind(rawValue: kind), value: value, endpoint: endpoint)
     }
 }
