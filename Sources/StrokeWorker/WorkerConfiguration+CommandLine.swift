@@ -193,8 +193,9 @@ extension WorkerConfiguration {
             help: "pass over --adopt-state files last written longer ago than this. Default: 300"),
         Option(
             flag: "metrics", env: "STROKE_WORKER_METRICS", value: "HOST:PORT",
-            help: "serve GET /metrics (Prometheus text format) and /healthz (200 while the receive loop runs, "
-                + "503 otherwise) over HTTP there, e.g. 0.0.0.0:9100. Default: none"),
+            help: "serve GET /metrics (Prometheus text format), /healthz (200 while the receive loop runs, "
+                + "503 otherwise) and /readyz (200 when, besides, every endpoint the worker connects to is "
+                + "connected, 503 naming those that are not) over HTTP there, e.g. 0.0.0.0:9100. Default: none"),
         Option(
             flag: "log-level", env: "STROKE_WORKER_LOG_LEVEL", value: "LEVEL",
             help: "debug, info, warning or error. Default: info"),

@@ -193,7 +193,7 @@ public struct WorkerConfiguration: Sendable {
 
     /// Whether the worker writes checkpoints: it has a state file and a checkpoint interval above 0.
     public var writesCheckpoints: Bool { stateFile != nil && checkpointIntervalSeconds > 0 }
-    /// Where an HTTP endpoint serves `/metrics` (Prometheus) and `/healthz`, as `HOST:PORT`; `nil` for none.
+    /// Where an HTTP endpoint serves `/metrics` (Prometheus), `/healthz` and `/readyz`, as `HOST:PORT`; `nil` for none.
     /// Default: `nil`.
     public var metricsAddress: String?
     /// systemd's notification socket and watchdog, in a unit of `Type=notify`: the worker says when it is ready,
