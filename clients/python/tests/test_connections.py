@@ -8,10 +8,11 @@ failed attempts; `/readyz` answers 503 while an endpoint the worker connects to 
 """
 
 import os
+import queue
 import re
-import select
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -27,20 +28,49 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_for_log(worker: RunningWorker, text: str, timeout: float = 10, since: int = None) -> str:
+class LogTail:
+    """A process's standard error, read line by line into `log` on a thread of its own.
+
+    Not select() and readline(): readline() takes a whole chunk of the pipe into Python's buffer and returns one line
+    of it, and select() then says nothing is left to read, so a line that came with another waits for the next one
+    (this file's first version missed a proxy's warning that way in one start of four).
+    """
+
+    def __init__(self, stream, log: list) -> None:
+        self.log = log
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        try:
+            for line in stream:
+                self.lines.put(line)
+        except (OSError, ValueError):  # the stream was closed under the thread
+            pass
+
+    def wait_for(self, text: str, since: int = None, timeout: float = 10) -> str:
+        """The first line that contains `text`, from line `since` of the log on (default: the lines not read yet)."""
+        index = len(self.log) if since is None else since
+        deadline = time.monotonic() + timeout
+        while True:
+            for line in self.log[index:]:
+                if text in line:
+                    return line
+            index = len(self.log)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError("no %r in the log: %s" % (text, "".join(self.log)))
+            try:
+                self.log.append(self.lines.get(timeout=remaining))
+            except queue.Empty:
+                pass
+
+
+def wait_for_log(worker: RunningWorker, text: str, since: int = None) -> str:
     """The first line of the worker's log that contains `text`, from line `since` on (default: from now on)."""
-    for line in worker.log[len(worker.log) if since is None else since:]:
-        if text in line:
-            return line
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([worker.process.stderr], [], [], 0.1)
-        if ready:
-            line = worker.process.stderr.readline()
-            worker.log.append(line)
-            if text in line:
-                return line
-    raise AssertionError("no %r in the worker's log: %s" % (text, "".join(worker.log)))
+    if not hasattr(worker, "tail"):
+        worker.tail = LogTail(worker.process.stderr, worker.log)
+    return worker.tail.wait_for(text, since)
 
 
 def get(worker: RunningWorker, path: str) -> tuple:
@@ -51,15 +81,6 @@ def get(worker: RunningWorker, path: str) -> tuple:
             return answer.status, answer.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
-
-
-def read_until(process: subprocess.Popen, texts: list, log: list, timeout: float = 10) -> None:
-    """Reads `process`'s standard error into `log` until each of `texts` is in a line of it, in any order."""
-    deadline = time.monotonic() + timeout
-    while not all(any(text in line for line in log) for text in texts):
-        assert time.monotonic() < deadline, "not all of %s in the log: %s" % (texts, "".join(log))
-        if select.select([process.stderr], [], [], 0.1)[0]:
-            log.append(process.stderr.readline())
 
 
 def metrics(worker: RunningWorker) -> dict:
@@ -125,13 +146,24 @@ def test_an_input_that_does_not_answer_is_logged_counted_and_its_connection_too(
 def test_several_lanes_name_and_watch_the_endpoints_they_connect_to():
     endpoint = "tcp://127.0.0.1:%d" % free_port()
     # The second --lanes wins over the fixture's one.
-    worker = RunningWorker("--input", "connect:" + endpoint, "--lanes", "2")
+    worker = RunningWorker("--input", "connect:" + endpoint, "--lanes", "2", "--metrics", "127.0.0.1:0")
+    context = zmq.Context()
     try:
         listening = next(line for line in worker.log if "listening" in line)
         # Before session 73 the input forwarder left its connect endpoints out of the `listening` record.
         assert "input:connect:" + endpoint in listening
         assert "endpoint=" + endpoint in wait_for_log(worker, "input cannot connect yet", since=0)
+        # The forwarder's endpoints count for readiness as a lane's do.
+        assert get(worker, "/readyz") == (503, "not connected: input %s\n" % endpoint)
+        producer = context.socket(zmq.XPUB)
+        producer.linger = 0
+        producer.bind(endpoint)
+        wait_for_log(worker, "input connected")
+        wait_for_metric(worker, "stroke_worker_input_connections", 1)
+        assert get(worker, "/readyz") == (200, "ok\n")
+        producer.close()
     finally:
+        context.term()
         assert worker.stop() == 0
 
 
@@ -143,8 +175,9 @@ def test_a_proxy_says_when_an_endpoint_it_connects_to_does_not_answer():
     log = []
     try:
         # Both records, in either order: the first attempt can fail before the proxy logs that it listens.
-        read_until(proxy, ["frontend cannot connect yet", "proxy listening"], log)
-        warning = next(line for line in log if "frontend cannot connect yet" in line)
+        tail = LogTail(proxy.stderr, log)
+        warning = tail.wait_for("frontend cannot connect yet", since=0)
+        tail.wait_for("proxy listening", since=0)
         assert "endpoint=" + endpoint in warning
         # The `proxy listening` record names the endpoint it connects to as well.
         assert "frontend=connect:" + endpoint in "".join(log)
@@ -167,7 +200,7 @@ def test_a_worker_whose_key_its_proxy_refuses_says_it_will_not_connect_again(tmp
         stderr=subprocess.PIPE, text=True)
     worker = None
     try:
-        read_until(proxy, ["proxy listening"], [])
+        LogTail(proxy.stderr, []).wait_for("proxy listening", since=0)
         worker = RunningWorker(
             "--input", "connect:" + endpoint, "--curve-server-key", str(tmp_path / "proxy.pub"),
             "--curve-secret-key", str(tmp_path / "worker.key"), "--metrics", "127.0.0.1:0")
