@@ -75,18 +75,21 @@ struct ConnectionTracker {
         }.sorted()
     }
 
+    /// How `unconnected` and the tracker's own tables name an endpoint of a role: `input tcp://…`.
+    static func key(_ role: Role, _ endpoint: String) -> String { "\(role.rawValue) \(endpoint)" }
+
     // MARK: - Transitions
 
     /// Notes that the worker connects to `endpoint` as `role`, before any of its events: it counts as not
     /// connected until its first handshake.
     mutating func expect(_ endpoint: String, role: Role, at now: ContinuousClock.Instant) {
-        let key = "\(role.rawValue) \(endpoint)"
+        let key = Self.key(role, endpoint)
         if links[key] == nil { links[key] = .down(Outage(since: now, logged: now, lost: false)) }
     }
 
     /// Takes one event of a `role` socket, at `now`; returns the record to log, if any.
     mutating func handle(_ event: ZMQSocketMonitor.Event, role: Role, at now: ContinuousClock.Instant) -> Record? {
-        let key = "\(role.rawValue) \(event.endpoint)"
+        let key = Self.key(role, event.endpoint)
         var fields = ["endpoint": event.endpoint]
         switch event.kind {
         case .connectDelayed:

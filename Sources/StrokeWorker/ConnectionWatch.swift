@@ -25,7 +25,7 @@ public final class ConnectionWatch: Sendable {
         let connecting: [String]
 
         /// `connecting` as `ConnectionTracker.unconnected` names them.
-        var expected: [String] { connecting.map { "\(role.rawValue) \($0)" } }
+        var expected: [String] { connecting.map { ConnectionTracker.key(role, $0) } }
     }
 
     /// What the sockets' threads and the watch's share.
@@ -104,15 +104,19 @@ public final class ConnectionWatch: Sendable {
         var watched: [Watched] = []
         var tracker = ConnectionTracker(reminder: reminder)
         let clock = ContinuousClock()
+        // Rebuilt only when the readers change.
+        var poller = ZMQPoller(readable: [])
         while true {
             var arrived: [Watched] = []
             shared.withLock { swap(&$0.arrivals, &arrived) }
             for entry in arrived {
                 for endpoint in entry.connecting { tracker.expect(endpoint, role: entry.role, at: clock.now) }
             }
-            watched += arrived
+            if !arrived.isEmpty {
+                watched += arrived
+                poller = ZMQPoller(readable: watched.map(\.monitor.socket))
+            }
             if watched.isEmpty, stopped() { return }
-            var poller = ZMQPoller(readable: watched.map(\.monitor.socket))
             do {
                 guard try poller.poll(timeoutMilliseconds: Self.pollMilliseconds) > 0 else { continue }
                 var ended = Set<Int>()
@@ -128,7 +132,10 @@ public final class ConnectionWatch: Sendable {
                     }
                 }
                 publish(tracker)
-                watched = watched.enumerated().filter { !ended.contains($0.offset) }.map(\.element)
+                if !ended.isEmpty {
+                    watched = watched.enumerated().filter { !ended.contains($0.offset) }.map(\.element)
+                    poller = ZMQPoller(readable: watched.map(\.monitor.socket))
+                }
             } catch  where error.code == .terminated {
                 return
             } catch {

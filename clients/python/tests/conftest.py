@@ -1,9 +1,11 @@
 """Fixtures: a real stroke-worker process on free loopback ports."""
 
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -58,6 +60,44 @@ class RunningWorker:
     def process_log(self) -> list:
         """The worker's log lines read so far (all of them after stop())."""
         return self.log
+
+
+class LogTail:
+    """A process's standard error, read line by line into `log` on a thread of its own.
+
+    Not select() and readline(): readline() takes a whole chunk of the pipe into Python's buffer and returns one line
+    of it, and select() then says nothing is left to read, so a line that came with another waits for the next one
+    (test_connections.py's first version missed a proxy's warning that way in one start of four).
+    """
+
+    def __init__(self, stream, log: list) -> None:
+        self.log = log
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        try:
+            for line in stream:
+                self.lines.put(line)
+        except (OSError, ValueError):  # the stream was closed under the thread
+            pass
+
+    def wait_for(self, text: str, since: int = None, timeout: float = 10) -> str:
+        """The first line that contains `text`, from line `since` of the log on (default: the lines not read yet)."""
+        index = len(self.log) if since is None else since
+        deadline = time.monotonic() + timeout
+        while True:
+            for line in self.log[index:]:
+                if text in line:
+                    return line
+            index = len(self.log)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError("no %r in the log: %s" % (text, "".join(self.log)))
+            try:
+                self.log.append(self.lines.get(timeout=remaining))
+            except queue.Empty:
+                pass
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ import asyncio
 import json
 import math
 import os
-import queue
 import re
 import signal
 import socket as socketlib
@@ -23,7 +22,7 @@ from stroke_client import (BUCKET_COUNT, AsyncConsumer, Consumer, CurveKeys, Eve
                            shard_prefixes, topic)
 from stroke_client.replay import load_logs, replay
 
-from conftest import RunningWorker, worker_binary
+from conftest import LogTail, RunningWorker, worker_binary
 
 
 def schema(protocol_dir: str, name: str) -> dict:
@@ -1141,20 +1140,7 @@ def test_curve_proxy_cuts_a_revoked_publisher_and_subscriber(tmp_path):
         [worker_binary(), "proxy", "--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:tcp://127.0.0.1:*",
          "--curve-secret-key", str(tmp_path / "server.key"), "--curve-authorized-keys", str(authorized)],
         stderr=subprocess.PIPE, text=True)
-    log, lines = [], queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proxy.stderr], daemon=True).start()
-
-    def read_log_until(text):
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                line = lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            log.append(line)
-            if text in line:
-                return line
-        raise AssertionError("no %r in the proxy's log: %s" % (text, "".join(log)))
+    read_log_until = LogTail(proxy.stderr, []).wait_for
 
     context = zmq.Context()
     try:
