@@ -7,7 +7,9 @@ import ZeroMQ
 /// Endpoints the worker connects to (`connect:`) are known from the start (`expect`), or told from bound ones by
 /// their events (only they are connected, delayed or retried). For those, an outage is logged when it starts (the
 /// first failed attempt, or a connection lost), reminded every `reminder` while it lasts, and its end logged with its
-/// length and attempts; a refused key or a protocol error, after which libzmq does not connect again, is an error.
+/// length and attempts; a refused key or a protocol error, after which libzmq does not connect again, is an error,
+/// and the tracker schedules a new connection after a back-off (`takeDueRetries`) that `ConnectionWatch` asks the
+/// socket's thread to make.
 /// Bound endpoints log only failures to accept a connection (out of files, most often), at most once per `reminder`:
 /// peers come and go there in numbers, and a probe that opens and closes a TCP connection fails a handshake each time.
 struct ConnectionTracker {
@@ -54,16 +56,28 @@ struct ConnectionTracker {
 
     /// How often a lasting outage, and repeated failures (handshakes, accepts), are logged again.
     let reminder: Duration
+    /// The longest wait before connecting again to an endpoint whose handshake failed for good; nil: never.
+    let retryLimit: Duration?
     private(set) var counts = Counts()
     /// Endpoints the worker connects to, by role and address.
     private var links: [String: Link] = [:]
     /// Failures logged at most once per `reminder`, by kind, role and endpoint: when last logged, and how many
     /// were not logged since.
     private var quieted: [String: (at: ContinuousClock.Instant, since: Int)] = [:]
+    /// Endpoints given up by libzmq that are to be connected again, by role and address: when, and as what.
+    private var retries: [String: (due: ContinuousClock.Instant, role: Role, endpoint: String)] = [:]
+    /// The last back-off of each endpoint given up since its last handshake, by role and address.
+    private var backoffs: [String: Duration] = [:]
 
-    /// Creates a tracker that logs a lasting outage again every `reminder`. Default: 60 s.
-    init(reminder: Duration = .seconds(60)) {
+    /// The first wait before connecting again to an endpoint libzmq gave up, doubled at each failure after it.
+    static let firstRetry = Duration.seconds(1)
+
+    /// Creates a tracker that logs a lasting outage again every `reminder` (default: 60 s) and connects again to an
+    /// endpoint libzmq gave up after a back-off from `firstRetry` doubling up to `retryLimit` (nil: never; default:
+    /// 30 s).
+    init(reminder: Duration = .seconds(60), retryLimit: Duration? = .seconds(30)) {
         self.reminder = reminder
+        self.retryLimit = retryLimit
     }
 
     /// Endpoints the worker connects to that have no working connection now (none made yet, or lost), as
@@ -85,6 +99,21 @@ struct ConnectionTracker {
     mutating func expect(_ endpoint: String, role: Role, at now: ContinuousClock.Instant) {
         let key = Self.key(role, endpoint)
         if links[key] == nil { links[key] = .down(Outage(since: now, logged: now, lost: false)) }
+    }
+
+    /// The endpoints given up by libzmq whose back-off has ended by `now`, to be connected again, in order of role
+    /// and address; each is returned once per failure.
+    mutating func takeDueRetries(at now: ContinuousClock.Instant) -> [(role: Role, endpoint: String)] {
+        let due = retries.filter { $0.value.due <= now }.sorted { $0.key < $1.key }
+        for (key, _) in due {
+            retries[key] = nil
+            // An attempt of the outage, as a retry of libzmq's is: the record of the connection made counts it.
+            if case .down(var outage) = links[key] {
+                outage.attempts += 1
+                links[key] = .down(outage)
+            }
+        }
+        return due.map { ($0.value.role, $0.value.endpoint) }
     }
 
     /// Takes one event of a `role` socket, at `now`; returns the record to log, if any.
@@ -115,6 +144,7 @@ struct ConnectionTracker {
             fields["attempts"] = "\(outage.attempts)"
             return Record(level: .warning, message: "\(role) still not connected", metadata: fields)
         case .handshakeSucceeded:
+            backoffs[key] = nil
             guard case .down(let outage) = links[key] else { return nil }
             links[key] = .up
             if outage.attempts > 0 || outage.lost {
@@ -134,10 +164,23 @@ struct ConnectionTracker {
             fields["reason"] = Self.reason(event)
             if kind != .handshakeFailedNoDetail {
                 // libzmq ends such a connection as a protocol error, and a session that ends so does not connect
-                // again (`session_base_t::engine_error`): the endpoint stays unconnected until the worker restarts.
-                fields["action"] = "fix the key or the endpoint, then restart: libzmq does not connect to it again"
+                // again (`session_base_t::engine_error`): the endpoint stays unconnected until it is connected anew.
+                guard let retryLimit else {
+                    fields["action"] = "fix the key or the endpoint, then restart: libzmq does not connect to it again"
+                    return Record(
+                        level: .error, message: "\(role) handshake failed; not connecting again", metadata: fields)
+                }
+                let backoff = min(retryLimit, backoffs[key].map { $0 * 2 } ?? Self.firstRetry)
+                backoffs[key] = backoff
+                retries[key] = (now + backoff, role, event.endpoint)
+                guard let unlogged = quiet("given up \(key)", at: now) else { return nil }
+                if unlogged > 0 { fields["failuresNotLogged"] = "\(unlogged)" }
+                fields["retrySeconds"] = backoff.secondsText
+                fields["action"] =
+                    "fix the key or the endpoint; it is connected again after retrySeconds, and after each failure "
+                    + "twice as long up to \(retryLimit.secondsText) s"
                 return Record(
-                    level: .error, message: "\(role) handshake failed; not connecting again", metadata: fields)
+                    level: .error, message: "\(role) handshake failed; connecting again later", metadata: fields)
             }
             guard let unlogged = quiet("handshake \(key)", at: now) else { return nil }
             if unlogged > 0 { fields["failuresNotLogged"] = "\(unlogged)" }

@@ -11,6 +11,10 @@ import ZeroMQ
 /// socket's events (`ZMQSocketMonitor`), so the readers close only after their sockets said they stopped, or with
 /// this object, which the worker keeps until its sockets are closed.
 ///
+/// libzmq gives up an endpoint whose handshake failed for good (a refused key, a protocol error: it does not connect
+/// there again); the watch then asks the socket's thread, through the socket's `Redial`, to connect to it anew after
+/// a back-off, so that a key authorized later (the proxy's SIGHUP) is taken without a restart.
+///
 /// `stroke-worker proxy` watches its two sides the same way, for the log alone.
 public final class ConnectionWatch: Sendable {
     /// A reader and what it watches, handed from the socket's thread to the watch's.
@@ -23,6 +27,8 @@ public final class ConnectionWatch: Sendable {
         let role: Role
         /// The addresses the socket connects to (not inproc ones, which have no connection events).
         let connecting: [String]
+        /// Where the socket's thread finds the endpoints to connect to again.
+        let redial: Redial
 
         /// `connecting` as `ConnectionTracker.unconnected` names them.
         var expected: [String] { connecting.map { ConnectionTracker.key(role, $0) } }
@@ -59,50 +65,61 @@ public final class ConnectionWatch: Sendable {
     static let pollMilliseconds = 100
 
     private let context: ZMQContext
-    private let logger: Logger
+    let logger: Logger
     private let metrics: WorkerMetrics?
     /// The start of the readers' inproc addresses, unique to the worker.
     private let addressPrefix: String
     private let serial = Atomic<Int>(0)
     private let shared = Mutex(Shared())
     private let reminder: Duration
+    private let retryLimit: Duration?
 
     /// Creates a watch whose readers' addresses start with `addressPrefix` (unique in `context`), which counts in
-    /// `metrics` (if any) and logs to `logger`; a lasting outage is logged again every `reminder` (default: 60 s).
+    /// `metrics` (if any) and logs to `logger`; a lasting outage is logged again every `reminder` (default: 60 s),
+    /// and an endpoint libzmq gave up is connected again after 1 s, then twice as long after each failure up to
+    /// `retryLimit` (nil: never; default: 30 s).
     public init(
         context: ZMQContext, addressPrefix: String, logger: Logger, metrics: WorkerMetrics?,
-        reminder: Duration = .seconds(60)
+        reminder: Duration = .seconds(60), retryLimit: Duration? = .seconds(30)
     ) {
         self.context = context
         self.addressPrefix = addressPrefix
         self.logger = logger
         self.metrics = metrics
         self.reminder = reminder
+        self.retryLimit = retryLimit
     }
+
+    /// Whether endpoints libzmq gave up are connected again (a `retryLimit` was given).
+    var retries: Bool { retryLimit != nil }
 
     /// Endpoints connected to that have no working connection now, as `role address`, sorted (none made yet, or
     /// lost): empty when every one the worker connects to has completed its handshake.
     var unconnected: [String] { shared.withLock { $0.unconnected } }
 
     /// Makes `socket`'s connection events reach the watch: call on the socket's thread, before it binds or connects
-    /// to `endpoints` (those it connects to count as not connected until their first handshake).
-    func watch(_ socket: ZMQSocket, role: Role, endpoints: [WorkerConfiguration.Endpoint]) throws {
+    /// to `endpoints` (those it connects to count as not connected until their first handshake). Returns where
+    /// that thread finds the endpoints to connect to again (`Redial.apply(to:logger:)`, on each turn of its loop).
+    @discardableResult
+    func watch(_ socket: ZMQSocket, role: Role, endpoints: [WorkerConfiguration.Endpoint]) throws -> Redial {
         let address = "\(addressPrefix)-\(serial.add(1, ordering: .relaxed).newValue)"
         let connecting = endpoints.filter { !$0.bind && !$0.address.hasPrefix("inproc://") }.map(\.address)
         let entry = Watched(
-            monitor: try ZMQSocketMonitor(context, address: address), role: role, connecting: connecting)
+            monitor: try ZMQSocketMonitor(context, address: address), role: role, connecting: connecting,
+            redial: Redial())
         try socket.startMonitor(address, events: ZMQSocketMonitor.mask(Self.events))
         shared.withLock {
             $0.arrivals.append(entry)
             $0.unconnected = ($0.unconnected + entry.expected).sorted()
         }
+        return entry.redial
     }
 
     /// Reads and handles events until `stopped()` returns true and every socket watched so far has stopped its
     /// events (on its thread, as it closed). Blocking: run it on a thread of its own.
     public func run(stopped: () -> Bool) {
         var watched: [Watched] = []
-        var tracker = ConnectionTracker(reminder: reminder)
+        var tracker = ConnectionTracker(reminder: reminder, retryLimit: retryLimit)
         let clock = ContinuousClock()
         // Rebuilt only when the readers change.
         var poller = ZMQPoller(readable: [])
@@ -118,7 +135,14 @@ public final class ConnectionWatch: Sendable {
             }
             if watched.isEmpty, stopped() { return }
             do {
-                guard try poller.poll(timeoutMilliseconds: Self.pollMilliseconds) > 0 else { continue }
+                let ready = try poller.poll(timeoutMilliseconds: Self.pollMilliseconds)
+                for (role, endpoint) in tracker.takeDueRetries(at: clock.now) {
+                    // The socket of that role that connects there (a worker and a proxy have one of each role).
+                    let candidates = watched.filter { $0.role == role }
+                    let entry = candidates.first { $0.connecting.contains(endpoint) } ?? candidates.first
+                    entry?.redial.request(endpoint)
+                }
+                guard ready > 0 else { continue }
                 var ended = Set<Int>()
                 for (index, entry) in watched.enumerated() where poller.isReadable(index) {
                     while let event = try entry.monitor.receive() {

@@ -99,10 +99,22 @@ public struct Forwarder: Sendable {
             return SubscriberVetting(authenticator: authenticator)
         }
         try control.bind(controlEndpoint)
+        // Endpoints libzmq gave up after a failed handshake, connected again on this thread (`ConnectionWatch`).
+        var redials: [(ConnectionWatch.Redial, ZMQSocket)] = []
         if let connectionWatch {
-            if let role = watchedRoles.frontend { try connectionWatch.watch(xsub, role: role, endpoints: frontend) }
-            if let role = watchedRoles.backend { try connectionWatch.watch(xpub, role: role, endpoints: backend) }
+            if let role = watchedRoles.frontend {
+                redials.append((try connectionWatch.watch(xsub, role: role, endpoints: frontend), xsub))
+            }
+            if let role = watchedRoles.backend {
+                redials.append((try connectionWatch.watch(xpub, role: role, endpoints: backend), xpub))
+            }
         }
+        // Only a side that connects over a network can be given up.
+        let connects = [(watchedRoles.frontend, frontend), (watchedRoles.backend, backend)].contains {
+            role, endpoints in
+            role != nil && endpoints.contains { !$0.bind && !$0.address.hasPrefix("inproc://") }
+        }
+        let logger = connectionWatch?.logger
         let attachedFrontend = try frontend.map { endpoint throws(ZMQError) in
             try xsub.attach(endpoint) ?? "connect:\(endpoint.address)"
         }
@@ -110,15 +122,20 @@ public struct Forwarder: Sendable {
             try xpub.attach(endpoint) ?? "connect:\(endpoint.address)"
         }
         ready(attachedFrontend, attachedBackend)
-        guard frontendAuthenticator != nil || subscribers != nil else {
+        // libzmq's proxy has no turn of its own to connect again in: a forwarder that may need one, or reads who
+        // sends, runs the loop of its own.
+        guard frontendAuthenticator != nil || subscribers != nil || connects && connectionWatch?.retries == true else {
             try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
             return
         }
         var vetting = frontendAuthenticator.map { ConnectionVetting(authenticator: $0) }
         try ZMQProxy.runFiltering(
             frontend: xsub, backend: xpub, control: control,
-            pollMilliseconds: subscribers == nil ? -1 : Self.vettingPollMilliseconds,
-            turn: { subscribers?.refresh() },
+            pollMilliseconds: subscribers == nil && !connects ? -1 : Self.vettingPollMilliseconds,
+            turn: {
+                subscribers?.refresh()
+                if let logger { for (redial, socket) in redials { redial.apply(to: socket, logger: logger) } }
+            },
             admitBackend: { message in
                 if message.bytes.first == 1 { subscribers?.note(message) }
                 return true
@@ -129,8 +146,8 @@ public struct Forwarder: Sendable {
             })
     }
 
-    /// How long the forwarder's poll waits at most when it checks its subscribers' keys: the longest a revoked
-    /// subscriber of an idle forwarder goes on receiving.
+    /// How long the forwarder's poll waits at most when it checks its subscribers' keys or connects again: the
+    /// longest a revoked subscriber of an idle forwarder goes on receiving.
     static let vettingPollMilliseconds = 100
 
     /// Sends a command to a running forwarder's control socket (`TERMINATE`, `PAUSE`, `RESUME`).

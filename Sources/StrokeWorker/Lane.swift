@@ -55,7 +55,8 @@ struct Lane: Sendable {
     func run() throws {
         let input = try ZMQSocket(context, .sub)
         try configureInput(input)
-        try connectionWatch?.watch(input, role: .input, endpoints: inputs)
+        // Endpoints libzmq gave up after a failed handshake, connected again on this thread (`ConnectionWatch`).
+        var redials = try connectionWatch.map { [(try $0.watch(input, role: .input, endpoints: inputs), input)] } ?? []
         // The lane's own copy of the libraries: lanes and helper threads share no reference count.
         var generation = -1
         let registry = libraries.refresh(&generation)!
@@ -70,11 +71,13 @@ struct Lane: Sendable {
             try attachInputs(input)
             var processor = SessionProcessor(
                 sink: PipelineSink(pipe: pipe), configuration: configuration, registry: registry, metrics: metrics)
-            try loop(input: input, output: nil, processor: &processor, generation: generation)
+            try loop(input: input, output: nil, processor: &processor, generation: generation, redials: redials)
         } else {
             let output = try ZMQSocket(context, .xpub)
             try Publisher.configure(output, configuration, external: recordsEndpoints)
-            try connectionWatch?.watch(output, role: .output, endpoints: outputs)
+            if let redial = try connectionWatch?.watch(output, role: .output, endpoints: outputs) {
+                redials.append((redial, output))
+            }
             let subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
             for endpoint in outputs { try attach(output, endpoint, role: "output") }
             try attachInputs(input)
@@ -87,18 +90,24 @@ struct Lane: Sendable {
                     sink: OffloadingSink(socket: sink, helper: helper, registry: registry),
                     configuration: configuration,
                     registry: registry, metrics: metrics)
-                try loop(input: input, output: subscriptions, processor: &processor, generation: generation)
+                try loop(
+                    input: input, output: subscriptions, processor: &processor, generation: generation,
+                    redials: redials)
             } else {
                 var processor = SessionProcessor(
                     sink: sink, configuration: configuration, registry: registry, metrics: metrics)
-                try loop(input: input, output: subscriptions, processor: &processor, generation: generation)
+                try loop(
+                    input: input, output: subscriptions, processor: &processor, generation: generation,
+                    redials: redials)
             }
         }
     }
 
-    /// `generation`: that of the libraries the processor holds (`LibrarySource.refresh`).
+    /// `generation`: that of the libraries the processor holds (`LibrarySource.refresh`); `redials`: the lane's
+    /// sockets that `connectionWatch` watches, with where it asks for their endpoints to be connected again.
     private func loop<Sink: LaneSink>(
-        input: ZMQSocket, output: OutputSubscriptions?, processor: inout SessionProcessor<Sink>, generation: Int
+        input: ZMQSocket, output: OutputSubscriptions?, processor: inout SessionProcessor<Sink>, generation: Int,
+        redials: [(ConnectionWatch.Redial, ZMQSocket)]
     ) throws {
         var output = output
         var generation = generation
@@ -154,6 +163,8 @@ struct Lane: Sendable {
             // Revoked client keys (SIGHUP) are looked for from the messages read after it: one atomic load.
             vetting?.refresh()
             output?.refresh()
+            // Endpoints given up after a failed handshake: one atomic load per socket and poll.
+            for (redial, socket) in redials { redial.apply(to: socket, logger: logger) }
             if configuration.recognitionOffload == .whenBusy {
                 load.waited(from: polling, to: polled)
                 processor.sink.saturated = load.saturated

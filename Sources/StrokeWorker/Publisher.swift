@@ -94,10 +94,11 @@ final class Publisher: Sendable {
         defer { stopped.signal() }
         let output: ZMQSocket
         var subscriptions: OutputSubscriptions
+        let redial: ConnectionWatch.Redial?
         do {
             output = try ZMQSocket(context, .xpub)
             try Self.configure(output, configuration, external: recordEndpointsIn != nil)
-            try connectionWatch?.watch(output, role: .output, endpoints: outputs)
+            redial = try connectionWatch?.watch(output, role: .output, endpoints: outputs)
             subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
             for endpoint in outputs {
                 let bound = try output.attach(endpoint)
@@ -118,6 +119,7 @@ final class Publisher: Sendable {
             pipe.waitForWork(milliseconds: Lane.pollMilliseconds)
             try? subscriptions.drain()
             subscriptions.refresh()
+            redial?.apply(to: output, logger: logger)
             var finished = false
             while true {
                 let next = pipe.take()

@@ -56,7 +56,9 @@ public final class Worker: Sendable {
             : nil
         connections = ConnectionWatch(
             context: self.context, addressPrefix: "inproc://stroke-worker-\(identifier)-monitor", logger: self.logger,
-            metrics: metrics)
+            metrics: metrics,
+            retryLimit: configuration.handshakeRetrySeconds > 0
+                ? .seconds(Int(configuration.handshakeRetrySeconds)) : nil)
     }
 
     /// The endpoints actually bound or connected, as `input:…` and `output:…`, inputs first (available once

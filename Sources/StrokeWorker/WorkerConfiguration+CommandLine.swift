@@ -170,6 +170,11 @@ extension WorkerConfiguration {
             help: "TCP keepalive on the input and output: a connection on which nothing arrived this long is probed "
                 + "every 2 s and dropped after 5 unanswered probes; 0 leaves the system's setting. Default: 10"),
         Option(
+            flag: "handshake-retry", env: "STROKE_WORKER_HANDSHAKE_RETRY", value: "SECONDS",
+            help: "libzmq does not connect again to an endpoint that refused the worker's key or broke the "
+                + "protocol; the worker does, after 1 s, then twice as long after each failure up to this, so that "
+                + "a key authorized later is taken without a restart; 0: never. Default: 30"),
+        Option(
             flag: "stats-interval", env: "STROKE_WORKER_STATS_INTERVAL", value: "SECONDS",
             help: "statistics on the $system topic and in the log, 0 to disable. Default: 10"),
         Option(

@@ -48,6 +48,7 @@ extension WorkerConfiguration {
         Limit("heartbeat", 0...600_000, \.heartbeatMilliseconds),
         Limit("consumer-timeout", 0...3_600_000, \.consumerTimeoutMilliseconds),
         Limit("tcp-keepalive", 0...86_400, \.tcpKeepaliveSeconds),
+        Limit("handshake-retry", 0...3600, \.handshakeRetrySeconds),
         Limit("stats-interval", 0...86_400, \.statsIntervalSeconds),
         Limit("checkpoint-interval", 0...86_400, \.checkpointIntervalSeconds),
         Limit("adopt-state-max-age", 1...(86_400 * 7), \.adoptStateMaxAgeSeconds),

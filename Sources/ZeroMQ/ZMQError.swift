@@ -21,6 +21,8 @@ public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let terminated = Code(rawValue: "terminated")
         /// An endpoint could not be bound or connected, or is malformed.
         public static let endpoint = Code(rawValue: "endpoint")
+        /// The socket has no such endpoint to unbind or disconnect (`ENOENT`).
+        public static let noEntry = Code(rawValue: "no_entry")
         /// An option or argument was rejected (`EINVAL`).
         public static let invalidArgument = Code(rawValue: "invalid_argument")
         /// Any other failure; see `errno` and `message`.
@@ -54,6 +56,7 @@ public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
             case EAGAIN: self.code = .wouldBlock
             case ETERM: self.code = .terminated
             case EINVAL: self.code = .invalidArgument
+            case ENOENT: self.code = .noEntry
             default: self.code = .other
             }
         }

@@ -34,6 +34,10 @@ enum ProxyCommand {
                                nothing arrived this long is probed every 2 s and dropped after 5 unanswered
                                probes, so that publishers and idle subscribers that vanished are let go; 0
                                leaves the system's setting. Default: 10
+          --handshake-retry SECONDS
+                               [STROKE_PROXY_HANDSHAKE_RETRY] libzmq does not connect again to an endpoint that
+                               refused the proxy's key or broke the protocol; the proxy does, after 1 s, then
+                               twice as long after each failure up to this; 0: never. Default: 30
           --curve-secret-key FILE
                                [STROKE_PROXY_CURVE_SECRET_KEY] encrypt both sides with CURVE: FILE holds the
                                proxy's secret key (stroke-tool keygen); publishers, workers and consumers connect
@@ -44,8 +48,8 @@ enum ProxyCommand {
                                publisher connected with a key no longer listed is cut at its next message,
                                a subscriber at once).
                                Default: any client with the key
-        The log says when an endpoint the proxy connects to does not answer (at once, then every minute), connects
-        or is lost, and when a side cannot take a connection (out of files).
+        The log says when an endpoint the proxy connects to does not answer (at once, then every minute), connects,
+        is lost or refuses the handshake, and when a side cannot take a connection (out of files).
         SIGINT or SIGTERM terminate the proxy and exit 0; SIGHUP reads --curve-authorized-keys again.
         Under systemd (Type=notify), NOTIFY_SOCKET gets READY=1 once both sides are bound, and STOPPING=1.
         """
@@ -55,7 +59,7 @@ enum ProxyCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["help", "no-drop"], environment: environment)
             try args.rejectUnknown([
                 "frontend", "backend", "control", "hwm", "help", "no-drop", "curve-secret-key", "curve-authorized-keys",
-                "consumer-timeout", "tcp-keepalive", "ipv6",
+                "consumer-timeout", "tcp-keepalive", "ipv6", "handshake-retry",
             ])
             if args.flag("help") {
                 print(usage)
@@ -81,6 +85,10 @@ enum ProxyCommand {
             let consumerTimeout = try args.parsed(
                 "consumer-timeout", env: "STROKE_PROXY_CONSUMER_TIMEOUT", default: Int32(10_000))
             let keepalive = try args.parsed("tcp-keepalive", env: "STROKE_PROXY_TCP_KEEPALIVE", default: Int32(10))
+            let retry = try args.parsed("handshake-retry", env: "STROKE_PROXY_HANDSHAKE_RETRY", default: Int32(30))
+            guard (0...3600).contains(retry) else {
+                throw CommandLineArguments.Failure(description: "--handshake-retry \(retry) is outside 0...3600")
+            }
             guard (0...86_400).contains(keepalive) else {
                 throw CommandLineArguments.Failure(description: "--tcp-keepalive \(keepalive) is outside 0...86400")
             }
@@ -108,7 +116,8 @@ enum ProxyCommand {
             configured.backendKeepaliveSeconds = keepalive
             // Its connections logged: an endpoint it connects to that does not answer, or is lost; failed accepts.
             let connections = ConnectionWatch(
-                context: context, addressPrefix: "inproc://stroke-proxy-monitor", logger: logger, metrics: nil)
+                context: context, addressPrefix: "inproc://stroke-proxy-monitor", logger: logger, metrics: nil,
+                retryLimit: retry > 0 ? .seconds(Int(retry)) : nil)
             configured.connectionWatch = connections
             configured.watchedRoles = (frontend: .frontend, backend: .backend)
             let forwarder = configured

@@ -100,21 +100,64 @@ struct ConnectionTrackerTests {
         #expect(tracker.counts.handshakesFailed == 11)
     }
 
-    @Test("a refused key or a protocol error ends the endpoint for good: an error, with what to do, each time")
+    @Test("a refused key or a protocol error: an error with what to do, each endpoint connected again after 1 s")
     func terminalHandshakeFailures() {
         var tracker = ConnectionTracker()
         _ = feed(&tracker, .connected, at: 0)
         let refused = feed(&tracker, .handshakeFailedAuthentication, value: 400, at: 0.1)
         #expect(refused?.level == .error)
-        #expect(refused?.message == "input handshake failed; not connecting again")
+        #expect(refused?.message == "input handshake failed; connecting again later")
         #expect(refused?.metadata["reason"] == "the peer refused this side's key (ZAP status 400)")
-        #expect(refused?.metadata["action"]?.contains("restart") == true)
+        #expect(refused?.metadata["retrySeconds"] == "1.0")
+        #expect(refused?.metadata["action"]?.contains("up to 30.0 s") == true)
         _ = feed(&tracker, .connected, role: .output, at: 1)
         let protocolError = feed(&tracker, .handshakeFailedProtocol, value: 0x1000_0000, role: .output, at: 1.1)
         #expect(protocolError?.level == .error)
         #expect(protocolError?.metadata["reason"]?.hasPrefix("protocol error") == true)
         #expect(tracker.counts.handshakesFailed == 2)
         #expect(tracker.unconnected == ["input \(Self.proxy)", "output \(Self.proxy)"])
+        #expect(tracker.takeDueRetries(at: start + .milliseconds(1099)).isEmpty, "the input's back-off not over")
+        let input = tracker.takeDueRetries(at: start + .milliseconds(1100))
+        #expect(input.map(\.role) == [.input] && input.map(\.endpoint) == [Self.proxy])
+        #expect(tracker.takeDueRetries(at: start + .milliseconds(1100)).isEmpty, "asked for once")
+        let output = tracker.takeDueRetries(at: start + .seconds(5))
+        #expect(output.map(\.role) == [.output] && output.map(\.endpoint) == [Self.proxy])
+    }
+
+    @Test("an endpoint refused again waits twice as long each time up to the limit; a handshake ends the back-off")
+    func retryBackoff() {
+        var tracker = ConnectionTracker(retryLimit: .seconds(5))
+        var now = 0.0
+        var waits: [Double] = []
+        for _ in 0..<5 {
+            _ = feed(&tracker, .connected, at: now)
+            _ = feed(&tracker, .handshakeFailedAuthentication, value: 400, at: now)
+            var due = now
+            while tracker.takeDueRetries(at: start + .milliseconds(due * 1000)).isEmpty { due += 0.5 }
+            waits.append(due - now)
+            now = due
+        }
+        #expect(waits == [1, 2, 4, 5, 5])
+        _ = feed(&tracker, .connected, at: now)
+        let up = feed(&tracker, .handshakeSucceeded, at: now + 0.1)
+        #expect(up?.message == "input connected")
+        #expect(up?.metadata["attempts"] == "5", "each connection made again is an attempt")
+        #expect(tracker.unconnected.isEmpty)
+        _ = feed(&tracker, .disconnected, at: now + 1)
+        let refused = feed(&tracker, .handshakeFailedAuthentication, value: 400, at: now + 90)
+        #expect(refused?.metadata["retrySeconds"] == "1.0", "the back-off starts again after a handshake")
+        #expect(refused?.metadata["failuresNotLogged"] == "4", "one record a minute")
+    }
+
+    @Test("without retries (--handshake-retry 0) a given-up endpoint stays given up, as libzmq leaves it")
+    func noRetries() {
+        var tracker = ConnectionTracker(retryLimit: nil)
+        _ = feed(&tracker, .connected, at: 0)
+        let refused = feed(&tracker, .handshakeFailedAuthentication, value: 400, at: 0.1)
+        #expect(refused?.message == "input handshake failed; not connecting again")
+        #expect(refused?.metadata["action"]?.contains("restart") == true)
+        #expect(tracker.takeDueRetries(at: start + .seconds(3600)).isEmpty)
+        #expect(tracker.unconnected == ["input \(Self.proxy)"])
     }
 
     @Test("failures to accept: warned with the system's error, then at most once a minute per endpoint")
