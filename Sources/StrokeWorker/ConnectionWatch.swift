@@ -41,6 +41,8 @@ public final class ConnectionWatch: Sendable {
         /// Endpoints connected to that have no working connection now (`ConnectionTracker.unconnected`), those of
         /// `arrivals` included.
         var unconnected: [String] = []
+        /// The tracker's counts, as of the watch's last turn.
+        var counts = ConnectionTracker.Counts()
     }
 
     /// A side of the worker or of a proxy, as the logs name it (the worker's metrics count its input and output).
@@ -92,6 +94,10 @@ public final class ConnectionWatch: Sendable {
 
     /// Whether endpoints libzmq gave up are connected again (a `retryLimit` was given).
     var retries: Bool { retryLimit != nil }
+
+    /// The connections open on each side and the failures counted, as of the watch's last turn (a proxy's
+    /// `/metrics`; a worker's go to its `WorkerMetrics`).
+    var counts: ConnectionTracker.Counts { shared.withLock { $0.counts } }
 
     /// Endpoints connected to that have no working connection now, as `role address`, sorted (none made yet, or
     /// lost): empty when every one the worker connects to has completed its handshake.
@@ -175,7 +181,10 @@ public final class ConnectionWatch: Sendable {
     /// to, with what the sockets' threads have handed over since, to `unconnected`.
     private func publish(_ tracker: ConnectionTracker) {
         let unconnected = tracker.unconnected
-        shared.withLock { $0.unconnected = (unconnected + $0.arrivals.flatMap(\.expected)).sorted() }
+        shared.withLock {
+            $0.unconnected = (unconnected + $0.arrivals.flatMap(\.expected)).sorted()
+            $0.counts = tracker.counts
+        }
         guard let metrics else { return }
         let counts = tracker.counts
         metrics.inputConnections.store(counts.connections[.input] ?? 0, ordering: .relaxed)

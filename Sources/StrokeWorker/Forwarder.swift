@@ -49,6 +49,9 @@ public struct Forwarder: Sendable {
     /// The sides whose connections `connectionWatch` watches, and the role each has in its log: a worker's
     /// forwarders watch their external side as its input or output, a proxy both as frontend and backend.
     public var watchedRoles: (frontend: ConnectionWatch.Role?, backend: ConnectionWatch.Role?) = (nil, nil)
+    /// Where the forwarding loop hands its counts once per turn (`stroke-worker proxy --metrics`); nil: nowhere.
+    /// With it the forwarder runs the loop of its own, which turns at least every 100 ms.
+    public var metrics: ProxyMetrics?
 
     /// Creates a forwarder description.
     public init(
@@ -124,15 +127,17 @@ public struct Forwarder: Sendable {
         ready(attachedFrontend, attachedBackend)
         // libzmq's proxy has no turn of its own to connect again in: a forwarder that may need one, or reads who
         // sends, runs the loop of its own.
-        guard frontendAuthenticator != nil || subscribers != nil || connects && connectionWatch?.retries == true else {
+        let turns = metrics != nil || connects && connectionWatch?.retries == true
+        guard frontendAuthenticator != nil || subscribers != nil || turns else {
             try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
             return
         }
         var vetting = frontendAuthenticator.map { ConnectionVetting(authenticator: $0) }
         try ZMQProxy.runFiltering(
             frontend: xsub, backend: xpub, control: control,
-            pollMilliseconds: subscribers == nil && !connects ? -1 : Self.vettingPollMilliseconds,
-            turn: {
+            pollMilliseconds: subscribers == nil && !turns ? -1 : Self.vettingPollMilliseconds,
+            turn: { counts in
+                metrics?.record(counts)
                 subscribers?.refresh()
                 if let logger { for (redial, socket) in redials { redial.apply(to: socket, logger: logger) } }
             },
@@ -146,8 +151,8 @@ public struct Forwarder: Sendable {
             })
     }
 
-    /// How long the forwarder's poll waits at most when it checks its subscribers' keys or connects again: the
-    /// longest a revoked subscriber of an idle forwarder goes on receiving.
+    /// How long the forwarder's poll waits at most when it checks its subscribers' keys, connects again or hands
+    /// its counts over: the longest a revoked subscriber of an idle forwarder goes on receiving.
     static let vettingPollMilliseconds = 100
 
     /// Sends a command to a running forwarder's control socket (`TERMINATE`, `PAUSE`, `RESUME`).

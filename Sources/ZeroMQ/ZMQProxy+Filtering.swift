@@ -9,7 +9,8 @@ extension ZMQProxy {
     /// every message that arrives on the frontend first and drops the message when `admit` refuses it (the
     /// frame's connection and its metadata are there to look at: `ZMQMessage.sourceDescriptor`, `property`), and
     /// the same on the backend with `admitBackend` (for an XPUB backend: the subscriptions).
-    /// `turn` is called after every poll, which waits at most `pollMilliseconds` (-1: until something arrives).
+    /// `turn` is called after every poll, which waits at most `pollMilliseconds` (-1: until something arrives), with
+    /// the counts so far (those `STATISTICS` answers).
     /// `control` (PAIR or REP) takes `PAUSE`, `RESUME`, `TERMINATE` and `STATISTICS` (eight 8-byte counts:
     /// frames and bytes received and sent on the frontend, then on the backend), as libzmq's proxy does. Sends
     /// block while a high-water mark is reached, as there.
@@ -17,7 +18,8 @@ extension ZMQProxy {
     /// - Returns: when terminated through `control` or when the context is shut down.
     public static func runFiltering(
         frontend: ZMQSocket, backend: ZMQSocket, control: ZMQSocket, pollMilliseconds: Int = -1,
-        turn: () -> Void = {}, admitBackend: (ZMQMessage) -> Bool = { _ in true }, admit: (ZMQMessage) -> Bool
+        turn: (_ counts: Counts) -> Void = { _ in }, admitBackend: (ZMQMessage) -> Bool = { _ in true },
+        admit: (ZMQMessage) -> Bool
     ) throws(ZMQError) {
         var poller = ZMQPoller(readable: [frontend, backend, control])
         let message = ZMQMessage()
@@ -26,7 +28,7 @@ extension ZMQProxy {
         do {
             while true {
                 let ready = try poller.poll(timeoutMilliseconds: pollMilliseconds)
-                turn()
+                turn(counts)
                 guard ready > 0 else { continue }
                 if poller.isReadable(2) {
                     switch try command(control, message, counts: counts) {
@@ -50,19 +52,37 @@ extension ZMQProxy {
         }
     }
 
-    /// Frames and bytes, per socket and direction.
-    struct Counts {
-        var frontendIn = (frames: UInt64(0), bytes: UInt64(0))
-        var frontendOut = (frames: UInt64(0), bytes: UInt64(0))
-        var backendIn = (frames: UInt64(0), bytes: UInt64(0))
-        var backendOut = (frames: UInt64(0), bytes: UInt64(0))
+    /// Frames and bytes a proxy received and sent, per socket and direction: what `STATISTICS` answers.
+    public struct Counts: Sendable, Equatable {
+        /// Frames and bytes in one direction of one socket.
+        public struct Traffic: Sendable, Equatable {
+            /// Message frames (a message of two frames counts two, as libzmq's proxy counts).
+            public var frames: UInt64 = 0
+            /// Bytes of those frames.
+            public var bytes: UInt64 = 0
+
+            /// No frames, no bytes.
+            public init() {}
+        }
+
+        /// Received on the frontend: what publishers sent.
+        public var frontendIn = Traffic()
+        /// Sent on the frontend: subscriptions going up.
+        public var frontendOut = Traffic()
+        /// Received on the backend: subscriptions from subscribers.
+        public var backendIn = Traffic()
+        /// Sent on the backend: what subscribers were given.
+        public var backendOut = Traffic()
+
+        /// Nothing counted yet.
+        public init() {}
     }
 
     /// Forwards up to `burst` whole messages that are queued on `source`; drops those whose first frame `admit`
     /// refuses, with the rest of their frames.
     private static func forward(
         from source: ZMQSocket, to destination: ZMQSocket, _ message: ZMQMessage,
-        _ received: inout (frames: UInt64, bytes: UInt64), _ sent: inout (frames: UInt64, bytes: UInt64),
+        _ received: inout Counts.Traffic, _ sent: inout Counts.Traffic,
         _ admit: (ZMQMessage) -> Bool
     ) throws(ZMQError) {
         for _ in 0..<burst {

@@ -10,8 +10,9 @@ enum ProxyCommand {
         USAGE: stroke-worker proxy --frontend ENDPOINT --backend ENDPOINT [--control ENDPOINT] [--hwm N]
 
         Forwards messages from publishers (XSUB side, --frontend) to subscribers (XPUB side, --backend) and
-        subscriptions back up, with libzmq's zmq_proxy_steerable (with --curve-authorized-keys, a loop of its own that
-        reads who sent each message). ENDPOINT: bind:ADDR, connect:ADDR or ADDR (bind).
+        subscriptions back up, with libzmq's zmq_proxy_steerable, or a loop of its own that reads who sent each
+        message (--curve-authorized-keys), hands its counts over (--metrics) or connects anew to an endpoint that
+        refused the handshake (a side that connects). ENDPOINT: bind:ADDR, connect:ADDR or ADDR (bind).
           --frontend ENDPOINT  [STROKE_PROXY_FRONTEND] where publishers connect, repeatable
           --backend ENDPOINT   [STROKE_PROXY_BACKEND] where subscribers connect, repeatable
           --control ENDPOINT   [STROKE_PROXY_CONTROL] a REP socket taking PAUSE, RESUME, TERMINATE and STATISTICS
@@ -34,6 +35,10 @@ enum ProxyCommand {
                                nothing arrived this long is probed every 2 s and dropped after 5 unanswered
                                probes, so that publishers and idle subscribers that vanished are let go; 0
                                leaves the system's setting. Default: 10
+          --metrics HOST:PORT  [STROKE_PROXY_METRICS] HTTP: GET /metrics (frames and bytes forwarded each way,
+                               connections and their failures, refused handshakes, in Prometheus's text
+                               format), /healthz (200 while the proxy forwards) and /readyz (200 when besides
+                               every endpoint it connects to has a connection). Default: none
           --handshake-retry SECONDS
                                [STROKE_PROXY_HANDSHAKE_RETRY] libzmq does not connect again to an endpoint that
                                refused the proxy's key or broke the protocol; the proxy does, after 1 s, then
@@ -59,7 +64,7 @@ enum ProxyCommand {
             let args = try CommandLineArguments(arguments, flagNames: ["help", "no-drop"], environment: environment)
             try args.rejectUnknown([
                 "frontend", "backend", "control", "hwm", "help", "no-drop", "curve-secret-key", "curve-authorized-keys",
-                "consumer-timeout", "tcp-keepalive", "ipv6", "handshake-retry",
+                "consumer-timeout", "tcp-keepalive", "ipv6", "handshake-retry", "metrics",
             ])
             if args.flag("help") {
                 print(usage)
@@ -105,8 +110,16 @@ enum ProxyCommand {
             // Every producer's and consumer's connection takes a file: the proxy holds a whole fleet's.
             OpenFileLimit.raise(reportingTo: logger)
             let terminated = StopFlag()
+            // Its connections logged: an endpoint it connects to that does not answer, or is lost; failed accepts.
+            let connections = ConnectionWatch(
+                context: context, addressPrefix: "inproc://stroke-proxy-monitor", logger: logger, metrics: nil,
+                retryLimit: retry > 0 ? .seconds(Int(retry)) : nil)
+            let metricsAddress = args.value("metrics", env: "STROKE_PROXY_METRICS")
+            let metrics = metricsAddress.map { _ in ProxyMetrics(connections: connections) }
+            // Bound now, so that a bad address is refused before anything starts.
+            let metricsServer = try metricsAddress.map { try metrics!.listen(on: $0) }
             let authenticator = ClientAuthenticator.forListedClients(
-                security, context: context, logger: logger, metrics: nil)
+                security, context: context, logger: logger, metrics: metrics?.authentication)
             var configured = Forwarder(
                 frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
                 noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"), frontendSecurity: security,
@@ -114,11 +127,8 @@ enum ProxyCommand {
             configured.backendTimeoutMilliseconds = consumerTimeout
             configured.frontendKeepaliveSeconds = keepalive
             configured.backendKeepaliveSeconds = keepalive
-            // Its connections logged: an endpoint it connects to that does not answer, or is lost; failed accepts.
-            let connections = ConnectionWatch(
-                context: context, addressPrefix: "inproc://stroke-proxy-monitor", logger: logger, metrics: nil,
-                retryLimit: retry > 0 ? .seconds(Int(retry)) : nil)
             configured.connectionWatch = connections
+            configured.metrics = metrics
             configured.watchedRoles = (frontend: .frontend, backend: .backend)
             let forwarder = configured
             // Under systemd's Type=notify: ready once bound, and each reload and the stop announced.
@@ -131,6 +141,7 @@ enum ProxyCommand {
             defer { reload.cancel() }
             let signals = SignalHandling.onTermination { _ in
                 logger.info("terminating")
+                metrics?.stop()
                 systemd?.notify("STOPPING=1")
                 terminated.value.store(true, ordering: .releasing)
                 // The control PAIR may be taken by the relay; shutting the context down ends the proxy
@@ -154,15 +165,21 @@ enum ProxyCommand {
                     defer { endAll() }
                     try await ThreadRunner.run(name: "stroke-proxy") {
                         try forwarder.run(context: context) { frontend, backend in
-                            logger.info(
-                                "proxy listening",
-                                [
-                                    "frontend": frontend.joined(separator: " "),
-                                    "backend": backend.joined(separator: " "),
-                                ])
+                            var fields = [
+                                "frontend": frontend.joined(separator: " "), "backend": backend.joined(separator: " "),
+                            ]
+                            if let metricsServer { fields["metrics"] = metricsServer.address }
+                            logger.info("proxy listening", fields)
                             systemd?.notify(
                                 "READY=1\nSTATUS=forwarding \(frontend.joined(separator: " ")) to "
                                     + backend.joined(separator: " "))
+                        }
+                    }
+                }
+                if let metricsServer {
+                    group.addTask {
+                        try await ThreadRunner.run(name: "stroke-proxy-metrics") {
+                            metricsServer.run { terminated.value.load(ordering: .acquiring) }
                         }
                     }
                 }

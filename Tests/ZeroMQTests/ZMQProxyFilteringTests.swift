@@ -27,7 +27,7 @@ struct ZMQProxyFilteringTests {
                 try control.bind("inproc://filtering-control")
                 try ZMQProxy.runFiltering(
                     frontend: frontend, backend: backend, control: control, pollMilliseconds: 10,
-                    turn: { seen.withLock { $0.turns += 1 } },
+                    turn: { _ in seen.withLock { $0.turns += 1 } },
                     admitBackend: { message in
                         seen.withLock { $0.subscriptions.append(Array(message.bytes)) }
                         return true

@@ -167,13 +167,13 @@ def test_a_worker_whose_key_its_proxy_refuses_connects_once_the_key_is_authorize
         sides = ["--frontend", "bind:" + endpoint, "--backend", "bind:tcp://127.0.0.1:*"]
     proxy = subprocess.Popen(
         [worker_binary(), "proxy", *sides, "--curve-secret-key", str(tmp_path / "proxy.key"),
-         "--curve-authorized-keys", str(authorized)],
+         "--curve-authorized-keys", str(authorized), "--metrics", "127.0.0.1:0"],
         stderr=subprocess.PIPE, text=True)
     proxy_log = []
     worker = None
     try:
         proxy_tail = LogTail(proxy.stderr, proxy_log)
-        proxy_tail.wait_for("proxy listening", since=0)
+        proxy_metrics = re.search(r"metrics=(\S+)", proxy_tail.wait_for("proxy listening", since=0)).group(1)
         worker = RunningWorker(
             "--" + side, "connect:" + endpoint, "--curve-server-key", str(tmp_path / "proxy.pub"),
             "--curve-secret-key", str(tmp_path / "worker.key"), "--metrics", "127.0.0.1:0", "--lanes", lanes)
@@ -196,6 +196,10 @@ def test_a_worker_whose_key_its_proxy_refuses_connects_once_the_key_is_authorize
             assert time.monotonic() < deadline, get(worker, "/readyz")
             time.sleep(0.05)
         assert metrics(worker)["stroke_worker_%s_connections" % side] == 1
+        # The proxy counted the refusals (`stroke-worker proxy --metrics`).
+        with urllib.request.urlopen("http://%s/metrics" % proxy_metrics, timeout=5) as answer:
+            refused = re.search(r"^stroke_proxy_handshakes_refused_total (\d+)$", answer.read().decode(), re.M)
+        assert int(refused.group(1)) >= 2
     finally:
         if worker is not None:
             assert worker.stop() == 0

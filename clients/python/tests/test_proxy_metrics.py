@@ -1,0 +1,106 @@
+"""`stroke-worker proxy --metrics` (session 74): what a fleet's proxies forward, and whether they can.
+
+Before session 74 a proxy showed nothing of its traffic but through `--control` STATISTICS, and nothing of its
+connections at all: its own log said when an endpoint it connects to did not answer, but no probe could ask.
+"""
+
+import re
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import zmq
+
+from conftest import LogTail, worker_binary
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get(address: str, path: str) -> tuple:
+    try:
+        with urllib.request.urlopen("http://%s%s" % (address, path), timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def samples(address: str) -> dict:
+    """`/metrics` as {name{labels}: value}."""
+    status, text = get(address, "/metrics")
+    assert status == 200
+    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines() if line and not line.startswith("#")}
+
+
+def wait_for(condition, what: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_a_proxy_serves_its_counts_its_connections_and_whether_it_is_ready():
+    subscriber_endpoint = "tcp://127.0.0.1:%d" % free_port()
+    proxy = subprocess.Popen(
+        [worker_binary(), "proxy", "--frontend", "bind:tcp://127.0.0.1:*",
+         "--backend", "connect:" + subscriber_endpoint, "--metrics", "127.0.0.1:0"],
+        stderr=subprocess.PIPE, text=True)
+    context = zmq.Context()
+    stop = threading.Event()
+    reader = None
+    try:
+        listening = LogTail(proxy.stderr, []).wait_for("proxy listening", since=0)
+        address = re.search(r"metrics=(\S+)", listening).group(1)
+        frontend = re.search(r"frontend=(\S+)", listening).group(1)
+        wait_for(lambda: get(address, "/healthz") == (200, "ok\n"), "the proxy is live")
+        # Nothing listens where its backend connects: live, not ready.
+        assert get(address, "/readyz") == (503, "not connected: backend %s\n" % subscriber_endpoint)
+        assert samples(address)["stroke_proxy_up"] == 1
+
+        received = []
+        subscriber = context.socket(zmq.SUB)
+        subscriber.setsockopt(zmq.SUBSCRIBE, b"")
+        subscriber.bind(subscriber_endpoint)
+
+        def receive():
+            # A bound SUB sends its subscription only once its thread calls into it (zeromq/libzmq#2267).
+            while not stop.is_set():
+                if subscriber.poll(50):
+                    received.append(subscriber.recv_multipart())
+
+        reader = threading.Thread(target=receive)
+        reader.start()
+        wait_for(lambda: get(address, "/readyz") == (200, "ok\n"), "ready once the backend connected")
+
+        publisher = context.socket(zmq.XPUB)
+        publisher.connect(frontend)
+        publisher.rcvtimeo = 10000
+        publisher.recv()  # the subscription came up through the proxy
+        for index in range(100):
+            publisher.send_multipart([b"abc/session", b"payload %03d" % index])
+        wait_for(lambda: len(received) == 100, "the subscriber got every message")
+        wait_for(lambda: samples(address)['stroke_proxy_frames_total{side="backend",direction="out"}'] == 200,
+                 "the counts handed over within a turn of the loop")
+        counts = samples(address)
+        assert counts['stroke_proxy_frames_total{side="frontend",direction="in"}'] == 200
+        assert counts['stroke_proxy_bytes_total{side="frontend",direction="in"}'] == 100 * (11 + 11)
+        assert counts['stroke_proxy_bytes_total{side="backend",direction="out"}'] == 100 * (11 + 11)
+        assert counts['stroke_proxy_frames_total{side="backend",direction="in"}'] >= 1  # the subscription
+        assert counts['stroke_proxy_connections{side="frontend"}'] == 1
+        assert counts['stroke_proxy_connections{side="backend"}'] == 1
+        publisher.close(linger=0)
+    finally:
+        stop.set()
+        if reader is not None:
+            reader.join()
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
+        proxy.stderr.close()
+        context.destroy(linger=0)
