@@ -15,7 +15,8 @@ import ZeroMQ
 /// there again); the watch then asks the socket's thread, through the socket's `Redial`, to connect to it anew after
 /// a back-off, so that a key authorized later (the proxy's SIGHUP) is taken without a restart.
 ///
-/// `stroke-worker proxy` watches its two sides the same way, for the log alone.
+/// `stroke-worker proxy` watches its two sides the same way, for its log and, with `--metrics`, its `/metrics` and
+/// `/readyz` (`ProxyMetrics`).
 public final class ConnectionWatch: Sendable {
     /// A reader and what it watches, handed from the socket's thread to the watch's.
     ///

@@ -159,16 +159,16 @@ public struct WorkerConfiguration: Sendable {
     /// again. (A consumer that vanishes while events are sent to it is `consumerTimeoutMilliseconds`'s.) 0 leaves
     /// the system's setting (Linux: no keepalive). Default: `10`.
     public var tcpKeepaliveSeconds: Int32 = 10
+    /// Seconds between TCP keepalive probes (`tcpKeepaliveSeconds`).
+    static let keepaliveProbeSeconds: Int32 = 2
+    /// Unanswered TCP keepalive probes after which a connection is dropped (`tcpKeepaliveSeconds`).
+    static let keepaliveProbes: Int32 = 5
     /// The longest wait, in seconds, before the worker connects again to an endpoint whose handshake failed for
     /// good: libzmq does not connect again after the peer refused the worker's key or broke the protocol (a peer of
     /// the wrong socket type), so the worker does, after 1 s, then twice as long after each failure up to this.
     /// A key the proxy authorizes later (its SIGHUP) is then taken without a restart. 0: never, as libzmq.
     /// Default: `30`.
     public var handshakeRetrySeconds: Int32 = 30
-    /// Seconds between TCP keepalive probes (`tcpKeepaliveSeconds`).
-    static let keepaliveProbeSeconds: Int32 = 2
-    /// Unanswered TCP keepalive probes after which a connection is dropped (`tcpKeepaliveSeconds`).
-    static let keepaliveProbes: Int32 = 5
     /// Seconds between statistics events on the `$system` topic and in the log; 0 disables. Default: `10`.
     public var statsIntervalSeconds: Int = 10
     /// A file whose modification time the worker refreshes every second while its receive loop runs (for

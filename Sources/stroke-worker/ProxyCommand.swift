@@ -114,10 +114,13 @@ enum ProxyCommand {
             let connections = ConnectionWatch(
                 context: context, addressPrefix: "inproc://stroke-proxy-monitor", logger: logger, metrics: nil,
                 retryLimit: retry > 0 ? .seconds(Int(retry)) : nil)
-            let metricsAddress = args.value("metrics", env: "STROKE_PROXY_METRICS")
-            let metrics = metricsAddress.map { _ in ProxyMetrics(connections: connections) }
             // Bound now, so that a bad address is refused before anything starts.
-            let metricsServer = try metricsAddress.map { try metrics!.listen(on: $0) }
+            let served = try args.value("metrics", env: "STROKE_PROXY_METRICS").map { address in
+                let metrics = ProxyMetrics(connections: connections)
+                return (metrics: metrics, server: try metrics.listen(on: address))
+            }
+            let metrics = served?.metrics
+            let metricsServer = served?.server
             let authenticator = ClientAuthenticator.forListedClients(
                 security, context: context, logger: logger, metrics: metrics?.authentication)
             var configured = Forwarder(
