@@ -9,7 +9,8 @@ import ZeroMQ
 /// first failed attempt, or a connection lost), reminded every `reminder` while it lasts, and its end logged with its
 /// length and attempts; a refused key or a protocol error, after which libzmq does not connect again, is an error,
 /// and the tracker schedules a new connection after a back-off (`takeDueRetries`) that `ConnectionWatch` asks the
-/// socket's thread to make.
+/// socket's thread to make; a connection that ends before its handshake with no handshake event (a peer of the wrong
+/// socket type, which libzmq gives up as silently) is a warning, with the same back-off.
 /// Bound endpoints log only failures to accept a connection (out of files, most often), at most once per `reminder`:
 /// peers come and go there in numbers, and a probe that opens and closes a TCP connection fails a handshake each time.
 struct ConnectionTracker {
@@ -31,7 +32,8 @@ struct ConnectionTracker {
         var connectRetries = 0
         /// Connections that ended, whoever ended them.
         var disconnections = 0
-        /// Handshakes that failed (a peer that is not ZMTP, a CURVE key that does not fit, a refused key).
+        /// Handshakes that failed (a peer that is not ZMTP or of the wrong socket type, a CURVE key that does not
+        /// fit, a refused key), and connections that ended before their handshake without a handshake event.
         var handshakesFailed = 0
         /// Connections a bound endpoint could not take (`accept` failed: out of files, most often).
         var acceptFailures = 0
@@ -52,6 +54,8 @@ struct ConnectionTracker {
         var logged: ContinuousClock.Instant
         /// Whether the endpoint had been connected before (a connection lost, not a first connection).
         var lost: Bool
+        /// Whether a connection was made and its handshake has neither succeeded nor failed yet.
+        var handshaking = false
     }
 
     /// How often a lasting outage, and repeated failures (handshakes, accepts), are logged again.
@@ -128,6 +132,10 @@ struct ConnectionTracker {
             if event.kind == .connected, links[key] == nil {
                 links[key] = .down(Outage(since: now, logged: now, lost: false))
             }
+            if event.kind == .connected, case .down(var outage) = links[key] {
+                outage.handshaking = true
+                links[key] = .down(outage)
+            }
         case .connectRetried:
             counts.connectRetries += 1
             var outage = Outage(since: now, logged: now, lost: false)
@@ -155,12 +163,19 @@ struct ConnectionTracker {
         case .disconnected:
             counts.disconnections += 1
             counts.connections[role] = max(0, counts.connections[role, default: 0] - 1)
+            if case .down(var outage) = links[key], outage.handshaking {
+                outage.handshaking = false
+                links[key] = .down(outage)
+                return endedBeforeHandshake(key, role: role, fields: fields, at: now)
+            }
             guard case .up = links[key] else { return nil }
             links[key] = .down(Outage(since: now, logged: now, lost: true))
             return Record(level: .warning, message: "\(role) connection lost; connecting again", metadata: fields)
         case let kind where kind.isHandshakeFailure:
             counts.handshakesFailed += 1
-            guard links[key] != nil else { return nil }
+            guard case .down(var outage) = links[key] else { return nil }
+            outage.handshaking = false
+            links[key] = .down(outage)
             fields["reason"] = Self.reason(event)
             if kind != .handshakeFailedNoDetail {
                 // libzmq ends such a connection as a protocol error, and a session that ends so does not connect
@@ -170,9 +185,7 @@ struct ConnectionTracker {
                     return Record(
                         level: .error, message: "\(role) handshake failed; not connecting again", metadata: fields)
                 }
-                let backoff = min(retryLimit, backoffs[key].map { $0 * 2 } ?? Self.firstRetry)
-                backoffs[key] = backoff
-                retries[key] = (now + backoff, role, event.endpoint)
+                let backoff = scheduleRetry(key, role: role, endpoint: event.endpoint, limit: retryLimit, at: now)
                 guard let unlogged = quiet("given up \(key)", at: now) else { return nil }
                 if unlogged > 0 { fields["failuresNotLogged"] = "\(unlogged)" }
                 fields["retrySeconds"] = backoff.secondsText
@@ -195,6 +208,43 @@ struct ConnectionTracker {
             break
         }
         return nil
+    }
+
+    /// A connection to an endpoint the worker connects to ended before its handshake, and libzmq said nothing of
+    /// the handshake: what a peer of the wrong socket type makes it do (it gives the endpoint up for good, without
+    /// a retry or a handshake event: measured with libzmq 4.3.4 and 4.3.5), or a peer that closed the connection
+    /// during the greeting. Counted as a failed handshake, logged at most once per `reminder`, and connected again
+    /// after a back-off, as a refused key is.
+    private mutating func endedBeforeHandshake(
+        _ key: String, role: Role, fields: [String: String], at now: ContinuousClock.Instant
+    ) -> Record? {
+        counts.handshakesFailed += 1
+        var fields = fields
+        fields["reason"] =
+            "the peer ended the connection before the handshake: a socket of the wrong type (\(role) needs "
+            + "\(role.peers)), or not ZeroMQ"
+        let message: String
+        if let retryLimit {
+            let backoff = scheduleRetry(key, role: role, endpoint: fields["endpoint"] ?? "", limit: retryLimit, at: now)
+            fields["retrySeconds"] = backoff.secondsText
+            message = "\(role) connection ended before its handshake; connecting again later"
+        } else {
+            message = "\(role) connection ended before its handshake"
+        }
+        guard let unlogged = quiet("before handshake \(key)", at: now) else { return nil }
+        if unlogged > 0 { fields["failuresNotLogged"] = "\(unlogged)" }
+        return Record(level: .warning, message: message, metadata: fields)
+    }
+
+    /// Schedules a new connection to `endpoint` after the next back-off (`firstRetry`, then twice the last up to
+    /// `limit`), and returns it.
+    private mutating func scheduleRetry(
+        _ key: String, role: Role, endpoint: String, limit: Duration, at now: ContinuousClock.Instant
+    ) -> Duration {
+        let backoff = min(limit, backoffs[key].map { $0 * 2 } ?? Self.firstRetry)
+        backoffs[key] = backoff
+        retries[key] = (now + backoff, role, endpoint)
+        return backoff
     }
 
     /// Whether a failure of kind `key` is logged now: `nil` when one was within `reminder` (it is counted),

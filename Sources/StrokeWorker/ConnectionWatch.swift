@@ -56,6 +56,14 @@ public final class ConnectionWatch: Sendable {
         case frontend
         /// A proxy's XPUB side: subscribers.
         case backend
+
+        /// The sockets a peer of this side may have, in words: what the others fail the handshake with.
+        var peers: String {
+            switch self {
+            case .input, .frontend: return "a PUB or XPUB socket: a producer, or a proxy's backend"
+            case .output, .backend: return "a SUB or XSUB socket: a consumer, or a proxy's frontend"
+            }
+        }
     }
 
     /// The events read: every one the tracker uses.

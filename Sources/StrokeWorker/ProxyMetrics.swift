@@ -115,7 +115,7 @@ public final class ProxyMetrics: Sendable {
             [("", UInt64(links.disconnections))])
         family(
             "stroke_proxy_handshakes_failed_total", "counter",
-            "Handshakes that failed (a peer that is not ZMTP, a CURVE key that does not fit, a refused key).",
+            "Handshakes that failed (not ZMTP, a socket of the wrong type, a CURVE key that does not fit, a refused key).",
             [("", UInt64(links.handshakesFailed))])
         family(
             "stroke_proxy_accept_failures_total", "counter",

@@ -139,8 +139,8 @@ extension WorkerMetrics {
             key: "disconnections"),
         Family(
             name: "stroke_worker_handshakes_failed_total",
-            help: "Handshakes that failed on the input and output endpoints (not ZMTP, a CURVE key that does not fit, "
-                + "a refused key).", type: "counter", key: "handshakesFailed"),
+            help: "Handshakes that failed on the input and output endpoints (not ZMTP, a socket of the wrong type, a "
+                + "CURVE key that does not fit, a refused key).", type: "counter", key: "handshakesFailed"),
         Family(
             name: "stroke_worker_accept_failures_total",
             help: "Connections the bound endpoints could not take (accept failed: out of files, most often).",

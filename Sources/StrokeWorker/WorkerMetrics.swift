@@ -80,8 +80,9 @@ public final class WorkerMetrics: Sendable {
     public let connectRetries = Atomic<Int>(0)
     /// Connections of the input and output endpoints that ended, whichever side ended them.
     public let disconnections = Atomic<Int>(0)
-    /// Handshakes that failed on the input and output endpoints: a peer that is not ZMTP, a CURVE key that does
-    /// not fit, or a key refused (counted in `handshakesRefused` too when this worker refused it).
+    /// Handshakes that failed on the input and output endpoints: a peer that is not ZMTP or of the wrong socket
+    /// type, a CURVE key that does not fit, or a key refused (counted in `handshakesRefused` too when this worker
+    /// refused it).
     public let handshakesFailed = Atomic<Int>(0)
     /// Connections the bound input and output endpoints could not take (`accept` failed: out of files, most often).
     public let acceptFailures = Atomic<Int>(0)

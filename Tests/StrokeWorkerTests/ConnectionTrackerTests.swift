@@ -124,6 +124,58 @@ struct ConnectionTrackerTests {
         #expect(output.map(\.role) == [.output] && output.map(\.endpoint) == [Self.proxy])
     }
 
+    @Test("a connection that ends before its handshake, with no handshake event: a peer of the wrong socket type")
+    func endedBeforeHandshake() {
+        var tracker = ConnectionTracker()
+        _ = feed(&tracker, .connectDelayed, at: 0)
+        #expect(feed(&tracker, .connected, at: 0) == nil)
+        let ended = feed(&tracker, .disconnected, at: 0)
+        #expect(ended?.level == .warning)
+        #expect(ended?.message == "input connection ended before its handshake; connecting again later")
+        #expect(ended?.metadata["reason"]?.contains("input needs a PUB or XPUB socket") == true)
+        #expect(ended?.metadata["retrySeconds"] == "1.0")
+        #expect(tracker.counts.handshakesFailed == 1)
+        #expect(tracker.unconnected == ["input \(Self.proxy)"])
+        // libzmq gave the endpoint up: the worker connects again, and again after twice as long; logged once a minute.
+        #expect(tracker.takeDueRetries(at: start + .seconds(1)).map(\.endpoint) == [Self.proxy])
+        _ = feed(&tracker, .connected, at: 1)
+        #expect(feed(&tracker, .disconnected, at: 1) == nil, "not logged again within the minute")
+        #expect(tracker.takeDueRetries(at: start + .milliseconds(2999)).isEmpty)
+        #expect(tracker.takeDueRetries(at: start + .seconds(3)).map(\.endpoint) == [Self.proxy])
+        // The right peer there at last.
+        _ = feed(&tracker, .connected, at: 3)
+        let up = feed(&tracker, .handshakeSucceeded, at: 3)
+        #expect(up?.message == "input connected")
+        #expect(up?.metadata["attempts"] == "2")
+        // A connection lost after its handshake is a loss, not a failed handshake; libzmq connects again itself.
+        #expect(feed(&tracker, .disconnected, at: 4)?.message == "input connection lost; connecting again")
+        #expect(tracker.takeDueRetries(at: start + .seconds(100)).isEmpty)
+        #expect(tracker.counts.handshakesFailed == 2)
+    }
+
+    @Test("a failed handshake that libzmq reports is logged once, not again as a connection ended before it")
+    func reportedHandshakeFailureThenDisconnect() {
+        var tracker = ConnectionTracker()
+        _ = feed(&tracker, .connected, at: 0)
+        #expect(feed(&tracker, .handshakeFailedNoDetail, value: 32, at: 0)?.message == "input handshake failed")
+        #expect(feed(&tracker, .disconnected, at: 0) == nil)
+        #expect(tracker.takeDueRetries(at: start + .seconds(60)).isEmpty, "libzmq connects again itself")
+        _ = feed(&tracker, .connected, role: .output, at: 1)
+        _ = feed(&tracker, .handshakeFailedAuthentication, value: 400, role: .output, at: 1)
+        #expect(feed(&tracker, .disconnected, role: .output, at: 1) == nil)
+        #expect(tracker.counts.handshakesFailed == 2)
+    }
+
+    @Test("without retries, a connection ended before its handshake is warned of, and left as libzmq leaves it")
+    func endedBeforeHandshakeWithoutRetries() {
+        var tracker = ConnectionTracker(retryLimit: nil)
+        _ = feed(&tracker, .connected, role: .output, at: 0)
+        let ended = feed(&tracker, .disconnected, role: .output, at: 0)
+        #expect(ended?.message == "output connection ended before its handshake")
+        #expect(ended?.metadata["reason"]?.contains("output needs a SUB or XSUB socket") == true)
+        #expect(tracker.takeDueRetries(at: start + .seconds(3600)).isEmpty)
+    }
+
     @Test("an endpoint refused again waits twice as long each time up to the limit; a handshake ends the back-off")
     func retryBackoff() {
         var tracker = ConnectionTracker(retryLimit: .seconds(5))

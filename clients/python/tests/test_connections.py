@@ -235,3 +235,42 @@ def test_with_handshake_retry_0_a_refused_worker_stays_given_up(tmp_path):
         proxy.terminate()
         assert proxy.wait(timeout=20) == 0
         proxy.stderr.close()
+
+
+def test_an_input_pointed_at_a_socket_of_the_wrong_type_says_so_and_connects_once_the_right_one_is_there():
+    """A worker's input (a SUB) told to connect to a proxy's frontend (an XSUB) instead of its backend: libzmq closes
+    the connection before the handshake, reports no handshake event and never connects there again (libzmq 4.3.4 and
+    4.3.5). Until session 74 the worker logged nothing of it and waited for ever; now it warns, naming what the
+    input needs, and connects again after a back-off, so that the right socket there is taken without a restart."""
+    context = zmq.Context()
+    wrong = context.socket(zmq.XSUB)
+    port = wrong.bind_to_random_port("tcp://127.0.0.1")
+    endpoint = "tcp://127.0.0.1:%d" % port
+    worker = RunningWorker("--input", "connect:" + endpoint, "--metrics", "127.0.0.1:0")
+    try:
+        line = wait_for_log(worker, "input connection ended before its handshake; connecting again later", since=0)
+        assert " warning " in line and "endpoint=" + endpoint in line, line
+        assert "input needs a PUB or XPUB socket" in line and "retrySeconds=1.0" in line, line
+        assert get(worker, "/readyz") == (503, "not connected: input %s\n" % endpoint)
+        # The right socket at the same address: only the worker's own attempt can reach it.
+        wrong.close(linger=0)
+        right = context.socket(zmq.XPUB)
+        deadline = time.monotonic() + 5
+        while True:  # libzmq lets the old listener go on its I/O thread, a moment after the close
+            try:
+                right.bind(endpoint)
+                break
+            except zmq.ZMQError:
+                assert time.monotonic() < deadline, "the port stayed taken"
+                time.sleep(0.05)
+        connected = wait_for_log(worker, "input connected")
+        assert "endpoint=" + endpoint in connected, connected
+        assert right.poll(5000), "the worker's subscriptions arrived"
+        deadline = time.monotonic() + 5
+        while get(worker, "/readyz") != (200, "ok\n"):
+            assert time.monotonic() < deadline, get(worker, "/readyz")
+            time.sleep(0.05)
+        right.close(linger=0)
+    finally:
+        context.destroy(linger=0)
+        assert worker.stop() == 0
