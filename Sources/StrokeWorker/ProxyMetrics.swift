@@ -7,7 +7,8 @@ import ZeroMQ
 /// forwarding loop turns, and on `/readyz` that and whether every endpoint it connects to has a connection.
 ///
 /// The forwarding thread hands over its counts once per turn of its loop (`record`), which turns at least every
-/// 100 ms while the proxy is served (`Forwarder.metrics`); the HTTP thread reads them. Nothing per message.
+/// 100 ms while the proxy is served (`Forwarder.metrics`); the HTTP thread reads them, and under systemd's watchdog
+/// `superviseWatchdog` pings while they show the loop turning. Nothing per message.
 public final class ProxyMetrics: Sendable {
     /// The counts of the forwarding loop as of its last turn.
     private let traffic = Mutex(ZMQProxy.Counts())
@@ -35,10 +36,30 @@ public final class ProxyMetrics: Sendable {
     public func stop() { stopping.store(true, ordering: .relaxed) }
 
     /// Whether the forwarding loop turned in the last five seconds and the proxy is not stopping.
-    var isLive: Bool {
+    public var isLive: Bool {
         let beat = heartbeat.load(ordering: .relaxed)
         let age = Double(DispatchTime.now().uptimeNanoseconds &- beat) / 1e9
         return !stopping.load(ordering: .relaxed) && beat > 0 && age < 5
+    }
+
+    // MARK: - systemd's watchdog
+
+    /// Pings systemd's watchdog (`WATCHDOG=1`) at half its interval while the forwarding loop turns (`isLive`),
+    /// until `stopped()`; returns at once without a watchdog. A proxy whose loop hangs stops pinging, and systemd
+    /// restarts it after `WatchdogSec=`.
+    public func superviseWatchdog(_ systemd: SystemdNotifier, stopped: @Sendable () -> Bool) async throws {
+        guard let interval = systemd.watchdogInterval else { return }
+        // Half the interval, as sd_watchdog_enabled(3) advises; the stop flag is checked every 100 ms.
+        let period = interval / 2
+        var next = ContinuousClock.now
+        while !stopped() {
+            let now = ContinuousClock.now
+            if now >= next {
+                if isLive { systemd.notify("WATCHDOG=1") }
+                next = now + period
+            }
+            try await Task.sleep(for: min(.milliseconds(100), next - now))
+        }
     }
 
     // MARK: - Serving

@@ -56,7 +56,8 @@ enum ProxyCommand {
         The log says when an endpoint the proxy connects to does not answer (at once, then every minute), connects,
         is lost or refuses the handshake, and when a side cannot take a connection (out of files).
         SIGINT or SIGTERM terminate the proxy and exit 0; SIGHUP reads --curve-authorized-keys again.
-        Under systemd (Type=notify), NOTIFY_SOCKET gets READY=1 once both sides are bound, and STOPPING=1.
+        Under systemd (Type=notify), NOTIFY_SOCKET gets READY=1 once both sides are bound, and STOPPING=1; with
+        WatchdogSec= (WATCHDOG_USEC) a WATCHDOG=1 ping at half the interval while the forwarding loop turns.
         """
 
     static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
@@ -114,12 +115,17 @@ enum ProxyCommand {
             let connections = ConnectionWatch(
                 context: context, addressPrefix: "inproc://stroke-proxy-monitor", logger: logger, metrics: nil,
                 retryLimit: retry > 0 ? .seconds(Int(retry)) : nil)
+            // Under systemd's Type=notify: ready once bound, each reload and the stop announced, and with
+            // WatchdogSec= a ping while the forwarding loop turns.
+            let systemd = SystemdNotifier.fromEnvironment(environment)
             // Bound now, so that a bad address is refused before anything starts.
             let served = try args.value("metrics", env: "STROKE_PROXY_METRICS").map { address in
                 let metrics = ProxyMetrics(connections: connections)
                 return (metrics: metrics, server: try metrics.listen(on: address))
             }
-            let metrics = served?.metrics
+            // The watchdog asks whether the loop turns, which the metrics know, served or not.
+            let metrics =
+                served?.metrics ?? (systemd?.watchdogInterval != nil ? ProxyMetrics(connections: connections) : nil)
             let metricsServer = served?.server
             let authenticator = ClientAuthenticator.forListedClients(
                 security, context: context, logger: logger, metrics: metrics?.authentication)
@@ -134,8 +140,6 @@ enum ProxyCommand {
             configured.metrics = metrics
             configured.watchedRoles = (frontend: .frontend, backend: .backend)
             let forwarder = configured
-            // Under systemd's Type=notify: ready once bound, and each reload and the stop announced.
-            let systemd = SystemdNotifier.fromEnvironment(environment)
             let reload = SignalHandling.onReload {
                 systemd?.notify(SystemdNotifier.reloadingState())
                 if let authenticator { authenticator.reload() } else { logger.warning("no authorized keys to reload") }
@@ -177,6 +181,11 @@ enum ProxyCommand {
                                 "READY=1\nSTATUS=forwarding \(frontend.joined(separator: " ")) to "
                                     + backend.joined(separator: " "))
                         }
+                    }
+                }
+                if let systemd, let metrics {
+                    group.addTask {
+                        try await metrics.superviseWatchdog(systemd) { terminated.value.load(ordering: .acquiring) }
                     }
                 }
                 if let metricsServer {

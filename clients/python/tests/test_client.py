@@ -1274,7 +1274,7 @@ class NotifySocket:
 def test_systemd_notifications_of_worker_and_proxy(tmp_path):
     """Under systemd's Type=notify the worker says READY=1 once it receives, pings WATCHDOG=1 at half of
     WATCHDOG_USEC, brackets a SIGHUP with RELOADING=1 and READY=1, and says STOPPING=1 on SIGTERM; the proxy
-    says READY=1 once bound, and STOPPING=1."""
+    says READY=1 once bound, pings WATCHDOG=1 while its forwarding loop turns (session 74), and says STOPPING=1."""
     notify = NotifySocket(tmp_path / "notify")
     try:
         running = RunningWorker(env={"NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"})
@@ -1290,9 +1290,10 @@ def test_systemd_notifications_of_worker_and_proxy(tmp_path):
 
         proxy = subprocess.Popen(
             [worker_binary(), "proxy", "--frontend", "tcp://127.0.0.1:*", "--backend", "tcp://127.0.0.1:*"],
-            stderr=subprocess.DEVNULL, env={**os.environ, "NOTIFY_SOCKET": notify.path})
+            stderr=subprocess.DEVNULL, env={**os.environ, "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"})
         try:
             assert notify.next_starting_with("READY=1").startswith("READY=1\nSTATUS=forwarding tcp://127.0.0.1:")
+            assert notify.next_starting_with("WATCHDOG=1") == "WATCHDOG=1"
             proxy.terminate()
             assert notify.next_starting_with("STOPPING=1") == "STOPPING=1"
         finally:
