@@ -166,7 +166,7 @@ struct ConnectionTracker {
             if case .down(var outage) = links[key], outage.handshaking {
                 outage.handshaking = false
                 links[key] = .down(outage)
-                return endedBeforeHandshake(key, role: role, fields: fields, at: now)
+                return endedBeforeHandshake(key, role: role, endpoint: event.endpoint, fields: fields, at: now)
             }
             guard case .up = links[key] else { return nil }
             links[key] = .down(Outage(since: now, logged: now, lost: true))
@@ -216,7 +216,7 @@ struct ConnectionTracker {
     /// during the greeting. Counted as a failed handshake, logged at most once per `reminder`, and connected again
     /// after a back-off, as a refused key is.
     private mutating func endedBeforeHandshake(
-        _ key: String, role: Role, fields: [String: String], at now: ContinuousClock.Instant
+        _ key: String, role: Role, endpoint: String, fields: [String: String], at now: ContinuousClock.Instant
     ) -> Record? {
         counts.handshakesFailed += 1
         var fields = fields
@@ -225,7 +225,7 @@ struct ConnectionTracker {
             + "\(role.peers)), or not ZeroMQ"
         let message: String
         if let retryLimit {
-            let backoff = scheduleRetry(key, role: role, endpoint: fields["endpoint"] ?? "", limit: retryLimit, at: now)
+            let backoff = scheduleRetry(key, role: role, endpoint: endpoint, limit: retryLimit, at: now)
             fields["retrySeconds"] = backoff.secondsText
             message = "\(role) connection ended before its handshake; connecting again later"
         } else {
