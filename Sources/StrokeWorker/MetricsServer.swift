@@ -145,3 +145,16 @@ final class MetricsServer: Sendable {
         return response
     }
 }
+
+extension MetricsServer.Response {
+    /// The answer of `/healthz` (`unconnected` nil) or `/readyz`: 503 with `notLive` while the process's loop does
+    /// not turn, 503 naming the endpoints connected to that have no connection, else 200 `ok`.
+    static func health(live: Bool, notLive: String, unconnected: [String]? = nil) -> Self {
+        guard live else { return Self(status: "503 Service Unavailable", body: "\(notLive)\n") }
+        if let unconnected, !unconnected.isEmpty {
+            return Self(
+                status: "503 Service Unavailable", body: "not connected: \(unconnected.joined(separator: ", "))\n")
+        }
+        return Self(status: "200 OK", body: "ok\n")
+    }
+}

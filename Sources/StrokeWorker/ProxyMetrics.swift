@@ -75,22 +75,14 @@ public final class ProxyMetrics: Sendable {
 
     /// The answer to `GET path`.
     func httpResponse(_ path: String) -> MetricsServer.Response {
-        let unavailable = "503 Service Unavailable"
         switch path {
         case "/metrics":
             return MetricsServer.Response(
                 status: "200 OK", contentType: "text/plain; version=0.0.4; charset=utf-8", body: prometheusText())
         case "/healthz":
-            guard isLive else { return MetricsServer.Response(status: unavailable, body: "not forwarding\n") }
-            return MetricsServer.Response(status: "200 OK", body: "ok\n")
+            return .health(live: isLive, notLive: "not forwarding")
         case "/readyz":
-            guard isLive else { return MetricsServer.Response(status: unavailable, body: "not forwarding\n") }
-            let unconnected = connections.unconnected
-            guard unconnected.isEmpty else {
-                return MetricsServer.Response(
-                    status: unavailable, body: "not connected: \(unconnected.joined(separator: ", "))\n")
-            }
-            return MetricsServer.Response(status: "200 OK", body: "ok\n")
+            return .health(live: isLive, notLive: "not forwarding", unconnected: connections.unconnected)
         case "/":
             return MetricsServer.Response(status: "200 OK", body: "stroke-worker proxy: /metrics, /healthz, /readyz\n")
         default:

@@ -26,21 +26,9 @@ extension Worker {
                 body: metrics.prometheusText(
                     labels: [("shard", "\(configuration.shard.index)/\(configuration.shard.count)")]))
         case "/healthz":
-            guard isLive else {
-                return MetricsServer.Response(status: "503 Service Unavailable", body: "not receiving\n")
-            }
-            return MetricsServer.Response(status: "200 OK", body: "ok\n")
+            return .health(live: isLive, notLive: "not receiving")
         case "/readyz":
-            guard isLive else {
-                return MetricsServer.Response(status: "503 Service Unavailable", body: "not receiving\n")
-            }
-            let unconnected = connections.unconnected
-            guard unconnected.isEmpty else {
-                return MetricsServer.Response(
-                    status: "503 Service Unavailable",
-                    body: "not connected: \(unconnected.joined(separator: ", "))\n")
-            }
-            return MetricsServer.Response(status: "200 OK", body: "ok\n")
+            return .health(live: isLive, notLive: "not receiving", unconnected: connections.unconnected)
         case "/":
             return MetricsServer.Response(status: "200 OK", body: "stroke-worker: /metrics, /healthz, /readyz\n")
         default:

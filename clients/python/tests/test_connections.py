@@ -149,17 +149,29 @@ def test_a_proxy_says_when_an_endpoint_it_connects_to_does_not_answer():
         proxy.stderr.close()
 
 
+def keys_with_only_another_authorized(tmp_path):
+    """Key pairs `proxy`, `worker` and `other` made by `stroke-tool keygen` in tmp_path, and `authorized`, a client
+    key list that admits `other` only; returns the list's path."""
+    tool = os.path.join(os.path.dirname(worker_binary()), "stroke-tool")
+    for name in ("proxy", "worker", "other"):
+        subprocess.run([tool, "keygen", "-o", str(tmp_path / name)], check=True, capture_output=True)
+    authorized = tmp_path / "authorized"
+    authorized.write_text((tmp_path / "other.pub").read_text())
+    return authorized
+
+
+def stop_proxy(proxy) -> None:
+    proxy.terminate()
+    assert proxy.wait(timeout=20) == 0
+    proxy.stderr.close()
+
+
 @pytest.mark.parametrize("side,lanes", [("input", "1"), ("input", "2"), ("output", "1"), ("output", "2")])
 def test_a_worker_whose_key_its_proxy_refuses_connects_once_the_key_is_authorized(tmp_path, side, lanes):
     """libzmq gives an endpoint up after the peer refused the key (session 73 had the worker say so and stay not
     ready until restarted); the worker connects again after a back-off, so adding its key to the proxy's list and
     reloading the proxy is enough. With one lane the lane's own socket connects again, with two the forwarder's."""
-    tool = os.path.join(os.path.dirname(worker_binary()), "stroke-tool")
-    for name in ("proxy", "worker", "other"):
-        subprocess.run([tool, "keygen", "-o", str(tmp_path / name)], check=True, capture_output=True)
-    # The proxy admits another key only.
-    authorized = tmp_path / "authorized"
-    authorized.write_text((tmp_path / "other.pub").read_text())
+    authorized = keys_with_only_another_authorized(tmp_path)
     endpoint = "tcp://127.0.0.1:%d" % free_port()
     # The worker's input connects to the proxy's XPUB side (its backend), its output to the XSUB side (frontend).
     sides = ["--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:" + endpoint]
@@ -203,20 +215,15 @@ def test_a_worker_whose_key_its_proxy_refuses_connects_once_the_key_is_authorize
     finally:
         if worker is not None:
             assert worker.stop() == 0
-        proxy.terminate()
-        assert proxy.wait(timeout=20) == 0
-        proxy.stderr.close()
+        stop_proxy(proxy)
 
 
 def test_with_handshake_retry_0_a_refused_worker_stays_given_up(tmp_path):
-    tool = os.path.join(os.path.dirname(worker_binary()), "stroke-tool")
-    for name in ("proxy", "worker", "other"):
-        subprocess.run([tool, "keygen", "-o", str(tmp_path / name)], check=True, capture_output=True)
-    (tmp_path / "authorized").write_text((tmp_path / "other.pub").read_text())
+    authorized = keys_with_only_another_authorized(tmp_path)
     endpoint = "tcp://127.0.0.1:%d" % free_port()
     proxy = subprocess.Popen(
         [worker_binary(), "proxy", "--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:" + endpoint,
-         "--curve-secret-key", str(tmp_path / "proxy.key"), "--curve-authorized-keys", str(tmp_path / "authorized")],
+         "--curve-secret-key", str(tmp_path / "proxy.key"), "--curve-authorized-keys", str(authorized)],
         stderr=subprocess.PIPE, text=True)
     worker = None
     try:
@@ -232,9 +239,7 @@ def test_with_handshake_retry_0_a_refused_worker_stays_given_up(tmp_path):
     finally:
         if worker is not None:
             assert worker.stop() == 0
-        proxy.terminate()
-        assert proxy.wait(timeout=20) == 0
-        proxy.stderr.close()
+        stop_proxy(proxy)
 
 
 def test_an_input_pointed_at_a_socket_of_the_wrong_type_says_so_and_connects_once_the_right_one_is_there():
