@@ -147,6 +147,23 @@ final class MetricsServer: Sendable {
 }
 
 extension MetricsServer.Response {
+    /// The answer of a `--metrics` endpoint to `GET path`, the worker's and the proxy's alike: `/metrics` (the text
+    /// `metrics()` makes), `/healthz` and `/readyz` (`health`), `/` naming them for `service`, else 404.
+    /// `unconnected` and `metrics` are read only for the paths that show them.
+    static func route(
+        _ path: String, service: String, live: Bool, notLive: String, unconnected: () -> [String],
+        metrics: () -> String
+    ) -> Self {
+        switch path {
+        case "/metrics":
+            return Self(status: "200 OK", contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics())
+        case "/healthz": return health(live: live, notLive: notLive)
+        case "/readyz": return health(live: live, notLive: notLive, unconnected: unconnected())
+        case "/": return Self(status: "200 OK", body: "\(service): /metrics, /healthz, /readyz\n")
+        default: return Self(status: "404 Not Found", body: "no \(path); try /metrics, /healthz or /readyz\n")
+        }
+    }
+
     /// The answer of `/healthz` (`unconnected` nil) or `/readyz`: 503 with `notLive` while the process's loop does
     /// not turn, 503 naming the endpoints connected to that have no connection, else 200 `ok`.
     static func health(live: Bool, notLive: String, unconnected: [String]? = nil) -> Self {

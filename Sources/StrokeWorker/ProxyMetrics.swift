@@ -75,20 +75,9 @@ public final class ProxyMetrics: Sendable {
 
     /// The answer to `GET path`.
     func httpResponse(_ path: String) -> MetricsServer.Response {
-        switch path {
-        case "/metrics":
-            return MetricsServer.Response(
-                status: "200 OK", contentType: "text/plain; version=0.0.4; charset=utf-8", body: prometheusText())
-        case "/healthz":
-            return .health(live: isLive, notLive: "not forwarding")
-        case "/readyz":
-            return .health(live: isLive, notLive: "not forwarding", unconnected: connections.unconnected)
-        case "/":
-            return MetricsServer.Response(status: "200 OK", body: "stroke-worker proxy: /metrics, /healthz, /readyz\n")
-        default:
-            return MetricsServer.Response(
-                status: "404 Not Found", body: "no \(path); try /metrics, /healthz or /readyz\n")
-        }
+        .route(
+            path, service: "stroke-worker proxy", live: isLive, notLive: "not forwarding",
+            unconnected: { connections.unconnected }, metrics: { prometheusText() })
     }
 
     /// The counters in Prometheus's text exposition format (0.0.4).

@@ -19,21 +19,11 @@ extension Worker {
 
     /// The answer of the `--metrics` endpoint to `GET path`.
     func httpResponse(_ path: String) -> MetricsServer.Response {
-        switch path {
-        case "/metrics":
-            return MetricsServer.Response(
-                status: "200 OK", contentType: "text/plain; version=0.0.4; charset=utf-8",
-                body: metrics.prometheusText(
-                    labels: [("shard", "\(configuration.shard.index)/\(configuration.shard.count)")]))
-        case "/healthz":
-            return .health(live: isLive, notLive: "not receiving")
-        case "/readyz":
-            return .health(live: isLive, notLive: "not receiving", unconnected: connections.unconnected)
-        case "/":
-            return MetricsServer.Response(status: "200 OK", body: "stroke-worker: /metrics, /healthz, /readyz\n")
-        default:
-            return MetricsServer.Response(
-                status: "404 Not Found", body: "no \(path); try /metrics, /healthz or /readyz\n")
-        }
+        .route(
+            path, service: "stroke-worker", live: isLive, notLive: "not receiving",
+            unconnected: { connections.unconnected },
+            metrics: {
+                metrics.prometheusText(labels: [("shard", "\(configuration.shard.index)/\(configuration.shard.count)")])
+            })
     }
 }

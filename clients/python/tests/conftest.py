@@ -3,10 +3,13 @@
 import os
 import queue
 import re
+import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -23,6 +26,22 @@ def worker_binary() -> str:
         if os.path.exists(path):
             return path
     pytest.skip("build stroke-worker first (swift build)")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def http_get(address: str, path: str) -> tuple:
+    """The status and body of the answer to `GET path` at `address` (`HOST:PORT`), errors included."""
+    try:
+        with urllib.request.urlopen("http://%s%s" % (address, path), timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
 
 
 class RunningWorker:

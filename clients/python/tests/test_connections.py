@@ -10,22 +10,13 @@ failed attempts; `/readyz` answers 503 while an endpoint the worker connects to 
 import os
 import re
 import signal
-import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 import zmq
 
-from conftest import LogTail, RunningWorker, worker_binary
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from conftest import LogTail, RunningWorker, free_port, http_get, worker_binary
 
 
 def wait_for_log(worker: RunningWorker, text: str, since: int = None) -> str:
@@ -37,12 +28,7 @@ def wait_for_log(worker: RunningWorker, text: str, since: int = None) -> str:
 
 def get(worker: RunningWorker, path: str) -> tuple:
     """The status and body of the worker's answer to `GET path` on its `--metrics` address."""
-    address = re.search(r"metrics:(\S+)", "".join(worker.log)).group(1)
-    try:
-        with urllib.request.urlopen("http://%s%s" % (address, path), timeout=5) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
+    return http_get(re.search(r"metrics:(\S+)", "".join(worker.log)).group(1), path)
 
 
 def metrics(worker: RunningWorker) -> dict:
@@ -209,8 +195,8 @@ def test_a_worker_whose_key_its_proxy_refuses_connects_once_the_key_is_authorize
             time.sleep(0.05)
         assert metrics(worker)["stroke_worker_%s_connections" % side] == 1
         # The proxy counted the refusals (`stroke-worker proxy --metrics`).
-        with urllib.request.urlopen("http://%s/metrics" % proxy_metrics, timeout=5) as answer:
-            refused = re.search(r"^stroke_proxy_handshakes_refused_total (\d+)$", answer.read().decode(), re.M)
+        exposition = http_get(proxy_metrics, "/metrics")[1]
+        refused = re.search(r"^stroke_proxy_handshakes_refused_total (\d+)$", exposition, re.M)
         assert int(refused.group(1)) >= 2
     finally:
         if worker is not None:

@@ -5,30 +5,13 @@ connections at all: its own log said when an endpoint it connects to did not ans
 """
 
 import re
-import socket
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 
 import zmq
 
-from conftest import LogTail, worker_binary
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def get(address: str, path: str) -> tuple:
-    try:
-        with urllib.request.urlopen("http://%s%s" % (address, path), timeout=5) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
+from conftest import LogTail, free_port, http_get as get, worker_binary
 
 
 def samples(address: str) -> dict:
