@@ -7,8 +7,9 @@ import ZeroMQ
 /// forwarding loop turns, and on `/readyz` that and whether every endpoint it connects to has a connection.
 ///
 /// The forwarding thread hands over its counts once per turn of its loop (`record`), which turns at least every
-/// 100 ms while the proxy is served (`Forwarder.metrics`); the HTTP thread reads them, and under systemd's watchdog
-/// `superviseWatchdog` pings while they show the loop turning. Nothing per message.
+/// 100 ms while the proxy is served (`Forwarder.metrics`), also while a message waits for a subscriber behind
+/// (`--no-drop`: the proxy is then alive, holding its publishers back); the HTTP thread reads them, and under
+/// systemd's watchdog `superviseWatchdog` pings while they show the loop turning. Nothing per message.
 public final class ProxyMetrics: Sendable {
     /// The counts of the forwarding loop as of its last turn.
     private let traffic = Mutex(ZMQProxy.Counts())
@@ -135,6 +136,14 @@ public final class ProxyMetrics: Sendable {
         family(
             "stroke_proxy_messages_revoked_total", "counter",
             "Messages dropped because their publisher's key was taken off the list.", [("", UInt64(revoked))])
+        family(
+            "stroke_proxy_send_waits_total", "counter",
+            "Poll intervals (100 ms) a message waited for a subscriber a high-water mark behind (--no-drop).",
+            [("", counts.waits)])
+        family(
+            "stroke_proxy_waiting", "gauge",
+            "1 while a message waits for a subscriber a high-water mark behind (--no-drop), else 0.",
+            [("", counts.waiting ? 1 : 0)])
         family(
             "stroke_proxy_up", "gauge", "1 while the forwarding loop turns, else 0.", [("", isLive ? 1 : 0)])
         return text

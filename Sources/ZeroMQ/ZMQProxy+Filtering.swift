@@ -13,7 +13,11 @@ extension ZMQProxy {
     /// the counts so far (those `STATISTICS` answers).
     /// `control` (PAIR or REP) takes `PAUSE`, `RESUME`, `TERMINATE` and `STATISTICS` (eight 8-byte counts:
     /// frames and bytes received and sent on the frontend, then on the backend), as libzmq's proxy does. Sends
-    /// block while a high-water mark is reached, as there.
+    /// wait while a high-water mark is reached (a subscriber behind on an `XPUB_NODROP` backend), as there; with a
+    /// `pollMilliseconds` of 0 or more they wait that long at a time (both sockets' send timeout is set to it), and
+    /// between two waits the loop still turns (`turn`, with `Counts.waiting` set) and answers `control`: a proxy
+    /// held back by a slow subscriber shows that it is alive, hands its counts over and terminates on command,
+    /// where libzmq's proxy stays in its send until the subscriber reads or the context is shut down.
     ///
     /// - Returns: when terminated through `control` or when the context is shut down.
     public static func runFiltering(
@@ -23,28 +27,45 @@ extension ZMQProxy {
     ) throws(ZMQError) {
         var poller = ZMQPoller(readable: [frontend, backend, control])
         let message = ZMQMessage()
+        // The control socket's commands between two waits of a send: another message for the frame being sent.
+        let command = ZMQMessage()
         var counts = Counts()
         var paused = false
+        /// Answers a command on `control`, if one arrived (`STATISTICS` with `counts`); false for `TERMINATE`.
+        func steer(_ counts: Counts) throws(ZMQError) -> Bool {
+            switch try Self.command(control, command, counts: counts) {
+            case "TERMINATE": return false
+            case "PAUSE": paused = true
+            case "RESUME": paused = false
+            default: break
+            }
+            return true
+        }
+        /// A send waited `pollMilliseconds` for a peer behind: the loop turns, and the send goes on unless
+        /// `TERMINATE` arrived (false).
+        func waited(_ counts: Counts) throws(ZMQError) -> Bool {
+            turn(counts)
+            return try steer(counts)
+        }
         do {
+            if pollMilliseconds >= 0 {
+                for socket in [frontend, backend] { try socket.setTimeouts(send: Int32(clamping: pollMilliseconds)) }
+            }
             while true {
                 let ready = try poller.poll(timeoutMilliseconds: pollMilliseconds)
                 turn(counts)
                 guard ready > 0 else { continue }
                 if poller.isReadable(2) {
-                    switch try command(control, message, counts: counts) {
-                    case "TERMINATE": return
-                    case "PAUSE": paused = true
-                    case "RESUME": paused = false
-                    default: break
-                    }
+                    guard try steer(counts) else { return }
                 }
                 guard !paused else { continue }
                 if poller.isReadable(0) {
-                    try forward(from: frontend, to: backend, message, &counts.frontendIn, &counts.backendOut, admit)
+                    guard try forward(.down, from: frontend, to: backend, message, &counts, admit, waited: waited)
+                    else { return }
                 }
                 if poller.isReadable(1) {
-                    try forward(
-                        from: backend, to: frontend, message, &counts.backendIn, &counts.frontendOut, admitBackend)
+                    guard try forward(.up, from: backend, to: frontend, message, &counts, admitBackend, waited: waited)
+                    else { return }
                 }
             }
         } catch  where error.code == .terminated {
@@ -63,6 +84,12 @@ extension ZMQProxy {
 
             /// No frames, no bytes.
             public init() {}
+
+            /// Counts one frame of `size` bytes.
+            mutating func add(_ size: UInt64) {
+                frames += 1
+                bytes += size
+            }
         }
 
         /// Received on the frontend: what publishers sent.
@@ -73,34 +100,55 @@ extension ZMQProxy {
         public var backendIn = Traffic()
         /// Sent on the backend: what subscribers were given.
         public var backendOut = Traffic()
+        /// Times a send waited a whole poll interval for a peer a high-water mark behind (a subscriber of an
+        /// `XPUB_NODROP` backend) and was tried again: the proxy's backpressure, in poll intervals.
+        public var waits: UInt64 = 0
+        /// Whether a send is waiting for such a peer now (as of the turn that handed these counts over).
+        public var waiting = false
 
         /// Nothing counted yet.
         public init() {}
     }
 
+    /// The direction of a `forward`: publishers' messages down, frontend to backend; subscriptions up.
+    private enum Direction {
+        case down, up
+    }
+
     /// Forwards up to `burst` whole messages that are queued on `source`; drops those whose first frame `admit`
-    /// refuses, with the rest of their frames.
+    /// refuses, with the rest of their frames. A send that returns without having sent (its socket's send timeout)
+    /// is counted in `counts.waits` and tried again after `waited`, which returns false to stop: `forward` then
+    /// returns false, the frame unsent.
     private static func forward(
-        from source: ZMQSocket, to destination: ZMQSocket, _ message: ZMQMessage,
-        _ received: inout Counts.Traffic, _ sent: inout Counts.Traffic,
-        _ admit: (ZMQMessage) -> Bool
-    ) throws(ZMQError) {
+        _ direction: Direction, from source: ZMQSocket, to destination: ZMQSocket, _ message: ZMQMessage,
+        _ counts: inout Counts, _ admit: (ZMQMessage) -> Bool, waited: (Counts) throws(ZMQError) -> Bool
+    ) throws(ZMQError) -> Bool {
         for _ in 0..<burst {
-            guard try source.receive(into: message, dontWait: true) else { return }
+            guard try source.receive(into: message, dontWait: true) else { return true }
             let admitted = admit(message)
             while true {
                 let (size, more) = (UInt64(message.count), message.hasMore)
-                received.frames += 1
-                received.bytes += size
+                switch direction {
+                case .down: counts.frontendIn.add(size)
+                case .up: counts.backendIn.add(size)
+                }
                 if admitted {
-                    try destination.send(message, more: more)
-                    sent.frames += 1
-                    sent.bytes += size
+                    while try !destination.send(message, more: more) {
+                        counts.waits += 1
+                        counts.waiting = true
+                        guard try waited(counts) else { return false }
+                    }
+                    counts.waiting = false
+                    switch direction {
+                    case .down: counts.backendOut.add(size)
+                    case .up: counts.frontendOut.add(size)
+                    }
                 }
                 guard more else { break }
                 try source.receive(into: message)
             }
         }
+        return true
     }
 
     /// Reads one command from `control` and answers it: the counts for `STATISTICS`, an empty frame for the others

@@ -36,9 +36,10 @@ enum ProxyCommand {
                                probes, so that publishers and idle subscribers that vanished are let go; 0
                                leaves the system's setting. Default: 10
           --metrics HOST:PORT  [STROKE_PROXY_METRICS] HTTP: GET /metrics (frames and bytes forwarded each way,
-                               connections and their failures, refused handshakes, in Prometheus's text
-                               format), /healthz (200 while the proxy forwards) and /readyz (200 when besides
-                               every endpoint it connects to has a connection). Default: none
+                               connections and their failures, refused handshakes, time spent waiting for a
+                               subscriber behind, in Prometheus's text format), /healthz (200 while the proxy
+                               forwards, or waits for such a subscriber with --no-drop) and /readyz (200 when
+                               besides every endpoint it connects to has a connection). Default: none
           --handshake-retry SECONDS
                                [STROKE_PROXY_HANDSHAKE_RETRY] libzmq does not connect again to an endpoint that
                                refused the proxy's key or broke the protocol; the proxy does, after 1 s, then

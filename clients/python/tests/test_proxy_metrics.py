@@ -87,3 +87,58 @@ def test_a_proxy_serves_its_counts_its_connections_and_whether_it_is_ready():
         assert proxy.wait(timeout=20) == 0
         proxy.stderr.close()
         context.destroy(linger=0)
+
+
+def test_a_proxy_held_back_by_a_slow_subscriber_stays_live_and_says_it_waits():
+    """With `--no-drop`, a subscriber a high-water mark behind holds every message back. Until session 75 the proxy's
+    loop stopped turning while it waited, so that after 5 s `/healthz` answered 503 and the watchdog stopped: the
+    liveness probe or systemd then restarted a proxy that was only applying backpressure, its queues lost."""
+    proxy = subprocess.Popen(
+        [worker_binary(), "proxy", "--frontend", "bind:tcp://127.0.0.1:*", "--backend", "bind:tcp://127.0.0.1:*",
+         "--no-drop", "--hwm", "10", "--consumer-timeout", "0", "--metrics", "127.0.0.1:0"],
+        stderr=subprocess.PIPE, text=True)
+    context = zmq.Context()
+    sender = None
+    messages, payload = 2000, b"x" * 16384
+    try:
+        listening = LogTail(proxy.stderr, []).wait_for("proxy listening", since=0)
+        address = re.search(r"metrics=(\S+)", listening).group(1)
+        frontend = re.search(r"frontend=(\S+)", listening).group(1)
+        backend = re.search(r"backend=(\S+)", listening).group(1)
+        subscriber = context.socket(zmq.SUB)
+        subscriber.setsockopt(zmq.RCVHWM, 10)
+        subscriber.setsockopt(zmq.RCVBUF, 4096)
+        subscriber.setsockopt(zmq.SUBSCRIBE, b"")
+        subscriber.connect(backend)
+        publisher = context.socket(zmq.XPUB)
+        publisher.setsockopt(zmq.XPUB_NODROP, 1)
+        publisher.connect(frontend)
+        publisher.rcvtimeo = 10000
+        publisher.recv()  # the subscription came up through the proxy
+
+        def send():
+            # 32 MB: far more than the high-water marks and the sockets' buffers hold; blocks while the proxy waits.
+            for index in range(messages):
+                publisher.send_multipart([b"abc/session", b"%05d" % index + payload])
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        wait_for(lambda: samples(address)["stroke_proxy_waiting"] == 1, "the proxy waits for the subscriber")
+        time.sleep(6)  # longer than the 5 s after which a loop that does not turn is not live
+        assert get(address, "/healthz") == (200, "ok\n")
+        counts = samples(address)
+        assert counts["stroke_proxy_up"] == 1
+        assert counts["stroke_proxy_waiting"] == 1
+        assert counts["stroke_proxy_send_waits_total"] >= 30  # 100 ms each, over 6 s
+        # The subscriber reads at last: everything arrives, in order, and the proxy no longer waits.
+        subscriber.rcvtimeo = 10000
+        received = [int(subscriber.recv_multipart()[1][:5]) for _ in range(messages)]
+        assert received == list(range(messages))
+        wait_for(lambda: samples(address)["stroke_proxy_waiting"] == 0, "the proxy no longer waits")
+    finally:
+        if sender is not None:
+            sender.join(timeout=20)
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
+        proxy.stderr.close()
+        context.destroy(linger=0)
