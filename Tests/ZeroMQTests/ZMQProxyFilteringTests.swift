@@ -42,16 +42,7 @@ struct ZMQProxyFilteringTests {
         let (received, statistics, terminated) = try await runOnThread { () -> ([[[UInt8]]], [UInt64], Bool) in
             let subscriber = try ZMQSocket(context, .sub)
             let publisher = try ZMQSocket(context, .pub)
-            try subscriber.subscribe("")
-            try subscriber.connect("inproc://filtering-out")
-            try publisher.connect("inproc://filtering-in")
-            try subscriber.setTimeouts(receive: 50)
-            var probes = 0
-            repeat {
-                try publisher.send("probe")
-                probes += 1
-            } while try subscriber.receiveMultipart() == nil && probes < 100
-            while try subscriber.receiveMultipart(dontWait: true) != nil {}
+            try Self.connectThroughProxy(subscriber, publisher, "filtering")
             try publisher.sendMultipart([Array("drop".utf8), Array("x".utf8)])
             try publisher.sendMultipart([Array("keep".utf8), Array("y".utf8)])
             try publisher.send("last")
@@ -80,6 +71,22 @@ struct ZMQProxyFilteringTests {
         // The backend's subscription went through `admitBackend`; the loop turned at least once per poll.
         #expect(seen.withLock { $0.subscriptions } == [[1]])
         #expect(seen.withLock { $0.turns } >= 1)
+    }
+
+    /// Connects `subscriber` (to every topic) and `publisher` to the proxy whose endpoints are
+    /// `inproc://NAME-out` and `inproc://NAME-in`, and sends probes until one arrives (at most 100, 50 ms apart):
+    /// the subscription has then gone up through the proxy. Reads whatever probes are left.
+    static func connectThroughProxy(_ subscriber: ZMQSocket, _ publisher: ZMQSocket, _ name: String) throws {
+        try subscriber.subscribe("")
+        try subscriber.connect("inproc://\(name)-out")
+        try publisher.connect("inproc://\(name)-in")
+        try subscriber.setTimeouts(receive: 50)
+        var probes = 0
+        repeat {
+            try publisher.send("probe")
+            probes += 1
+        } while try subscriber.receiveMultipart() == nil && probes < 100
+        while try subscriber.receiveMultipart(dontWait: true) != nil {}
     }
 
     @Test("a frame over tcp names its connection's descriptor; over inproc none, and cutting none does nothing")

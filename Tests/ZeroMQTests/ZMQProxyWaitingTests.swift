@@ -65,16 +65,7 @@ struct ZMQProxyWaitingTests {
         let subscriber = try ZMQSocket(context, .sub)
         let publisher = try ZMQSocket(context, .pub)
         try subscriber.setHighWaterMarks(receive: 10)
-        try subscriber.subscribe("")
-        try subscriber.connect("inproc://\(name)-out")
-        try publisher.connect("inproc://\(name)-in")
-        try subscriber.setTimeouts(receive: 50)
-        var probes = 0
-        repeat {
-            try publisher.send("probe")
-            probes += 1
-        } while try subscriber.receiveMultipart() == nil && probes < 100
-        while try subscriber.receiveMultipart(dontWait: true) != nil {}
+        try ZMQProxyFilteringTests.connectThroughProxy(subscriber, publisher, name)
         for number in 0..<messages { try publisher.send("\(number)") }
         let deadline = Date().addingTimeInterval(10)
         while !run.seen.withLock({ $0.sawWaiting }) && Date() < deadline { usleep(5000) }
