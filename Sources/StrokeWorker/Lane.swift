@@ -65,7 +65,8 @@ struct Lane: Sendable {
             let publisher = Publisher(
                 name: "publish-\(index)", pipe: pipe, context: context, configuration: configuration, metrics: metrics,
                 logger: logger, outputs: outputs, recordEndpointsIn: recordsEndpoints ? control : nil,
-                libraries: libraries, authenticator: authenticator, connectionWatch: connectionWatch)
+                libraries: libraries, authenticator: authenticator, connectionWatch: connectionWatch,
+                heldBack: heldBack)
             try publisher.start()
             defer { publisher.finish() }
             try attachInputs(input)
@@ -81,7 +82,8 @@ struct Lane: Sendable {
             let subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
             for endpoint in outputs { try attach(output, endpoint, role: "output") }
             try attachInputs(input)
-            let sink = SocketSink(socket: output, metrics: metrics)
+            var sink = SocketSink(socket: output, metrics: metrics)
+            sink.heldBack = heldBack
             if configuration.recognitionOffload != .off {
                 let helper = try RecognitionHelper(lane: index, libraries: libraries, metrics: metrics)
                 helper.start()
@@ -250,15 +252,17 @@ struct Lane: Sendable {
 
     /// Tells the liveness checks that the loop runs: the health file and `/healthz`.
     private func beat() {
-        control.heartbeat.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        if let path = configuration.healthFile { Self.touch(path) }
+        control.beat(healthFile: configuration.healthFile)
     }
 
-    /// Creates the file or refreshes its modification time.
-    static func touch(_ path: String) {
-        if utimes(path, nil) != 0 {
-            _ = FileManager.default.createFile(atPath: path, contents: Data("ok\n".utf8))
-        }
+    /// What the lane's events do, when a send waited the send timeout for a consumer behind, to tell the liveness
+    /// checks that the worker runs: with `--slow-consumers wait` the first lane's beat, for a worker that waits for a
+    /// slow consumer by design is not hung (restarted, it would lose its sessions, and the consumer would be as slow);
+    /// nothing otherwise, where such a wait is the worker's own (its output forwarder).
+    var heldBack: (@Sendable () -> Void)? {
+        guard publishesStats, configuration.slowConsumers == .wait else { return nil }
+        let (control, healthFile) = (control, configuration.healthFile)
+        return { control.beat(healthFile: healthFile) }
     }
 
     private func configureInput(_ input: ZMQSocket) throws {

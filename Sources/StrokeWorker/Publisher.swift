@@ -27,6 +27,8 @@ final class Publisher: Sendable {
     let authenticator: ClientAuthenticator?
     /// Where the connection events of the thread's socket go, when its endpoints are the worker's own.
     let connectionWatch: ConnectionWatch?
+    /// Called when a send waited the send timeout for a consumer behind (`SocketSink.heldBack`, `Lane.heldBack`).
+    let heldBack: (@Sendable () -> Void)?
 
     /// Signalled by the thread once its socket is attached (or failed), and when it has finished.
     private let started = DispatchSemaphore(value: 0)
@@ -36,8 +38,10 @@ final class Publisher: Sendable {
     init(
         name: String, pipe: EventPipe, context: ZMQContext, configuration: WorkerConfiguration, metrics: WorkerMetrics,
         logger: Logger, outputs: [WorkerConfiguration.Endpoint], recordEndpointsIn: WorkerControl?,
-        libraries: LibrarySource, authenticator: ClientAuthenticator?, connectionWatch: ConnectionWatch?
+        libraries: LibrarySource, authenticator: ClientAuthenticator?, connectionWatch: ConnectionWatch?,
+        heldBack: (@Sendable () -> Void)? = nil
     ) {
+        self.heldBack = heldBack
         self.connectionWatch = connectionWatch
         self.libraries = libraries
         self.authenticator = authenticator
@@ -111,6 +115,7 @@ final class Publisher: Sendable {
         }
         started.signal()
         var sink = SocketSink(socket: output, metrics: metrics)
+        sink.heldBack = heldBack
         var writer = JSONWriter()
         var tiltSamples: [TiltFeedback.Sample] = []
         var generation = -1

@@ -12,6 +12,9 @@ struct SocketSink: EventSink {
     let metrics: WorkerMetrics
     var published = 0
     var dropped = 0
+    /// Called when a send waited the socket's send timeout for a consumer behind and the event was dropped (an
+    /// `XPUB_NODROP` socket: `--slow-consumers wait`, or a lane's inproc one with several lanes); nil: nothing.
+    var heldBack: (@Sendable () -> Void)?
     /// Queued events: topic and payload bytes back to back, and where each event ends.
     private var bytes: [UInt8] = []
     private var events: [(topicEnd: Int, end: Int)] = []
@@ -66,7 +69,9 @@ struct SocketSink: EventSink {
         do {
             // XPUB_NODROP with a send timeout: wait for a slow consumer that long, then drop and count.
             guard try socket.send(topic, more: true) else {
-                dropped += 1
+                // Counted now, not at the next flush: a batch sent at 100 ms an event can take many seconds.
+                metrics.eventsDropped.add(1, ordering: .relaxed)
+                heldBack?()
                 return
             }
             try socket.send(payload)

@@ -147,7 +147,7 @@ extension WorkerConfiguration {
             help: "for a consumer --hwm events behind: drop, and it alone misses events (its eventSeq shows the "
                 + "gap) while the others get every one; or wait up to --send-timeout, then drop the event for "
                 + "every consumer of that session and count it (a consumer that stops reading then holds the "
-                + "others back). Default: drop"),
+                + "others back; the worker stays live meanwhile). Default: drop"),
         Option(
             flag: "send-timeout", env: "STROKE_WORKER_SEND_TIMEOUT", value: "MS",
             help: "with --slow-consumers wait, how long a publish waits for a slow consumer before the event is "

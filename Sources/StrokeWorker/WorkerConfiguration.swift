@@ -79,7 +79,8 @@ public struct WorkerConfiguration: Sendable {
         /// session and counts it (`eventsDropped`): backpressure for a single consumer that must see every event,
         /// at a price: a consumer that stops reading holds every event of its sessions back by that long, and the
         /// lane with them (one that subscribed to all topics, every other consumer too), until it is
-        /// disconnected (`consumerTimeoutMilliseconds`).
+        /// disconnected (`consumerTimeoutMilliseconds`). The worker stays live meanwhile (`/healthz`, the watchdog):
+        /// each such wait counts as its first lane's beat.
         case wait
     }
 

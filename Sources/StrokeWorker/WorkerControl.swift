@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Synchronization
 
 /// What the worker's threads share besides metrics: the stop flag and readiness.
@@ -14,7 +16,8 @@ final class WorkerControl: Sendable {
     /// Set once the lanes have finished (or failed): the ZAP handler and the metrics endpoint may close.
     let lanesDone = Atomic<Bool>(false)
     /// When the first lane last went round its loop (`DispatchTime` nanoseconds; at least once a second while it
-    /// runs), for `/healthz`.
+    /// runs), or, with `--slow-consumers wait`, its events last waited the send timeout for a consumer behind (the
+    /// worker then runs at that consumer's pace, by design): for `/healthz` and the systemd watchdog.
     let heartbeat = Atomic<UInt64>(0)
     /// The endpoints actually bound (with the ports chosen for `:*`), as `input:…`/`output:…`.
     let endpoints = Mutex<[String]>([])
@@ -23,4 +26,18 @@ final class WorkerControl: Sendable {
     let savedSessions = Mutex<[SessionSnapshot]>([])
 
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Tells the liveness checks that the worker runs: `heartbeat` for `/healthz` and the watchdog, and the health
+    /// file (`--health-file`), if any, touched.
+    func beat(healthFile: String?) {
+        heartbeat.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        if let healthFile { Self.touch(healthFile) }
+    }
+
+    /// Creates the file or refreshes its modification time.
+    static func touch(_ path: String) {
+        if utimes(path, nil) != 0 {
+            _ = FileManager.default.createFile(atPath: path, contents: Data("ok\n".utf8))
+        }
+    }
 }

@@ -9,12 +9,13 @@ alone (`--slow-consumers drop`, the default), and one that takes nothing for `--
 
 import re
 import subprocess
+import threading
 import time
 
 import pytest
 import zmq
 
-from conftest import RunningWorker, worker_binary
+from conftest import RunningWorker, free_port, http_get, worker_binary
 from stroke_client.client import Consumer, Producer
 
 # Session ids of 100 bytes: each `pong` is about 300 bytes on the wire, as a `match` is. Pings need no recognition,
@@ -122,3 +123,54 @@ def test_a_proxy_that_waits_for_subscribers_cuts_one_that_takes_nothing():
         proxy.terminate()
         assert proxy.wait(timeout=20) == 0
         proxy.stderr.close()
+
+
+@pytest.mark.parametrize("lanes", ["1", "2"])
+def test_a_worker_that_waits_for_a_stuck_consumer_by_design_stays_live(lanes):
+    """With `--slow-consumers wait` the worker runs at its slowest consumer's pace: each event waits up to 100 ms
+    for it, then is dropped. Until session 75 the first lane's loop stopped turning while its events waited, so that
+    after 5 s `/healthz` answered 503 and the watchdog stopped: a liveness probe or systemd would restart the worker
+    (losing its sessions) for a consumer that a restart leaves as slow. A wait for a consumer now counts as a beat."""
+    address = "127.0.0.1:%d" % free_port()
+    worker = RunningWorker("--slow-consumers", "wait", "--hwm", "10", "--consumer-timeout", "0", "--metrics", address,
+                           "--lanes", lanes)
+    context = zmq.Context()
+    stuck = context.socket(zmq.SUB)
+    stuck.setsockopt(zmq.RCVHWM, 10)
+    stuck.setsockopt(zmq.RCVBUF, 4096)
+    stuck.setsockopt(zmq.SUBSCRIBE, b"")
+    stuck.connect(worker.output)
+    producer = Producer(worker.input, context=context, binary=True)
+    stop = threading.Event()
+    sender = None
+    try:
+        producer.wait_for_all_buckets()
+        time.sleep(0.3)  # the stuck consumer's subscription reached the worker
+        def send():
+            sent = 0
+            while not stop.is_set():
+                producer.ping(SESSIONS[sent % len(SESSIONS)])
+                sent += 1
+                if sent % 200 == 0:
+                    time.sleep(0.01)
+        sender = threading.Thread(target=send)
+        sender.start()
+        # Far longer than the 5 s after which a loop that does not turn is not live; pongs pile up behind the
+        # consumer within the first second.
+        statuses = []
+        end = time.monotonic() + 8
+        while time.monotonic() < end:
+            statuses.append(http_get(address, "/healthz")[0])
+            time.sleep(0.25)
+        assert statuses == [200] * len(statuses)
+        dropped = [line for line in http_get(address, "/metrics")[1].splitlines()
+                   if line.startswith("stroke_worker_events_dropped_total")]
+        assert dropped and all(float(line.rsplit(" ", 1)[1]) > 0 for line in dropped[:1])  # it did wait and drop
+    finally:
+        stop.set()
+        if sender is not None:
+            sender.join()
+        producer.close()
+        stuck.close(linger=0)
+        context.destroy(linger=0)
+        assert worker.stop() == 0
