@@ -373,6 +373,26 @@ def other_figures(runs: list) -> list:
     return lines
 
 
+def host_line(host: dict) -> str:
+    """A run's host as stroke-bench's text report gives it (`host` in its JSON, since session 75)."""
+    family = host.get("cpuFamily")
+    model = host.get("cpuModel")
+    numbers = "" if family is None else f" (family {family}" + ("" if model is None else f", model {model}") + ")"
+    return f"{host.get('cpu', 'unknown')}{numbers}, {host.get('cores')} cores, Linux {host.get('kernel')}, " \
+        f"libzmq {host.get('libzmq')}"
+
+
+def host_lines(runs: list) -> list:
+    """The host the runs measured, or each run's where they differ; nothing for runs older than session 75. Hosts of
+    one size differ (session 75's ran the raw pair half as fast again as session 74's), which moves the ratios."""
+    described = [(run["_name"], host_line(run["host"])) for run in runs if isinstance(run.get("host"), dict)]
+    if not described:
+        return []
+    if len({line for _, line in described}) == 1:
+        return [f"Host: {described[0][1]}."]
+    return ["Hosts differ between the runs:"] + [f"- {name}: {line}" for name, line in described]
+
+
 def summary(directory: str) -> str:
     full = load_runs(directory, "R")
     latency_only = load_runs(directory, "V")
@@ -383,6 +403,9 @@ def summary(directory: str) -> str:
     cases = throughput_rows(full)
     names = ", ".join(run["_name"] for run in every)
     sections = [f"# stroke-bench runs in {directory} ({names})", ""]
+    hosts = host_lines(every)
+    if hosts:
+        sections += hosts + [""]
     synthetic = [run["_name"] for run in every if run.get("strokes") == "synthetic"]
     if synthetic:
         sections += [

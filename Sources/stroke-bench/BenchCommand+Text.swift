@@ -37,6 +37,7 @@ extension BenchCommand {
     static func printText(_ report: Report) {
         let strokes = report.strokes == "synthetic" ? "synthetic strokes" : "strokes of \(report.strokes)"
         print("stroke-bench (\(report.quick ? "quick, " : "")median of \(report.runs) run(s), \(strokes))")
+        print("host: \(report.host.line)")
         if !report.throughput.isEmpty { print("throughput (messages/s; worker ÷ raw):") }
         for row in report.throughput {
             print(

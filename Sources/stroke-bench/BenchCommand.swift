@@ -99,6 +99,8 @@ enum BenchCommand {
     struct Report: Codable {
         var runs: Int
         var quick: Bool
+        /// The machine measured: CPU, cores, kernel and libzmq.
+        var host = HostDescription.current()
         /// The directory of gesture logs the strokes came from, as given, or "synthetic" when none was found there
         /// (`BenchCommand.dataset(at:)`).
         var strokes = "synthetic"

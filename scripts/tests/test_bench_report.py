@@ -253,3 +253,17 @@ def test_run_refuses_a_missing_bench(tmp_path, capsys):
         bench_report.main()
     assert "is not an executable stroke-bench (make release builds it)" in capsys.readouterr().err
     assert not os.path.exists(tmp_path / "runs")
+
+
+def test_summary_names_the_host_and_says_when_runs_differ(tmp_path):
+    host = {"cpu": "AMD EPYC", "cpuFamily": 26, "cpuModel": 2, "cores": 2, "kernel": "6.1.0", "libzmq": "4.3.4"}
+    for name in ("R1", "R2"):
+        write(tmp_path, f"{name}.json", dict(full_run([0.5] * 3, 900.0, 850.0), host=host))
+    text = bench_report.summary(str(tmp_path))
+    assert "Host: AMD EPYC (family 26, model 2), 2 cores, Linux 6.1.0, libzmq 4.3.4." in text
+    write(tmp_path, "R3.json", dict(full_run([0.5] * 3, 900.0, 850.0), host={**host, "cpuFamily": 25, "cpuModel": 17}))
+    text = bench_report.summary(str(tmp_path))
+    assert "Hosts differ between the runs:" in text
+    assert "- R3: AMD EPYC (family 25, model 17), 2 cores, Linux 6.1.0, libzmq 4.3.4" in text
+    # Runs taken before stroke-bench named its host: no line.
+    assert bench_report.host_lines([{"_name": "R1"}]) == []
