@@ -23,15 +23,22 @@ from stroke_client.client import Consumer, Producer
 SESSIONS = ["reader-%03d-" % index + "x" * 89 for index in range(100)]
 
 
-def pongs_beside_a_stuck_consumer(worker: RunningWorker, pings: int, deadline: float = 60.0) -> int:
-    """Pongs a reading consumer receives while another consumer, subscribed to everything, never reads."""
-    context = zmq.Context()
-    consumer = Consumer(worker.output, context=context)
+def stuck_consumer(context: zmq.Context, output: str) -> zmq.Socket:
+    """A consumer subscribed to everything that never reads, with small queues (10 events, a 4-KB receive buffer):
+    it falls a high-water mark behind at once."""
     stuck = context.socket(zmq.SUB)
     stuck.setsockopt(zmq.RCVHWM, 10)
     stuck.setsockopt(zmq.RCVBUF, 4096)
     stuck.setsockopt(zmq.SUBSCRIBE, b"")
-    stuck.connect(worker.output)
+    stuck.connect(output)
+    return stuck
+
+
+def pongs_beside_a_stuck_consumer(worker: RunningWorker, pings: int, deadline: float = 60.0) -> int:
+    """Pongs a reading consumer receives while another consumer, subscribed to everything, never reads."""
+    context = zmq.Context()
+    consumer = Consumer(worker.output, context=context)
+    stuck = stuck_consumer(context, worker.output)
     producer = Producer(worker.input, context=context, binary=True)
     try:
         producer.wait_for_all_buckets()
@@ -135,11 +142,7 @@ def test_a_worker_that_waits_for_a_stuck_consumer_by_design_stays_live(lanes):
     worker = RunningWorker("--slow-consumers", "wait", "--hwm", "10", "--consumer-timeout", "0", "--metrics", address,
                            "--lanes", lanes)
     context = zmq.Context()
-    stuck = context.socket(zmq.SUB)
-    stuck.setsockopt(zmq.RCVHWM, 10)
-    stuck.setsockopt(zmq.RCVBUF, 4096)
-    stuck.setsockopt(zmq.SUBSCRIBE, b"")
-    stuck.connect(worker.output)
+    stuck = stuck_consumer(context, worker.output)
     producer = Producer(worker.input, context=context, binary=True)
     stop = threading.Event()
     sender = None
