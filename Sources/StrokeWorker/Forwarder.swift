@@ -49,6 +49,11 @@ public struct Forwarder: Sendable {
     /// The sides whose connections `connectionWatch` watches, and the role each has in its log: a worker's
     /// forwarders watch their external side as its input or output, a proxy both as frontend and backend.
     public var watchedRoles: (frontend: ConnectionWatch.Role?, backend: ConnectionWatch.Role?) = (nil, nil)
+    /// Whether the forwarder runs the loop of its own, whose sends to a subscriber behind wait at most 100 ms at a
+    /// time and take `TERMINATE` between two waits (`ZMQProxy.runFiltering`), even where nothing else asks for it:
+    /// a worker's output forwarder with `--slow-consumers wait`, so that a consumer that takes nothing cannot hold
+    /// the worker's stop for good. Default: `false`.
+    public var turnsWhileWaiting = false
     /// Where the forwarding loop hands its counts once per turn (`stroke-worker proxy --metrics`); nil: nowhere.
     /// With it the forwarder runs the loop of its own, which turns at least every 100 ms.
     public var metrics: ProxyMetrics?
@@ -127,7 +132,7 @@ public struct Forwarder: Sendable {
         ready(attachedFrontend, attachedBackend)
         // libzmq's proxy has no turn of its own to connect again in: a forwarder that may need one, or reads who
         // sends, runs the loop of its own.
-        let turns = metrics != nil || connects && connectionWatch?.retries == true
+        let turns = metrics != nil || turnsWhileWaiting || connects && connectionWatch?.retries == true
         guard frontendAuthenticator != nil || subscribers != nil || turns else {
             try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
             return

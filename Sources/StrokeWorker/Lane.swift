@@ -255,14 +255,20 @@ struct Lane: Sendable {
         control.beat(healthFile: configuration.healthFile)
     }
 
-    /// What the lane's events do, when a send waited the send timeout for a consumer behind, to tell the liveness
-    /// checks that the worker runs: with `--slow-consumers wait` the first lane's beat, for a worker that waits for a
-    /// slow consumer by design is not hung (restarted, it would lose its sessions, and the consumer would be as slow);
-    /// nothing otherwise, where such a wait is the worker's own (its output forwarder).
-    var heldBack: (@Sendable () -> Void)? {
-        guard publishesStats, configuration.slowConsumers == .wait else { return nil }
-        let (control, healthFile) = (control, configuration.healthFile)
-        return { control.beat(healthFile: healthFile) }
+    /// What the lane's events do when a send waited the send timeout for a consumer behind (`SocketSink.heldBack`),
+    /// with `--slow-consumers wait`: the first lane tells the liveness checks that the worker runs, for a worker that
+    /// waits for a slow consumer by design is not hung (restarted, it would lose its sessions, and the consumer would
+    /// be as slow); and once the stop was asked for `--linger` ago, every lane's sends stop waiting (false), so that a
+    /// consumer that takes nothing cannot hold the drain, and the state file, back for good. Nil in `drop` mode,
+    /// where such a wait is the worker's own (its output forwarder).
+    var heldBack: (@Sendable () -> Bool)? {
+        guard configuration.slowConsumers == .wait else { return nil }
+        let (control, healthFile, beats) = (control, configuration.healthFile, publishesStats)
+        let linger = configuration.lingerMilliseconds
+        return {
+            if beats { control.beat(healthFile: healthFile) }
+            return !control.stoppedLongerThan(milliseconds: linger)
+        }
     }
 
     private func configureInput(_ input: ZMQSocket) throws {

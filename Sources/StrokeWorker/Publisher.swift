@@ -28,7 +28,7 @@ final class Publisher: Sendable {
     /// Where the connection events of the thread's socket go, when its endpoints are the worker's own.
     let connectionWatch: ConnectionWatch?
     /// Called when a send waited the send timeout for a consumer behind (`SocketSink.heldBack`, `Lane.heldBack`).
-    let heldBack: (@Sendable () -> Void)?
+    let heldBack: (@Sendable () -> Bool)?
 
     /// Signalled by the thread once its socket is attached (or failed), and when it has finished.
     private let started = DispatchSemaphore(value: 0)
@@ -39,7 +39,7 @@ final class Publisher: Sendable {
         name: String, pipe: EventPipe, context: ZMQContext, configuration: WorkerConfiguration, metrics: WorkerMetrics,
         logger: Logger, outputs: [WorkerConfiguration.Endpoint], recordEndpointsIn: WorkerControl?,
         libraries: LibrarySource, authenticator: ClientAuthenticator?, connectionWatch: ConnectionWatch?,
-        heldBack: (@Sendable () -> Void)? = nil
+        heldBack: (@Sendable () -> Bool)? = nil
     ) {
         self.heldBack = heldBack
         self.connectionWatch = connectionWatch

@@ -13,8 +13,12 @@ struct SocketSink: EventSink {
     var published = 0
     var dropped = 0
     /// Called when a send waited the socket's send timeout for a consumer behind and the event was dropped (an
-    /// `XPUB_NODROP` socket: `--slow-consumers wait`, or a lane's inproc one with several lanes); nil: nothing.
-    var heldBack: (@Sendable () -> Void)?
+    /// `XPUB_NODROP` socket: `--slow-consumers wait`, or a lane's inproc one with several lanes); false: later sends
+    /// wait no more, an event that does not fit is dropped at once (`Lane.heldBack`: the worker is stopping). Nil:
+    /// nothing.
+    var heldBack: (@Sendable () -> Bool)?
+    /// Whether sends still wait the send timeout for a consumer behind (until `heldBack` says no more).
+    private var waits = true
     /// Queued events: topic and payload bytes back to back, and where each event ends.
     private var bytes: [UInt8] = []
     private var events: [(topicEnd: Int, end: Int)] = []
@@ -68,10 +72,10 @@ struct SocketSink: EventSink {
     mutating func sendNow(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
         do {
             // XPUB_NODROP with a send timeout: wait for a slow consumer that long, then drop and count.
-            guard try socket.send(topic, more: true) else {
+            guard try socket.send(topic, more: true, dontWait: !waits) else {
                 // Counted now, not at the next flush: a batch sent at 100 ms an event can take many seconds.
                 metrics.eventsDropped.add(1, ordering: .relaxed)
-                heldBack?()
+                if waits, let heldBack { waits = heldBack() }
                 return
             }
             try socket.send(payload)

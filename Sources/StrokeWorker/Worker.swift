@@ -116,9 +116,8 @@ public final class Worker: Sendable {
                     input.frontendHeartbeatMilliseconds = configuration.heartbeatMilliseconds
                     input.connectionWatch = connections
                     input.watchedRoles = (frontend: .input, backend: nil)
-                    // With `--slow-consumers wait` the proxy blocks on a full consumer (it has no send timeout)
-                    // until the consumer takes events or is disconnected: the lanes meanwhile wait for it, and drop
-                    // and count, as a single lane does.
+                    // With `--slow-consumers wait` the forwarder waits for a full consumer until it takes events or
+                    // is disconnected: the lanes meanwhile wait for it, and drop and count, as a single lane does.
                     var output = Forwarder(
                         frontend: [.init(bind: true, address: "inproc://stroke-worker-\(identifier)-output")],
                         backend: configuration.outputs, controlEndpoint: outputControl,
@@ -129,6 +128,9 @@ public final class Worker: Sendable {
                     output.backendKeepaliveSeconds = configuration.tcpKeepaliveSeconds
                     output.connectionWatch = connections
                     output.watchedRoles = (frontend: nil, backend: .output)
+                    // Waiting for a consumer, the loop of its own still takes the TERMINATE sent once the lanes are
+                    // done, where libzmq's proxy would stay in its send until the consumer reads or is cut.
+                    output.turnsWhileWaiting = configuration.slowConsumers == .wait
                     for (name, forwarder) in [("input", input), ("output", output)] {
                         group.addTask { [context, control] in
                             try await ThreadRunner.run(name: "forward-\(name)") {
@@ -228,7 +230,7 @@ public final class Worker: Sendable {
     /// Stops intake and lets `run()` drain and return. Safe from any thread, any number of times.
     public func shutdown() {
         guard lifecycle.withLock({ $0.shutdownRequested() }) == .stopIntake else {
-            control.stopping.store(true, ordering: .releasing)
+            control.requestStop()
             return
         }
         logger.info("shutting down: intake stopped, draining")
@@ -236,7 +238,7 @@ public final class Worker: Sendable {
         if configuration.lanes > 1 {
             try? Forwarder.send("TERMINATE", to: inputControl, context: context)
         }
-        control.stopping.store(true, ordering: .releasing)
+        control.requestStop()
     }
 
     // MARK: - Lanes

@@ -80,7 +80,8 @@ public struct WorkerConfiguration: Sendable {
         /// at a price: a consumer that stops reading holds every event of its sessions back by that long, and the
         /// lane with them (one that subscribed to all topics, every other consumer too), until it is
         /// disconnected (`consumerTimeoutMilliseconds`). The worker stays live meanwhile (`/healthz`, the watchdog):
-        /// each such wait counts as its first lane's beat.
+        /// each such wait counts as its first lane's beat; and once stopping, sends wait no more than
+        /// `lingerMilliseconds` after the stop, so that such a consumer cannot hold the drain back for good.
         case wait
     }
 

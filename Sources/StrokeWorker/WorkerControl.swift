@@ -25,7 +25,24 @@ final class WorkerControl: Sendable {
     /// The lanes' sessions after their drain, for the state file (`WorkerConfiguration.stateFile`).
     let savedSessions = Mutex<[SessionSnapshot]>([])
 
+    /// When the stop was first asked for (`DispatchTime` nanoseconds); 0 while the worker runs.
+    let stopRequested = Atomic<UInt64>(0)
+
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Stops intake (`stopping`), noting when the stop was first asked for.
+    func requestStop() {
+        _ = stopRequested.compareExchange(
+            expected: 0, desired: DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        stopping.store(true, ordering: .releasing)
+    }
+
+    /// Whether the stop was asked for more than `milliseconds` ago.
+    func stoppedLongerThan(milliseconds: Int32) -> Bool {
+        let requested = stopRequested.load(ordering: .relaxed)
+        return requested > 0
+            && DispatchTime.now().uptimeNanoseconds &- requested > UInt64(max(0, milliseconds)) * 1_000_000
+    }
 
     /// Tells the liveness checks that the worker runs: `heartbeat` for `/healthz` and the watchdog, and the health
     /// file (`--health-file`), if any, touched.
