@@ -4,8 +4,6 @@ import Synchronization
 
 /// What the worker's threads share besides metrics: the stop flag and readiness.
 final class WorkerControl: Sendable {
-    /// Set once to make lanes stop intake and drain.
-    let stopping = Atomic<Bool>(false)
     /// Lanes that have bound or connected their sockets.
     let readyLanes = Atomic<Int>(0)
     /// Forwarders (with several lanes, one for the input and one for the output) that have bound or connected
@@ -25,16 +23,17 @@ final class WorkerControl: Sendable {
     /// The lanes' sessions after their drain, for the state file (`WorkerConfiguration.stateFile`).
     let savedSessions = Mutex<[SessionSnapshot]>([])
 
-    /// When the stop was first asked for (`DispatchTime` nanoseconds); 0 while the worker runs.
+    /// When the stop was first asked for (`DispatchTime` nanoseconds, at least 1); 0 while the worker runs. Set
+    /// once (`requestStop`): the lanes then stop intake and drain.
     let stopRequested = Atomic<UInt64>(0)
 
-    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+    /// Whether the stop was asked for.
+    var isStopping: Bool { stopRequested.load(ordering: .acquiring) != 0 }
 
-    /// Stops intake (`stopping`), noting when the stop was first asked for.
+    /// Stops intake, noting when the stop was first asked for.
     func requestStop() {
         _ = stopRequested.compareExchange(
-            expected: 0, desired: DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        stopping.store(true, ordering: .releasing)
+            expected: 0, desired: max(1, DispatchTime.now().uptimeNanoseconds), ordering: .acquiringAndReleasing)
     }
 
     /// Whether the stop was asked for more than `milliseconds` ago.
