@@ -1,6 +1,7 @@
 import Foundation
 import StrokeProtocol
 import StrokeRecognition
+import ZeroMQ
 
 extension WorkerConfiguration {
     /// One command-line option: its flag, environment variable, value name and help.
@@ -263,6 +264,8 @@ extension WorkerConfiguration {
         if !inputs.isEmpty { self.inputs = inputs.map(Endpoint.init(parsing:)) }
         let outputs = args.values("output", env: env("output"))
         if !outputs.isEmpty { self.outputs = outputs.map(Endpoint.init(parsing:)) }
+        for endpoint in self.inputs { try endpoint.check(flag: "input") }
+        for endpoint in self.outputs { try endpoint.check(flag: "output") }
         if let ipv6 = try Self.switchValue("ipv6", args.value("ipv6", env: env("ipv6"))) {
             for index in self.inputs.indices { self.inputs[index].ipv6 = ipv6 }
             for index in self.outputs.indices { self.outputs[index].ipv6 = ipv6 }
@@ -385,5 +388,17 @@ extension WorkerConfiguration {
             throw CommandLineArguments.Failure(description: "--shard \(text): I must be in 0..<N")
         }
         return (index, count)
+    }
+}
+
+extension WorkerConfiguration.Endpoint {
+    /// Checks the address as `ZMQSocket.checkEndpoint` does before libzmq sees it (a TCP port outside 1...65535,
+    /// which libzmq would take modulo 65,536, or no transport); the failure names the option, `--flag`.
+    public func check(flag: String) throws(CommandLineArguments.Failure) {
+        do {
+            try ZMQSocket.checkEndpoint(address, binding: bind)
+        } catch {
+            throw CommandLineArguments.Failure(description: "--\(flag) \(self): \(error.message)")
+        }
     }
 }

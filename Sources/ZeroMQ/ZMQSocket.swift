@@ -57,13 +57,16 @@ public final class ZMQSocket {
 
     // MARK: - Endpoints
 
-    /// Binds to `endpoint` (`tcp://127.0.0.1:5555`, `ipc:///tmp/x`, `inproc://name`, `tcp://127.0.0.1:*`).
+    /// Binds to `endpoint` (`tcp://127.0.0.1:5555`, `ipc:///tmp/x`, `inproc://name`, `tcp://127.0.0.1:*`); one
+    /// `checkEndpoint` refuses is refused before libzmq sees it.
     public func bind(_ endpoint: String) throws(ZMQError) {
+        try Self.checkEndpoint(endpoint, binding: true)
         guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_bind(\(endpoint))", code: .endpoint) }
     }
 
-    /// Connects to `endpoint`.
+    /// Connects to `endpoint`; one `checkEndpoint` refuses is refused before libzmq sees it.
     public func connect(_ endpoint: String) throws(ZMQError) {
+        try Self.checkEndpoint(endpoint, binding: false)
         guard zmq_connect(handle, endpoint) == 0 else {
             throw ZMQError.last("zmq_connect(\(endpoint))", code: .endpoint)
         }

@@ -75,15 +75,17 @@ enum ProxyCommand {
             let ipv6 =
                 try WorkerConfiguration.switchValue("ipv6", args.value("ipv6", env: "STROKE_PROXY_IPV6")) ?? false
             /// The endpoints of a side, each with `--ipv6`'s choice.
-            func endpoints(_ flag: String, env: String) -> [WorkerConfiguration.Endpoint] {
-                args.values(flag, env: env).map {
+            func endpoints(_ flag: String, env: String) throws -> [WorkerConfiguration.Endpoint] {
+                try args.values(flag, env: env).map {
                     var endpoint = WorkerConfiguration.Endpoint(parsing: $0)
                     endpoint.ipv6 = ipv6
+                    try endpoint.check(flag: flag)
                     return endpoint
                 }
             }
-            let frontend = endpoints("frontend", env: "STROKE_PROXY_FRONTEND")
-            let backend = endpoints("backend", env: "STROKE_PROXY_BACKEND")
+            let frontend = try endpoints("frontend", env: "STROKE_PROXY_FRONTEND")
+            let backend = try endpoints("backend", env: "STROKE_PROXY_BACKEND")
+            _ = try endpoints("control", env: "STROKE_PROXY_CONTROL")  // checked here, bound once the proxy runs
             guard !frontend.isEmpty, !backend.isEmpty else {
                 throw CommandLineArguments.Failure(description: "--frontend and --backend are required\n\n\(usage)")
             }

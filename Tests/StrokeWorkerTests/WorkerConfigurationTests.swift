@@ -24,6 +24,27 @@ struct WorkerConfigurationTests {
         }
     }
 
+    @Test("an endpoint libzmq would misread is refused with the option's name before the worker starts")
+    func endpoints() throws {
+        for (arguments, environment, named) in [
+            (["--input", "tcp://127.0.0.1:99999"], [:], "--input bind:tcp://127.0.0.1:99999"),
+            (["--output", "connect:tcp://10.0.0.1:5556x"], [:], "--output connect:tcp://10.0.0.1:5556x"),
+            ([], ["STROKE_WORKER_INPUT": "connect:tcp://proxy:0"], "--input connect:tcp://proxy:0"),
+            (["--input", "127.0.0.1:5555"], [:], "--input bind:127.0.0.1:5555"),
+        ] {
+            do {
+                _ = try WorkerConfiguration(arguments: arguments, environment: environment)
+                Issue.record("\(arguments) \(environment) was taken")
+            } catch let failure as CommandLineArguments.Failure {
+                #expect(failure.description.hasPrefix(named + ": "), "\(failure)")
+            }
+        }
+        let fine = try WorkerConfiguration(
+            arguments: ["--input", "tcp://*:5555", "--output", "connect:tcp://[::1]:5556"], environment: [:])
+        #expect(fine.inputs.map(\.description) == ["bind:tcp://*:5555"])
+        #expect(fine.outputs.map(\.description) == ["connect:tcp://[::1]:5556"])
+    }
+
     @Test("configuration from flags and environment, with clear errors")
     func configuration() throws {
         let configuration = try WorkerConfiguration(
