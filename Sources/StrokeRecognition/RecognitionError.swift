@@ -46,16 +46,3 @@ public struct RecognitionError: Error, Sendable, Hashable, CustomStringConvertib
     /// `code: message`.
     public var description: String { "\(code): \(message)" }
 }
-
-extension RecognitionError {
-    /// The bytes of the file at `path`, for the readers of library and tuning files.
-    ///
-    /// - Throws: `.io`, naming the file and why it could not be read.
-    static func contents(ofFile path: String) throws(RecognitionError) -> Data {
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw RecognitionError(.io, "cannot read \(path): \(error.localizedDescription)")
-        }
-    }
-}

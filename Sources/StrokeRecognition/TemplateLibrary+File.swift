@@ -186,36 +186,58 @@ extension TemplateLibrary {
     }
 
     /// Saves the library atomically: writes a temporary file beside `path`, fsyncs it, then renames it over
-    /// `path`, so readers see the old file or the new one, never a torn one.
+    /// `path`, so readers see the old file or the new one, never a torn one. Through a symbolic link, the file it
+    /// points to is replaced and the link kept. A `path` that is not a regular file (`/dev/stdout`, a pipe, a
+    /// terminal) is written into as it is: renaming over it would put a regular file in its place (as root,
+    /// `-o /dev/stdout` replaced the system's link).
     public func save(to path: String) throws(RecognitionError) {
         try validate(source: name)
         let data = try jsonData()
-        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw RecognitionError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
+            }
+            defer { close(fd) }
+            if let failure = Self.write(data, to: fd, named: path) { throw RecognitionError(.io, failure) }
+            return
+        }
+        var target = path
+        if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) {
+            target = String(cString: resolved)
+            free(resolved)
+        }
+        let temporary = "\(target).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw RecognitionError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))")
         }
-        var failure: String?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = "write \(temporary): \(String(cString: strerror(errno)))"
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = Self.write(data, to: fd, named: temporary)
         if failure == nil && fsync(fd) != 0 { failure = "fsync \(temporary): \(String(cString: strerror(errno)))" }
         close(fd)
-        if failure == nil && rename(temporary, path) != 0 {
-            failure = "rename \(temporary) to \(path): \(String(cString: strerror(errno)))"
+        if failure == nil && rename(temporary, target) != 0 {
+            failure = "rename \(temporary) to \(target): \(String(cString: strerror(errno)))"
         }
         if let failure {
             unlink(temporary)
             throw RecognitionError(.io, failure)
+        }
+    }
+
+    /// Writes all of `data` to `fd`; what went wrong, naming `name`, or nil.
+    private static func write(_ data: Data, to fd: Int32, named name: String) -> String? {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return "write \(name): \(String(cString: strerror(errno)))"
+                }
+                offset += written
+            }
+            return nil
         }
     }
 }

@@ -16,12 +16,7 @@ extension StateFile {
     ///   file (with what was wrong and where), `.unsupportedVersion` when it is one of another version.
     public static func read(_ path: String, buckets: ((Int) -> Bool)? = nil) throws(RecognitionError) -> Saved? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw RecognitionError(.io, "cannot read the state file \(path): \(error.localizedDescription)")
-        }
+        let data = try RecognitionError.contents(ofFile: path, naming: "the state file \(path)")
         return try read(data, source: path, buckets: buckets)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrokeRecognition
 import ZeroMQ
 
 /// CURVE encryption, and optionally client authentication, on the sockets a worker or proxy opens to the network.
@@ -153,9 +154,9 @@ public struct TransportSecurity: Sendable, Hashable {
     {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try RecognitionError.contents(ofFile: path, naming: "")
         } catch {
-            throw CommandLineArguments.Failure(description: "\(option): cannot read: \(error.localizedDescription)")
+            throw CommandLineArguments.Failure(description: "\(option): \(error.message)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw CommandLineArguments.Failure(description: "\(option): not UTF-8 text")

@@ -80,6 +80,18 @@ enum LibraryCommand {
         library.neighbors = try StrokeTool.neighbors(args, default: library.neighbors)
     }
 
+    /// Says that `output` was written: on standard output for a file, on standard error where `output` is no
+    /// regular file (`-o /dev/stdout`, a pipe), so that the note does not end up after the library it was written
+    /// into.
+    static func noteWritten(_ output: String, _ note: String) {
+        var status = stat()
+        if stat(output, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+            print(note)
+        } else {
+            FileHandle.standardError.write(Data((note + "\n").utf8))
+        }
+    }
+
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["all", "json"],
@@ -138,7 +150,9 @@ enum LibraryCommand {
             library.strokeDirection = try StrokeTool.strokeDirection(args)
             try applySettings(args, to: &library)
             try library.save(to: output)
-            print("wrote \(output): \(library.templates.count) templates of \(library.gestureNames.count) gestures")
+            noteWritten(
+                output,
+                "wrote \(output): \(library.templates.count) templates of \(library.gestureNames.count) gestures")
         case "add":
             let path = try file()
             var library: TemplateLibrary
@@ -233,7 +247,7 @@ enum LibraryCommand {
             library.strokeDirection = try StrokeTool.strokeDirection(args)
             try applySettings(args, to: &library)
             try library.save(to: output)
-            print("wrote \(output)")
+            noteWritten(output, "wrote \(output)")
         default:
             throw CommandLineArguments.Failure(description: "unknown library action \"\(action)\"\n\n\(usage)")
         }

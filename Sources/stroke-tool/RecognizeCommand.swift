@@ -64,12 +64,7 @@ enum RecognizeCommand {
         /// The strokes of a STROKES.json file, as `recognize`, `send` and `library add` read it: a file that cannot
         /// be read is an I/O error, one that does not decode a usage error; both name the file.
         static func read(_ path: String) throws -> [Stroke] {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw RecognitionError(.io, "cannot read \(path): \(error.localizedDescription)")
-            }
+            let data = try RecognitionError.contents(ofFile: path)
             if let problem = RecognitionError.documentProblem(in: data) {
                 throw CommandLineArguments.Failure(description: "--strokes \(path): not a list of strokes: \(problem)")
             }

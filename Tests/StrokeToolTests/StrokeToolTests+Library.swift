@@ -4,6 +4,16 @@ import Testing
 // MARK: - `library` build, add, list, remove and export-default
 
 extension StrokeToolTests {
+    @Test("-o to standard output (/dev/fd/1, a pipe here) writes the library there and the note on standard error")
+    func exportToStandardOutput() throws {
+        // Not /dev/stdout: were the save to rename a file over it again, it would replace the machine's link.
+        let result = try Self.run(["library", "export-default", "-o", "/dev/fd/1"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error == "wrote /dev/fd/1\n")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect((object["templates"] as? [Any])?.count == 128)
+    }
+
     @Test("--neighbors: build, add and export-default write it (version 4), list shows it; outside 1...8 refused")
     func neighbors() throws {
         try Self.withTemporaryDirectory("library-neighbors") { directory in

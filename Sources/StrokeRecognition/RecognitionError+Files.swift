@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension RecognitionError {
+    // MARK: - Reading files
+
+    /// Largest file `contents(ofFile:naming:)` reads: 1 GiB, ten times a state file of a million sessions with
+    /// the most learned templates a worker holds.
+    public static let largestFile = 1 << 30
+
+    /// The bytes of the file at `path`, for the readers of library, tuning, stroke, key and state files.
+    ///
+    /// Read with `open` and `read`, so that a pipe or a process substitution (`--library <(curl …)`, `/dev/fd/63`)
+    /// and `/dev/stdin` read as files do, where Foundation's `Data(contentsOf:)` refused anything but a regular file
+    /// with "You don't have permission", and so that the reason is the system's (`Is a directory`, `No such file or
+    /// directory`) where Foundation said "NSCocoaErrorDomain error 256".
+    ///
+    /// - Throws: `.io`: `cannot read NAME: REASON`, NAME being `name` or else the path; an empty `name` leaves it
+    ///   out (`cannot read: REASON`), for a caller that names the file itself.
+    public static func contents(ofFile path: String, naming name: String? = nil) throws(RecognitionError) -> Data {
+        func failure(_ reason: String) -> RecognitionError {
+            let name = name ?? path
+            return RecognitionError(.io, "cannot read\(name.isEmpty ? "" : " " + name): \(reason)")
+        }
+        func failure(errno number: Int32) -> RecognitionError { failure(String(cString: strerror(number))) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno: errno) }
+        defer { close(descriptor) }
+        var status = stat()
+        var bytes = [UInt8]()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 {
+            bytes.reserveCapacity(min(Int(status.st_size), largestFile) + 1)
+        }
+        let chunk = 1 << 16
+        while true {
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: chunk))
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + start, chunk) }
+            if count < 0 && errno == EINTR {
+                bytes.removeLast(chunk)
+                continue
+            }
+            guard count >= 0 else { throw failure(errno: errno) }
+            bytes.removeLast(chunk - count)
+            if count == 0 { break }
+            guard bytes.count <= largestFile else { throw failure("larger than \(largestFile >> 20) MiB") }
+        }
+        return Data(bytes)
+    }
+}
