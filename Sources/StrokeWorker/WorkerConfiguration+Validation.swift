@@ -76,6 +76,12 @@ extension WorkerConfiguration {
             )
         }
         if let stateFile {
+            // The worker removes the file it read, moves one it cannot read aside and renames its own over it: of a
+            // directory or a device (`/dev/null`), as root, that would move the system's own.
+            if let kind = StateFile.nonRegularKind(of: stateFile) {
+                throw RecognitionError(
+                    .invalidConfiguration, "--state-file \(stateFile): it is \(kind); a state file is a regular file")
+            }
             // Found out at the start, not at the stop, when the sessions would be lost.
             let directory = URL(fileURLWithPath: stateFile).deletingLastPathComponent().path
             guard access(directory, W_OK) == 0 else {

@@ -140,4 +140,25 @@ struct SessionSnapshotTests {
         configuration.stateFile = path
         #expect(throws: Never.self) { try configuration.validate() }
     }
+
+    @Test("a state file that is a directory, a pipe or a device is refused at the start, and a pipe is never read")
+    func notRegularFiles() throws {
+        let directory = Self.temporaryPath("state-kinds")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let pipe = directory + "/state.fifo"
+        #expect(mkfifo(pipe, 0o600) == 0)
+        // Before, a worker given --state-file /dev/null (or a directory) moved it aside as unreadable and renamed
+        // its own file over it at its stop: as root, the system's /dev/null.
+        var configuration = WorkerConfiguration()
+        for (path, kind) in [(directory, "a directory"), (pipe, "a pipe"), ("/dev/null", "a character device")] {
+            configuration.stateFile = path
+            let refused = #expect(throws: RecognitionError.self) { try configuration.validate() }
+            #expect(refused?.message == "--state-file \(path): it is \(kind); a state file is a regular file")
+            // Read as a file to adopt from, it is refused at once, where a pipe's read would wait for a writer.
+            let unread = #expect(throws: RecognitionError.self) { try StateFile.read(path) }
+            #expect(unread?.code == .io && unread?.message.contains("it is \(kind), not a regular file") == true)
+        }
+        #expect(StateFile.nonRegularKind(of: directory + "/absent") == nil)
+    }
 }
