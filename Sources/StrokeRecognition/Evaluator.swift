@@ -71,9 +71,18 @@ public struct Evaluator: Sendable {
     /// The user-dependent protocol of Wobbrock et al. (2007): per subject and speed, `templatesPerGesture`
     /// random samples of each gesture are the templates and one other random sample of each is tested, `trials`
     /// times.
+    ///
+    /// - Throws: `.invalidConfiguration` for fewer than 1 template per gesture or trial, or where no subject drew
+    ///   any gesture more often than `templatesPerGesture` times at one speed (nothing would be left to test).
     public func userDependent(templatesPerGesture: Int, trials: Int, seed: UInt64) throws(RecognitionError)
         -> EvaluationReport
     {
+        guard templatesPerGesture >= 1, trials >= 1 else {
+            throw RecognitionError(
+                .invalidConfiguration,
+                "the user-dependent protocol needs at least 1 template per gesture and 1 trial, got "
+                    + "\(templatesPerGesture) and \(trials)")
+        }
         var generator = SeededGenerator(seed: seed)
         var tally = Tally(chooser: SeededGenerator(seed: choiceSeed))
         let groups = Dictionary(grouping: samples) { "\($0.subject)/\($0.speed)" }
@@ -94,6 +103,12 @@ public struct Evaluator: Sendable {
                 let recognizer = try Recognizer(library: library, configuration: recognizerConfiguration)
                 for test in tests { try run(recognizer, on: test, into: &tally) }
             }
+        }
+        guard tally.tests > 0 || samples.isEmpty else {
+            throw RecognitionError(
+                .invalidConfiguration,
+                "no gesture was drawn more than \(templatesPerGesture) times by one subject at one speed: with "
+                    + "\(templatesPerGesture) templates per gesture, none is left to test")
         }
         return report(tally, protocolName: "user-dependent")
     }

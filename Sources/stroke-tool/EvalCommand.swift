@@ -124,9 +124,17 @@ enum EvalCommand {
         let report: EvaluationReport
         switch args.value("protocol") ?? "user-dependent" {
         case "user-dependent":
+            let trials: Int = try args.parsed("trials", default: 10)
+            guard (1...100_000).contains(trials) else {
+                throw CommandLineArguments.Failure(description: "--trials: a number from 1 to 100000, got \(trials)")
+            }
+            let perGesture: Int = try args.parsed("templates-per-gesture", default: 1)
+            guard perGesture >= 1 else {
+                throw CommandLineArguments.Failure(
+                    description: "--templates-per-gesture: a number of templates, at least 1, got \(perGesture)")
+            }
             report = try evaluator.userDependent(
-                templatesPerGesture: try args.parsed("templates-per-gesture", default: 1),
-                trials: try args.parsed("trials", default: 10), seed: try args.parsed("seed", default: 1))
+                templatesPerGesture: perGesture, trials: trials, seed: try args.parsed("seed", default: 1))
         case "user-independent":
             var library = try LibraryCommand.load(args.value("library") ?? "default")
             if let direction { library.strokeDirection = direction }

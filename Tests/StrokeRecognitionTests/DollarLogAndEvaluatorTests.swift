@@ -39,6 +39,24 @@ struct DollarLogAndEvaluatorTests {
         #expect(report.microsecondsPerRecognition > 0)
     }
 
+    @Test("the user-dependent protocol refuses what would crash or test nothing, saying why")
+    func userDependentRefusals() {
+        let evaluator = Evaluator(samples: Fixtures.logs)
+        // Before, -1 trapped on a range whose end was below its start, and 0 reported 0% of 0 tests.
+        for (perGesture, trials) in [(1, -1), (1, 0), (-1, 3), (0, 3)] {
+            let error = #expect(throws: RecognitionError.self) {
+                try evaluator.userDependent(templatesPerGesture: perGesture, trials: trials, seed: 1)
+            }
+            #expect(error?.code == .invalidConfiguration)
+            #expect(error?.message.contains("got \(perGesture) and \(trials)") == true, "\(String(describing: error))")
+        }
+        // The fixtures hold at most a few samples of a gesture per subject and speed: with ten templates none is left.
+        let error = #expect(throws: RecognitionError.self) {
+            try evaluator.userDependent(templatesPerGesture: 10, trials: 1, seed: 1)
+        }
+        #expect(error?.message.contains("with 10 templates per gesture, none is left to test") == true)
+    }
+
     @Test("the user-independent protocol and library building")
     func userIndependent() throws {
         let training = Fixtures.logs.filter { $0.subject == "s02" }

@@ -233,6 +233,15 @@ struct StrokeToolTests {
         #expect(result.status == 1)
         result = try Self.run(["frobnicate"])
         #expect(result.status == 2)
+        // Before, a negative count trapped (status 132) and 0 printed a report of no tests.
+        for (option, value) in [("--trials", "-1"), ("--trials", "0"), ("--templates-per-gesture", "-1")] {
+            result = try Self.run(["eval", "--dataset", Self.fixtures, option, value])
+            #expect(
+                result.status == 2 && result.error.contains("\(option): a number"),
+                "\(option) \(value): \(result.error)")
+        }
+        result = try Self.run(["eval", "--dataset", Self.fixtures, "--templates-per-gesture", "10"])
+        #expect(result.status == 1 && result.error.contains("none is left to test"), "\(result.error)")
         // A strokes file that Foundation's decoder alone would take, one way, and Python's `json` another or not at
         // all: refused, where.
         try Self.withTemporaryDirectory("stroke-tool-errors") { directory in
