@@ -190,6 +190,17 @@ enum BenchCommand {
     static func run(_ args: CommandLineArguments) async throws -> Report {
         let quick = args.flag("quick")
         let runs = try args.parsed("runs", default: quick ? 1 : 3)
+        // Checked before any section runs: 0 or fewer runs trapped on the median of none.
+        guard (1...100).contains(runs) else { throw BenchError("--runs: a number of runs, 1 to 100, got \(runs)") }
+        let messages: Int? = args.value("messages") == nil ? nil : try args.parsed("messages", default: 400_000)
+        if let messages, !(1...1_000_000_000).contains(messages) {
+            throw BenchError("--messages: a number of messages, 1 to 1000000000, got \(messages)")
+        }
+        let capacity: Double? = args.value("capacity") == nil ? nil : try args.parsed("capacity", default: 0.0)
+        if let capacity, !(capacity >= 2 && capacity <= 1e9) {
+            // Half of it is the offered load: 0 or less trapped when the pacing turned it into an interval.
+            throw BenchError("--capacity: messages per second, 2 to 1000000000, got \(capacity)")
+        }
         let myself = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
         let worker =
             args.value("worker")
@@ -225,7 +236,7 @@ enum BenchCommand {
             }.nilIfEmpty ?? [1000, 10_000]
         var bench = WorkerBenchmarks(
             worker: worker, myself: myself, strokes: strokes, quick: quick,
-            messages: args.value("messages") == nil ? nil : try args.parsed("messages", default: 400_000),
+            messages: messages,
             context: try ZMQContext())
         bench.workerArguments = (args.value("worker-args") ?? "").split(separator: " ").map(String.init)
         if args.value("latency-standin") != nil {
@@ -287,7 +298,7 @@ enum BenchCommand {
             let measured = report.throughput.first {
                 $0.encoding == "binary" && $0.pointsPerMessage == 1 && $0.sessions == 1000
             }
-            let capacity = try args.parsed("capacity", default: measured?.workerMessagesPerSecond ?? 200_000)
+            let capacity = capacity ?? measured?.workerMessagesPerSecond ?? 200_000
             var rows = [WorkerBenchmarks.Latency]()
             for run in 0..<runs { rows.append(try await bench.latency(rate: capacity / 2, run: run)) }
             let row = median(rows, by: \.p99Us)

@@ -1,0 +1,26 @@
+import StrokeWorker
+import Testing
+
+@testable import stroke_bench
+
+@Suite("stroke-bench's own options")
+struct BenchArgumentsTests {
+    @Test("counts of runs, messages and a capacity that would trap or mean nothing are refused before any section")
+    func counts() async throws {
+        // Before, --runs 0 or -1 and --capacity 0 or -1 trapped (status 132), --messages 0 or -10 was taken.
+        for (arguments, expected) in [
+            (["--runs", "0"], "--runs: a number of runs, 1 to 100, got 0"),
+            (["--runs", "-1"], "--runs: a number of runs, 1 to 100, got -1"),
+            (["--messages", "0"], "--messages: a number of messages, 1 to 1000000000, got 0"),
+            (["--messages", "-10"], "--messages: a number of messages, 1 to 1000000000, got -10"),
+            (["--capacity", "0"], "--capacity: messages per second, 2 to 1000000000, got 0.0"),
+            (["--capacity", "-1"], "--capacity: messages per second, 2 to 1000000000, got -1.0"),
+            (["--capacity", "nan"], "--capacity: messages per second, 2 to 1000000000, got nan"),
+        ] {
+            let args = try CommandLineArguments(
+                ["--only", "latency"] + arguments, flagNames: BenchCommand.flagNames)
+            let error = await #expect(throws: BenchError.self) { _ = try await BenchCommand.run(args) }
+            #expect(error?.description == expected, "\(arguments)")
+        }
+    }
+}
