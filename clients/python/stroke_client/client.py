@@ -80,6 +80,7 @@ class Producer:
         if curve is not None:
             curve.apply(self.socket)
             self._handshakes = _Handshakes(self.socket)
+        _check_endpoint(endpoint, binding=bind)
         _allow_ipv6(self.socket, endpoint, ipv6)
         (self.socket.bind if bind else self.socket.connect)(endpoint)
         # Where it binds or connects, with the port the system chose for a bind to port 0.
@@ -374,9 +375,31 @@ def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], sy
         socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
     if system:
         socket.setsockopt(zmq.SUBSCRIBE, b"$system")
+    _check_endpoint(endpoint, binding=False)
     _allow_ipv6(socket, endpoint, ipv6)
     socket.connect(endpoint)
     return socket, handshakes
+
+
+def _check_endpoint(endpoint: str, binding: bool) -> None:
+    """Raises ``ValueError`` for an endpoint libzmq would misread, as the worker refuses it: libzmq 4.3 keeps a TCP
+    port's low 16 bits and ignores what follows its digits, so ``tcp://127.0.0.1:99999`` dials (or binds) port 34463
+    and ``:5555x`` port 5555. A TCP port must be decimal digits in 1-65535 (``*`` or ``0`` to bind any free port); an
+    endpoint needs ``TRANSPORT://``."""
+    transport, separator, address = endpoint.partition("://")
+    if not separator or not transport:
+        raise ValueError(f"{endpoint}: expected TRANSPORT://ADDRESS: tcp://HOST:PORT, ipc://PATH or inproc://NAME")
+    if transport != "tcp":
+        return
+    address = address.split(";")[-1]  # SOURCE;HOST:PORT: the destination's port
+    host, colon, port = address.rpartition(":")
+    if not colon or not host or address.endswith("]"):
+        raise ValueError(f"{endpoint}: expected tcp://HOST:PORT")
+    if binding and port == "*":
+        return
+    if not (port.isascii() and port.isdigit() and int(port) <= 65535 and (binding or int(port) > 0)):
+        any_port = " (or * or 0 to bind any free port)" if binding else ""
+        raise ValueError(f"{endpoint}: the port must be a number in 1...65535{any_port}, got {port!r}")
 
 
 def _allow_ipv6(socket: zmq.Socket, endpoint: str, asked: bool = False) -> None:

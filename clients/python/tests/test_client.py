@@ -202,6 +202,18 @@ def test_template_library_schema(protocol_dir, tmp_path):
         assert not validator.is_valid(dict(nearest, neighbors=bad)), bad
 
 
+@pytest.mark.parametrize("endpoint", ["tcp://127.0.0.1:99999", "tcp://127.0.0.1:5555x", "tcp://127.0.0.1:-1",
+                                      "tcp://127.0.0.1:0", "tcp://127.0.0.1", "127.0.0.1:5555"])
+def test_an_endpoint_libzmq_would_misread_is_refused(endpoint):
+    """libzmq takes tcp://127.0.0.1:99999 as port 34463 and :5555x as 5555, without a word: refused here, as the
+    worker refuses them, with what is wrong."""
+    for make in (lambda: Producer(endpoint), lambda: Consumer(endpoint)):
+        with pytest.raises(ValueError, match=re.escape(endpoint) + ": (the port must|expected)"):
+            make()
+    with Producer("tcp://127.0.0.1:0", bind=True) as bound:
+        assert re.fullmatch(r"tcp://127\.0\.0\.1:\d+", bound.endpoint)
+
+
 def test_consumer_surfaces_event_gaps():
     context = zmq.Context()
     publisher = context.socket(zmq.XPUB)
