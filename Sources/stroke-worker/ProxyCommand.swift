@@ -68,6 +68,9 @@ enum ProxyCommand {
                 "frontend", "backend", "control", "hwm", "help", "no-drop", "curve-secret-key", "curve-authorized-keys",
                 "consumer-timeout", "tcp-keepalive", "ipv6", "handshake-retry", "metrics",
             ])
+            guard args.positional.isEmpty else {
+                throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"")
+            }
             if args.flag("help") {
                 print(usage)
                 return 0
@@ -95,6 +98,9 @@ enum ProxyCommand {
                 "consumer-timeout", env: "STROKE_PROXY_CONSUMER_TIMEOUT", default: Int32(10_000))
             let keepalive = try args.parsed("tcp-keepalive", env: "STROKE_PROXY_TCP_KEEPALIVE", default: Int32(10))
             let retry = try args.parsed("handshake-retry", env: "STROKE_PROXY_HANDSHAKE_RETRY", default: Int32(30))
+            guard (0...10_000_000).contains(hwm) else {
+                throw CommandLineArguments.Failure(description: "--hwm \(hwm) is outside 0...10000000")
+            }
             guard (0...3600).contains(retry) else {
                 throw CommandLineArguments.Failure(description: "--handshake-retry \(retry) is outside 0...3600")
             }

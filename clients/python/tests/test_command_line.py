@@ -1,0 +1,52 @@
+"""What the worker and its proxy refuse before they start (session 76), each with the option named: a command line
+they cannot read with status 2, a configuration they cannot run with 1.
+
+libzmq 4.3 keeps a TCP port's low 16 bits and ignores what follows its digits: before, `--input tcp://127.0.0.1:99999`
+listened on 34463 without a word. A `--state-file` that was a pipe, a directory or a device was moved aside as
+unreadable and had a regular file renamed over its name at the stop (as root, `/dev/null` itself). The proxy took an
+argument that was no option, and a negative `--hwm` failed in libzmq with only "Invalid argument".
+"""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import worker_binary
+
+
+def refused(*arguments: str, status: int = 2) -> str:
+    """The worker's (or `proxy`'s) complaint, once it exited with `status` without starting."""
+    result = subprocess.run([worker_binary(), *arguments], capture_output=True, text=True, timeout=20)
+    assert result.returncode == status, (result.returncode, result.stderr)
+    assert "listening" not in result.stderr
+    return result.stderr
+
+
+@pytest.mark.parametrize("endpoint, problem", [
+    ("tcp://127.0.0.1:99999", 'the port must be a number in 1...65535 (or * or 0 to bind any free port), got "99999"'),
+    ("tcp://127.0.0.1:5555x", 'got "5555x"'),
+    ("connect:tcp://127.0.0.1:0", 'the port must be a number in 1...65535, got "0"'),
+    ("127.0.0.1:5555", "expected TRANSPORT://ADDRESS"),
+])
+def test_an_endpoint_libzmq_would_misread_is_refused(endpoint, problem):
+    error = refused("--input", endpoint, "--output", "tcp://127.0.0.1:0")
+    assert "--input " in error and problem in error
+    error = refused("proxy", "--frontend", "tcp://127.0.0.1:0", "--backend", endpoint)
+    assert "--backend " in error and problem in error
+
+
+def test_a_state_file_that_is_no_regular_file_is_refused_and_left_as_it_is(tmp_path):
+    pipe = tmp_path / "state.fifo"
+    os.mkfifo(pipe)
+    for path, kind in [(pipe, "a pipe"), (tmp_path, "a directory")]:
+        error = refused("--state-file", str(path), "--input", "tcp://127.0.0.1:0", "--output", "tcp://127.0.0.1:0",
+                        status=1)
+        assert f"--state-file {path}: it is {kind}; a state file is a regular file" in error
+    assert pipe.is_fifo() and sorted(os.listdir(tmp_path)) == ["state.fifo"]
+
+
+def test_the_proxy_refuses_a_stray_argument_and_a_negative_high_water_mark():
+    sides = ["--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0"]
+    assert 'unexpected argument "yes"' in refused("proxy", *sides, "--no-drop", "yes")
+    assert "--hwm -1 is outside 0...10000000" in refused("proxy", *sides, "--hwm", "-1")
