@@ -47,7 +47,9 @@ enum PingCommand {
         let count: Int = try args.parsed("count", default: 10)
         let timeout: Double = try args.parsed("timeout", default: 5)
         guard (0...10_000).contains(count), timeout > 0, timeout <= 3600 else {
-            throw CommandLineArguments.Failure(description: "--count: 0 to 10,000; --timeout: seconds, 0 to 3,600")
+            throw CommandLineArguments.Failure(
+                description:
+                    "--count: 0 to 10,000, got \(count); --timeout: seconds, above 0 and up to 3,600, got \(timeout)")
         }
         let security = try StrokeTool.clientSecurity(args)
         let json = args.flag("json")

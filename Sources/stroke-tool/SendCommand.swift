@@ -64,7 +64,9 @@ enum SendCommand {
         let batch: Int = try args.parsed("batch", default: 32)
         let timeout: Double = try args.parsed("timeout", default: 5)
         guard (1...1000).contains(batch), timeout > 0, timeout <= 3600 else {
-            throw CommandLineArguments.Failure(description: "--batch: 1 to 1,000; --timeout: seconds, 0 to 3,600")
+            throw CommandLineArguments.Failure(
+                description:
+                    "--batch: 1 to 1,000, got \(batch); --timeout: seconds, above 0 and up to 3,600, got \(timeout)")
         }
         let strokes = try self.strokes(args)
         let options = try self.options(args)

@@ -109,6 +109,9 @@ struct SendCommandTests {
             #expect(run.status == 2, "\(arguments): \(run.error)")
             #expect(run.error.hasPrefix("stroke-tool send: "), "\(arguments): \(run.error)")
         }
+        // A timeout of 0 is refused by a message that says so (it read "seconds, 0 to 3,600").
+        let instant = try StrokeToolTests.run(["send"] + endpoints + ["--gesture", "check", "--timeout", "0"])
+        #expect(instant.status == 2 && instant.error.contains("above 0 and up to 3,600, got 0.0"), "\(instant.error)")
         // A file that cannot be read is an I/O error (status 1), as for `recognize` and `library add`.
         let missing = try StrokeToolTests.run(["send"] + endpoints + ["--strokes", "/nonexistent.json"])
         #expect(missing.status == 1 && missing.error.hasPrefix("stroke-tool send: "), "\(missing.error)")
