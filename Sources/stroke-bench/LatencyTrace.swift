@@ -24,12 +24,12 @@ struct LatencyTrace: Sendable {
     /// The file the runs are appended to.
     let path: String
 
-    /// Creates the file at `path`, replacing one there, with the header line alone.
+    /// Creates the file at `path`, emptying one there, with the header line alone. Opened and truncated in place, not
+    /// replaced: `/dev/stderr` or a pipe stays what it is (`FileManager.createFile` renamed a new file over it, and as
+    /// root over `/dev/stderr`'s link).
     init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data((Self.header + "\n").utf8)) else {
-            throw BenchError("--latency-trace: cannot create \(path)")
-        }
         self.path = path
+        try write(Self.header + "\n", flags: O_CREAT | O_TRUNC, what: "create")
     }
 
     // MARK: - Writing
@@ -37,14 +37,24 @@ struct LatencyTrace: Sendable {
     /// Appends a run's strokes, the worker's (or its stand-in's, `--latency-standin`) and the raw echo's, in the
     /// order their ends were sent.
     func append(run: Int, worker: [Sample], raw: [Sample]) throws {
-        let text = Self.lines(run: run, peers: [("worker", worker), ("raw", raw)])
-        do {
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data(text.utf8))
-        } catch {
-            throw BenchError("--latency-trace: cannot append to \(path): \(error.localizedDescription)")
+        try write(Self.lines(run: run, peers: [("worker", worker), ("raw", raw)]), flags: O_APPEND, what: "append to")
+    }
+
+    /// Writes `text` whole to the file opened with `flags` besides `O_WRONLY`.
+    private func write(_ text: String, flags: Int32, what: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
+        guard descriptor >= 0 else {
+            throw BenchError("--latency-trace: cannot \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let count = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                throw BenchError("--latency-trace: cannot \(what) \(path): \(String(cString: strerror(errno)))")
+            }
+            bytes = bytes.dropFirst(count)
         }
     }
 

@@ -37,6 +37,28 @@ struct LatencyTraceTests {
         #expect(text == LatencyTrace.header + "\n0,worker,10.0,100.0,0.0\n1,raw,20.0,90.0,1.0\n")
     }
 
+    @Test("a trace to a pipe is written into it, and the pipe stays one (it was replaced by a regular file)")
+    func pipe() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("fifo").path
+        #expect(mkfifo(path, 0o600) == 0)
+        // The reader holds the pipe open across both writes, as a `| tee` would.
+        let reader = open(path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let trace = try LatencyTrace(path: path)
+        try trace.append(run: 0, worker: [.init(sent: 10_000, latency: 100, lateness: 0)], raw: [])
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress!, $0.count) }
+        #expect(
+            String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == LatencyTrace.header
+                + "\n0,worker,10.0,100.0,0.0\n")
+        var status = stat()
+        #expect(stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+    }
+
     @Test("a trace that cannot be created is a clear error")
     func unwritablePath() {
         #expect(throws: BenchError.self) { try LatencyTrace(path: "/nonexistent-directory/trace.csv") }
