@@ -29,12 +29,13 @@ extension RecognitionError {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(errno: errno) }
         defer { close(descriptor) }
+        let chunk = 1 << 16
         var status = stat()
         var bytes = [UInt8]()
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 {
-            bytes.reserveCapacity(min(Int(status.st_size), largestFile) + 1)
+            // Room for the file and the chunk that finds its end: read in place, never copied to grow.
+            bytes.reserveCapacity(min(Int(status.st_size), largestFile) + chunk)
         }
-        let chunk = 1 << 16
         while true {
             let start = bytes.count
             bytes.append(contentsOf: repeatElement(0, count: chunk))
