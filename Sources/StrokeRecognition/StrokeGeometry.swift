@@ -47,10 +47,16 @@ public enum StrokeGeometry {
         let count = output.count
         precondition(count >= 2 && !input.isEmpty)
         let segments = input.count - 1
-        Workspace.with(byteCount: max(segments, 1) * MemoryLayout<Double>.stride) { workspace in
-            let lengths = workspace.bindMemory(to: Double.self, capacity: max(segments, 1))
-            let total = segmentLengths(from: input[0], count: segments, position: { input[$0 + 1] }, into: lengths)
-                .total
+        // The segments' lengths, then the distance along the path to each input point (`distances[s]`, to
+        // input[s]) and four slots more for the search below.
+        let room = max(segments, 1)
+        Workspace.with(byteCount: (2 * room + 5) * MemoryLayout<Double>.stride) { workspace in
+            let lengths = workspace.bindMemory(to: Double.self, capacity: 2 * room + 5)
+            let distances = lengths + room
+            distances[0] = 0
+            let total = segmentLengths(
+                from: input[0], count: segments, position: { input[$0 + 1] }, into: lengths, distances: distances
+            ).total
             let first = (input[0] - origin) * scale
             guard total > 0 else {
                 for k in 0..<count { output[k] = first }
@@ -58,14 +64,26 @@ public enum StrokeGeometry {
             }
             output[0] = first
             let interval = total / Double(count - 1)
+            // Output point k lies on the segment input[s] → input[s + 1] with s the number of input points after
+            // the first, short of the last, whose distance is below k's (a walk from the start that passes a point
+            // while its distance is below k's stops there; the distances never decrease). Found four points at a
+            // time, by counting, where a walk that tests one at a time mispredicted about once per output point:
+            // 270 ns instead of 350 for a stroke of the $1 logs (79 points on average) to 32. +∞ from `segments`
+            // on stops every count at the last segment. The same values in the same order as the walk: the same
+            // bits.
+            for pad in 0..<4 { distances[segments + pad] = .infinity }
             var segment = 0  // the segment input[segment] → input[segment + 1]
-            var travelled = 0.0  // distance from the start to input[segment]
             for k in 1..<(count - 1) {
                 let target = Double(k) * interval
-                while segment < segments - 1 && travelled + lengths[segment] < target {
-                    travelled += lengths[segment]
-                    segment += 1
+                var passed = 4
+                while passed == 4 {
+                    let next = distances + segment + 1
+                    passed =
+                        (next[0] < target ? 1 : 0) + (next[1] < target ? 1 : 0) + (next[2] < target ? 1 : 0)
+                        + (next[3] < target ? 1 : 0)
+                    segment += passed
                 }
+                let travelled = distances[segment]  // distance from the start to input[segment]
                 let length = lengths[segment]
                 let t = length > 0 ? min(1, max(0, (target - travelled) / length)) : 0
                 let a = input[segment]
@@ -110,7 +128,8 @@ public enum StrokeGeometry {
 
     /// Writes the lengths of the segments `start → position(0)` and `position(k - 1) → position(k)` for
     /// `k < count` to `lengths`; returns whether all are finite (false for a NaN or infinite point, or an
-    /// overflow) and their sum, added in order.
+    /// overflow) and their sum, added in order. With `distances`, writes the sum so far after each segment `k`
+    /// to `distances[k + 1]`: the distance along the path to `position(k)`.
     ///
     /// Four segments at a time: the square roots, the slow part, run four to an instruction. Each length is
     /// computed as `distance` computes it, so the values are the same bits. The resampler and the checkmark
@@ -118,7 +137,7 @@ public enum StrokeGeometry {
     @inline(__always)
     static func segmentLengths(
         from start: SIMD2<Double>, count: Int, position: (Int) -> SIMD2<Double>,
-        into lengths: UnsafeMutablePointer<Double>
+        into lengths: UnsafeMutablePointer<Double>, distances: UnsafeMutablePointer<Double>? = nil
     ) -> (finite: Bool, total: Double) {
         var previous = start
         var k = 0
@@ -133,9 +152,13 @@ public enum StrokeGeometry {
             // A NaN or infinite length fails the comparison.
             finite = finite && all(four .< SIMD4(repeating: .infinity))
             total += four[0]
+            distances?[k + 1] = total
             total += four[1]
+            distances?[k + 2] = total
             total += four[2]
+            distances?[k + 3] = total
             total += four[3]
+            distances?[k + 4] = total
             previous = p3
             k += 4
         }
@@ -144,6 +167,7 @@ public enum StrokeGeometry {
             lengths[k] = distance(previous, point)
             finite = finite && lengths[k] < .infinity
             total += lengths[k]
+            distances?[k + 1] = total
             previous = point
             k += 1
         }

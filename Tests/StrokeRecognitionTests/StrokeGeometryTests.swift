@@ -31,6 +31,57 @@ struct StrokeGeometryTests {
         #expect(StrokeGeometry.resample([SIMD2(1, 1), SIMD2(1, 1)], count: count).count == count)
     }
 
+    /// Resampling as a walk that passes one input point at a time: what `resample` did before its search by
+    /// counting (session 76), and must match bit for bit.
+    static func walked(_ input: [SIMD2<Double>], count: Int) -> [SIMD2<Double>] {
+        let segments = input.count - 1
+        let lengths = (0..<max(segments, 0)).map { StrokeGeometry.distance(input[$0], input[$0 + 1]) }
+        let total = lengths.reduce(0, +)
+        guard total > 0 else { return Array(repeating: input[0], count: count) }
+        var output = [input[0]]
+        let interval = total / Double(count - 1)
+        var (segment, travelled) = (0, 0.0)
+        for k in 1..<(count - 1) {
+            let target = Double(k) * interval
+            while segment < segments - 1 && travelled + lengths[segment] < target {
+                travelled += lengths[segment]
+                segment += 1
+            }
+            let length = lengths[segment]
+            let t = length > 0 ? min(1, max(0, (target - travelled) / length)) : 0
+            output.append(input[segment] + (input[min(segment + 1, segments)] - input[segment]) * t)
+        }
+        return output + [input[segments]]
+    }
+
+    @Test("resampling finds each output point's segment as a walk one point at a time does, bit for bit")
+    func resampleMatchesTheWalk() {
+        var generator = SeededGenerator(seed: 76)
+        for trial in 0..<2_000 {
+            // Sparse and dense strokes, repeated points (segments of length 0) and jumps.
+            let points = Int.random(in: 2...300, using: &generator)
+            var point = SIMD2<Double>.zero
+            let stroke = (0..<points).map { _ -> SIMD2<Double> in
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0: break
+                case 1: point += SIMD2(Double.random(in: -500...500, using: &generator), 0)
+                default:
+                    point += SIMD2(
+                        Double.random(in: -3...3, using: &generator), Double.random(in: -3...3, using: &generator))
+                }
+                return point
+            }
+            for count in [2, 3, 32, 64, 97] {
+                let resampled = StrokeGeometry.resample(stroke, count: count)
+                let expected = Self.walked(stroke, count: count)
+                #expect(
+                    resampled.map(\.x.bitPattern) == expected.map(\.x.bitPattern)
+                        && resampled.map(\.y.bitPattern) == expected.map(\.y.bitPattern),
+                    "trial \(trial), \(points) points to \(count)")
+            }
+        }
+    }
+
     @Test("centroid, translation and uniform scaling")
     func centroidAndScale() {
         let square: [SIMD2<Double>] = [SIMD2(1, 1), SIMD2(3, 1), SIMD2(3, 3), SIMD2(1, 3)]
