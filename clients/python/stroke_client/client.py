@@ -68,6 +68,7 @@ class Producer:
     def __init__(self, endpoint: str = "tcp://127.0.0.1:5555", context: Optional[zmq.Context] = None,
                  binary: bool = False, high_water_mark: int = 0, bind: bool = False,
                  curve: Optional[CurveKeys] = None, ipv6: bool = False) -> None:
+        _check_endpoint(endpoint, binding=bind)  # before a socket exists that would then be left open
         self._context = context or zmq.Context.instance()
         self.socket = self._context.socket(zmq.XPUB)
         self.socket.setsockopt(zmq.SNDHWM, high_water_mark)
@@ -80,7 +81,6 @@ class Producer:
         if curve is not None:
             curve.apply(self.socket)
             self._handshakes = _Handshakes(self.socket)
-        _check_endpoint(endpoint, binding=bind)
         _allow_ipv6(self.socket, endpoint, ipv6)
         (self.socket.bind if bind else self.socket.connect)(endpoint)
         # Where it binds or connects, with the port the system chose for a bind to port 0.
@@ -364,6 +364,7 @@ def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], sy
                 curve: Optional[CurveKeys], ipv6: bool = False) -> Tuple[zmq.Socket, Optional[_Handshakes]]:
     """A SUB socket of ``context`` (plain or asyncio) connected to ``endpoint`` with these subscriptions, and with
     CURVE, the watch on its handshakes."""
+    _check_endpoint(endpoint, binding=False)
     socket = context.socket(zmq.SUB)
     socket.setsockopt(zmq.RCVHWM, 0)
     socket.setsockopt(zmq.LINGER, 0)
@@ -375,7 +376,6 @@ def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], sy
         socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
     if system:
         socket.setsockopt(zmq.SUBSCRIBE, b"$system")
-    _check_endpoint(endpoint, binding=False)
     _allow_ipv6(socket, endpoint, ipv6)
     socket.connect(endpoint)
     return socket, handshakes
