@@ -51,4 +51,21 @@ extension RecognitionError {
         }
         return Data(bytes)
     }
+
+    /// What `path` is where it exists and is not a regular file (after symbolic links): `a directory`, `a pipe`,
+    /// `a character device`…; nil for a regular file or none. The writers of files ask it before they rename one
+    /// over a path, which would put a regular file in a device's or a pipe's place.
+    public static func nonRegularKind(of path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a pipe"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "no regular file"
+        }
+    }
 }

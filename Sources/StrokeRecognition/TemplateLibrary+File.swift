@@ -193,8 +193,7 @@ extension TemplateLibrary {
     public func save(to path: String) throws(RecognitionError) {
         try validate(source: name)
         let data = try jsonData()
-        var status = stat()
-        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+        if RecognitionError.nonRegularKind(of: path) != nil {
             let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard fd >= 0 else {
                 throw RecognitionError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
@@ -204,6 +203,7 @@ extension TemplateLibrary {
             return
         }
         var target = path
+        var status = stat()
         if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) {
             target = String(cString: resolved)
             free(resolved)

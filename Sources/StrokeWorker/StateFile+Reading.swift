@@ -16,28 +16,12 @@ extension StateFile {
     ///   file (with what was wrong and where), `.unsupportedVersion` when it is one of another version.
     public static func read(_ path: String, buckets: ((Int) -> Bool)? = nil) throws(RecognitionError) -> Saved? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        if let kind = nonRegularKind(of: path) {
+        if let kind = RecognitionError.nonRegularKind(of: path) {
             // A pipe would hold the worker's start until something wrote to it; a device is no state file.
             throw RecognitionError(.io, "cannot read the state file \(path): it is \(kind), not a regular file")
         }
         let data = try RecognitionError.contents(ofFile: path, naming: "the state file \(path)")
         return try read(data, source: path, buckets: buckets)
-    }
-
-    /// What `path` is where it exists and is not a regular file (after symbolic links): `a directory`, `a pipe`,
-    /// `a character device`…; nil for a regular file or none.
-    public static func nonRegularKind(of path: String) -> String? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a pipe"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFSOCK: return "a socket"
-        default: return "no regular file"
-        }
     }
 
     /// Reads the sessions from the bytes of a state file, as `read(_:buckets:)` does from a file; `source` names

@@ -78,7 +78,7 @@ extension WorkerConfiguration {
         if let stateFile {
             // The worker removes the file it read, moves one it cannot read aside and renames its own over it: of a
             // directory or a device (`/dev/null`), as root, that would move the system's own.
-            if let kind = StateFile.nonRegularKind(of: stateFile) {
+            if let kind = RecognitionError.nonRegularKind(of: stateFile) {
                 throw RecognitionError(
                     .invalidConfiguration, "--state-file \(stateFile): it is \(kind); a state file is a regular file")
             }

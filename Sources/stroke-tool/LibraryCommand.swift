@@ -84,8 +84,7 @@ enum LibraryCommand {
     /// regular file (`-o /dev/stdout`, a pipe), so that the note does not end up after the library it was written
     /// into.
     static func noteWritten(_ output: String, _ note: String) {
-        var status = stat()
-        if stat(output, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+        if RecognitionError.nonRegularKind(of: output) == nil {
             print(note)
         } else {
             FileHandle.standardError.write(Data((note + "\n").utf8))

@@ -159,6 +159,6 @@ struct SessionSnapshotTests {
             let unread = #expect(throws: RecognitionError.self) { try StateFile.read(path) }
             #expect(unread?.code == .io && unread?.message.contains("it is \(kind), not a regular file") == true)
         }
-        #expect(StateFile.nonRegularKind(of: directory + "/absent") == nil)
+        #expect(RecognitionError.nonRegularKind(of: directory + "/absent") == nil)
     }
 }
