@@ -68,4 +68,21 @@ extension RecognitionError {
         default: return "no regular file"
         }
     }
+
+    /// Writes all of `data` to the open descriptor `fd`, in as many `write` calls as it takes; what went wrong
+    /// (`write NAME: REASON`), or nil. The library writer and `stroke-bench`'s trace share it.
+    public static func write(_ data: Data, to fd: Int32, named name: String) -> String? {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return "write \(name): \(String(cString: strerror(errno)))"
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
 }

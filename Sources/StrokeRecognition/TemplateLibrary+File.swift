@@ -199,7 +199,7 @@ extension TemplateLibrary {
                 throw RecognitionError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
             }
             defer { close(fd) }
-            if let failure = Self.write(data, to: fd, named: path) { throw RecognitionError(.io, failure) }
+            if let failure = RecognitionError.write(data, to: fd, named: path) { throw RecognitionError(.io, failure) }
             return
         }
         var target = path
@@ -213,7 +213,7 @@ extension TemplateLibrary {
         guard fd >= 0 else {
             throw RecognitionError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))")
         }
-        var failure = Self.write(data, to: fd, named: temporary)
+        var failure = RecognitionError.write(data, to: fd, named: temporary)
         if failure == nil && fsync(fd) != 0 { failure = "fsync \(temporary): \(String(cString: strerror(errno)))" }
         close(fd)
         if failure == nil && rename(temporary, target) != 0 {
@@ -225,19 +225,4 @@ extension TemplateLibrary {
         }
     }
 
-    /// Writes all of `data` to `fd`; what went wrong, naming `name`, or nil.
-    private static func write(_ data: Data, to fd: Int32, named name: String) -> String? {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return "write \(name): \(String(cString: strerror(errno)))"
-                }
-                offset += written
-            }
-            return nil
-        }
-    }
 }

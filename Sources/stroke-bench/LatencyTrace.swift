@@ -1,4 +1,5 @@
 import Foundation
+import StrokeRecognition
 
 /// Every stroke the latency section timed, as CSV (`--latency-trace FILE`): its run and peer, when its end was sent
 /// (CLOCK_MONOTONIC, the clock `perf record -k CLOCK_MONOTONIC` stamps its samples with, so that the two line up),
@@ -47,14 +48,8 @@ struct LatencyTrace: Sendable {
             throw BenchError("--latency-trace: cannot \(what) \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let count = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                throw BenchError("--latency-trace: cannot \(what) \(path): \(String(cString: strerror(errno)))")
-            }
-            bytes = bytes.dropFirst(count)
+        if let failure = RecognitionError.write(Data(text.utf8), to: descriptor, named: path) {
+            throw BenchError("--latency-trace: \(failure)")
         }
     }
 
