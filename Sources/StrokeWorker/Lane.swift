@@ -252,7 +252,20 @@ struct Lane: Sendable {
 
     /// Tells the liveness checks that the loop runs: the health file and `/healthz`.
     private func beat() {
-        control.beat(healthFile: configuration.healthFile)
+        Self.log(control.beat(healthFile: configuration.healthFile), healthFile: configuration.healthFile, logger)
+    }
+
+    /// Logs a change in whether the health file can be touched: a probe that reads it fails meanwhile, and would
+    /// otherwise restart a worker that runs, with nothing in its log to say why.
+    private static func log(_ change: WorkerControl.HealthFileChange?, healthFile: String?, _ logger: Logger) {
+        switch change {
+        case .failing(let reason)?:
+            logger.warning(
+                "cannot touch the health file; liveness probes that read it will fail",
+                ["path": healthFile ?? "", "reason": reason])
+        case .touchedAgain?: logger.info("the health file is touched again", ["path": healthFile ?? ""])
+        case nil: break
+        }
     }
 
     /// What the lane's events do when a send waited the send timeout for a consumer behind (`SocketSink.heldBack`),
@@ -263,10 +276,10 @@ struct Lane: Sendable {
     /// where such a wait is the worker's own (its output forwarder).
     var heldBack: (@Sendable () -> Bool)? {
         guard configuration.slowConsumers == .wait else { return nil }
-        let (control, healthFile, beats) = (control, configuration.healthFile, publishesStats)
+        let (control, healthFile, beats, logger) = (control, configuration.healthFile, publishesStats, logger)
         let linger = configuration.lingerMilliseconds
         return {
-            if beats { control.beat(healthFile: healthFile) }
+            if beats { Self.log(control.beat(healthFile: healthFile), healthFile: healthFile, logger) }
             return !control.stoppedLongerThan(milliseconds: linger)
         }
     }

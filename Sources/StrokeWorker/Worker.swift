@@ -35,6 +35,11 @@ public final class Worker: Sendable {
     /// - Parameter context: a shared context (tests use one to speak inproc); by default the worker makes its own.
     public init(configuration: WorkerConfiguration, context: ZMQContext? = nil, logger: Logger? = nil) throws {
         try configuration.validate()
+        // Touched once here, so that a path the worker cannot write (a directory that does not exist) stops it at
+        // the start with the system's reason, instead of failing every liveness probe that reads the file.
+        if let healthFile = configuration.healthFile, let failure = WorkerControl.touch(healthFile) {
+            throw RecognitionError(.invalidConfiguration, "--health-file \(healthFile): \(failure)")
+        }
         self.configuration = configuration
         metrics.lanes.store(configuration.lanes, ordering: .relaxed)
         self.context = try context ?? ZMQContext(ioThreads: 1)

@@ -180,7 +180,8 @@ extension WorkerConfiguration {
             help: "statistics on the $system topic and in the log, 0 to disable. Default: 10"),
         Option(
             flag: "health-file", env: "STROKE_WORKER_HEALTH_FILE", value: "PATH",
-            help: "touched every second while the receive loop runs, for liveness probes. Default: none"),
+            help: "touched every second while the receive loop runs, for liveness probes (created with \"ok\" at the "
+                + "start, where a path the worker cannot write stops it; a failure later is logged). Default: none"),
         Option(
             flag: "state-file", env: "STROKE_WORKER_STATE_FILE", value: "PATH",
             help: "keep the sessions (numbering, options, learned gestures) across a restart: written there at a "

@@ -89,6 +89,10 @@ extension WorkerConfiguration {
                     .invalidConfiguration, "--state-file \(stateFile): cannot write in \(directory) (\(errnoText()))")
             }
         }
+        if let healthFile, let kind = RecognitionError.nonRegularKind(of: healthFile) {
+            throw RecognitionError(
+                .invalidConfiguration, "--health-file \(healthFile): it is \(kind); a health file is a regular file")
+        }
         try checkmark.validate()
         try recognizer.validate()
     }

@@ -174,7 +174,9 @@ public struct WorkerConfiguration: Sendable {
     /// Seconds between statistics events on the `$system` topic and in the log; 0 disables. Default: `10`.
     public var statsIntervalSeconds: Int = 10
     /// A file whose modification time the worker refreshes every second while its receive loop runs (for
-    /// liveness probes); `nil` for none. Default: `nil`.
+    /// liveness probes); `nil` for none. Created at the start (with "ok") where it does not exist: a path the
+    /// worker cannot write, or one that is no regular file, stops it there; a failure to touch it later is
+    /// logged, as is its end. Default: `nil`.
     public var healthFile: String?
     /// A file the worker writes its sessions to when it stops gracefully, and reads them back from (then removes)
     /// when it starts: their numbering, options and learned gestures (`SessionSnapshot`), so that a restart or a

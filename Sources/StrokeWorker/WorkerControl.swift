@@ -43,17 +43,46 @@ final class WorkerControl: Sendable {
             && DispatchTime.now().uptimeNanoseconds &- requested > UInt64(max(0, milliseconds)) * 1_000_000
     }
 
+    /// Why the health file could not be touched at the last beat, or nil: what `beat` compares against to say
+    /// when that changes.
+    private let healthFileFailure = Mutex<String?>(nil)
+
     /// Tells the liveness checks that the worker runs: `heartbeat` for `/healthz` and the watchdog, and the health
-    /// file (`--health-file`), if any, touched.
-    func beat(healthFile: String?) {
+    /// file (`--health-file`), if any, touched. Returns what changed about the health file, for the caller to log:
+    /// the first failure to touch it (and each different one after it), and the first success after a failure.
+    @discardableResult
+    func beat(healthFile: String?) -> HealthFileChange? {
         heartbeat.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        if let healthFile { Self.touch(healthFile) }
+        guard let healthFile else { return nil }
+        let failure = Self.touch(healthFile)
+        return healthFileFailure.withLock { last in
+            defer { last = failure }
+            if let failure { return failure == last ? nil : .failing(failure) }
+            return last == nil ? nil : .touchedAgain
+        }
     }
 
-    /// Creates the file or refreshes its modification time.
-    static func touch(_ path: String) {
-        if utimes(path, nil) != 0 {
-            _ = FileManager.default.createFile(atPath: path, contents: Data("ok\n".utf8))
+    /// What changed about the health file at a beat.
+    enum HealthFileChange: Equatable, Sendable {
+        /// It could not be touched, for this reason (the system's): probes that read it will fail.
+        case failing(String)
+        /// It was touched again after a failure.
+        case touchedAgain
+    }
+
+    /// Refreshes the file's modification time, creating it (with "ok") where it does not exist; the system's
+    /// reason when neither works, else nil. Created in place, as `touch` does: a symbolic link whose target does
+    /// not exist yet gets its target, where writing a new file and renaming it over the path replaced the link.
+    static func touch(_ path: String) -> String? {
+        if utimes(path, nil) == 0 { return nil }
+        guard errno == ENOENT else { return String(cString: strerror(errno)) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_size == 0 {
+            _ = "ok\n".utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, 3) }
         }
+        return nil
     }
 }
