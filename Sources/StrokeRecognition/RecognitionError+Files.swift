@@ -52,6 +52,24 @@ extension RecognitionError {
         return Data(bytes)
     }
 
+    /// The path a write to `path` should replace: through symbolic links (at most 40, as the system follows),
+    /// their last target, whether or not it exists yet; `path` itself where it is no link. Writers that rename a new
+    /// file over a path replace this one, so that a link stays a link and the file lands where it points.
+    public static func linkTarget(of path: String) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count > 0 else { return current }
+            let destination = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let directory = (current as NSString).deletingLastPathComponent
+            current = destination.hasPrefix("/") || directory.isEmpty ? destination : directory + "/" + destination
+        }
+        return current
+    }
+
     /// What `path` is where it exists and is not a regular file (after symbolic links): `a directory`, `a pipe`,
     /// `a character device`…; nil for a regular file or none. The writers of files ask it before they rename one
     /// over a path, which would put a regular file in a device's or a pipe's place.

@@ -202,12 +202,7 @@ extension TemplateLibrary {
             if let failure = RecognitionError.write(data, to: fd, named: path) { throw RecognitionError(.io, failure) }
             return
         }
-        var target = path
-        var status = stat()
-        if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) {
-            target = String(cString: resolved)
-            free(resolved)
-        }
+        let target = RecognitionError.linkTarget(of: path)
         let temporary = "\(target).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {

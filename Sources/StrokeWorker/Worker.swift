@@ -34,6 +34,11 @@ public final class Worker: Sendable {
     ///
     /// - Parameter context: a shared context (tests use one to speak inproc); by default the worker makes its own.
     public init(configuration: WorkerConfiguration, context: ZMQContext? = nil, logger: Logger? = nil) throws {
+        var configuration = configuration
+        // Through a symbolic link, the state file is the link's target: read, removed, checkpointed and written
+        // there, with the link kept. Renamed over the link's own path, it replaced the link (and landed beside it,
+        // not on the volume the link points to).
+        configuration.stateFile = configuration.stateFile.map(RecognitionError.linkTarget(of:))
         try configuration.validate()
         // Touched once here, so that a path the worker cannot write (a directory that does not exist) stops it at
         // the start with the system's reason, instead of failing every liveness probe that reads the file.

@@ -182,7 +182,8 @@ public struct WorkerConfiguration: Sendable {
     /// when it starts: their numbering, options and learned gestures (`SessionSnapshot`), so that a restart or a
     /// rolling update loses only the strokes open at that moment. Sessions of buckets the worker no longer serves
     /// (another `--shard`) are left out; their new worker may adopt them (`adoptStatePaths`). `nil`: sessions end
-    /// with the worker (their next message starts them afresh with `session_reset`). Default: `nil`.
+    /// with the worker (their next message starts them afresh with `session_reset`). Through a symbolic link, the
+    /// file is the link's target, and the link stays. Default: `nil`.
     public var stateFile: String?
     /// With a state file, how often the worker also writes a checkpoint there while it runs, in seconds: the
     /// sessions whose options, chosen gestures or learned gestures differ from a new session's, without their

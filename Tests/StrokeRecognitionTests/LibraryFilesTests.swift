@@ -99,6 +99,27 @@ struct LibraryFilesTests {
                 try FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/link.json") == "real/lib.json")
             #expect(try TemplateLibrary(contentsOf: "\(directory)/real/lib.json") == Self.library)
             #expect(try FileManager.default.contentsOfDirectory(atPath: "\(directory)/real") == ["lib.json"])
+            // A link whose target does not exist yet gets it (realpath found none, and the link was replaced).
+            try FileManager.default.createSymbolicLink(
+                atPath: "\(directory)/new.json", withDestinationPath: "real/new.json")
+            try Self.library.save(to: "\(directory)/new.json")
+            #expect(
+                try FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/new.json") == "real/new.json")
+            #expect(try TemplateLibrary(contentsOf: "\(directory)/real/new.json") == Self.library)
+        }
+    }
+
+    @Test("a link's target: through chains of relative and absolute links, existing or not; a loop stops")
+    func linkTargets() throws {
+        try Self.withDirectory { directory in
+            try FileManager.default.createDirectory(atPath: "\(directory)/a/b", withIntermediateDirectories: true)
+            #expect(symlink("b/second", "\(directory)/a/first") == 0)
+            #expect(symlink("\(directory)/a/end", "\(directory)/a/b/second") == 0)
+            #expect(RecognitionError.linkTarget(of: "\(directory)/a/first") == "\(directory)/a/end")
+            #expect(RecognitionError.linkTarget(of: "\(directory)/a/b") == "\(directory)/a/b")
+            #expect(RecognitionError.linkTarget(of: "\(directory)/none") == "\(directory)/none")
+            #expect(symlink("loop", "\(directory)/loop") == 0)
+            #expect(RecognitionError.linkTarget(of: "\(directory)/loop") == "\(directory)/loop")
         }
     }
 

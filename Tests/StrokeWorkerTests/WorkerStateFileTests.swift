@@ -41,10 +41,16 @@ struct WorkerStateFileTests {
 
     @Test(
         "taught, stopped, started again: the session goes on with its numbering, choice and learned gesture",
-        arguments: [1, 2])
-    func restart(lanes: Int) async throws {
-        let path = SessionSnapshotTests.temporaryPath("worker-state.json")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        arguments: [(1, false), (2, false), (1, true)])
+    func restart(lanes: Int, throughLink: Bool) async throws {
+        let target = SessionSnapshotTests.temporaryPath("worker-state.json")
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        // Through a symbolic link (whose target does not exist yet), the file is the link's target, and the link
+        // stays a link: the worker used to rename its file over the link.
+        let link = target + ".link"
+        if throughLink { #expect(symlink(target, link) == 0) }
+        defer { if throughLink { unlink(link) } }
+        let path = throughLink ? link : target
         let session = "keeper"
         let teach =
             [#"{"type": "options", "seq": 1, "gestures": ["bolt", "check"]}"#]
@@ -75,6 +81,10 @@ struct WorkerStateFileTests {
         #expect(match.name == "bolt" && match.learned == true)
         #expect(match.eventSeq == (learned.eventSeq ?? 0) + 1 && match.seq == 5)
         #expect(try StateFile.read(path)?.sessions.first?.seq == 5)
+        if throughLink {
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+            #expect(try StateFile.read(target)?.sessions.first?.seq == 5)
+        }
     }
 
     @Test(
