@@ -199,6 +199,13 @@ enum LibraryCommand {
             guard let gesture = args.value("gesture") else {
                 throw CommandLineArguments.Failure(description: "--gesture NAME is required")
             }
+            // A misspelt name removed nothing, said so in passing and rewrote the file, with status 0.
+            guard library.templates.contains(where: { $0.name == gesture }) else {
+                let names = library.gestureCounts.map(\.name).joined(separator: ", ")
+                throw RecognitionError(
+                    .notFound, "\(path) has no gesture \"\(gesture)\" (its gestures: \(names.isEmpty ? "none" : names))"
+                )
+            }
             if let index = args.value("index") {
                 guard let index = Int(index) else {
                     throw CommandLineArguments.Failure(description: "--index: a number")

@@ -66,6 +66,11 @@ extension StrokeToolTests {
         #expect(result.status == 0)
         result = try Self.run(["library", "remove", path, "--gesture", "check", "--index", "0"])
         #expect(result.status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        result = try Self.run(["library", "remove", path, "--gesture", "chek"])
+        #expect(result.status == 1 && result.error.contains("has no gesture \"chek\" (its gestures: "))
+        #expect(result.error.contains("check, circle"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         result = try Self.run(["library", "list", path])
         #expect(result.output.contains("check: 5") && result.output.contains("minimum score 0.5,"))
         result = try Self.run([
