@@ -191,6 +191,17 @@ enum LibraryCommand {
                 library.add(
                     contentsOf: try samples().map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })
             }
+            // A misspelt --gesture or --subjects added nothing, rewrote the file and exited 0.
+            guard library.templates.count > before else {
+                let source = args.value("strokes") ?? args.value("library") ?? args.value("dataset") ?? ""
+                let filters = ["gesture", "subjects"].filter { !args.values($0).isEmpty }.map {
+                    "--\($0) \(args.values($0).joined(separator: ","))"
+                }
+                throw RecognitionError(
+                    .notFound,
+                    "nothing to add from \(source)" + (filters.isEmpty ? "" : " with \(filters.joined(separator: " "))")
+                        + "; \(path) is unchanged")
+            }
             try library.save(to: path)
             print("added \(library.templates.count - before) template(s) to \(path)")
         case "remove":

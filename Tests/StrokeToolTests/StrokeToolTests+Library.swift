@@ -71,6 +71,12 @@ extension StrokeToolTests {
         #expect(result.status == 1 && result.error.contains("has no gesture \"chek\" (its gestures: "))
         #expect(result.error.contains("check, circle"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        for source in [["--dataset", Self.fixtures], ["--library", "default"]] {
+            result = try Self.run(["library", "add", path, "--gesture", "chek"] + source)
+            #expect(result.status == 1 && result.error.contains("nothing to add from \(source[1]) with --gesture chek"))
+            #expect(result.error.contains("\(path) is unchanged"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         result = try Self.run(["library", "list", path])
         #expect(result.output.contains("check: 5") && result.output.contains("minimum score 0.5,"))
         result = try Self.run([
