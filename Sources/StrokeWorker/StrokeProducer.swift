@@ -94,12 +94,16 @@ public final class StrokeProducer {
 
     // MARK: - Sending
 
-    /// Sends `message` for `session`, numbered as its next message (`seq`; a `ping` carries none).
+    /// Sends `message` for `session`, numbered as its next message (`seq`; a `ping` carries none). Binary where the
+    /// binary form carries it (see `Configuration.binary`), and where its coordinates and pressures fit its 32-bit
+    /// floats: beyond, they would arrive as infinities, so such a message goes as JSON.
     ///
-    /// - Throws: `ProtocolError` (`bad_topic`) for a session id the protocol does not allow; `ZMQError`.
+    /// - Throws: `ProtocolError` (`bad_topic`) for a session id the protocol does not allow, (`non_finite`) for a
+    ///   point with a NaN or an infinity, before the message takes a sequence number; `ZMQError`.
     public func send(_ message: InputMessage, session: String) throws {
         let topic = Array(ShardKey.topic(for: session).utf8)
         _ = try topic.withUnsafeBytes { (bytes) throws(ProtocolError) in try ShardKey.check(topic: bytes) }
+        try Self.checkFinite(message.points)
         var message = message
         if message.kind == .ping {
             message.hasSequence = false
@@ -110,7 +114,9 @@ public final class StrokeProducer {
             message.sequence = numbers.sequence
             message.hasSequence = true
         }
-        if binary && message.kind != .options && message.kind != .ping && message.learn == nil {
+        if binary && message.kind != .options && message.kind != .ping && message.learn == nil
+            && BinaryCodec.carries(message.points)
+        {
             BinaryCodec.encode(message, into: &payload)
         } else {
             var writer = JSONWriter()
@@ -119,6 +125,16 @@ public final class StrokeProducer {
         }
         try socket.send(topic, more: true)
         try socket.send(payload)
+    }
+
+    /// Refuses a point with a NaN or an infinity, which the worker would refuse (`non_finite`), after the message
+    /// took a sequence number.
+    static func checkFinite(_ points: [WirePoint]) throws(ProtocolError) {
+        if let bad = points.firstIndex(where: {
+            !($0.x.isFinite && $0.y.isFinite && $0.t.isFinite && ($0.pressure?.isFinite ?? true))
+        }) {
+            throw ProtocolError(.nonFinite, "point \(bad) has a NaN or infinite value")
+        }
     }
 
     /// Sends a whole stroke for `session`: `begin` with its first point, `points` messages of `batch` points, and
@@ -145,6 +161,8 @@ public final class StrokeProducer {
         guard let first = points.first else {
             throw ProtocolError(.invalidField, "points: a stroke needs at least one point")
         }
+        // All of them before the first message: a bad point halfway would leave the stroke open at the worker.
+        try Self.checkFinite(points)
         let stroke = newStroke(session)
         try send(
             InputMessage(kind: .begin, sequence: 0, stroke: stroke, pointer: pointer, points: [first]), session: session

@@ -79,6 +79,34 @@ struct StrokeProducerTests {
             ])
     }
 
+    @Test("coordinates beyond 32-bit floats go as JSON; a NaN or infinity is refused before it takes a number")
+    func pointsTheBinaryFormCannotCarry() async throws {
+        let received = try await Self.withPeer { producer, peer -> [String] in
+            let far = WirePoint(x: 1e300, y: -3, t: 5)
+            try producer.send(InputMessage(kind: .begin, sequence: 0, stroke: 1, points: [far]), session: "d")
+            for bad in [Double.nan, .infinity] {
+                #expect(throws: ProtocolError.self) {
+                    try producer.send(
+                        InputMessage(kind: .points, sequence: 0, stroke: 1, points: [WirePoint(x: 1, y: 2, t: bad)]),
+                        session: "d")
+                }
+            }
+            // A whole stroke with a bad point sends none of it.
+            let stroke = [WirePoint(x: 0, y: 0, t: 0), WirePoint(x: .nan, y: 1, t: 1)]
+            #expect(throws: ProtocolError.self) { try producer.sendStroke(stroke, session: "d") }
+            try producer.send(InputMessage(kind: .end, sequence: 0, stroke: 1), session: "d")
+            var lines = [String]()
+            for _ in 0..<2 {
+                guard let frames = try peer.receiveMultipart(), frames.count == 2 else { break }
+                let message = try InputDecoder().decode(frames[1])
+                let form = frames[1].first == BinaryCodec.magic ? "binary" : "json"
+                lines.append("\(form) \(message.kind.name) \(message.sequence) \(message.points.map(\.x))")
+            }
+            return lines
+        }
+        #expect(received == ["json begin 1 [1e+300]", "binary end 2 []"])
+    }
+
     @Test("JSON throughout when asked; a closed session starts its numbering again")
     func jsonAndClose() async throws {
         let received = try await Self.withPeer(binary: false) { producer, peer -> [String] in

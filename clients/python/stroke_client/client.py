@@ -8,7 +8,7 @@ from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence,
 import zmq
 import zmq.asyncio
 
-from .codec import Point, decode_event, encode_binary, encode_json
+from .codec import Point, binary_can_carry, check_point, decode_event, encode_binary, encode_json
 from .curve import CurveKeys
 from .handshakes import _Handshakes
 from .shard import BUCKET_COUNT, topic
@@ -201,13 +201,20 @@ class Producer:
         it sends is lost)."""
         if self._handshakes is not None:
             self._handshakes.check_sometimes()
-        seq = self.next_seq(session) if seq is None else seq
+        numbered = seq is None
+        seq = self._sequences.get(session, 0) + 1 if numbered else seq
         use_binary = self.binary if binary is None else binary
-        if use_binary and kind != "options" and options.get("learn") is None:
+        # Binary where the binary form carries the message: not options, a stroke to learn, or coordinates beyond
+        # 32-bit floats. A message refused here takes no sequence number, so that the session's numbering stays
+        # without a gap.
+        points = list(points)
+        if use_binary and kind != "options" and options.get("learn") is None and binary_can_carry(points):
             payload = encode_binary(kind, seq, stroke or 0, pointer, points, last=bool(options.get("last")))
         else:
             payload = encode_json(kind, seq, stroke, pointer, points, **options)
         self.socket.send_multipart([topic(session), payload])
+        if numbered:
+            self._sequences[session] = seq
         return seq
 
     def ping(self, session: str, seq: Optional[int] = None) -> None:
@@ -260,6 +267,8 @@ class Producer:
                      last: bool = False) -> int:
         if not points:
             raise ValueError("a stroke needs at least one point")
+        # All of them before the first message: a bad point halfway would leave the stroke open at the worker.
+        points = [check_point(p) for p in points]
         stroke = self.new_stroke_id(session) if stroke is None else stroke
         self.send(session, "begin", stroke, pointer, points[:1])
         started = time.monotonic()

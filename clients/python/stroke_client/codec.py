@@ -14,13 +14,34 @@ _HEADER = struct.Struct("<BBBBIIHH")
 Point = Union[Tuple[float, float, float], Tuple[float, float, float, float], Sequence[float]]
 
 
-def _check_point(point: Point) -> List[float]:
+def check_point(point: Point) -> List[float]:
+    """The point as a list of floats, ``[x, y, t]`` or ``[x, y, t, pressure]``; ValueError where it is no such point
+    or holds a NaN or an infinity."""
     values = [float(v) for v in point]
     if len(values) not in (3, 4):
         raise ValueError("a point is (x, y, t) or (x, y, t, pressure)")
     if not all(math.isfinite(v) for v in values):
         raise ValueError("point values must be finite")
     return values
+
+
+#: The largest magnitude a binary payload's 32-bit ``x``, ``y`` and ``pressure`` carry; beyond, they would read
+#: back as infinite (the worker then refuses the message, ``non_finite``).
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def binary_can_carry(points: Iterable[Point]) -> bool:
+    """Whether the binary form carries ``points`` (finite ones) without turning a coordinate or a pressure into an
+    infinity: each within 32-bit floats' range. Where it cannot, :class:`Producer` sends JSON instead."""
+    return all(abs(float(v)) <= FLOAT32_MAX for p in points for i, v in enumerate(p) if i != 2)
+
+
+def _check_numbering(seq: Optional[int], stroke: Optional[int], pointer: int) -> None:
+    """Refuses numbers the wire cannot carry: ``seq`` and ``stroke`` are 32-bit, ``pointer`` 16-bit, none negative
+    (the worker would refuse the message; the binary form could not even be packed)."""
+    for name, value, bits in (("seq", seq, 32), ("stroke", stroke, 32), ("pointer", pointer, 16)):
+        if value is not None and (isinstance(value, bool) or not 0 <= int(value) < 1 << bits):
+            raise ValueError("%s is a whole number from 0 to %d, got %r" % (name, (1 << bits) - 1, value))
 
 
 def _valid_name(name: str) -> bool:
@@ -70,6 +91,7 @@ def encode_json(
     """
     if kind not in _TYPES and kind not in ("options", "ping"):
         raise ValueError("unknown message type %r" % kind)
+    _check_numbering(seq, stroke, pointer)
     message: Dict[str, Any] = {"type": kind}
     if seq is not None:
         message["seq"] = int(seq)
@@ -81,7 +103,7 @@ def encode_json(
         message["stroke"] = int(stroke)
         if pointer:
             message["pointer"] = int(pointer)
-    encoded_points = [_check_point(p) for p in points]
+    encoded_points = [check_point(p) for p in points]
     if encoded_points:
         message["points"] = encoded_points
     for key in ("library", "orientation", "checkmark", "forget"):
@@ -142,7 +164,11 @@ def encode_binary(kind: str, seq: int, stroke: int = 0, pointer: int = 0, points
         raise ValueError("binary messages are begin, points, end, cancel or close")
     if last and kind != "end":
         raise ValueError("last is a field of end messages")
-    encoded_points = [_check_point(p) for p in points]
+    _check_numbering(seq, stroke, pointer)
+    encoded_points = [check_point(p) for p in points]
+    if not binary_can_carry(encoded_points):
+        raise ValueError("a binary payload carries x, y and pressure as 32-bit floats, at most %g in magnitude: "
+                         "send this message as JSON" % FLOAT32_MAX)
     if len(encoded_points) > 65535:
         raise ValueError("at most 65535 points per binary message")
     pressure = any(len(p) == 4 for p in encoded_points)

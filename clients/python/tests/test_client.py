@@ -17,9 +17,9 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from stroke_client import (BUCKET_COUNT, AsyncConsumer, Consumer, CurveKeys, Event, KeyRefused, Producer, bucket,
-                           decode_binary, decode_event, encode_binary, encode_json, fnv1a32, load_keys,
-                           shard_prefixes, topic)
+from stroke_client import (BINARY_MAGIC, BUCKET_COUNT, AsyncConsumer, Consumer, CurveKeys, Event, KeyRefused,
+                           Producer, bucket, decode_binary, decode_event, encode_binary, encode_json, fnv1a32,
+                           load_keys, shard_prefixes, topic)
 from stroke_client.replay import load_logs, replay
 
 from conftest import LogTail, RunningWorker, worker_binary
@@ -776,6 +776,39 @@ def test_multistroke_encoding():
         encode_binary("points", 1, 1, [(1, 2, 3)], last=True)
     with pytest.raises(ValueError):
         decode_binary(bytes([payload[0], payload[1], 1, 2]) + payload[4:])
+
+
+def test_numbers_the_wire_cannot_carry_are_refused_and_take_no_seq():
+    for encode in (encode_json, encode_binary):
+        for seq, stroke, pointer in ((-1, 1, 0), (1 << 32, 1, 0), (1, 1 << 32, 0), (1, 1, 1 << 16), (1, -2, 0)):
+            with pytest.raises(ValueError, match="is a whole number from 0 to"):
+                encode("points", seq, stroke, pointer, [(1, 2, 3)])
+    assert decode_binary(encode_binary("points", (1 << 32) - 1, (1 << 32) - 1, (1 << 16) - 1, [(1, 2, 3)]))["seq"] \
+        == (1 << 32) - 1
+    with pytest.raises(ValueError, match="32-bit floats"):
+        encode_binary("points", 1, 1, 0, [(1e39, 2, 3)])
+    with pytest.raises(ValueError, match="32-bit floats"):
+        encode_binary("points", 1, 1, 0, [(1, 2, 3, -1e39)])
+    # A producer sends binary where the binary form carries the points (a time beyond 32-bit floats is an f64),
+    # JSON where it would turn a coordinate into an infinity; a message it refuses takes no sequence number.
+    producer = Producer("tcp://127.0.0.1:1", binary=True)
+    sent = []
+    producer.socket.send_multipart = sent.append
+    try:
+        producer.send("s", "begin", stroke=1, points=[(1, 2, 1e300)])
+        producer.send("s", "points", stroke=1, points=[(1e300, 2, 3)])
+        with pytest.raises(ValueError):
+            producer.send("s", "points", stroke=1, pointer=1 << 16, points=[(1, 2, 3)])
+        with pytest.raises(ValueError):
+            producer.send("s", "points", stroke=1, points=[(float("nan"), 2, 3)])
+        producer.send("s", "end", stroke=1)
+        with pytest.raises(ValueError):
+            producer.send_stroke("s", [(0, 0, 0), (1, 1, 1), (float("inf"), 2, 2)])  # nothing of it goes out
+    finally:
+        producer.close()
+    assert [payload[0] == BINARY_MAGIC for _, payload in sent] == [True, False, True]
+    assert json.loads(sent[1][1]) == {"type": "points", "seq": 2, "stroke": 1, "points": [[1e300, 2, 3]]}
+    assert decode_binary(sent[2][1])["seq"] == 3
 
 
 def test_the_learn_gesture_example_runs(worker):
