@@ -13,8 +13,9 @@
  * key; without one, a fresh key pair is made. A worker that lists its clients refuses an unlisted key at the
  * handshake, and libzmq does not try again: a socket monitor reports it, and the client says so and exits.
  *
- * Exit status: 0 when a match event arrives, 1 on no match or timeout, 2 on a ZeroMQ error, 3 when the worker
- * refused this client's CURVE key.
+ * Exit status: 0 when a match event arrives, 1 on no match or timeout, 2 on a ZeroMQ error or an argument the
+ * protocol or libzmq would refuse or misread (a session id outside section 2's rules, a TCP port that is not a
+ * number in 1-65535), 3 when the worker refused this client's CURVE key.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +48,31 @@ static void put_f64(uint8_t *p, double d) {
     uint64_t v;
     memcpy(&v, &d, 8);
     for (int i = 0; i < 8; i++) p[i] = (v >> (8 * i)) & 0xFF;
+}
+
+/* Section 2: a session id is 1-128 bytes with no control characters, and does not start with '$'. */
+static int valid_session(const char *session) {
+    size_t length = strlen(session);
+    if (length < 1 || length > 128 || session[0] == '$') return 0;
+    for (size_t i = 0; i < length; i++) {
+        uint8_t byte = (uint8_t)session[i];
+        if (byte < 0x20 || byte == 0x7F) return 0;
+    }
+    return 1;
+}
+
+/* libzmq 4.3 reads a TCP port with strtoul, keeps its low 16 bits and ignores what follows the digits: ":99999"
+   would dial port 34463 and ":5555x" port 5555. A client connects, so the port is a number in 1-65535. */
+static int valid_endpoint(const char *endpoint) {
+    if (strstr(endpoint, "://") == NULL) return 0;
+    if (strncmp(endpoint, "tcp://", 6) != 0) return 1;
+    const char *colon = strrchr(endpoint, ':');
+    if (colon == NULL || colon < endpoint + 6 || colon[1] == '\0') return 0;
+    unsigned long port = 0;
+    for (const char *p = colon + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || (port = port * 10 + (unsigned long)(*p - '0')) > 65535) return 0;
+    }
+    return port >= 1;
 }
 
 /* CURVE (section 1, "Security"): a monitor of `socket` that reports refused handshakes only
@@ -101,6 +127,15 @@ int main(int argc, char **argv) {
     const char *input = argc > 1 ? argv[1] : "tcp://127.0.0.1:5555";
     const char *output = argc > 2 ? argv[2] : "tcp://127.0.0.1:5556";
     const char *session = argc > 3 ? argv[3] : "c-client";
+    if (!valid_endpoint(input) || !valid_endpoint(output)) {
+        fprintf(stderr, "send_stroke: an endpoint is TRANSPORT://ADDRESS, a TCP port a number in 1-65535: %s %s\n",
+                input, output);
+        return 2;
+    }
+    if (!valid_session(session)) {
+        fprintf(stderr, "send_stroke: a session id is 1-128 bytes without control characters, not starting with '$'\n");
+        return 2;
+    }
     size_t session_length = strlen(session);
 
     char topic[160];
