@@ -12,6 +12,11 @@ extension MetricsServer {
             case reading
             /// Room in the socket for the rest of the answer.
             case writing
+            /// The end of what the client sends, after an answer to a request not read whole (too large, or not
+            /// a `GET`): read and dropped, so that closing with unread input does not reset the connection, which
+            /// may discard the answer before the client reads it (the client of a 20-KB head got "connection reset"
+            /// instead of 431).
+            case draining
             /// Nothing: close it.
             case finished
         }
@@ -24,6 +29,8 @@ extension MetricsServer {
         private var head = [UInt8]()
         private var output = [UInt8]()
         private var written = 0
+        /// Whether the answer is to a request the connection may still be sending (`draining` follows it).
+        private var drainsAfter = false
 
         /// A connection accepted now.
         init(descriptor: Int32, deadline: ContinuousClock.Instant) {
@@ -38,6 +45,7 @@ extension MetricsServer {
         mutating func advance(respond: (_ path: String) -> Response) {
             if state == .reading { read(respond: respond) }
             if state == .writing { write() }
+            if state == .draining { drain() }
         }
 
         // MARK: - Reading
@@ -54,11 +62,15 @@ extension MetricsServer {
                     }
                     head += buffer[0..<count]
                     if let end = Self.endOfHead(head) {
-                        answer(MetricsServer.answer(to: Array(head[..<end]), respond: respond))
+                        let response = MetricsServer.answer(to: Array(head[..<end]), respond: respond)
+                        // A request other than GET or HEAD may have a body that follows its head.
+                        answer(response, drainsAfter: response.status.hasPrefix("4"))
                         return
                     }
                     if head.count >= MetricsServer.requestLimit {
-                        answer(Response(status: "431 Request Header Fields Too Large", body: "request too large\n"))
+                        answer(
+                            Response(status: "431 Request Header Fields Too Large", body: "request too large\n"),
+                            drainsAfter: true)
                         return
                     }
                 }
@@ -77,7 +89,8 @@ extension MetricsServer {
             return nil
         }
 
-        private mutating func answer(_ response: Response) {
+        private mutating func answer(_ response: Response, drainsAfter: Bool) {
+            self.drainsAfter = drainsAfter
             let body = Array(response.body.utf8)
             output = Array(
                 ("HTTP/1.1 \(response.status)\r\nContent-Type: \(response.contentType)\r\n"
@@ -98,7 +111,27 @@ extension MetricsServer {
                 guard sent > 0 else { break }
                 written += sent
             }
-            state = .finished
+            guard drainsAfter, written == output.count else {
+                state = .finished
+                return
+            }
+            // The answer is out: say so with a FIN, then read until the client closes (or the deadline).
+            _ = shutdown(descriptor, Int32(SHUT_WR))
+            state = .draining
+        }
+
+        // MARK: - Draining
+
+        private mutating func drain() {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
+                while true {
+                    let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+                    if count < 0 && errno == EINTR { continue }
+                    if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+                    if count <= 0 { break }  // the client closed, or the connection failed
+                }
+                state = .finished
+            }
         }
     }
 }

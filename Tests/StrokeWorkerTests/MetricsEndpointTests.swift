@@ -103,6 +103,20 @@ struct MetricsEndpointTests {
         }
     }
 
+    /// clients/python's test_connections.py has the client that got a reset connection instead.
+    @Test("a request head too large gets its 431, and a POST with a body its 405")
+    func errorsReachTheClient() throws {
+        try Self.withServer { (address: String) throws in
+            let large = "GET /metrics HTTP/1.1\r\nX: " + String(repeating: "a", count: 40_000) + "\r\n\r\n"
+            let tooLarge = try Self.get("/", at: address, request: large)
+            #expect(tooLarge.status == "HTTP/1.1 431 Request Header Fields Too Large")
+            let post =
+                "POST /metrics HTTP/1.1\r\nContent-Length: 40000\r\n\r\n" + String(repeating: "b", count: 40_000)
+            #expect(try Self.get("/", at: address, request: post).status == "HTTP/1.1 405 Method Not Allowed")
+            #expect(try Self.get("/healthz", at: address).status == "HTTP/1.1 200 OK")
+        }
+    }
+
     @Test("the end of a request head: a blank line, CRLF or LF")
     func endOfHead() {
         func end(_ text: String) -> Int? { MetricsServer.Connection.endOfHead(Array(text.utf8)) }

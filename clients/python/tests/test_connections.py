@@ -10,6 +10,7 @@ failed attempts; `/readyz` answers 503 while an endpoint the worker connects to 
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 
@@ -264,4 +265,26 @@ def test_an_input_pointed_at_a_socket_of_the_wrong_type_says_so_and_connects_onc
         right.close(linger=0)
     finally:
         context.destroy(linger=0)
+        assert worker.stop() == 0
+
+
+def test_the_metrics_endpoint_answers_a_request_it_does_not_read_whole():
+    """A request head over 8 KB gets 431 and a POST with a body 405, where they got a reset connection: the endpoint
+    closed with the rest of the request unread, and the system reset the connection, answer and all (session 77)."""
+    worker = RunningWorker("--metrics", "127.0.0.1:0")
+    host, port = re.search(r"metrics:(\S+)", "".join(worker.log)).group(1).rsplit(":", 1)
+    try:
+        for request, status in ((b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 20000 + b"\r\n\r\n", b"431"),
+                                (b"POST /metrics HTTP/1.1\r\nContent-Length: 40000\r\n\r\n" + b"b" * 40000, b"405")):
+            with socket.create_connection((host, int(port)), timeout=5) as connection:
+                connection.sendall(request)
+                answer = b""
+                while True:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        break
+                    answer += chunk
+            assert answer.startswith(b"HTTP/1.1 " + status), answer[:60]
+        assert get(worker, "/healthz")[0] == 200
+    finally:
         assert worker.stop() == 0
