@@ -23,7 +23,9 @@ extension Worker {
     /// Reads the template library files again (`--library`) and recognizes with them from the next messages on:
     /// lanes take them at their next poll, their helper and publisher threads with the next strokes handed over.
     /// Sessions keep their library and their open strokes. The files must still hold libraries of the same names,
-    /// in the same order (sessions refer to libraries by name).
+    /// in the same order (sessions refer to libraries by name). A library read from a pipe (`--library <(curl …)`)
+    /// was read whole at the start and is kept as it was: read again, the pipe held nothing, or had no writer and
+    /// held the reload up for good, and the files beside it could never be reloaded.
     ///
     /// - Returns: whether the libraries were replaced; false without library files, or when a file cannot be
     ///   read, a library is invalid or a name changed (the previous libraries stay, and the error is logged).
@@ -35,8 +37,19 @@ extension Worker {
                 return false
             }
             do {
-                let loaded = try configuration.libraryFiles.map { path throws(RecognitionError) in
-                    try TemplateLibrary(contentsOf: path)
+                let started = configuration.libraries
+                let pipes = configuration.libraryFiles.indices.filter {
+                    started.indices.contains($0)
+                        && RecognitionError.nonRegularKind(of: configuration.libraryFiles[$0]) != nil
+                }
+                let loaded = try configuration.libraryFiles.indices.map { index throws(RecognitionError) in
+                    pipes.contains(index)
+                        ? started[index] : try TemplateLibrary(contentsOf: configuration.libraryFiles[index])
+                }
+                if !pipes.isEmpty {
+                    logger.info(
+                        "template libraries read from pipes kept as read at the start",
+                        ["files": pipes.map { configuration.libraryFiles[$0] }.joined(separator: ",")])
                 }
                 let names = libraries.registry.entries.dropFirst().map(\.name)
                 guard loaded.map(\.name) == names else {

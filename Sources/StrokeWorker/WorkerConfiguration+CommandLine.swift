@@ -28,7 +28,7 @@ extension WorkerConfiguration {
         Option(
             flag: "library", env: "STROKE_WORKER_LIBRARY", value: "FILE",
             help: "template library file to load besides the built-in \"default\", repeatable; SIGHUP reads the "
-                + "files again (same library names). Default: none"),
+                + "files again (same library names; one read from a pipe is kept as read). Default: none"),
         Option(
             flag: "shard", env: "STROKE_WORKER_SHARD", value: "I/N",
             help: "serve shard I of N (sessions whose bucket mod N is I); I may be \"ordinal\": the trailing "

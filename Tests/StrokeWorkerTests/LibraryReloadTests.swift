@@ -106,6 +106,29 @@ struct LibraryReloadTests {
         }
     }
 
+    @Test("a library read from a pipe is kept at a reload, and the files beside it are read again")
+    func pipesKept() async throws {
+        try await Self.withLibraryPath { path in
+            let piped = TemplateLibrary(
+                name: "piped", templates: [GestureTemplate(name: "circle", points: Self.circle)])
+            var mine = TemplateLibrary(name: "mine", templates: [GestureTemplate(name: "circle", points: Self.circle)])
+            try mine.save(to: path)
+            // A FIFO with no writer: reading it at the reload would wait for one for good.
+            let fifo = path + ".fifo"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            var configuration = WorkerConfiguration()
+            configuration.libraryFiles = [fifo, path]
+            configuration.libraries = [piped, mine]
+            configuration.logLevel = .error
+            let worker = try Worker(configuration: configuration)
+            mine.add(GestureTemplate(name: "tick", points: try Self.checkPoints()))
+            try mine.save(to: path)
+            #expect(worker.reloadLibraries())
+            let counts = worker.libraries.registry.entries.map { "\($0.name) \($0.own.templateCount)" }
+            #expect(counts.dropFirst() == ["piped 1", "mine 2"])
+        }
+    }
+
     @Test(
         "a reload that gives a gesture a threshold of its own (a version 3 file) holds its matches to it, wherever strokes are recognized",
         arguments: WorkerIntegrationTests.Recognition.allCases)
