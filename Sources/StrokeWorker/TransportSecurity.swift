@@ -127,6 +127,12 @@ public struct TransportSecurity: Sendable, Hashable {
         guard let authorizedKeysFile else {
             throw CommandLineArguments.Failure(description: "no --curve-authorized-keys file to read again")
         }
+        // A pipe (`<(vault read …)`) was read whole at the start: read again, it held no keys, and every client
+        // was cut as revoked (or, a FIFO without a writer, the reload waited for good).
+        if let kind = RecognitionError.nonRegularKind(of: authorizedKeysFile) {
+            throw CommandLineArguments.Failure(
+                description: "\(authorizedKeysFile) is \(kind), read at the start: a reload reads a regular file only")
+        }
         return try Self.readAuthorizedKeys(authorizedKeysFile, option: authorizedKeysFile)
     }
 

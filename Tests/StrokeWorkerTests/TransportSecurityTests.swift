@@ -236,6 +236,24 @@ struct TransportSecurityTests {
 
     // MARK: - Key files and options
 
+    @Test("an authorized keys file that became a pipe is not read again: the keys read at the start stay")
+    func reloadFromAPipe() throws {
+        let client = try ZMQCurveKeyPair.generate()
+        let (directory, loaded) = try Self.keyFiles(server: try ZMQCurveKeyPair.generate(), clients: [client])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let security = try #require(loaded)
+        let keysFile = directory.appendingPathComponent("clients.keys").path
+        #expect(try security.reloadAuthorizedClients() == [ZMQCurveKeyPair.decode(client.publicKey)!])
+        // A FIFO without a writer in its place, as `<(…)` gives: read, it would block, or hold no keys at all.
+        try FileManager.default.removeItem(atPath: keysFile)
+        #expect(mkfifo(keysFile, 0o600) == 0)
+        #expect {
+            _ = try security.reloadAuthorizedClients()
+        } throws: { error in
+            "\(error)".contains("\(keysFile) is a pipe, read at the start: a reload reads a regular file only")
+        }
+    }
+
     @Test("key files: bare keys, certificates and comments; the public key is derived from the secret one")
     func keyFiles() throws {
         let server = try ZMQCurveKeyPair.generate()
