@@ -200,14 +200,6 @@ public enum BinaryCodec {
         }
     }
 
-    /// Whether the binary form carries `points` as they are: `x`, `y` (and `pressure`, a `Float` already) travel as
-    /// 32-bit floats, and a finite coordinate beyond their range would arrive as an infinity, which the worker
-    /// refuses (`non_finite`). The time travels as a 64-bit float.
-    public static func carries(_ points: [WirePoint]) -> Bool {
-        let largest = Double(Float.greatestFiniteMagnitude)
-        return points.allSatisfy { abs($0.x) <= largest && abs($0.y) <= largest }
-    }
-
     /// Encodes a message into a new array.
     public static func encode(_ message: InputMessage) -> [UInt8] {
         var buffer = [UInt8]()

@@ -95,15 +95,21 @@ public final class StrokeProducer {
     // MARK: - Sending
 
     /// Sends `message` for `session`, numbered as its next message (`seq`; a `ping` carries none). Binary where the
-    /// binary form carries it (see `Configuration.binary`), and where its coordinates and pressures fit its 32-bit
-    /// floats: beyond, they would arrive as infinities, so such a message goes as JSON.
+    /// binary form carries it (see `Configuration.binary`), and where its coordinates fit its 32-bit floats: beyond,
+    /// they would arrive as infinities, so such a message goes as JSON (a whole stroke sent by `sendStroke`, where
+    /// one of its points lies beyond).
     ///
     /// - Throws: `ProtocolError` (`bad_topic`) for a session id the protocol does not allow, (`non_finite`) for a
     ///   point with a NaN or an infinity, before the message takes a sequence number; `ZMQError`.
     public func send(_ message: InputMessage, session: String) throws {
+        try send(message, session: session, binaryCarries: try Self.check(message.points))
+    }
+
+    /// `send(_:session:)` for points `check` has passed: `binaryCarries` is what it returned for them (or for the
+    /// whole stroke they belong to, which `sendOneStroke` checks once).
+    private func send(_ message: InputMessage, session: String, binaryCarries: Bool) throws {
         let topic = Array(ShardKey.topic(for: session).utf8)
         _ = try topic.withUnsafeBytes { (bytes) throws(ProtocolError) in try ShardKey.check(topic: bytes) }
-        try Self.checkFinite(message.points)
         var message = message
         if message.kind == .ping {
             message.hasSequence = false
@@ -114,9 +120,7 @@ public final class StrokeProducer {
             message.sequence = numbers.sequence
             message.hasSequence = true
         }
-        if binary && message.kind != .options && message.kind != .ping && message.learn == nil
-            && BinaryCodec.carries(message.points)
-        {
+        if binary && message.kind != .options && message.kind != .ping && message.learn == nil && binaryCarries {
             BinaryCodec.encode(message, into: &payload)
         } else {
             var writer = JSONWriter()
@@ -127,14 +131,20 @@ public final class StrokeProducer {
         try socket.send(payload)
     }
 
-    /// Refuses a point with a NaN or an infinity, which the worker would refuse (`non_finite`), after the message
-    /// took a sequence number.
-    static func checkFinite(_ points: [WirePoint]) throws(ProtocolError) {
-        if let bad = points.firstIndex(where: {
-            !($0.x.isFinite && $0.y.isFinite && $0.t.isFinite && ($0.pressure?.isFinite ?? true))
-        }) {
-            throw ProtocolError(.nonFinite, "point \(bad) has a NaN or infinite value")
+    /// Refuses a point with a NaN or an infinity, which the worker would refuse (`non_finite`) after the message
+    /// took a sequence number; returns whether the binary form carries the points as they are: `x` and `y` travel
+    /// as 32-bit floats (`pressure` is one already, the time a 64-bit one), and a finite coordinate beyond their
+    /// range would arrive as an infinity, which the worker refuses too. One pass over them.
+    static func check(_ points: [WirePoint]) throws(ProtocolError) -> Bool {
+        let largest = Double(Float.greatestFiniteMagnitude)
+        var carries = true
+        for (index, point) in points.enumerated() {
+            guard point.x.isFinite && point.y.isFinite && point.t.isFinite && (point.pressure?.isFinite ?? true) else {
+                throw ProtocolError(.nonFinite, "point \(index) has a NaN or infinite value")
+            }
+            carries = carries && abs(point.x) <= largest && abs(point.y) <= largest
         }
+        return carries
     }
 
     /// Sends a whole stroke for `session`: `begin` with its first point, `points` messages of `batch` points, and
@@ -162,23 +172,24 @@ public final class StrokeProducer {
             throw ProtocolError(.invalidField, "points: a stroke needs at least one point")
         }
         // All of them before the first message: a bad point halfway would leave the stroke open at the worker.
-        try Self.checkFinite(points)
+        let carries = try Self.check(points)
         let stroke = newStroke(session)
         try send(
-            InputMessage(kind: .begin, sequence: 0, stroke: stroke, pointer: pointer, points: [first]), session: session
-        )
+            InputMessage(kind: .begin, sequence: 0, stroke: stroke, pointer: pointer, points: [first]),
+            session: session,
+            binaryCarries: carries)
         var start = 1
         while start < points.count {
             let end = min(points.count, start + max(1, batch))
             try send(
                 InputMessage(
                     kind: .points, sequence: 0, stroke: stroke, pointer: pointer, points: Array(points[start..<end])),
-                session: session)
+                session: session, binaryCarries: carries)
             start = end
         }
         try send(
             InputMessage(kind: .end, sequence: 0, stroke: stroke, pointer: pointer, learn: learn, last: last),
-            session: session)
+            session: session, binaryCarries: true)
         return stroke
     }
 
