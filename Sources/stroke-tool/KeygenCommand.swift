@@ -39,13 +39,19 @@ enum KeygenCommand {
             return 0
         }
         try write(secret, to: prefix + ".key", permissions: 0o600)
-        try write(publicText, to: prefix + ".pub", permissions: 0o644)
+        do {
+            try write(publicText, to: prefix + ".pub", permissions: 0o644)
+        } catch {
+            // Half a pair helps no one, and the new .key would make the next try fail too: take it back.
+            unlink(prefix + ".key")
+            throw error
+        }
         print("wrote \(prefix).key (secret) and \(prefix).pub (public key \(keys.publicKey))")
         return 0
     }
 
     /// Creates `path` with `permissions` from the start (the secret is never readable by others, not even
-    /// briefly); fails if it exists.
+    /// briefly); fails if it exists, and removes what it created if the write fails.
     private static func write(_ text: String, to path: String, permissions: mode_t) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, permissions)
         guard descriptor >= 0 else {
@@ -56,7 +62,9 @@ enum KeygenCommand {
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count else {
-            throw CommandLineArguments.Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            unlink(path)
+            throw CommandLineArguments.Failure(description: "cannot write \(path): \(reason)")
         }
     }
 }

@@ -282,6 +282,13 @@ struct StrokeToolTests {
         let again = try Self.run(["keygen", "-o", prefix])
         #expect(again.status != 0 && again.error.contains("File exists"))
         #expect(try String(contentsOfFile: prefix + ".key", encoding: .utf8) == secret)
+        // Where only the public half's name is taken, the secret half written first is taken back.
+        let other = directory.appendingPathComponent("other").path
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: other + ".pub"))
+        let half = try Self.run(["keygen", "-o", other])
+        #expect(half.status != 0 && half.error.contains("cannot create \(other).pub: File exists"))
+        #expect(!FileManager.default.fileExists(atPath: other + ".key"))
+        #expect(try String(contentsOfFile: other + ".pub", encoding: .utf8) == "mine\n")
         let printed = try Self.run(["keygen"])
         #expect(
             printed.status == 0 && printed.output.hasPrefix("public-key = \"") && printed.output.contains("secret-key"))
