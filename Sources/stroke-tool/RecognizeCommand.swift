@@ -167,6 +167,14 @@ enum RecognizeCommand {
         } else {
             throw CommandLineArguments.Failure(description: "--strokes FILE or --dataset DIR is required\n\n\(usage)")
         }
+        // Nothing to recognize printed nothing and exited 0, as if all had gone well (`send` refuses it too).
+        guard !strokes.isEmpty else {
+            let source = args.value("strokes").map { "--strokes \($0)" } ?? "--dataset \(args.value("dataset") ?? "")"
+            let subjects = args.values("subjects")
+            throw CommandLineArguments.Failure(
+                description: "\(source): no strokes"
+                    + (subjects.isEmpty ? "" : " of --subjects \(subjects.joined(separator: ","))"))
+        }
         var configuration = RecognizerConfiguration.default
         configuration.choiceMargin = try args.parsed("choice-margin", default: configuration.choiceMargin)
         try configuration.validate()

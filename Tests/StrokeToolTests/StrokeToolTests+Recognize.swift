@@ -137,6 +137,12 @@ extension StrokeToolTests {
         let bad = try Self.run(["recognize", "--strokes", path])
         #expect(bad.status == 2 && bad.error.contains("point 0 has 4 numbers"))
         #expect(try Self.run(["recognize"]).status == 2)
+        // Nothing to recognize is said so, where it printed nothing and exited 0.
+        try "[]".write(toFile: path, atomically: true, encoding: .utf8)
+        let none = try Self.run(["recognize", "--strokes", path])
+        #expect(none.status == 2 && none.error.contains("--strokes \(path): no strokes"), "\(none.error)")
+        let nobody = try Self.run(["recognize", "--dataset", Self.fixtures, "--subjects", "s99"])
+        #expect(nobody.status == 2 && nobody.error.contains("no strokes of --subjects s99"), "\(nobody.error)")
         let missing = try Self.run(["recognize", "--strokes", "/nonexistent.json"])
         #expect(missing.status == 1 && missing.error.contains("cannot read /nonexistent.json"), "\(missing.error)")
     }
