@@ -34,12 +34,7 @@ final class MetricsServer: Sendable {
     ///
     /// - Throws: `CommandLineArguments.Failure` naming the address and the system's error.
     init(address: String) throws(CommandLineArguments.Failure) {
-        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...])
-        else {
-            throw CommandLineArguments.Failure(description: "--metrics \(address): expected HOST:PORT")
-        }
-        var host = String(address[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let (host, port) = try Self.parse(address)
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -77,6 +72,25 @@ final class MetricsServer: Sendable {
     }
 
     deinit { close(listener) }
+
+    /// The host (brackets taken off an IPv6 address) and the port of `address` (`HOST:PORT`, `[IPv6]:PORT`), checked
+    /// before anything starts: a port that is not a number in 0...65535 is refused, with the option named.
+    static func parse(_ address: String) throws(CommandLineArguments.Failure) -> (host: String, port: UInt16) {
+        guard let colon = address.lastIndex(of: ":") else {
+            throw CommandLineArguments.Failure(description: "--metrics \(address): expected HOST:PORT")
+        }
+        let digits = address[address.index(after: colon)...]
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+            let port = UInt16(digits)
+        else {
+            throw CommandLineArguments.Failure(
+                description: "--metrics \(address): the port must be a number in 0...65535 (0: any free one), "
+                    + "got \"\(digits)\"")
+        }
+        var host = String(address[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
 
     private static func failure(_ address: String, _ call: String) -> CommandLineArguments.Failure {
         CommandLineArguments.Failure(description: "--metrics \(address): \(call): \(String(cString: strerror(errno)))")

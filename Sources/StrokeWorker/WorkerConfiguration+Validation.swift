@@ -89,6 +89,14 @@ extension WorkerConfiguration {
                     .invalidConfiguration, "--state-file \(stateFile): cannot write in \(directory) (\(errnoText()))")
             }
         }
+        if let metricsAddress {
+            // Found out before the lanes start, not after they listened (the worker then stopped again).
+            do {
+                _ = try MetricsServer.parse(metricsAddress)
+            } catch {
+                throw RecognitionError(.invalidConfiguration, error.description)
+            }
+        }
         if let healthFile, let kind = RecognitionError.nonRegularKind(of: healthFile) {
             throw RecognitionError(
                 .invalidConfiguration, "--health-file \(healthFile): it is \(kind); a health file is a regular file")

@@ -1,4 +1,5 @@
 import Foundation
+import StrokeRecognition
 import Synchronization
 import Testing
 
@@ -117,6 +118,23 @@ struct MetricsEndpointTests {
         }
     }
 
+    @Test("an address is HOST:PORT with a port in 0...65535, checked before anything starts")
+    func addresses() throws {
+        #expect(try MetricsServer.parse("127.0.0.1:0") == ("127.0.0.1", 0))
+        #expect(try MetricsServer.parse("[::1]:65535") == ("::1", 65535))
+        #expect(try MetricsServer.parse(":9100") == ("", 9100))
+        for bad in ["127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:", "127.0.0.1:80x", "127.0.0.1:٣", "localhost"] {
+            #expect(throws: CommandLineArguments.Failure.self, "\(bad)") { try MetricsServer.parse(bad) }
+        }
+        var configuration = WorkerConfiguration()
+        configuration.metricsAddress = "127.0.0.1:99999"
+        #expect {
+            try configuration.validate()
+        } throws: { error in
+            "\(error)".contains("the port must be a number in 0...65535 (0: any free one), got \"99999\"")
+        }
+    }
+
     @Test("the end of a request head: a blank line, CRLF or LF")
     func endOfHead() {
         func end(_ text: String) -> Int? { MetricsServer.Connection.endOfHead(Array(text.utf8)) }
@@ -174,18 +192,19 @@ struct MetricsEndpointTests {
         }
     }
 
-    @Test("an address that cannot be bound fails run() with the address in the error")
+    @Test("an address that is no HOST:PORT stops the worker at its creation, one that cannot be bound fails run()")
     func badAddress() async throws {
         var configuration = WorkerConfiguration()
         configuration.inputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
         configuration.outputs = [.init(bind: true, address: "tcp://127.0.0.1:*")]
         configuration.logLevel = .error
-        for address in ["nonsense", "256.1.1.1:80"] {
-            configuration.metricsAddress = address
-            let worker = try Worker(configuration: configuration)
-            let failure = await #expect(throws: CommandLineArguments.Failure.self) { try await worker.run() }
-            #expect(failure?.description.contains("--metrics \(address)") == true)
-        }
+        configuration.metricsAddress = "nonsense"
+        let refused = #expect(throws: RecognitionError.self) { try Worker(configuration: configuration) }
+        #expect(refused?.message.contains("--metrics nonsense: expected HOST:PORT") == true)
+        configuration.metricsAddress = "256.1.1.1:80"
+        let worker = try Worker(configuration: configuration)
+        let failure = await #expect(throws: CommandLineArguments.Failure.self) { try await worker.run() }
+        #expect(failure?.description.contains("--metrics 256.1.1.1:80") == true)
     }
 
     @Test("/healthz and /readyz are 503 until the worker receives")
