@@ -25,6 +25,13 @@ extension Worker {
     /// buckets that no file names.
     func adoptSessions(own: StateFile.Saved) -> [SessionSnapshot] {
         guard !configuration.adoptStatePaths.isEmpty else { return own.sessions }
+        // A path with nothing there, not even its `.departed` file, adopts nothing: said, since a misspelt one
+        // would otherwise lose the sessions it was meant to bring over without a word.
+        let manager = FileManager.default
+        for path in configuration.adoptStatePaths
+        where !manager.fileExists(atPath: path) && !manager.fileExists(atPath: path + Self.departedSuffix) {
+            logger.warning("--adopt-state: nothing at this path; no sessions adopted from it", ["path": path])
+        }
         var files: [(path: String, saved: StateFile.Saved)] = []
         // The worker's own file and what it just kept beside it, under whatever path they are reached (a directory
         // given to adopt from may hold them, or mount them elsewhere): told apart by device and inode.

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import worker_binary
+from conftest import RunningWorker, worker_binary
 
 
 def refused(*arguments: str, status: int = 2) -> str:
@@ -50,3 +50,23 @@ def test_the_proxy_refuses_a_stray_argument_and_a_negative_high_water_mark():
     sides = ["--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0"]
     assert 'unexpected argument "yes"' in refused("proxy", *sides, "--no-drop", "yes")
     assert "--hwm -1 is outside 0...10000000" in refused("proxy", *sides, "--hwm", "-1")
+
+
+def test_a_metrics_port_out_of_range_is_refused_before_anything_listens():
+    """Session 77: `--metrics 127.0.0.1:99999` said only "expected HOST:PORT", and only after the worker had said
+    `listening` and started its lanes; the proxy the same."""
+    problem = '--metrics 127.0.0.1:99999: the port must be a number in 0...65535 (0: any free one), got "99999"'
+    assert problem in refused("--metrics", "127.0.0.1:99999", "--input", "tcp://127.0.0.1:0", "--output",
+                              "tcp://127.0.0.1:0", status=1)
+    assert problem in refused("proxy", "--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0",
+                              "--metrics", "127.0.0.1:99999", status=2)
+
+
+def test_an_adopt_state_path_with_nothing_there_is_named_in_a_warning(tmp_path):
+    """Session 77: a misspelt `--adopt-state` path adopted nothing without a word."""
+    missing = tmp_path / "no-such-dir"
+    worker = RunningWorker("--adopt-state", str(missing))
+    log = "".join(worker.process_log())
+    assert worker.stop() == 0
+    log += "".join(worker.process_log())
+    assert "--adopt-state: nothing at this path; no sessions adopted from it" in log and str(missing) in log
