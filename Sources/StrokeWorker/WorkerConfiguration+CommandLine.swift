@@ -155,7 +155,9 @@ extension WorkerConfiguration {
                 + "dropped and counted. Default: 100"),
         Option(
             flag: "linger", env: "STROKE_WORKER_LINGER", value: "MS",
-            help: "how long unsent events are kept at shutdown. Default: 2000"),
+            help: "how long unsent events are kept at shutdown; -1: until they are sent (or --consumer-timeout cuts "
+                + "their consumer), and with --slow-consumers wait, sends wait for a slow consumer as before the "
+                + "stop. Default: 2000"),
         Option(
             flag: "heartbeat", env: "STROKE_WORKER_HEARTBEAT", value: "MS",
             help: "ZMTP heartbeat interval on the input, 0 to disable. A heartbeat that reaches a producer which "

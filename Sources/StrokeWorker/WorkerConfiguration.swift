@@ -143,7 +143,9 @@ public struct WorkerConfiguration: Sendable {
     /// connects and subscribes again, and its `eventSeq` shows what it missed. ZMTP heartbeats cannot: their ping
     /// waits behind the events the consumer does not take. Default: `10000`.
     public var consumerTimeoutMilliseconds: Int32 = 10_000
-    /// How long unsent events are kept at shutdown, in milliseconds. Default: `2000`.
+    /// How long unsent events are kept at shutdown, in milliseconds; -1 keeps them until they are sent (or their
+    /// consumer is cut by `consumerTimeoutMilliseconds`), and with `SlowConsumers.wait` sends wait for a slow
+    /// consumer after the stop as before it. Default: `2000`.
     public var lingerMilliseconds: Int32 = 2000
     /// ZMTP heartbeat interval on the input (the peer is dropped after three silent intervals), in milliseconds; 0
     /// disables. Default: `0`.

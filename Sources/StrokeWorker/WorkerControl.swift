@@ -36,11 +36,12 @@ final class WorkerControl: Sendable {
             expected: 0, desired: max(1, DispatchTime.now().uptimeNanoseconds), ordering: .acquiringAndReleasing)
     }
 
-    /// Whether the stop was asked for more than `milliseconds` ago.
+    /// Whether the stop was asked for more than `milliseconds` ago; never for a negative `milliseconds` (a
+    /// `--linger` of -1, libzmq's "until every message is sent").
     func stoppedLongerThan(milliseconds: Int32) -> Bool {
         let requested = stopRequested.load(ordering: .relaxed)
-        return requested > 0
-            && DispatchTime.now().uptimeNanoseconds &- requested > UInt64(max(0, milliseconds)) * 1_000_000
+        return milliseconds >= 0 && requested > 0
+            && DispatchTime.now().uptimeNanoseconds &- requested > UInt64(milliseconds) * 1_000_000
     }
 
     /// Why the health file could not be touched at the last beat, or nil: what `beat` compares against to say

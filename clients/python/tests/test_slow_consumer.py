@@ -189,3 +189,50 @@ def test_a_worker_that_waits_for_a_stuck_consumer_by_design_stays_live_and_stops
         if not stopped:
             worker.process.kill()
             worker.process.wait()
+
+
+def test_a_linger_of_minus_one_keeps_waiting_for_a_consumer_after_the_stop():
+    """`--linger -1` is libzmq's "keep unsent events until they are sent". Until session 78 a worker with
+    `--slow-consumers wait` and `--linger -1` took it as "stop waiting at once": after the stop, the first send that
+    waited the send timeout for a consumer ended every later wait, and all the events that did not fit at once were
+    dropped (30,000 pongs behind a consumer that paused 0.35 s while the worker drained: 10,305 reached it, 19,685
+    were dropped). Now each send goes on waiting as before the stop: only what the pause itself cost is lost, about
+    one event per 100-ms send timeout."""
+    pings = 30_000
+    worker = RunningWorker("--slow-consumers", "wait", "--hwm", "10", "--consumer-timeout", "0", "--linger", "-1")
+    context = zmq.Context()
+    slow = stuck_consumer(context, worker.output)
+    producer = Producer(worker.input, context=context, binary=True)
+    stopped = False
+    try:
+        producer.wait_for_all_buckets()
+        time.sleep(0.3)  # the consumer's subscription reached the worker
+        for index in range(pings):
+            producer.ping(SESSIONS[index % len(SESSIONS)])
+        time.sleep(0.5)  # the worker's queues to the consumer are full: its lane waits
+        worker.process.terminate()
+        poller = zmq.Poller()
+        poller.register(slow, zmq.POLLIN)
+        pongs = 0
+        paused = False
+        while poller.poll(3000):
+            if slow.recv_multipart()[-1].find(b'"pong"') >= 0:
+                pongs += 1
+            if pongs == 200 and not paused:
+                paused = True
+                time.sleep(0.35)  # longer than the send timeout: at least one send gives up
+        assert worker.process.wait(timeout=60) == 0
+        stopped = True
+        log = worker.process.stderr.read()
+        dropped = int(re.search(r"eventsDropped=(\d+)", log).group(1))
+        assert pongs + dropped == pings
+        # One event per 100 ms the consumer took nothing (about a second in all, before the stop and in the pause);
+        # a hundred leaves room for a slow machine. Before the fix: 19,685.
+        assert 0 < dropped <= 100, log
+    finally:
+        producer.close()
+        slow.close(linger=0)
+        context.destroy(linger=0)
+        if not stopped:
+            worker.process.kill()
+            worker.process.wait()
