@@ -396,12 +396,19 @@ extension WorkerConfiguration {
 
 extension WorkerConfiguration.Endpoint {
     /// Checks the address as `ZMQSocket.checkEndpoint` does before libzmq sees it (a TCP port outside 1...65535,
-    /// which libzmq would take modulo 65,536, or no transport); the failure names the option, `--flag`.
+    /// which libzmq would take modulo 65,536, or no transport), and refuses `inproc://`, which only the process's
+    /// own threads reach (and whose names the worker and the proxy use inside); the failure names the option,
+    /// `--flag`.
     public func check(flag: String) throws(CommandLineArguments.Failure) {
         do {
             try ZMQSocket.checkEndpoint(address, binding: bind)
         } catch {
             throw CommandLineArguments.Failure(description: "--\(flag) \(self): \(error.message)")
+        }
+        if address.hasPrefix("inproc://") {
+            throw CommandLineArguments.Failure(
+                description: "--\(flag) \(self): inproc:// reaches only this process's own threads, so no other "
+                    + "process could connect; use tcp:// or ipc://")
         }
     }
 }

@@ -99,7 +99,15 @@ enum StrokeTool {
         guard let input = args.value("input"), let output = args.value("output") else {
             throw CommandLineArguments.Failure(description: "--input and --output are required\n\n\(usage)")
         }
+        try checkEndpoint(input, flag: "input")
+        try checkEndpoint(output, flag: "output")
         return (input, output)
+    }
+
+    /// Checks a worker's endpoint as the worker checks its own (`WorkerConfiguration.Endpoint.check`): an address
+    /// libzmq would misread, or `inproc://`, which no worker outside this process can serve, is refused.
+    static func checkEndpoint(_ endpoint: String, flag: String) throws(CommandLineArguments.Failure) {
+        try WorkerConfiguration.Endpoint(parsing: WatchCommand.connecting(endpoint)).check(flag: flag)
     }
 
     /// `--session ID` (`defaultValue` when not given), checked against the protocol's rules for a session id.

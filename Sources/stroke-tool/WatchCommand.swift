@@ -36,6 +36,7 @@ enum WatchCommand {
         guard let output = args.value("output") else {
             throw CommandLineArguments.Failure(description: "--output is required\n\n\(usage)")
         }
+        try StrokeTool.checkEndpoint(output, flag: "output")
         let count: Int? = try args.value("count").map { _ in try args.parsed("count", default: 0) }
         let seconds: Double? = try args.value("seconds").map { _ in try args.parsed("seconds", default: 0.0) }
         guard count.map({ $0 > 0 }) ?? true, seconds.map({ $0 > 0 && $0 <= 86_400 }) ?? true else {

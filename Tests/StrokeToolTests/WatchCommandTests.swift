@@ -37,6 +37,7 @@ struct WatchCommandTests {
             ["watch", "--output", "tcp://127.0.0.1:9", "--seconds", "-1"],
             ["watch", "--output", "tcp://127.0.0.1:9", "--curve-server-key", "x"],
             ["watch", "--output", "tcp://127.0.0.1:9", "extra"],
+            ["watch", "--output", "inproc://events"], ["watch", "--output", "tcp://127.0.0.1:65536"],
         ] {
             let run = try StrokeToolTests.run(arguments)
             #expect(run.status == 2, "\(arguments): \(run.error)")

@@ -31,6 +31,9 @@ struct WorkerConfigurationTests {
             (["--output", "connect:tcp://10.0.0.1:5556x"], [:], "--output connect:tcp://10.0.0.1:5556x"),
             ([], ["STROKE_WORKER_INPUT": "connect:tcp://proxy:0"], "--input connect:tcp://proxy:0"),
             (["--input", "127.0.0.1:5555"], [:], "--input bind:127.0.0.1:5555"),
+            // Only the worker's own threads could reach it (session 78: it started, and listened for nobody).
+            (["--input", "inproc://strokes"], [:], "--input bind:inproc://strokes"),
+            (["--output", "connect:inproc://lane-0"], [:], "--output connect:inproc://lane-0"),
         ] {
             do {
                 _ = try WorkerConfiguration(arguments: arguments, environment: environment)

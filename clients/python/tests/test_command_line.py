@@ -4,7 +4,8 @@ they cannot read with status 2, a configuration they cannot run with 1.
 libzmq 4.3 keeps a TCP port's low 16 bits and ignores what follows its digits: before, `--input tcp://127.0.0.1:99999`
 listened on 34463 without a word. A `--state-file` that was a pipe, a directory or a device was moved aside as
 unreadable and had a regular file renamed over its name at the stop (as root, `/dev/null` itself). The proxy took an
-argument that was no option, and a negative `--hwm` failed in libzmq with only "Invalid argument".
+argument that was no option, and a negative `--hwm` failed in libzmq with only "Invalid argument". An `inproc://`
+endpoint, which no other process can reach, is refused too (session 78).
 """
 
 import os
@@ -28,6 +29,8 @@ def refused(*arguments: str, status: int = 2) -> str:
     ("tcp://127.0.0.1:5555x", 'got "5555x"'),
     ("connect:tcp://127.0.0.1:0", 'the port must be a number in 1...65535, got "0"'),
     ("127.0.0.1:5555", "expected TRANSPORT://ADDRESS"),
+    # Session 78: the worker listened there for nobody; the proxy's own inproc names were "already in use".
+    ("inproc://strokes", "inproc:// reaches only this process's own threads, so no other process could connect"),
 ])
 def test_an_endpoint_libzmq_would_misread_is_refused(endpoint, problem):
     error = refused("--input", endpoint, "--output", "tcp://127.0.0.1:0")
