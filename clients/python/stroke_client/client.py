@@ -431,7 +431,10 @@ def _subscribed_prefixes(prefixes: Sequence[str], system: bool) -> List[bytes]:
 
 
 class _Sequencer:
-    """Turns received frames into events, noting per session how many events were lost before each (``gap``)."""
+    """Turns received frames into events, noting per session how many events were lost before each (``gap``).
+
+    It holds each session's last ``eventSeq`` until the session's ``closed`` event (a session that starts again
+    counts from 1), so that a consumer that runs for weeks holds the sessions open now, not every one it saw."""
 
     def __init__(self, on_gap: Any) -> None:
         self.on_gap = on_gap
@@ -453,7 +456,10 @@ class _Sequencer:
                 self.gaps += gap
                 if self.on_gap:
                     self.on_gap(session, last, number)
-            self.last[session] = number
+            if fields.get("event") == "closed":
+                self.last.pop(session, None)
+            else:
+                self.last[session] = number
         return Event(frames[0], fields, gap, received_at)
 
 
@@ -554,6 +560,12 @@ class _EventQueue:
     def gaps(self) -> int:
         """Events lost so far, over all sessions."""
         return self._sequencer.gaps
+
+    @property
+    def sessions_held(self) -> int:
+        """Sessions whose last ``eventSeq`` the consumer holds to see gaps: those with events seen and no ``closed``
+        since (what its memory grows with)."""
+        return len(self._sequencer.last)
 
     def _deliver(self, frames: List[bytes]) -> Optional[Event]:
         """The event for the caller in ``frames``, or ``None`` for a pong of the consumer's own pings."""

@@ -230,6 +230,19 @@ def test_consumer_surfaces_event_gaps():
     received = [consumer.receive(timeout=5) for _ in range(3)]
     assert [e.gap for e in received] == [0, 0, 2]
     assert gaps == [("s", 2, 5)] and consumer.gaps == 2
+    assert consumer.sessions_held == 1
+    # A closed session is let go (until session 78 every session seen was held for good: a consumer of a game with
+    # millions of sessions over its life grew by each); when it starts again, it counts from 1, and a jump in its
+    # new numbering is still seen.
+    closed = {"v": 1, "event": "closed", "session": "s", "eventSeq": 6, "seq": None, "reason": "idle"}
+    publisher.send_multipart([b"s", json.dumps(closed).encode()])
+    assert consumer.receive(timeout=5).kind == "closed" and consumer.sessions_held == 0
+    for number in (1, 3):
+        event = {"v": 1, "event": "error", "session": "s", "eventSeq": number, "seq": None, "code": "x",
+                 "message": "m"}
+        publisher.send_multipart([b"s", json.dumps(event).encode()])
+    assert [consumer.receive(timeout=5).gap for _ in range(2)] == [0, 1]
+    assert gaps == [("s", 2, 5), ("s", 1, 3)] and consumer.gaps == 3 and consumer.sessions_held == 1
     consumer.close()
     publisher.close()
     context.term()
