@@ -42,8 +42,9 @@ extension StrokeProducer {
     /// template (remembered for `reteach`). The session must group strokes (`SessionOptions.multistroke`, or a
     /// worker started with `--multistroke`; Protocol/README.md, section 4.2). Returns the strokes' ids.
     ///
-    /// - Throws: `ProtocolError` (`invalid_field`) for a gesture of no strokes, or a stroke of no points, before
-    ///   anything is sent; `ZMQError`.
+    /// - Throws: `ProtocolError` before anything is sent: (`invalid_field`) for a gesture of no strokes, a stroke of
+    ///   no points or a `batch` outside 1...65,535, (`non_finite`) for a point with a NaN or an infinity in any of
+    ///   its strokes; then `ZMQError`.
     @discardableResult
     public func sendGesture(
         _ strokes: [[WirePoint]], session: String, batch: Int = 32, learn: String? = nil
@@ -61,12 +62,16 @@ extension StrokeProducer {
         guard !strokes.isEmpty, strokes.allSatisfy({ !$0.isEmpty }) else {
             throw ProtocolError(.invalidField, "strokes: a gesture needs strokes of at least one point each")
         }
+        // Every stroke before the first message: a bad point in a later one would leave the gesture open at the
+        // worker, which would match the strokes sent so far as the whole gesture once it stopped waiting.
+        let carries = try strokes.map { (points) throws(ProtocolError) in try Self.check(stroke: points, batch: batch) }
         var ids = [UInt32]()
         for (index, points) in strokes.enumerated() {
             let final = index == strokes.count - 1
             ids.append(
-                try sendOneStroke(
-                    points, session: session, batch: batch, learn: final ? learn : nil, last: final && learn == nil))
+                try sendCheckedStroke(
+                    points, carries: carries[index], session: session, batch: batch, learn: final ? learn : nil,
+                    last: final && learn == nil))
         }
         return ids
     }

@@ -110,6 +110,11 @@ public final class StrokeProducer {
     private func send(_ message: InputMessage, session: String, binaryCarries: Bool) throws {
         let topic = Array(ShardKey.topic(for: session).utf8)
         _ = try topic.withUnsafeBytes { (bytes) throws(ProtocolError) in try ShardKey.check(topic: bytes) }
+        guard message.points.count <= Self.maximumPointsPerMessage else {
+            throw ProtocolError(
+                .tooManyPoints,
+                "a message carries at most \(Self.maximumPointsPerMessage) points, got \(message.points.count)")
+        }
         var message = message
         if message.kind == .ping {
             message.hasSequence = false
@@ -131,6 +136,10 @@ public final class StrokeProducer {
         try socket.send(payload)
     }
 
+    /// The most points one message carries: the binary form counts them in 16 bits, and a worker's
+    /// `--max-points-per-message` is at most this (4,096 by default).
+    public static let maximumPointsPerMessage = Int(UInt16.max)
+
     /// Refuses a point with a NaN or an infinity, which the worker would refuse (`non_finite`) after the message
     /// took a sequence number; returns whether the binary form carries the points as they are: `x` and `y` travel
     /// as 32-bit floats (`pressure` is one already, the time a 64-bit one), and a finite coordinate beyond their
@@ -151,6 +160,9 @@ public final class StrokeProducer {
     /// `end`, which teaches the stroke as the gesture `learn` when given (remembered for `reteach`), and with `last`
     /// ends the session's gesture of several strokes with this one (Protocol/README.md, section 4.2). Returns the
     /// stroke's id.
+    ///
+    /// - Throws: `ProtocolError` before anything is sent: (`invalid_field`) for a stroke of no points or a `batch`
+    ///   outside 1...65,535, (`non_finite`) for a point with a NaN or an infinity; then `ZMQError`.
     @discardableResult
     public func sendStroke(
         _ points: [WirePoint], session: String, batch: Int = 32, pointer: UInt16 = 0, learn: String? = nil,
@@ -168,11 +180,30 @@ public final class StrokeProducer {
         _ points: [WirePoint], session: String, batch: Int, pointer: UInt16 = 0, learn: String? = nil,
         last: Bool = false
     ) throws -> UInt32 {
-        guard let first = points.first else {
+        // All of them before the first message: a bad point halfway would leave the stroke open at the worker.
+        let carries = try Self.check(stroke: points, batch: batch)
+        return try sendCheckedStroke(
+            points, carries: carries, session: session, batch: batch, pointer: pointer, learn: learn, last: last)
+    }
+
+    /// Checks a stroke before its first message is sent: `check`'s verdict on its points, and a stroke of no points
+    /// or a `batch` outside 1...65,535 points a message refused (`invalid_field`).
+    static func check(stroke points: [WirePoint], batch: Int) throws(ProtocolError) -> Bool {
+        guard !points.isEmpty else {
             throw ProtocolError(.invalidField, "points: a stroke needs at least one point")
         }
-        // All of them before the first message: a bad point halfway would leave the stroke open at the worker.
-        let carries = try Self.check(points)
+        guard (1...maximumPointsPerMessage).contains(batch) else {
+            throw ProtocolError(.invalidField, "batch: 1 to \(maximumPointsPerMessage) points a message, got \(batch)")
+        }
+        return try check(points)
+    }
+
+    /// `sendOneStroke` for a stroke `check(stroke:batch:)` has passed, `carries` its verdict.
+    func sendCheckedStroke(
+        _ points: [WirePoint], carries: Bool, session: String, batch: Int, pointer: UInt16 = 0, learn: String? = nil,
+        last: Bool = false
+    ) throws -> UInt32 {
+        let first = points[0]
         let stroke = newStroke(session)
         try send(
             InputMessage(kind: .begin, sequence: 0, stroke: stroke, pointer: pointer, points: [first]),
@@ -180,7 +211,7 @@ public final class StrokeProducer {
             binaryCarries: carries)
         var start = 1
         while start < points.count {
-            let end = min(points.count, start + max(1, batch))
+            let end = min(points.count, start + batch)
             try send(
                 InputMessage(
                     kind: .points, sequence: 0, stroke: stroke, pointer: pointer, points: Array(points[start..<end])),

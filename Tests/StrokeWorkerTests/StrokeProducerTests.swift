@@ -91,9 +91,27 @@ struct StrokeProducerTests {
                         session: "d")
                 }
             }
-            // A whole stroke with a bad point sends none of it.
+            // A whole stroke with a bad point sends none of it; a gesture with one in its last stroke, none of its
+            // strokes (until session 78 the first went out, and the worker matched it alone as the gesture).
             let stroke = [WirePoint(x: 0, y: 0, t: 0), WirePoint(x: .nan, y: 1, t: 1)]
             #expect(throws: ProtocolError.self) { try producer.sendStroke(stroke, session: "d") }
+            #expect(throws: ProtocolError.self) {
+                try producer.sendGesture([Array(Self.zigzag.prefix(3)), stroke], session: "d")
+            }
+            // More points than a message carries, or a batch it cannot: refused, not a crash of the process (the
+            // binary encoder's precondition, until session 78), and nothing sent.
+            let long = Array(repeating: WirePoint(x: 1, y: 2, t: 3), count: StrokeProducer.maximumPointsPerMessage + 1)
+            #expect(throws: ProtocolError.self) {
+                try producer.send(InputMessage(kind: .points, sequence: 0, stroke: 1, points: long), session: "d")
+            }
+            for batch in [0, -1, StrokeProducer.maximumPointsPerMessage + 1] {
+                #expect(throws: ProtocolError.self) {
+                    try producer.sendStroke(long, session: "d", batch: batch)
+                }
+                #expect(throws: ProtocolError.self) {
+                    try producer.sendGesture([Array(Self.zigzag.prefix(3))], session: "d", batch: batch)
+                }
+            }
             try producer.send(InputMessage(kind: .end, sequence: 0, stroke: 1), session: "d")
             var lines = [String]()
             for _ in 0..<2 {

@@ -13,6 +13,10 @@ from .curve import CurveKeys
 from .handshakes import _Handshakes
 from .shard import BUCKET_COUNT, topic
 
+#: The most points one message carries (the binary form counts them in 16 bits; a worker's
+#: ``--max-points-per-message`` is at most this, 4,096 by default).
+MAX_POINTS_PER_MESSAGE = 65535
+
 # The high-water mark of a producer's XPUB for the (un)subscriptions it receives (Producer).
 SUBSCRIPTION_HIGH_WATER_MARK = 100_000
 
@@ -208,6 +212,8 @@ class Producer:
         # 32-bit floats. A message refused here takes no sequence number, so that the session's numbering stays
         # without a gap.
         points = list(points)
+        if len(points) > MAX_POINTS_PER_MESSAGE:
+            raise ValueError("a message carries at most %d points, got %d" % (MAX_POINTS_PER_MESSAGE, len(points)))
         if use_binary and kind != "options" and options.get("learn") is None and binary_can_carry(points):
             payload = encode_binary(kind, seq, stroke or 0, pointer, points, last=bool(options.get("last")))
         else:
@@ -256,8 +262,11 @@ class Producer:
         strokes' ids."""
         if not strokes:
             raise ValueError("a gesture needs at least one stroke")
-        ids = [self._send_stroke(session, points, batch) for points in strokes[:-1]]
-        ids.append(self._send_stroke(session, strokes[-1], batch, learn=learn, last=learn is None))
+        # Every stroke before the first message: a bad point in a later one would leave the gesture open at the
+        # worker, which would match the strokes sent so far as the whole gesture once it stopped waiting.
+        checked = [_checked_stroke(points, batch) for points in strokes]
+        ids = [self._send_stroke(session, points, batch) for points in checked[:-1]]
+        ids.append(self._send_stroke(session, checked[-1], batch, learn=learn, last=learn is None))
         if learn is not None:
             self._taught.setdefault(session, []).append((learn, [list(points) for points in strokes]))
         return ids
@@ -265,17 +274,14 @@ class Producer:
     def _send_stroke(self, session: str, points: Sequence[Point], batch: int, pointer: int = 0,
                      stroke: Optional[int] = None, pace: bool = False, learn: Optional[str] = None,
                      last: bool = False) -> int:
-        if not points:
-            raise ValueError("a stroke needs at least one point")
-        # All of them before the first message: a bad point halfway would leave the stroke open at the worker.
-        points = [check_point(p) for p in points]
+        points = _checked_stroke(points, batch)
         stroke = self.new_stroke_id(session) if stroke is None else stroke
         self.send(session, "begin", stroke, pointer, points[:1])
         started = time.monotonic()
         t0 = float(points[0][2])
         body = points[1:]
-        for start in range(0, len(body), max(1, batch)):
-            chunk = body[start:start + max(1, batch)]
+        for start in range(0, len(body), batch):
+            chunk = body[start:start + batch]
             if pace:
                 wait = (float(chunk[-1][2]) - t0) / 1000.0 - (time.monotonic() - started)
                 if wait > 0:
@@ -367,6 +373,17 @@ class Producer:
         self._taught.pop(session, None)
         self._options.pop(session, None)
         return seq
+
+
+def _checked_stroke(points: Sequence[Point], batch: int) -> List[List[float]]:
+    """The stroke's points as :func:`check_point` gives them, every one checked before its first message is sent:
+    a bad point halfway would leave the stroke open at the worker. ValueError for a stroke of no points, or a
+    ``batch`` outside 1 to 65,535 points a message (the most a message carries)."""
+    if not points:
+        raise ValueError("a stroke needs at least one point")
+    if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_POINTS_PER_MESSAGE:
+        raise ValueError("batch: 1 to %d points a message, got %r" % (MAX_POINTS_PER_MESSAGE, batch))
+    return [check_point(point) for point in points]
 
 
 def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], system: bool,

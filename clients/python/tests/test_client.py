@@ -817,6 +817,20 @@ def test_numbers_the_wire_cannot_carry_are_refused_and_take_no_seq():
         producer.send("s", "end", stroke=1)
         with pytest.raises(ValueError):
             producer.send_stroke("s", [(0, 0, 0), (1, 1, 1), (float("inf"), 2, 2)])  # nothing of it goes out
+        # Session 78: a gesture whose last stroke held a bad point went out but for that stroke (the worker matched
+        # the others as the whole gesture); a batch or a message beyond 65,535 points left a stroke open, or raised
+        # only once its begin had gone out.
+        with pytest.raises(ValueError):
+            producer.send_gesture("s", [[(0, 0, 0), (1, 1, 1)], [(0, 0, 2), (float("nan"), 1, 3)]])
+        long = [(1, 2, 3)] * 65536
+        for batch in (0, -1, 65536, 2.5, True):
+            with pytest.raises(ValueError, match="batch: 1 to 65535 points a message"):
+                producer.send_stroke("s", long, batch=batch)
+            with pytest.raises(ValueError, match="batch: 1 to 65535 points a message"):
+                producer.send_gesture("s", [long[:3]], batch=batch)
+        for binary in (True, False):
+            with pytest.raises(ValueError, match="at most 65535 points, got 65536"):
+                producer.send("s", "points", stroke=1, points=long, binary=binary)
     finally:
         producer.close()
     assert [payload[0] == BINARY_MAGIC for _, payload in sent] == [True, False, True]
