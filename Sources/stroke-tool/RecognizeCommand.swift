@@ -94,8 +94,20 @@ enum RecognizeCommand {
                 }
             }
             if container.contains(.strokes) {
+                // Both would leave one unread without a word; a stroke of no points inside a gesture, which no
+                // producer can send, was dropped, and the gesture matched as one of fewer strokes.
+                guard !container.contains(.points) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .points, in: container,
+                        debugDescription: "\"points\" (one stroke) or \"strokes\" (a gesture of several), not both")
+                }
                 self.points = []
-                for stroke in try container.decode([[[Double]]].self, forKey: .strokes) {
+                for (index, stroke) in try container.decode([[[Double]]].self, forKey: .strokes).enumerated() {
+                    guard !stroke.isEmpty else {
+                        throw DecodingError.dataCorruptedError(
+                            forKey: .strokes, in: container,
+                            debugDescription: "stroke \(index) of the gesture has no points")
+                    }
                     if !self.points.isEmpty { strokeStarts.append(self.points.count) }
                     self.points += try points(stroke, key: .strokes)
                 }

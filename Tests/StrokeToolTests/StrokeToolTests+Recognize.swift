@@ -136,6 +136,15 @@ extension StrokeToolTests {
         try "[{\"points\": [[1, 2, 3, 4]]}]".write(toFile: path, atomically: true, encoding: .utf8)
         let bad = try Self.run(["recognize", "--strokes", path])
         #expect(bad.status == 2 && bad.error.contains("point 0 has 4 numbers"))
+        // Session 78: "points" beside "strokes" was left unread, and a stroke of no points dropped from a gesture.
+        for (file, problem) in [
+            (#"[{"points": [[0, 0], [9, 9]], "strokes": [[[0, 0], [5, 5]]]}]"#, "not both"),
+            (#"[{"strokes": [[[0, 0], [9, 9]], [], [[0, 9], [9, 0]]]}]"#, "stroke 1 of the gesture has no points"),
+        ] {
+            try file.write(toFile: path, atomically: true, encoding: .utf8)
+            let refused = try Self.run(["recognize", "--strokes", path])
+            #expect(refused.status == 2 && refused.error.contains(problem), "\(refused.error)")
+        }
         #expect(try Self.run(["recognize"]).status == 2)
         // Nothing to recognize is said so, where it printed nothing and exited 0.
         try "[]".write(toFile: path, atomically: true, encoding: .utf8)
