@@ -58,12 +58,20 @@ extension Worker {
                         "the files now hold libraries named \(loaded.map(\.name)), not \(names): a reload keeps "
                             + "the names (restart the worker to rename)")
                 }
+                let before = libraries.registry.entries.dropFirst().map(\.own.library.templates.count)
                 libraries.replace(
                     try LibraryRegistry(
                         [try TemplateLibrary.builtIn()] + loaded, configuration: configuration.recognizer))
                 logger.info(
                     "template libraries reloaded",
                     Dictionary(uniqueKeysWithValues: loaded.map { ($0.name, "\($0.templates.count) templates") }))
+                // A library left with no templates is allowed (its sessions match what they learn), but one that
+                // had some is more likely a file written wrong: its sessions now answer every stroke with nomatch.
+                for (library, count) in zip(loaded, before) where library.templates.isEmpty && count > 0 {
+                    logger.warning(
+                        "template library reloaded with no templates: its sessions match only the gestures they learn",
+                        ["library": library.name, "templatesBefore": "\(count)"])
+                }
                 return true
             } catch {
                 logger.error("template libraries not reloaded, the previous ones stay: \(error)")
