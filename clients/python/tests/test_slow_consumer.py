@@ -64,6 +64,17 @@ def pongs_beside_a_stuck_consumer(worker: RunningWorker, pings: int, deadline: f
         context.term()
 
 
+def tear_down(worker: RunningWorker, stopped: bool, producer: Producer, consumer: zmq.Socket,
+              context: zmq.Context) -> None:
+    """Closes the test's producer, consumer socket and context, and kills the worker if the test did not stop it."""
+    producer.close()
+    consumer.close(linger=0)
+    context.destroy(linger=0)
+    if not stopped:
+        worker.process.kill()
+        worker.process.wait()
+
+
 @pytest.mark.parametrize("lanes", ["1", "2"])
 def test_a_consumer_that_stops_reading_costs_the_others_nothing(lanes):
     # An output queue of 10,000 events: the stuck consumer's fills (with its connection's buffers, some 9,000 events
@@ -183,12 +194,7 @@ def test_a_worker_that_waits_for_a_stuck_consumer_by_design_stays_live_and_stops
         stop.set()
         if sender is not None:
             sender.join()
-        producer.close()
-        stuck.close(linger=0)
-        context.destroy(linger=0)
-        if not stopped:
-            worker.process.kill()
-            worker.process.wait()
+        tear_down(worker, stopped, producer, stuck, context)
 
 
 def test_a_linger_of_minus_one_keeps_waiting_for_a_consumer_after_the_stop():
@@ -230,9 +236,4 @@ def test_a_linger_of_minus_one_keeps_waiting_for_a_consumer_after_the_stop():
         # a hundred leaves room for a slow machine. Before the fix: 19,685.
         assert 0 < dropped <= 100, log
     finally:
-        producer.close()
-        slow.close(linger=0)
-        context.destroy(linger=0)
-        if not stopped:
-            worker.process.kill()
-            worker.process.wait()
+        tear_down(worker, stopped, producer, slow, context)
