@@ -119,6 +119,8 @@ extension TemplateLibrary {
             RecognitionError(.malformedLibrary, "\(source): \(message)")
         }
         guard !name.isEmpty else { throw fail("name is empty") }
+        // Names reach logs, terminals and metrics as they are: a newline in one split the worker's log line.
+        guard !Self.hasControlCharacter(name) else { throw fail("name \(Self.quoted(name)) has a control character") }
         guard maxRotationDegrees.isFinite, (0...180).contains(maxRotationDegrees) else {
             throw fail("maxRotationDegrees \(maxRotationDegrees) is outside 0...180")
         }
@@ -133,12 +135,18 @@ extension TemplateLibrary {
         }
         for (name, score) in gestureMinimumScores.sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty else { throw fail("gestures has an empty name") }
+            guard !Self.hasControlCharacter(name) else {
+                throw fail("gestures has a name with a control character, \(Self.quoted(name))")
+            }
             guard score.isFinite, (0...1).contains(score) else {
                 throw fail("gestures.\(name).minimumScore \(score) is outside 0...1")
             }
         }
         for (index, template) in templates.enumerated() {
             guard !template.name.isEmpty else { throw fail("templates[\(index)].name is empty") }
+            guard !Self.hasControlCharacter(template.name) else {
+                throw fail("templates[\(index)].name \(Self.quoted(template.name)) has a control character")
+            }
             guard template.points.count >= 2 else {
                 throw fail("templates[\(index)] (\(template.name)) has \(template.points.count) point(s); needs 2")
             }
@@ -154,6 +162,32 @@ extension TemplateLibrary {
                 throw fail("templates[\(index)] (\(template.name)) has no extent (all points are equal)")
             }
         }
+    }
+
+    /// Whether `name` holds a control character (U+0000–U+001F, U+007F–U+009F), which no name of a library or of
+    /// its gestures may: the protocol's own names (session ids, learned gestures) have none either.
+    static func hasControlCharacter(_ name: String) -> Bool {
+        name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// `name` in quotes, as JSON writes a string, its control characters escaped (`\n`, `\u007f`), for an error
+    /// message.
+    static func quoted(_ name: String) -> String {
+        var text = "\""
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\t": text += "\\t"
+            case "\r": text += "\\r"
+            case _ where scalar.properties.generalCategory == .control:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
     }
 
     // MARK: - Encoding

@@ -101,6 +101,34 @@ struct TemplateLibraryTests {
         }
     }
 
+    @Test("a name with a control character is refused, the library's, a gesture's or a template's, and shown escaped")
+    func controlCharacters() {
+        // Until session 78 they loaded: a library named "spells\nx" split the worker's log line in two.
+        let head = #"{"format":"stroke-worker/template-library","version":3,"orientation":"sensitive","#
+        let zap = #"{"name":"zap","points":[[0,0],[9,9]]}"#
+        for (json, problem) in [
+            (head + #""name":"spells\nx","templates":[\#(zap)]}"#, #"name "spells\nx" has a control character"#),
+            (
+                head + #""name":"spells","gestures":{"zap\u0007":{"minimumScore":0.5}},"templates":[\#(zap)]}"#,
+                #"gestures has a name with a control character, "zap\u0007""#
+            ),
+            (
+                head + #""name":"spells","templates":[{"name":"z\u007fap","points":[[0,0],[9,9]]}]}"#,
+                #"templates[0].name "z\u007fap" has a control character"#
+            ),
+        ] {
+            do {
+                _ = try TemplateLibrary(json: Data(json.utf8), source: "test.json")
+                Issue.record("\(json) was taken")
+            } catch {
+                #expect(error.code == .malformedLibrary && error.message == "test.json: " + problem, "\(error)")
+            }
+        }
+        // Other characters beyond ASCII are names like any.
+        let fine = head + #""name":"zaubersprüche ✨","templates":[{"name":"zap ⚡","points":[[0,0],[9,9]]}]}"#
+        #expect((try? TemplateLibrary(json: Data(fine.utf8), source: "test.json"))?.name == "zaubersprüche ✨")
+    }
+
     @Test("a file that is not JSON says where it stops being JSON, and a field of the wrong kind says which")
     func whereItIsWrong() throws {
         let good = String(decoding: try TemplateLibrary.builtIn().jsonData(), as: UTF8.self)

@@ -192,8 +192,14 @@ def test_template_library_schema(protocol_dir, tmp_path):
     validator.validate(strict)
     assert not validator.is_valid(dict(strict, version=2))
     assert not validator.is_valid(dict(library, gestures=strict["gestures"]))
-    for bad in [{"a": {"minimumScore": 1.5}}, {"a": 0.8}, {"": {"minimumScore": 0.8}}, {"a": {}}]:
+    for bad in [{"a": {"minimumScore": 1.5}}, {"a": 0.8}, {"": {"minimumScore": 0.8}}, {"a": {}},
+                {"a\x07": {"minimumScore": 0.8}}]:
         assert not validator.is_valid(dict(strict, gestures=bad)), bad
+    # Names without control characters (session 78, as the worker's loader checks them); any other character goes.
+    assert not validator.is_valid(dict(library, name="t\nx"))
+    assert not validator.is_valid(dict(library, templates=[{"name": "a\x7f", "points": [[0, 0], [1, 1]]}]))
+    validator.validate(dict(library, name="zaubersprüche ✨",
+                            templates=[{"name": "zap ⚡", "points": [[0, 0], [1, 1]]}]))
     # A score that stands for a gesture's nearest templates: version 4 only, 1 to 8 of them.
     nearest = dict(strict, version=4, neighbors=3)
     validator.validate(nearest)
