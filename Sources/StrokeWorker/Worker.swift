@@ -220,6 +220,11 @@ public final class Worker: Sendable {
         }
         if lifecycle.withLock({ $0.lanesReady() }) == .announceReady {
             if let ignored = ElasticMatcher.KernelBuild.requestIgnored { logger.warning(ignored) }
+            if !configuration.unknownEnvironmentVariables.isEmpty {
+                logger.warning(
+                    "environment variables that name no option, ignored",
+                    ["variables": configuration.unknownEnvironmentVariables.joined(separator: ", ")])
+            }
             logger.info(
                 "listening",
                 [

@@ -255,107 +255,114 @@ extension WorkerConfiguration {
         guard args.positional.isEmpty else {
             throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"")
         }
-        func env(_ flag: String) -> String { Self.options.first { $0.flag == flag }!.env }
-        for limit in Self.limits {
-            let value = try args.parsed(limit.flag, env: env(limit.flag), default: limit.value(self))
-            guard limit.range.contains(value) else {
-                throw CommandLineArguments.Failure(description: "--\(limit.flag) \(value) is outside \(limit.range)")
+        unknownEnvironmentVariables = Self.unknownVariables(in: environment)
+        do {
+            func env(_ flag: String) -> String { Self.options.first { $0.flag == flag }!.env }
+            for limit in Self.limits {
+                let value = try args.parsed(limit.flag, env: env(limit.flag), default: limit.value(self))
+                guard limit.range.contains(value) else {
+                    throw CommandLineArguments.Failure(
+                        description: "--\(limit.flag) \(value) is outside \(limit.range)")
+                }
+                limit.assign(&self, value)
             }
-            limit.assign(&self, value)
-        }
-        let inputs = args.values("input", env: env("input"))
-        if !inputs.isEmpty { self.inputs = inputs.map(Endpoint.init(parsing:)) }
-        let outputs = args.values("output", env: env("output"))
-        if !outputs.isEmpty { self.outputs = outputs.map(Endpoint.init(parsing:)) }
-        for endpoint in self.inputs { try endpoint.check(flag: "input") }
-        for endpoint in self.outputs { try endpoint.check(flag: "output") }
-        if let ipv6 = try Self.switchValue("ipv6", args.value("ipv6", env: env("ipv6"))) {
-            for index in self.inputs.indices { self.inputs[index].ipv6 = ipv6 }
-            for index in self.outputs.indices { self.outputs[index].ipv6 = ipv6 }
-        }
-        libraryFiles = args.values("library", env: env("library"))
-        libraries = try libraryFiles.map { try TemplateLibrary(contentsOf: $0) }
-        if let shard = args.value("shard", env: env("shard")) {
-            self.shard = try Self.parseShard(
-                shard, hostname: environment["HOSTNAME"] ?? ProcessInfo.processInfo.hostName)
-        }
-        if let value = try Self.switchValue(
-            "recognition-thread", args.value("recognition-thread", env: env("recognition-thread")))
-        {
-            recognitionThread = value
-        }
-        if let value = try Self.switchValue("checkmark", args.value("checkmark", env: env("checkmark"))) {
-            checkmarkByDefault = value
-        }
-        if let value = try Self.switchValue(
-            "checkmark-follow-tilt", args.value("checkmark-follow-tilt", env: env("checkmark-follow-tilt")))
-        {
-            checkmarkFollowsTilt = value
-        }
-        if let value = try Self.switchValue(
-            "match-follow-tilt", args.value("match-follow-tilt", env: env("match-follow-tilt")))
-        {
-            matchFollowsTilt = value
-        }
-        if let path = args.value("checkmark-config", env: env("checkmark-config")) {
-            checkmark = try CheckmarkConfiguration(contentsOf: path)
-        }
-        if let name = args.value("checkmark-gesture", env: env("checkmark-gesture")) {
-            recognizer.checkmarkGesture = name
-        }
-        if let text = args.value("checkmark-margin", env: env("checkmark-margin")) {
-            guard let margin = Double(text), margin.isFinite, (0...1).contains(margin) else {
-                throw CommandLineArguments.Failure(description: "--checkmark-margin: a score in 0...1, got \"\(text)\"")
+            let inputs = args.values("input", env: env("input"))
+            if !inputs.isEmpty { self.inputs = inputs.map(Endpoint.init(parsing:)) }
+            let outputs = args.values("output", env: env("output"))
+            if !outputs.isEmpty { self.outputs = outputs.map(Endpoint.init(parsing:)) }
+            for endpoint in self.inputs { try endpoint.check(flag: "input") }
+            for endpoint in self.outputs { try endpoint.check(flag: "output") }
+            if let ipv6 = try Self.switchValue("ipv6", args.value("ipv6", env: env("ipv6"))) {
+                for index in self.inputs.indices { self.inputs[index].ipv6 = ipv6 }
+                for index in self.outputs.indices { self.outputs[index].ipv6 = ipv6 }
             }
-            recognizer.checkmarkMargin = margin
-        }
-        if let text = args.value("minimum-stroke-size", env: env("minimum-stroke-size")) {
-            guard let size = Double(text), size.isFinite, size >= 0 else {
-                throw CommandLineArguments.Failure(
-                    description: "--minimum-stroke-size: a finite size of at least 0, got \"\(text)\"")
+            libraryFiles = args.values("library", env: env("library"))
+            libraries = try libraryFiles.map { try TemplateLibrary(contentsOf: $0) }
+            if let shard = args.value("shard", env: env("shard")) {
+                self.shard = try Self.parseShard(
+                    shard, hostname: environment["HOSTNAME"] ?? ProcessInfo.processInfo.hostName)
             }
-            minimumStrokeSize = size
-        }
-        if let text = args.value("choice-margin", env: env("choice-margin")) {
-            guard let margin = Double(text), margin >= 0 else {
-                throw CommandLineArguments.Failure(
-                    description: "--choice-margin: a score of at least 0, or inf, got \"\(text)\"")
+            if let value = try Self.switchValue(
+                "recognition-thread", args.value("recognition-thread", env: env("recognition-thread")))
+            {
+                recognitionThread = value
             }
-            recognizer.choiceMargin = margin
-        }
-        if let value = args.value("recognition-offload", env: env("recognition-offload")) {
-            guard let offload = RecognitionOffload(rawValue: value) else {
-                throw CommandLineArguments.Failure(
-                    description: "--recognition-offload: busy, always or off, got \"\(value)\"")
+            if let value = try Self.switchValue("checkmark", args.value("checkmark", env: env("checkmark"))) {
+                checkmarkByDefault = value
             }
-            recognitionOffload = offload
-        }
-        if let value = args.value("slow-consumers", env: env("slow-consumers")) {
-            guard let policy = SlowConsumers(rawValue: value) else {
-                throw CommandLineArguments.Failure(description: "--slow-consumers: drop or wait, got \"\(value)\"")
+            if let value = try Self.switchValue(
+                "checkmark-follow-tilt", args.value("checkmark-follow-tilt", env: env("checkmark-follow-tilt")))
+            {
+                checkmarkFollowsTilt = value
             }
-            slowConsumers = policy
-        }
-        security = try TransportSecurity.load(
-            secretKeyFile: args.value("curve-secret-key", env: env("curve-secret-key")),
-            serverKey: args.value("curve-server-key", env: env("curve-server-key")),
-            authorizedKeysFile: args.value("curve-authorized-keys", env: env("curve-authorized-keys")))
-        healthFile = args.value("health-file", env: env("health-file"))
-        stateFile = args.value("state-file", env: env("state-file"))
-        adoptStatePaths = args.values("adopt-state", env: env("adopt-state"))
-        metricsAddress = args.value("metrics", env: env("metrics"))
-        systemd = SystemdNotifier.fromEnvironment(environment)
-        if let level = args.value("log-level", env: env("log-level")) {
-            guard let parsed = Logger.Level(name: level) else {
-                throw CommandLineArguments.Failure(description: "--log-level: debug, info, warning or error")
+            if let value = try Self.switchValue(
+                "match-follow-tilt", args.value("match-follow-tilt", env: env("match-follow-tilt")))
+            {
+                matchFollowsTilt = value
             }
-            logLevel = parsed
-        }
-        if let format = args.value("log-format", env: env("log-format")) {
-            guard let parsed = Logger.Format(rawValue: format) else {
-                throw CommandLineArguments.Failure(description: "--log-format: text or json")
+            if let path = args.value("checkmark-config", env: env("checkmark-config")) {
+                checkmark = try CheckmarkConfiguration(contentsOf: path)
             }
-            logFormat = parsed
+            if let name = args.value("checkmark-gesture", env: env("checkmark-gesture")) {
+                recognizer.checkmarkGesture = name
+            }
+            if let text = args.value("checkmark-margin", env: env("checkmark-margin")) {
+                guard let margin = Double(text), margin.isFinite, (0...1).contains(margin) else {
+                    throw CommandLineArguments.Failure(
+                        description: "--checkmark-margin: a score in 0...1, got \"\(text)\"")
+                }
+                recognizer.checkmarkMargin = margin
+            }
+            if let text = args.value("minimum-stroke-size", env: env("minimum-stroke-size")) {
+                guard let size = Double(text), size.isFinite, size >= 0 else {
+                    throw CommandLineArguments.Failure(
+                        description: "--minimum-stroke-size: a finite size of at least 0, got \"\(text)\"")
+                }
+                minimumStrokeSize = size
+            }
+            if let text = args.value("choice-margin", env: env("choice-margin")) {
+                guard let margin = Double(text), margin >= 0 else {
+                    throw CommandLineArguments.Failure(
+                        description: "--choice-margin: a score of at least 0, or inf, got \"\(text)\"")
+                }
+                recognizer.choiceMargin = margin
+            }
+            if let value = args.value("recognition-offload", env: env("recognition-offload")) {
+                guard let offload = RecognitionOffload(rawValue: value) else {
+                    throw CommandLineArguments.Failure(
+                        description: "--recognition-offload: busy, always or off, got \"\(value)\"")
+                }
+                recognitionOffload = offload
+            }
+            if let value = args.value("slow-consumers", env: env("slow-consumers")) {
+                guard let policy = SlowConsumers(rawValue: value) else {
+                    throw CommandLineArguments.Failure(description: "--slow-consumers: drop or wait, got \"\(value)\"")
+                }
+                slowConsumers = policy
+            }
+            security = try TransportSecurity.load(
+                secretKeyFile: args.value("curve-secret-key", env: env("curve-secret-key")),
+                serverKey: args.value("curve-server-key", env: env("curve-server-key")),
+                authorizedKeysFile: args.value("curve-authorized-keys", env: env("curve-authorized-keys")))
+            healthFile = args.value("health-file", env: env("health-file"))
+            stateFile = args.value("state-file", env: env("state-file"))
+            adoptStatePaths = args.values("adopt-state", env: env("adopt-state"))
+            metricsAddress = args.value("metrics", env: env("metrics"))
+            systemd = SystemdNotifier.fromEnvironment(environment)
+            if let level = args.value("log-level", env: env("log-level")) {
+                guard let parsed = Logger.Level(name: level) else {
+                    throw CommandLineArguments.Failure(description: "--log-level: debug, info, warning or error")
+                }
+                logLevel = parsed
+            }
+            if let format = args.value("log-format", env: env("log-format")) {
+                guard let parsed = Logger.Format(rawValue: format) else {
+                    throw CommandLineArguments.Failure(description: "--log-format: text or json")
+                }
+                logFormat = parsed
+            }
+        } catch let failure as CommandLineArguments.Failure {
+            throw Self.namingEnvironment(failure, given: args.givenNames, environment: environment)
         }
     }
 

@@ -250,6 +250,10 @@ public struct WorkerConfiguration: Sendable {
     /// CURVE encryption (and client authentication) on the input and output endpoints; `nil` sends in the clear
     /// and admits any peer. Default: `nil`.
     public var security: TransportSecurity?
+    /// The environment's `STROKE_WORKER_…` variables that name no option (a misspelt one: `STROKE_WORKER_LANE`),
+    /// each with the nearest option's variable where one is close; the worker warns of them when it starts.
+    /// Default: none.
+    public var unknownEnvironmentVariables: [String] = []
 
     /// The defaults.
     public init() {}

@@ -29,7 +29,11 @@ struct WorkerConfigurationTests {
         for (arguments, environment, named) in [
             (["--input", "tcp://127.0.0.1:99999"], [:], "--input bind:tcp://127.0.0.1:99999"),
             (["--output", "connect:tcp://10.0.0.1:5556x"], [:], "--output connect:tcp://10.0.0.1:5556x"),
-            ([], ["STROKE_WORKER_INPUT": "connect:tcp://proxy:0"], "--input connect:tcp://proxy:0"),
+            // From its variable, which is named (session 78).
+            (
+                [], ["STROKE_WORKER_INPUT": "connect:tcp://proxy:0"],
+                "--input (from STROKE_WORKER_INPUT) connect:tcp://proxy:0"
+            ),
             (["--input", "127.0.0.1:5555"], [:], "--input bind:127.0.0.1:5555"),
             // Only the worker's own threads could reach it (session 78: it started, and listened for nobody).
             (["--input", "inproc://strokes"], [:], "--input bind:inproc://strokes"),
@@ -46,6 +50,52 @@ struct WorkerConfigurationTests {
             arguments: ["--input", "tcp://*:5555", "--output", "connect:tcp://[::1]:5556"], environment: [:])
         #expect(fine.inputs.map(\.description) == ["bind:tcp://*:5555"])
         #expect(fine.outputs.map(\.description) == ["connect:tcp://[::1]:5556"])
+    }
+
+    @Test("an option's bad value from its environment variable names the variable; unknown variables are listed")
+    func environmentVariables() throws {
+        // Session 78: "--lanes: cannot read" for an operator who had set STROKE_WORKER_LANES in a manifest, and
+        // a misspelt STROKE_WORKER_LANE left the default without a word.
+        for (environment, problem) in [
+            (["STROKE_WORKER_LANES": "abc"], #"--lanes (from STROKE_WORKER_LANES): cannot read "abc""#),
+            (["STROKE_WORKER_LANES": "99"], "--lanes (from STROKE_WORKER_LANES) 99 is outside 1...64"),
+            (
+                ["STROKE_WORKER_CHECKMARK": "maybe"],
+                #"--checkmark (from STROKE_WORKER_CHECKMARK): on or off, got "maybe""#
+            ),
+        ] {
+            do {
+                _ = try WorkerConfiguration(arguments: [], environment: environment)
+                Issue.record("\(environment) was taken")
+            } catch let failure as CommandLineArguments.Failure {
+                #expect(failure.description == problem)
+            }
+        }
+        // On the command line the option is named alone; there it wins over the variable, which is not read.
+        do {
+            _ = try WorkerConfiguration(arguments: ["--lanes", "99"], environment: ["STROKE_WORKER_LANES": "abc"])
+            Issue.record("--lanes 99 was taken")
+        } catch let failure as CommandLineArguments.Failure {
+            #expect(failure.description == "--lanes 99 is outside 1...64")
+        }
+        #expect(
+            try WorkerConfiguration(arguments: ["--lanes", "2"], environment: ["STROKE_WORKER_LANES": "abc"]).lanes == 2
+        )
+        let configuration = try WorkerConfiguration(
+            arguments: [],
+            environment: [
+                "STROKE_WORKER_LANE": "2", "STROKE_WORKER_ZZZ": "1", "STROKE_WORKER_LANES": "1",
+                "STROKE_KERNELS": "wide",
+                "HOME": "/root",
+            ])
+        #expect(
+            configuration.unknownEnvironmentVariables == [
+                "STROKE_WORKER_LANE (STROKE_WORKER_LANES?)", "STROKE_WORKER_ZZZ",
+            ])
+        #expect(try WorkerConfiguration(arguments: [], environment: [:]).unknownEnvironmentVariables.isEmpty)
+        #expect(
+            WorkerConfiguration.editDistance("kitten", "sitting") == 3
+                && WorkerConfiguration.editDistance("", "ab") == 2)
     }
 
     @Test("configuration from flags and environment, with clear errors")

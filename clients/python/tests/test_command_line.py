@@ -73,3 +73,19 @@ def test_an_adopt_state_path_with_nothing_there_is_named_in_a_warning(tmp_path):
     assert worker.stop() == 0
     log += "".join(worker.process_log())
     assert "--adopt-state: nothing at this path; no sessions adopted from it" in log and str(missing) in log
+
+
+def test_a_misspelt_environment_variable_is_named_in_a_warning_and_a_bad_value_names_its_variable():
+    """Session 78: `STROKE_WORKER_LANE=2` (for `STROKE_WORKER_LANES`) left the default without a word, and
+    `STROKE_WORKER_LANES=abc` was refused as "--lanes: cannot read", an option the operator never typed."""
+    worker = RunningWorker(env={"STROKE_WORKER_LANE": "2"})
+    try:
+        warnings = [line for line in worker.log if "environment variables that name no option" in line]
+        assert len(warnings) == 1 and " warning " in warnings[0], worker.log
+        assert "STROKE_WORKER_LANE (STROKE_WORKER_LANES?)" in warnings[0]
+    finally:
+        assert worker.stop() == 0
+    result = subprocess.run([worker_binary(), "--input", "tcp://127.0.0.1:0"], capture_output=True, text=True,
+                            timeout=20, env={**os.environ, "STROKE_WORKER_LANES": "abc"})
+    assert result.returncode == 2 and '--lanes (from STROKE_WORKER_LANES): cannot read "abc"' in result.stderr
+
