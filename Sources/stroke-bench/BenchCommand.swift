@@ -215,6 +215,17 @@ enum BenchCommand {
         for section in sections where !known.contains(section) {
             throw BenchError("--only: unknown section \(section) (one of \(known.joined(separator: ", ")))")
         }
+        // Checked before any section runs: a missing binary failed in the first section that started it, with
+        // Foundation's "The file doesn’t exist." and no option named.
+        if !sections.isDisjoint(with: ["throughput", "latency", "memory", "cluster"])
+            && !FileManager.default.isExecutableFile(atPath: worker)
+        {
+            throw BenchError(
+                args.value("worker") == nil
+                    ? "no stroke-worker beside stroke-bench at \(worker) (`make release` builds both; --worker PATH "
+                        + "names another)"
+                    : "--worker \(worker): no executable file there")
+        }
         // Before its file is created: without the section it would hold only a header.
         if args.value("latency-trace") != nil && !sections.contains("latency") {
             throw BenchError("--latency-trace: only the latency section writes a trace; it is not among --only")

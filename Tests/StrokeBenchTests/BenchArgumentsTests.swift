@@ -23,4 +23,13 @@ struct BenchArgumentsTests {
             #expect(error?.description == expected, "\(arguments)")
         }
     }
+
+    @Test("a worker binary that is not there is named before any section that starts it")
+    func missingWorker() async throws {
+        // Before (session 78), the first section to start it failed with Foundation's "The file doesn’t exist.".
+        let args = try CommandLineArguments(
+            ["--only", "memory", "--worker", "/nonexistent/stroke-worker"], flagNames: BenchCommand.flagNames)
+        let error = await #expect(throws: BenchError.self) { _ = try await BenchCommand.run(args) }
+        #expect(error?.description == "--worker /nonexistent/stroke-worker: no executable file there")
+    }
 }
