@@ -15,7 +15,7 @@ public struct CommandLineArguments: Sendable {
     private var flags: Set<String> = []
     /// Arguments that are not options, in order.
     public private(set) var positional: [String] = []
-    private let environment: [String: String]
+    let environment: [String: String]
 
     /// Parses `arguments` (without the program name). `flagNames` take no value.
     public init(_ arguments: [String], flagNames: Set<String>, environment: [String: String] = [:]) throws(Failure) {

@@ -255,7 +255,8 @@ extension WorkerConfiguration {
         guard args.positional.isEmpty else {
             throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"")
         }
-        unknownEnvironmentVariables = Self.unknownVariables(in: environment)
+        unknownEnvironmentVariables = CommandLineArguments.unknownVariables(
+            prefix: "STROKE_WORKER_", known: Self.options.map(\.env), in: environment)
         do {
             func env(_ flag: String) -> String { Self.options.first { $0.flag == flag }!.env }
             for limit in Self.limits {
@@ -362,7 +363,7 @@ extension WorkerConfiguration {
                 logFormat = parsed
             }
         } catch let failure as CommandLineArguments.Failure {
-            throw Self.namingEnvironment(failure, given: args.givenNames, environment: environment)
+            throw args.naming(failure) { flag in Self.options.first { $0.flag == flag }?.env }
         }
     }
 

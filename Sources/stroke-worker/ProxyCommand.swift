@@ -61,13 +61,23 @@ enum ProxyCommand {
         WatchdogSec= (WATCHDOG_USEC) a WATCHDOG=1 ping at half the interval while the forwarding loop turns.
         """
 
+    /// The proxy's options; each has its environment variable (`variable(_:)`).
+    static let optionNames = [
+        "frontend", "backend", "control", "hwm", "no-drop", "curve-secret-key", "curve-authorized-keys",
+        "consumer-timeout", "tcp-keepalive", "ipv6", "handshake-retry", "metrics",
+    ]
+
+    /// An option's environment variable: `--tcp-keepalive`, `STROKE_PROXY_TCP_KEEPALIVE`.
+    static func variable(_ flag: String) -> String {
+        "STROKE_PROXY_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
     static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
+        var parsed: CommandLineArguments?
         do {
             let args = try CommandLineArguments(arguments, flagNames: ["help", "no-drop"], environment: environment)
-            try args.rejectUnknown([
-                "frontend", "backend", "control", "hwm", "help", "no-drop", "curve-secret-key", "curve-authorized-keys",
-                "consumer-timeout", "tcp-keepalive", "ipv6", "handshake-retry", "metrics",
-            ])
+            parsed = args
+            try args.rejectUnknown(Set(optionNames + ["help"]))
             guard args.positional.isEmpty else {
                 throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"")
             }
@@ -117,6 +127,13 @@ enum ProxyCommand {
             let context = try ZMQContext()
             let internalControl = "inproc://stroke-proxy-control"
             let logger = Logger(label: "stroke-proxy")
+            let unknown = CommandLineArguments.unknownVariables(
+                prefix: "STROKE_PROXY_", known: optionNames.map(variable), in: environment)
+            if !unknown.isEmpty {
+                logger.warning(
+                    "environment variables that name no option, ignored", ["variables": unknown.joined(separator: ", ")]
+                )
+            }
             // Every producer's and consumer's connection takes a file: the proxy holds a whole fleet's.
             OpenFileLimit.raise(reportingTo: logger)
             let terminated = StopFlag()
@@ -222,7 +239,8 @@ enum ProxyCommand {
             }
             return 0
         } catch let failure as CommandLineArguments.Failure {
-            LogOutput.write("stroke-worker proxy: \(failure)\n")
+            let named = parsed?.naming(failure) { optionNames.contains($0) ? variable($0) : nil } ?? failure
+            LogOutput.write("stroke-worker proxy: \(named)\n")
             return 2
         } catch {
             LogOutput.write("stroke-worker proxy: \(error)\n")

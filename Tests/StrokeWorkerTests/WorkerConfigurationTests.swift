@@ -94,8 +94,8 @@ struct WorkerConfigurationTests {
             ])
         #expect(try WorkerConfiguration(arguments: [], environment: [:]).unknownEnvironmentVariables.isEmpty)
         #expect(
-            WorkerConfiguration.editDistance("kitten", "sitting") == 3
-                && WorkerConfiguration.editDistance("", "ab") == 2)
+            CommandLineArguments.editDistance("kitten", "sitting") == 3
+                && CommandLineArguments.editDistance("", "ab") == 2)
     }
 
     @Test("configuration from flags and environment, with clear errors")

@@ -89,3 +89,22 @@ def test_a_misspelt_environment_variable_is_named_in_a_warning_and_a_bad_value_n
                             timeout=20, env={**os.environ, "STROKE_WORKER_LANES": "abc"})
     assert result.returncode == 2 and '--lanes (from STROKE_WORKER_LANES): cannot read "abc"' in result.stderr
 
+
+def test_the_proxy_names_the_variable_of_a_bad_value_and_warns_of_a_misspelt_one():
+    """The proxy as the worker (session 78): STROKE_PROXY_HWM=-1 was "--hwm -1 is outside …", STROKE_PROXY_NODROP
+    (for STROKE_PROXY_NO_DROP) was passed over without a word."""
+    sides = ["proxy", "--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0"]
+    result = subprocess.run([worker_binary(), *sides], capture_output=True, text=True, timeout=20,
+                            env={**os.environ, "STROKE_PROXY_HWM": "-1"})
+    assert result.returncode == 2 and "--hwm (from STROKE_PROXY_HWM) -1 is outside 0...10000000" in result.stderr
+    proxy = subprocess.Popen([worker_binary(), *sides], stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "STROKE_PROXY_NODROP": "1"})
+    try:
+        line = proxy.stderr.readline()
+        assert " warning " in line and "STROKE_PROXY_NODROP (STROKE_PROXY_NO_DROP?)" in line, line
+        assert "proxy listening" in proxy.stderr.readline()  # its signals handled from here on
+    finally:
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
+        proxy.stderr.close()
+
