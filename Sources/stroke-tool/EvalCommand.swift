@@ -75,9 +75,7 @@ enum EvalCommand {
         guard let dataset = args.value("dataset") else {
             throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
         }
-        var samples = try DollarLog.loadDataset(dataset)
-        let subjects = Set(args.values("subjects"))
-        if !subjects.isEmpty { samples.removeAll { !subjects.contains($0.subject) } }
+        let samples = try StrokeTool.bySubjects(try DollarLog.loadDataset(dataset), args)
         var configuration = RecognizerConfiguration.default
         configuration.shortlist = try args.parsed("shortlist", default: configuration.shortlist)
         configuration.pointCount = try args.parsed("points", default: configuration.pointCount)

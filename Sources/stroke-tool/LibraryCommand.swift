@@ -107,9 +107,7 @@ enum LibraryCommand {
             guard let dataset = args.value("dataset") else {
                 throw CommandLineArguments.Failure(description: "--dataset DIR is required")
             }
-            var logs = try DollarLog.loadDataset(dataset)
-            let subjects = Set(args.values("subjects"))
-            if !subjects.isEmpty { logs.removeAll { !subjects.contains($0.subject) } }
+            var logs = try StrokeTool.bySubjects(try DollarLog.loadDataset(dataset), args)
             if let gesture = args.value("gesture") { logs.removeAll { $0.gesture != gesture } }
             return logs
         }
@@ -129,6 +127,11 @@ enum LibraryCommand {
                 throw CommandLineArguments.Failure(description: "--orientation: sensitive or invariant")
             }
             let logs = try samples()
+            // A misspelt --gesture wrote a library of no templates and exited 0.
+            guard !logs.isEmpty else {
+                throw CommandLineArguments.Failure(
+                    description: "--gesture \(args.value("gesture") ?? ""): no strokes of this gesture in --dataset")
+            }
             let name = args.value("name") ?? "default"
             var library: TemplateLibrary
             if let perGesture = args.value("per-gesture") {

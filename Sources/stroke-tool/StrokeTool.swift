@@ -110,6 +110,20 @@ enum StrokeTool {
         try WorkerConfiguration.Endpoint(parsing: WatchCommand.connecting(endpoint)).check(flag: flag)
     }
 
+    /// The logs of the subjects `--subjects` names (all of them when it is not given). A list that leaves none is a
+    /// usage error naming the subjects the logs hold: `eval` printed 0.00% of nothing and exited 0, and `library
+    /// build` wrote a library of no templates.
+    static func bySubjects(_ logs: [DollarLog], _ args: CommandLineArguments) throws -> [DollarLog] {
+        let subjects = Set(args.values("subjects"))
+        guard !subjects.isEmpty else { return logs }
+        let kept = logs.filter { subjects.contains($0.subject) }
+        guard kept.isEmpty else { return kept }
+        let held = Set(logs.map(\.subject)).sorted()
+        throw CommandLineArguments.Failure(
+            description: "--subjects \(subjects.sorted().joined(separator: ",")): no strokes of "
+                + (held.isEmpty ? "any subject" : "these subjects (the logs hold \(held.joined(separator: ", ")))"))
+    }
+
     /// `--session ID` (`defaultValue` when not given), checked against the protocol's rules for a session id.
     static func session(_ args: CommandLineArguments, default defaultValue: @autoclosure () -> String) throws -> String
     {
