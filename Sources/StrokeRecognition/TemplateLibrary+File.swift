@@ -119,7 +119,7 @@ extension TemplateLibrary {
             RecognitionError(.malformedLibrary, "\(source): \(message)")
         }
         guard !name.isEmpty else { throw fail("name is empty") }
-        // Names reach logs, terminals and metrics as they are: a newline in one split the worker's log line.
+        // Names reach logs and terminals as they are: a newline in one split the worker's log line.
         guard !Self.hasControlCharacter(name) else { throw fail("name \(Self.quoted(name)) has a control character") }
         guard maxRotationDegrees.isFinite, (0...180).contains(maxRotationDegrees) else {
             throw fail("maxRotationDegrees \(maxRotationDegrees) is outside 0...180")
