@@ -25,6 +25,10 @@ enum RecognizeCommand {
           --gestures LIST          match among these gestures only, as a session that chose them
                                    (`options` with `gestures`; default: all)
           --gesture NAME           one more such gesture, repeatable, its name taken whole (commas too)
+          --max-points-per-stroke N
+                                   a stroke of more points is no match, too many points, as the worker's
+                                   --max-points-per-stroke answers it; the checkmark detector sees its
+                                   first N (default 10,000, the worker's)
           --minimum-size S         a stroke smaller than S on both sides (its bounding box, in the file's
                                    coordinates) is no match, too small, as in a session that set
                                    minimumSize S, and a check the detector finds while the stroke is
@@ -151,7 +155,8 @@ enum RecognizeCommand {
         /// With a choice, the gesture outside it that answers instead of a match (the event's `unchosen`).
         var unchosen: Candidate?
         var checkmarkPointIndex: Int?
-        /// Why the stroke was not recognized at all: `too_small` (`--minimum-size`).
+        /// Why the stroke was not recognized at all: `too_small` (`--minimum-size`), `too_many_points`
+        /// (`--max-points-per-stroke`).
         var reason: String?
         /// Set (true) when the detector held a check-shaped stroke back under a millisecond: times in seconds?
         var timesLookLikeSeconds: Bool?
@@ -163,7 +168,7 @@ enum RecognizeCommand {
             arguments, flags: ["json"],
             known: [
                 "strokes", "dataset", "subjects", "library", "checkmark-config", "gestures", "gesture", "choice-margin",
-                "minimum-size", "minimum-score", "gesture-score", "follow-tilt",
+                "minimum-size", "minimum-score", "gesture-score", "follow-tilt", "max-points-per-stroke",
             ])
         if args.flag("help") {
             print(usage)
@@ -190,6 +195,11 @@ enum RecognizeCommand {
         var configuration = RecognizerConfiguration.default
         configuration.choiceMargin = try args.parsed("choice-margin", default: configuration.choiceMargin)
         try configuration.validate()
+        // A stroke the worker would not keep is answered as the worker answers it (session 78: it was matched).
+        let maximumPoints = try args.parsed("max-points-per-stroke", default: WorkerConfiguration().maxPointsPerStroke)
+        guard (2...10_000_000).contains(maximumPoints) else {
+            throw CommandLineArguments.Failure(description: "--max-points-per-stroke: a count from 2 to 10,000,000")
+        }
         let minimumSize: Double = try args.parsed("minimum-size", default: 0)
         guard minimumSize.isFinite && minimumSize >= 0 else {
             throw CommandLineArguments.Failure(description: "--minimum-size: a finite size of at least 0")
@@ -221,7 +231,9 @@ enum RecognizeCommand {
             for part in stroke.strokes {
                 var detector = CheckmarkDetector(
                     configuration: checkmark, turnedBy: followsTilt ? Double(tilt.correction) : 0)
-                if answer.checkmarkPointIndex == nil, let fired = detector.add(contentsOf: Array(part)) {
+                if answer.checkmarkPointIndex == nil,
+                    let fired = detector.add(contentsOf: Array(part.prefix(maximumPoints)))
+                {
                     detected = true
                     // As the worker sends it: at the point where the stroke reaches the minimum size, if later.
                     answer.checkmarkPointIndex = part.map(\.position).withUnsafeBufferPointer {
@@ -232,7 +244,9 @@ enum RecognizeCommand {
                 offset += part.count
             }
             let bounds = stroke.points.map(\.position).withUnsafeBufferPointer { StrokeBounds(of: $0) }
-            if minimumSize > 0, let bounds, bounds.isSmaller(than: minimumSize) {
+            if stroke.strokes.contains(where: { $0.count > maximumPoints }) {
+                answer.reason = "too_many_points"
+            } else if minimumSize > 0, let bounds, bounds.isSmaller(than: minimumSize) {
                 answer.reason = "too_small"
             } else {
                 do {
@@ -303,6 +317,8 @@ enum RecognizeCommand {
             line += ": \(error)"
         } else if answer.reason == "too_small" {
             line += ": no match, too small (under --minimum-size on both sides)"
+        } else if answer.reason == "too_many_points" {
+            line += ": no match, too many points (over --max-points-per-stroke)"
         } else {
             line +=
                 ": "

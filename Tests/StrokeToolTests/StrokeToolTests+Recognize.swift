@@ -136,6 +136,14 @@ extension StrokeToolTests {
         try "[{\"points\": [[1, 2, 3, 4]]}]".write(toFile: path, atomically: true, encoding: .utf8)
         let bad = try Self.run(["recognize", "--strokes", path])
         #expect(bad.status == 2 && bad.error.contains("point 0 has 4 numbers"))
+        // Session 78: a stroke longer than the worker keeps was matched; now answered as the worker answers it.
+        let zigzag = (0..<10_001).map { "[\($0),\($0 % 7),\($0)]" }.joined(separator: ",")
+        try "[{\"points\": [\(zigzag)]}]".write(toFile: path, atomically: true, encoding: .utf8)
+        let long = try Self.run(["recognize", "--strokes", path, "--json"])
+        #expect(long.status == 0 && long.output.contains(#""reason":"too_many_points""#), "\(long.output)")
+        let allowed = try Self.run(["recognize", "--strokes", path, "--json", "--max-points-per-stroke", "10001"])
+        #expect(allowed.status == 0 && !allowed.output.contains("too_many_points"), "\(allowed.output)")
+        #expect(try Self.run(["recognize", "--strokes", path, "--max-points-per-stroke", "1"]).status == 2)
         // Session 78: "points" beside "strokes" was left unread, and a stroke of no points dropped from a gesture.
         for (file, problem) in [
             (#"[{"points": [[0, 0], [9, 9]], "strokes": [[[0, 0], [5, 5]]]}]"#, "not both"),
