@@ -170,8 +170,8 @@ extension TemplateLibrary {
         name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// `name` in quotes, as JSON writes a string, its control characters escaped (`\n`, `\u007f`), for an error
-    /// message.
+    /// `name` in quotes with every control character escaped (`\n`, `\u007f`), for an error message. Not
+    /// `JSONWriter`: JSON escapes only U+0000–U+001F, and a terminal would act on U+007F–U+009F left as they are.
     static func quoted(_ name: String) -> String {
         var text = "\""
         for scalar in name.unicodeScalars {

@@ -86,7 +86,7 @@ enum ProxyCommand {
                 return 0
             }
             let ipv6 =
-                try WorkerConfiguration.switchValue("ipv6", args.value("ipv6", env: "STROKE_PROXY_IPV6")) ?? false
+                try WorkerConfiguration.switchValue("ipv6", args.value("ipv6", env: variable("ipv6"))) ?? false
             /// The endpoints of a side, each with `--ipv6`'s choice.
             func endpoints(_ flag: String, env: String) throws -> [WorkerConfiguration.Endpoint] {
                 try args.values(flag, env: env).map {
@@ -96,18 +96,18 @@ enum ProxyCommand {
                     return endpoint
                 }
             }
-            let frontend = try endpoints("frontend", env: "STROKE_PROXY_FRONTEND")
-            let backend = try endpoints("backend", env: "STROKE_PROXY_BACKEND")
-            _ = try endpoints("control", env: "STROKE_PROXY_CONTROL")  // checked here, bound once the proxy runs
+            let frontend = try endpoints("frontend", env: variable("frontend"))
+            let backend = try endpoints("backend", env: variable("backend"))
+            _ = try endpoints("control", env: variable("control"))  // checked here, bound once the proxy runs
             guard !frontend.isEmpty, !backend.isEmpty else {
                 throw CommandLineArguments.Failure(description: "--frontend and --backend are required\n\n\(usage)")
             }
             // Read as 32-bit numbers: a larger one is refused with the option's name, not trapped on.
-            let hwm = try args.parsed("hwm", env: "STROKE_PROXY_HWM", default: Int32(100_000))
+            let hwm = try args.parsed("hwm", env: variable("hwm"), default: Int32(100_000))
             let consumerTimeout = try args.parsed(
-                "consumer-timeout", env: "STROKE_PROXY_CONSUMER_TIMEOUT", default: Int32(10_000))
-            let keepalive = try args.parsed("tcp-keepalive", env: "STROKE_PROXY_TCP_KEEPALIVE", default: Int32(10))
-            let retry = try args.parsed("handshake-retry", env: "STROKE_PROXY_HANDSHAKE_RETRY", default: Int32(30))
+                "consumer-timeout", env: variable("consumer-timeout"), default: Int32(10_000))
+            let keepalive = try args.parsed("tcp-keepalive", env: variable("tcp-keepalive"), default: Int32(10))
+            let retry = try args.parsed("handshake-retry", env: variable("handshake-retry"), default: Int32(30))
             guard (0...10_000_000).contains(hwm) else {
                 throw CommandLineArguments.Failure(description: "--hwm \(hwm) is outside 0...10000000")
             }
@@ -122,8 +122,8 @@ enum ProxyCommand {
                     description: "--consumer-timeout \(consumerTimeout) is outside 0...3600000")
             }
             let security = try TransportSecurity.load(
-                secretKeyFile: args.value("curve-secret-key", env: "STROKE_PROXY_CURVE_SECRET_KEY"), serverKey: nil,
-                authorizedKeysFile: args.value("curve-authorized-keys", env: "STROKE_PROXY_CURVE_AUTHORIZED_KEYS"))
+                secretKeyFile: args.value("curve-secret-key", env: variable("curve-secret-key")), serverKey: nil,
+                authorizedKeysFile: args.value("curve-authorized-keys", env: variable("curve-authorized-keys")))
             let context = try ZMQContext()
             let internalControl = "inproc://stroke-proxy-control"
             let logger = Logger(label: "stroke-proxy")
@@ -145,7 +145,7 @@ enum ProxyCommand {
             // WatchdogSec= a ping while the forwarding loop turns.
             let systemd = SystemdNotifier.fromEnvironment(environment)
             // Bound now, so that a bad address is refused before anything starts.
-            let served = try args.value("metrics", env: "STROKE_PROXY_METRICS").map { address in
+            let served = try args.value("metrics", env: variable("metrics")).map { address in
                 let metrics = ProxyMetrics(connections: connections)
                 return (metrics: metrics, server: try metrics.listen(on: address))
             }
@@ -157,7 +157,7 @@ enum ProxyCommand {
                 security, context: context, logger: logger, metrics: metrics?.authentication)
             var configured = Forwarder(
                 frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
-                noDrop: args.flag("no-drop", env: "STROKE_PROXY_NO_DROP"), frontendSecurity: security,
+                noDrop: args.flag("no-drop", env: variable("no-drop")), frontendSecurity: security,
                 backendSecurity: security, frontendAuthenticator: authenticator, backendAuthenticator: authenticator)
             configured.backendTimeoutMilliseconds = consumerTimeout
             configured.frontendKeepaliveSeconds = keepalive
@@ -226,7 +226,7 @@ enum ProxyCommand {
                         connections.run(stopped: { terminated.value.load(ordering: .acquiring) })
                     }
                 }
-                if let control = args.value("control", env: "STROKE_PROXY_CONTROL") {
+                if let control = args.value("control", env: variable("control")) {
                     group.addTask {
                         defer { endAll() }
                         try await ThreadRunner.run(name: "stroke-proxy-control") {
