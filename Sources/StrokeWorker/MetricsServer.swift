@@ -7,7 +7,8 @@ import Foundation
 /// A minimal HTTP/1.1 endpoint for Prometheus scrapes and health checks (`--metrics`): it answers `GET` and `HEAD`
 /// requests on the thread that calls `run`, up to `connectionLimit` connections at once without blocking on any,
 /// each answered within two seconds or dropped, and closes every connection after its answer. A scraper that
-/// stalls therefore never holds up a liveness probe. Nothing else; put a proxy in front of it for anything more.
+/// stalls therefore never holds up a liveness probe, nor do clients that connect and send nothing: at the limit the
+/// oldest of those makes room for a newcomer. Nothing else; put a proxy in front of it for anything more.
 final class MetricsServer: Sendable {
     /// An answer: status line, content type and body.
     struct Response: Sendable, Equatable {
@@ -102,8 +103,11 @@ final class MetricsServer: Sendable {
         var items = [pollfd]()
         defer { for connection in connections { close(connection.descriptor) } }
         while !stopped() {
-            // A negative descriptor is skipped by poll: the listener rests while every slot is taken.
-            let accepting = connections.count < Self.connectionLimit
+            // A negative descriptor is skipped by poll: the listener rests while every slot is taken by a connection
+            // that is being answered. A slot held by one still waiting for its request is given up to a newcomer
+            // (`accept`).
+            let accepting =
+                connections.count < Self.connectionLimit || connections.contains { $0.state == .reading }
             items.removeAll(keepingCapacity: true)
             items.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
             for connection in connections {
@@ -123,9 +127,20 @@ final class MetricsServer: Sendable {
         }
     }
 
-    /// Accepts what waits, up to the limit, and serves at once what each new connection has sent already.
+    /// Accepts what waits, and serves at once what each new connection has sent already. At the limit, the
+    /// oldest connection still waiting for its request is closed to make room: 32 clients that connect and send
+    /// nothing (a port scanner, a load balancer's idle pool) would otherwise keep a liveness probe in the listen
+    /// queue until they time out, two seconds, longer than a probe waits. A probe sends its request as it
+    /// connects and is answered before anyone newer arrives.
     private func accept(into connections: inout [Connection], respond: (String) -> Response) {
-        while connections.count < Self.connectionLimit {
+        func oldestWaiting() -> Int? {
+            connections.indices.filter { connections[$0].state == .reading }
+                .min { connections[$0].deadline < connections[$1].deadline }
+        }
+        // At most a limit's worth a turn, so that a flood of connections does not keep the loop from its stop.
+        var turns = 0
+        while turns < Self.connectionLimit, connections.count < Self.connectionLimit || oldestWaiting() != nil {
+            turns += 1
             let descriptor = Glibc.accept(listener, nil, nil)
             guard descriptor >= 0 else {
                 // Out of descriptors: the listener would stay readable, so rest instead of spinning on it.
@@ -136,11 +151,14 @@ final class MetricsServer: Sendable {
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             var connection = Connection(descriptor: descriptor, deadline: .now + Self.connectionTimeout)
             connection.advance(respond: respond)
-            if connection.state == .finished {
+            guard connection.state != .finished else {
                 close(descriptor)
-            } else {
-                connections.append(connection)
+                continue
             }
+            if connections.count >= Self.connectionLimit, let oldest = oldestWaiting() {
+                close(connections.remove(at: oldest).descriptor)
+            }
+            connections.append(connection)
         }
     }
 

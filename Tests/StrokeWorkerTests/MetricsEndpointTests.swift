@@ -87,6 +87,27 @@ struct MetricsEndpointTests {
         }
     }
 
+    @Test("clients that connect and send nothing, as many as the limit, hold up no probe: the oldest makes room")
+    func idleClients() throws {
+        try Self.withServer { address in
+            var idle = [Int32]()
+            defer { idle.forEach { close($0) } }
+            for _ in 0..<MetricsServer.connectionLimit { idle.append(try Self.connectTo(address)) }
+            // Before the change, the probe waited in the listen queue until the idle ones timed out, closed.
+            #expect(try Self.get("/healthz", at: address) == ("HTTP/1.1 200 OK", "path /healthz\n"))
+            // Only the oldest, if any, made room; the rest are still open (nothing to read yet, no end).
+            for descriptor in idle.dropFirst() {
+                var byte: UInt8 = 0
+                let count = recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT))
+                #expect(count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            }
+            // A new client is served while the idle ones wait, again and again.
+            for path in ["/a", "/b", "/c"] {
+                #expect(try Self.get(path, at: address) == ("HTTP/1.1 200 OK", "path \(path)\n"))
+            }
+        }
+    }
+
     @Test("HEAD gets the head alone, with the body's length; a request in many pieces is read whole")
     func headAndPieces() throws {
         try Self.withServer { address in
