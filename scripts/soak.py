@@ -46,7 +46,7 @@ def start_worker(path: str, idle_timeout: int = 2):
         if not line:
             break
         if "listening" in line:
-            endpoints = re.search(r"input:(\S+)", line).group(1), re.search(r"output:(\S+)", line).group(1)
+            endpoints = re.search(r'input:([^\s"]+)', line).group(1), re.search(r'output:([^\s"]+)', line).group(1)
             # Keep reading its log, so that it never blocks on a full pipe.
             threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
             return process, endpoints

@@ -68,7 +68,7 @@ def start(worker: str, state_file, ports, checkpoint_interval=None):
         log.append(line)
         if "listening" in line:
             ready = time.monotonic() - started
-            endpoints = re.search(r"input:(\S+)", line).group(1), re.search(r"output:(\S+)", line).group(1)
+            endpoints = re.search(r'input:([^\s"]+)', line).group(1), re.search(r'output:([^\s"]+)', line).group(1)
             threading.Thread(target=lambda: [log.append(rest) for rest in process.stderr], daemon=True).start()
             return process, endpoints, ready, log
 

@@ -120,7 +120,9 @@ extension TemplateLibrary {
         }
         guard !name.isEmpty else { throw fail("name is empty") }
         // Names reach logs and terminals as they are: a newline in one split the worker's log line.
-        guard !Self.hasControlCharacter(name) else { throw fail("name \(Self.quoted(name)) has a control character") }
+        guard !Self.hasControlCharacter(name) else {
+            throw fail("name \(name.quotedForDisplay) has a control character")
+        }
         guard maxRotationDegrees.isFinite, (0...180).contains(maxRotationDegrees) else {
             throw fail("maxRotationDegrees \(maxRotationDegrees) is outside 0...180")
         }
@@ -136,7 +138,7 @@ extension TemplateLibrary {
         for (name, score) in gestureMinimumScores.sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty else { throw fail("gestures has an empty name") }
             guard !Self.hasControlCharacter(name) else {
-                throw fail("gestures has a name with a control character, \(Self.quoted(name))")
+                throw fail("gestures has a name with a control character, \(name.quotedForDisplay)")
             }
             guard score.isFinite, (0...1).contains(score) else {
                 throw fail("gestures.\(name).minimumScore \(score) is outside 0...1")
@@ -145,7 +147,7 @@ extension TemplateLibrary {
         for (index, template) in templates.enumerated() {
             guard !template.name.isEmpty else { throw fail("templates[\(index)].name is empty") }
             guard !Self.hasControlCharacter(template.name) else {
-                throw fail("templates[\(index)].name \(Self.quoted(template.name)) has a control character")
+                throw fail("templates[\(index)].name \(template.name.quotedForDisplay) has a control character")
             }
             guard template.points.count >= 2 else {
                 throw fail("templates[\(index)] (\(template.name)) has \(template.points.count) point(s); needs 2")
@@ -168,26 +170,6 @@ extension TemplateLibrary {
     /// its gestures may: the protocol's own names (session ids, learned gestures) have none either.
     static func hasControlCharacter(_ name: String) -> Bool {
         name.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-
-    /// `name` in quotes with every control character escaped (`\n`, `\u007f`), for an error message. Not
-    /// `JSONWriter`: JSON escapes only U+0000–U+001F, and a terminal would act on U+007F–U+009F left as they are.
-    static func quoted(_ name: String) -> String {
-        var text = "\""
-        for scalar in name.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\t": text += "\\t"
-            case "\r": text += "\\r"
-            case _ where scalar.properties.generalCategory == .control:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
     }
 
     // MARK: - Encoding

@@ -1,4 +1,5 @@
 import Foundation
+import StrokeRecognition
 
 /// A small structured logger writing one line per record to standard error (through `LogOutput`, which drops a
 /// line rather than end the process or block the caller when the reader is gone or stalled).
@@ -59,22 +60,38 @@ public struct Logger: Sendable {
     /// Writes a record if `level` is enabled.
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
         guard level >= self.level else { return }
-        let time = Date().ISO8601Format()
-        let line: String
+        LogOutput.write(line(level, message(), metadata, time: Date().ISO8601Format()))
+    }
+
+    /// The record's line, its newline included: one line whatever the message and the values hold.
+    func line(_ level: Level, _ message: String, _ metadata: [String: String], time: String) -> String {
         switch format {
         case .text:
-            let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            line = "\(time) \(level.name) [\(label)] \(message())\(fields.isEmpty ? "" : " " + fields)\n"
+            let fields = metadata.sorted { $0.key < $1.key }.map { " \($0.key)=\(Self.textValue($0.value))" }.joined()
+            let label = label.controlCharactersEscaped
+            return "\(time) \(level.name) [\(label)] \(message.controlCharactersEscaped)\(fields)\n"
         case .json:
             var record = metadata
             record["time"] = time
             record["level"] = level.name
             record["label"] = label
-            record["message"] = message()
+            record["message"] = message
             let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])) ?? Data()
-            line = String(decoding: data, as: UTF8.self) + "\n"
+            return String(decoding: data, as: UTF8.self) + "\n"
         }
-        LogOutput.write(line)
+    }
+
+    /// A value of the text format as logfmt writes it: as it is when it is one word of printable characters
+    /// (`path=/var/lib/x`), else in quotes with escapes (`error="state file: no such file"`), so that a value with a
+    /// space, a `=`, a quote or a line break neither reads as more fields nor starts a line of its own.
+    static func textValue(_ value: String) -> String {
+        let plain =
+            !value.isEmpty
+            && !value.unicodeScalars.contains {
+                $0 == " " || $0 == "=" || $0 == "\"" || $0.properties.generalCategory == .control
+                    || $0.properties.isWhitespace
+            }
+        return plain ? value : value.quotedForDisplay
     }
 
     /// Writes a debug record.

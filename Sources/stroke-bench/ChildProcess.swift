@@ -105,7 +105,7 @@ final class ChildProcess {
         let line = try waitForLine(containing: "listening")
         func field(_ role: String) throws -> String {
             guard let range = line.range(of: "\(role):") else { throw BenchError("no \(role) in \(line)") }
-            return String(line[range.upperBound...].prefix { $0 != " " })
+            return String(line[range.upperBound...].prefix { $0 != " " && $0 != "\"" })
         }
         // Drain further stderr in the background so the child never blocks on a full pipe, keeping its tail for
         // `stopAndReadCounters()`. At the end of the file the handler is removed: it would be called again and again.

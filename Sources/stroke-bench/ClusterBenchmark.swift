@@ -40,7 +40,7 @@ struct ClusterBenchmark {
         let line = try process.waitForLine(containing: "proxy listening")
         func field(_ name: String) throws -> String {
             guard let range = line.range(of: "\(name)=") else { throw BenchError("no \(name) in \(line)") }
-            return String(line[range.upperBound...].prefix { $0 != " " })
+            return String(line[range.upperBound...].prefix { $0 != " " && $0 != "\"" })
         }
         return (process, try field("frontend"), try field("backend"))
     }

@@ -61,8 +61,8 @@ class RunningWorker:
                 break
             self.log.append(line)
             if "listening" in line:
-                self.input = re.search(r"input:(\S+)", line).group(1)
-                self.output = re.search(r"output:(\S+)", line).group(1)
+                self.input = re.search(r'input:([^\s"]+)', line).group(1)
+                self.output = re.search(r'output:([^\s"]+)', line).group(1)
                 return
         self.process.kill()
         raise RuntimeError("worker did not start: %s" % "".join(self.log))

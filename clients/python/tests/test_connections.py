@@ -29,7 +29,7 @@ def wait_for_log(worker: RunningWorker, text: str, since: int = None) -> str:
 
 def get(worker: RunningWorker, path: str) -> tuple:
     """The status and body of the worker's answer to `GET path` on its `--metrics` address."""
-    return http_get(re.search(r"metrics:(\S+)", "".join(worker.log)).group(1), path)
+    return http_get(re.search(r'metrics:([^\s"]+)', "".join(worker.log)).group(1), path)
 
 
 def metrics(worker: RunningWorker) -> dict:
@@ -272,7 +272,7 @@ def test_the_metrics_endpoint_answers_a_request_it_does_not_read_whole():
     """A request head over 8 KB gets 431 and a POST with a body 405, where they got a reset connection: the endpoint
     closed with the rest of the request unread, and the system reset the connection, answer and all (session 77)."""
     worker = RunningWorker("--metrics", "127.0.0.1:0")
-    host, port = re.search(r"metrics:(\S+)", "".join(worker.log)).group(1).rsplit(":", 1)
+    host, port = re.search(r'metrics:([^\s"]+)', "".join(worker.log)).group(1).rsplit(":", 1)
     try:
         for request, status in ((b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 20000 + b"\r\n\r\n", b"431"),
                                 (b"POST /metrics HTTP/1.1\r\nContent-Length: 40000\r\n\r\n" + b"b" * 40000, b"405")):

@@ -32,7 +32,7 @@ def endpoints(worker: RunningWorker, role: str) -> list:
     """Every `role` (input or output) endpoint the worker's "listening" line names (the fixture binds 127.0.0.1 first,
     the test's own come after)."""
     line = next(line for line in worker.log if "listening" in line)
-    return re.findall(role + r":(tcp://\S+)", line)
+    return re.findall(role + r':(tcp://[^\s"]+)', line)
 
 
 class Peer:

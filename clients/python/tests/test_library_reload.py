@@ -35,7 +35,7 @@ def test_a_reload_that_empties_a_library_is_warned_about(tmp_path):
     finally:
         assert worker.stop() == 0
     log = worker.process_log()
-    reloads = [line for line in log if "template libraries reloaded" in line and "mine=0 templates" in line]
+    reloads = [line for line in log if "template libraries reloaded" in line and 'mine="0 templates"' in line]
     assert len(reloads) == 2, log
     warnings = [line for line in log if "reloaded with no templates" in line]
     assert len(warnings) == 1 and " warning " in warnings[0], log
