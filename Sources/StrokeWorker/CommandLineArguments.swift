@@ -17,8 +17,12 @@ public struct CommandLineArguments: Sendable {
     public private(set) var positional: [String] = []
     let environment: [String: String]
 
-    /// Parses `arguments` (without the program name). `flagNames` take no value.
-    public init(_ arguments: [String], flagNames: Set<String>, environment: [String: String] = [:]) throws(Failure) {
+    /// Parses `arguments` (without the program name). `flagNames` take no value. With `known`, the names of every
+    /// option that takes one, any other name fails here as an unknown option: an unknown option last on the line
+    /// was otherwise said to need a value.
+    public init(
+        _ arguments: [String], flagNames: Set<String>, known: Set<String>? = nil, environment: [String: String] = [:]
+    ) throws(Failure) {
         self.environment = environment
         var index = 0
         while index < arguments.count {
@@ -33,6 +37,9 @@ public struct CommandLineArguments: Sendable {
             if let equals = name.firstIndex(of: "=") {
                 inline = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
+            }
+            if let known, !known.contains(name), !flagNames.contains(name) {
+                throw Failure(description: "unknown option --\(name)")
             }
             if flagNames.contains(name) {
                 guard inline == nil else { throw Failure(description: "--\(name) takes no value") }
@@ -87,12 +94,6 @@ public struct CommandLineArguments: Sendable {
         return parsed
     }
 
-    /// Fails on options outside `known`.
-    public func rejectUnknown(_ known: Set<String>) throws(Failure) {
-        if let unknown = givenNames.subtracting(known).sorted().first {
-            throw Failure(description: "unknown option --\(unknown)")
-        }
-    }
 }
 
 extension String {

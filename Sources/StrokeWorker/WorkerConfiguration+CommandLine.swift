@@ -250,8 +250,8 @@ extension WorkerConfiguration {
     ///   checkmark configuration file.
     public init(arguments: [String], environment: [String: String]) throws {
         self.init()
-        let args = try CommandLineArguments(arguments, flagNames: ["help", "version"], environment: environment)
-        try args.rejectUnknown(Set(Self.options.map(\.flag)).union(["help", "version"]))
+        let args = try CommandLineArguments(
+            arguments, flagNames: ["help", "version"], known: Set(Self.options.map(\.flag)), environment: environment)
         guard args.positional.isEmpty else {
             throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"")
         }

@@ -15,7 +15,7 @@ extension BenchCommand {
             args.values("templates").isEmpty ? ["builtin", "16", "48", "1000", "10000"] : args.values("templates")
         var sizes = [Int]()
         for name in names where name != "builtin" {
-            guard let size = Int(name), size > 0 else { throw BenchError("--templates: not a size: \(name)") }
+            guard let size = Int(name), size > 0 else { throw BenchError.usage("--templates: not a size: \(name)") }
             sizes.append(size)
         }
         var all = [[RecognizerBenchmark.Row]]()
@@ -28,7 +28,7 @@ extension BenchCommand {
         }
         report.recognizer = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.microseconds) }
         let learnedCounts = try (args.values("learned").isEmpty ? ["1", "32"] : args.values("learned")).map {
-            guard let count = Int($0), count >= 0 else { throw BenchError("--learned: not a count: \($0)") }
+            guard let count = Int($0), count >= 0 else { throw BenchError.usage("--learned: not a count: \($0)") }
             return count
         }.filter { $0 > 0 }
         if !learnedCounts.isEmpty {
@@ -47,7 +47,7 @@ extension BenchCommand {
             }
         }
         let amongCounts = try (args.values("among").isEmpty ? ["1", "4", "8"] : args.values("among")).map {
-            guard let count = Int($0), count >= 0 else { throw BenchError("--among: not a count: \($0)") }
+            guard let count = Int($0), count >= 0 else { throw BenchError.usage("--among: not a count: \($0)") }
             return count
         }.filter { $0 > 0 }
         if !amongCounts.isEmpty {

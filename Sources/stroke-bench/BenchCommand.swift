@@ -147,8 +147,7 @@ enum BenchCommand {
                 }
                 return 0
             }
-            let args = try CommandLineArguments(arguments, flagNames: flagNames)
-            try args.rejectUnknown(optionNames)
+            let args = try CommandLineArguments(arguments, flagNames: flagNames, known: optionNames)
             if args.flag("help") {
                 print(usage)
                 return 0
@@ -163,8 +162,11 @@ enum BenchCommand {
             }
             return 0
         } catch {
-            FileHandle.standardError.write(Data("stroke-bench: \(error)\n".utf8))
-            return 1
+            // A bad command line exits 2, as stroke-worker's and stroke-tool's do; a run that failed, 1.
+            let usage = error is CommandLineArguments.Failure || (error as? BenchError)?.isUsage == true
+            FileHandle.standardError.write(
+                Data("stroke-bench: \(error)\n\(usage ? "See stroke-bench --help.\n" : "")".utf8))
+            return usage ? 2 : 1
         }
     }
 
@@ -191,15 +193,17 @@ enum BenchCommand {
         let quick = args.flag("quick")
         let runs = try args.parsed("runs", default: quick ? 1 : 3)
         // Checked before any section runs: 0 or fewer runs trapped on the median of none.
-        guard (1...100).contains(runs) else { throw BenchError("--runs: a number of runs, 1 to 100, got \(runs)") }
+        guard (1...100).contains(runs) else {
+            throw BenchError.usage("--runs: a number of runs, 1 to 100, got \(runs)")
+        }
         let messages: Int? = args.value("messages") == nil ? nil : try args.parsed("messages", default: 400_000)
         if let messages, !(1...1_000_000_000).contains(messages) {
-            throw BenchError("--messages: a number of messages, 1 to 1000000000, got \(messages)")
+            throw BenchError.usage("--messages: a number of messages, 1 to 1000000000, got \(messages)")
         }
         let capacity: Double? = args.value("capacity") == nil ? nil : try args.parsed("capacity", default: 0.0)
         if let capacity, !(capacity >= 2 && capacity <= 1e9) {
             // Half of it is the offered load: 0 or less trapped when the pacing turned it into an interval.
-            throw BenchError("--capacity: messages per second, 2 to 1000000000, got \(capacity)")
+            throw BenchError.usage("--capacity: messages per second, 2 to 1000000000, got \(capacity)")
         }
         let myself = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
         let worker =
@@ -213,14 +217,14 @@ enum BenchCommand {
             "throughput", "latency", "memory", "recognizer", "processor", "cluster", "state-file", "producer",
         ]
         for section in sections where !known.contains(section) {
-            throw BenchError("--only: unknown section \(section) (one of \(known.joined(separator: ", ")))")
+            throw BenchError.usage("--only: unknown section \(section) (one of \(known.joined(separator: ", ")))")
         }
         // Checked before any section runs: a missing binary failed in the first section that started it, with
         // Foundation's "The file doesn’t exist." and no option named.
         if !sections.isDisjoint(with: ["throughput", "latency", "memory", "cluster"])
             && !FileManager.default.isExecutableFile(atPath: worker)
         {
-            throw BenchError(
+            throw BenchError.usage(
                 args.value("worker") == nil
                     ? "no stroke-worker beside stroke-bench at \(worker) (`make release` builds both; --worker PATH "
                         + "names another)"
@@ -228,7 +232,7 @@ enum BenchCommand {
         }
         // Before its file is created: without the section it would hold only a header.
         if args.value("latency-trace") != nil && !sections.contains("latency") {
-            throw BenchError("--latency-trace: only the latency section writes a trace; it is not among --only")
+            throw BenchError.usage("--latency-trace: only the latency section writes a trace; it is not among --only")
         }
         // Read once the sections are known to be valid.
         let dataset = Self.dataset(at: args.value("dataset") ?? "../shared/datasets/dollar1")
@@ -236,12 +240,12 @@ enum BenchCommand {
         let allCases = Traffic.Encoding.allCases.flatMap { encoding in [1, 32].map { "\(encoding.rawValue)-\($0)" } }
         let cases = args.values("cases").isEmpty ? allCases : args.values("cases")
         for name in cases where !allCases.contains(name) {
-            throw BenchError("--cases: unknown case \(name) (one of \(allCases.joined(separator: ", ")))")
+            throw BenchError.usage("--cases: unknown case \(name) (one of \(allCases.joined(separator: ", ")))")
         }
         let sessionCounts =
             try args.values("sessions").map { text in
                 guard let count = Int(text), (1...1_000_000).contains(count) else {
-                    throw BenchError("--sessions: \(text) is not a session count in 1...1000000")
+                    throw BenchError.usage("--sessions: \(text) is not a session count in 1...1000000")
                 }
                 return count
             }.nilIfEmpty ?? [1000, 10_000]
@@ -252,25 +256,28 @@ enum BenchCommand {
         bench.workerArguments = (args.value("worker-args") ?? "").split(separator: " ").map(String.init)
         if args.value("latency-standin") != nil {
             bench.latencyStandIn = try args.parsed("latency-standin", default: 0)
-            guard bench.latencyStandIn! >= 0 else { throw BenchError("--latency-standin: a count of nanoseconds") }
+            guard bench.latencyStandIn! >= 0 else {
+                throw BenchError.usage("--latency-standin: a count of nanoseconds")
+            }
         }
         bench.latencyTickMicroseconds = try args.parsed("latency-tick", default: 250)
         guard (1...1_000_000).contains(bench.latencyTickMicroseconds) else {
-            throw BenchError("--latency-tick: microseconds between bursts, 1 to 1000000")
+            throw BenchError.usage("--latency-tick: microseconds between bursts, 1 to 1000000")
         }
         if let path = args.value("latency-trace") { bench.latencyTrace = try LatencyTrace(path: path) }
         if let cpus = args.value("peer-cpus") {
             guard ChildProcess.isCPUList(cpus) else {
-                throw BenchError("--peer-cpus: \(cpus) is not a CPU list as taskset -c takes it (as 1, 0,2 or 2-3)")
+                throw BenchError.usage(
+                    "--peer-cpus: \(cpus) is not a CPU list as taskset -c takes it (as 1, 0,2 or 2-3)")
             }
             bench.peerCPUs = cpus
         }
         let coldSweep = try args.parsed("cold-sweep", default: 0)
-        guard (0...65_536).contains(coldSweep) else { throw BenchError("--cold-sweep: megabytes, 0 to 65536") }
+        guard (0...65_536).contains(coldSweep) else { throw BenchError.usage("--cold-sweep: megabytes, 0 to 65536") }
         bench.checkmark = try WorkerConfiguration.switchValue("checkmark", args.value("checkmark")) ?? true
         let tilt = try args.parsed("tilt", default: 0)
         guard (-Int(TiltEstimate.largest)...Int(TiltEstimate.largest)).contains(tilt) else {
-            throw BenchError("--tilt: whole degrees, -\(TiltEstimate.largest) to \(TiltEstimate.largest)")
+            throw BenchError.usage("--tilt: whole degrees, -\(TiltEstimate.largest) to \(TiltEstimate.largest)")
         }
         if args.flag("curve") { bench.curve = try BenchCurve.make() }
         defer { bench.curve?.remove() }

@@ -49,7 +49,16 @@ final class BenchProducer {
 
 struct BenchError: Error, CustomStringConvertible {
     let description: String
+    /// Whether the command line is at fault (exit status 2, as a bad option gets), not a run (1).
+    var isUsage = false
     init(_ description: String) { self.description = description }
+
+    /// An option's value that no run could use, found before any section runs.
+    static func usage(_ description: String) -> Self {
+        var error = Self(description)
+        error.isUsage = true
+        return error
+    }
 }
 
 /// Runs blocking socket code on a dedicated thread.

@@ -201,9 +201,8 @@ enum StrokeTool {
 
     static func parse(_ arguments: [String], flags: Set<String>, known: Set<String>) throws -> CommandLineArguments {
         let parsed = try CommandLineArguments(
-            arguments.map { $0 == "-o" ? "--output" : $0 }, flagNames: flags.union(["help"]),
+            arguments.map { $0 == "-o" ? "--output" : $0 }, flagNames: flags.union(["help"]), known: known,
             environment: ProcessInfo.processInfo.environment)
-        try parsed.rejectUnknown(known.union(flags).union(["help"]))
         return parsed
     }
 }

@@ -75,9 +75,9 @@ enum ProxyCommand {
     static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
         var parsed: CommandLineArguments?
         do {
-            let args = try CommandLineArguments(arguments, flagNames: ["help", "no-drop"], environment: environment)
+            let args = try CommandLineArguments(
+                arguments, flagNames: ["help", "no-drop"], known: Set(optionNames), environment: environment)
             parsed = args
-            try args.rejectUnknown(Set(optionNames + ["help"]))
             guard args.positional.isEmpty else {
                 throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"")
             }

@@ -24,6 +24,20 @@ struct BenchArgumentsTests {
         }
     }
 
+    @Test("a bad command line exits 2, as stroke-worker's and stroke-tool's do; an unknown option is named as one")
+    func usageStatus() async throws {
+        // Before, each exited 1, and an unknown option last on the line was said to need a value.
+        #expect(await BenchCommand.main(["--bogus"]) == 2)
+        #expect(await BenchCommand.main(["--only", "latency", "--runs", "0"]) == 2)
+        #expect(await BenchCommand.main(["--only", "nothing"]) == 2)
+        #expect(await BenchCommand.main(["--runs", "x"]) == 2)
+        let error = #expect(throws: CommandLineArguments.Failure.self) {
+            try CommandLineArguments(
+                ["--only", "recognizer", "--bogus"], flagNames: BenchCommand.flagNames, known: BenchCommand.optionNames)
+        }
+        #expect(error?.description == "unknown option --bogus")
+    }
+
     @Test("a worker binary that is not there is named before any section that starts it")
     func missingWorker() async throws {
         // Before (session 78), the first section to start it failed with Foundation's "The file doesn’t exist.".

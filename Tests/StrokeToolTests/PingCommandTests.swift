@@ -27,7 +27,7 @@ struct PingCommandTests {
             }
             func endpoint(_ name: String) -> String? {
                 guard let range = text.range(of: "\(name):") else { return nil }
-                return String(text[range.upperBound...].prefix { !$0.isWhitespace })
+                return String(text[range.upperBound...].prefix { !$0.isWhitespace && $0 != "\"" })
             }
             guard let input = endpoint("input"), let output = endpoint("output") else {
                 process.terminate()

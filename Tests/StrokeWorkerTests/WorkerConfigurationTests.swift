@@ -98,6 +98,23 @@ struct WorkerConfigurationTests {
                 && CommandLineArguments.editDistance("", "ab") == 2)
     }
 
+    @Test("an unknown option is named as one wherever it stands, and a known one last still needs its value")
+    func unknownOptions() throws {
+        // Before, an unknown option last on the line was said to need a value.
+        for arguments in [["--bogus"], ["--lanes", "2", "--bogus"], ["--bogus", "1"], ["--bogus=1", "--lanes", "2"]] {
+            let error = #expect(throws: CommandLineArguments.Failure.self) {
+                try WorkerConfiguration(arguments: arguments, environment: [:])
+            }
+            #expect(error?.description == "unknown option --bogus", "\(arguments)")
+        }
+        let error = #expect(throws: CommandLineArguments.Failure.self) {
+            try WorkerConfiguration(arguments: ["--lanes"], environment: [:])
+        }
+        #expect(error?.description == "--lanes needs a value")
+        let help = try CommandLineArguments(["--help"], flagNames: ["help"], known: ["lanes"])
+        #expect(help.flag("help"))
+    }
+
     @Test("configuration from flags and environment, with clear errors")
     func configuration() throws {
         let configuration = try WorkerConfiguration(
