@@ -84,6 +84,58 @@ struct LogOutputTests {
         }
     }
 
+    @Test("a line cut short by a full non-blocking pipe is ended before the next, which starts a line of its own")
+    func cutLine() throws {
+        try Self.withPipe { read, write in
+            // All but one of the pipe's pages taken: a long line gets one page in, then no room.
+            Self.setNonBlocking(write, true)
+            let size = Int(fcntl(write, 1032))  // F_GETPIPE_SZ, which Glibc does not export to Swift
+            let page = [UInt8](repeating: 0x2E, count: 4096)
+            for _ in 0..<(size / 4096 - 1) { _ = page.withUnsafeBytes { Glibc.write(write, $0.baseAddress, $0.count) } }
+            #expect(!LogOutput.write(String(repeating: "x", count: 10_000) + "\n", to: write))
+            let filled = Self.drain(read)
+            #expect(filled.count == size && filled.suffix(4096).allSatisfy { $0 == UInt8(ascii: "x") })
+            // Before, "next" followed the piece on its line.
+            #expect(LogOutput.write("next\n", to: write))
+            #expect(String(decoding: Self.drain(read), as: UTF8.self) == "\nnext\n")
+        }
+    }
+
+    @Test("lines longer than a pipe takes in one write, from several threads at once, each arrive whole")
+    func longLinesFromThreads() throws {
+        try Self.withPipe { read, write in
+            let threads = 4
+            let linesEach = 20
+            let length = 20_000
+            let done = DispatchGroup()
+            for thread in 0..<threads {
+                done.enter()
+                Thread {
+                    let line = String(repeating: Character(String(thread)), count: length) + "\n"
+                    for _ in 0..<linesEach { LogOutput.write(line, to: write) }
+                    done.leave()
+                }.start()
+            }
+            // Read as they write, until they are done and the pipe is empty. The lines wait for room; one that
+            // waited longer than the patience (a stalled test machine) is dropped or cut short, never mixed.
+            var bytes = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                var ready = pollfd(fd: read, events: Int16(POLLIN), revents: 0)
+                if poll(&ready, 1, 50) > 0 {
+                    let count = buffer.withUnsafeMutableBytes { Glibc.read(read, $0.baseAddress, $0.count) }
+                    if count > 0 { bytes += buffer[0..<count] }
+                } else if done.wait(timeout: .now()) == .success {
+                    break
+                }
+            }
+            let lines = bytes.split(separator: 10, omittingEmptySubsequences: false).dropLast()
+            // Before, a writer that waited for room let another thread's bytes into the middle of its line.
+            #expect(lines.allSatisfy { Set($0).count == 1 })
+            #expect(lines.contains { $0.count == length })
+        }
+    }
+
     @Test("no descriptor (a worker started with standard error closed) loses the line, with no error beyond the count")
     func noDescriptor() {
         // -1, not a descriptor just closed: tests running alongside may have been given its number meanwhile.
