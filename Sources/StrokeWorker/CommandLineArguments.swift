@@ -93,7 +93,6 @@ public struct CommandLineArguments: Sendable {
         guard let parsed = T(raw) else { throw Failure(description: "--\(name): cannot read \"\(raw)\"") }
         return parsed
     }
-
 }
 
 extension String {

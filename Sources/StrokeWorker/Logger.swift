@@ -88,8 +88,7 @@ public struct Logger: Sendable {
         let plain =
             !value.isEmpty
             && !value.unicodeScalars.contains {
-                $0 == " " || $0 == "=" || $0 == "\"" || $0.properties.generalCategory == .control
-                    || $0.properties.isWhitespace
+                $0 == "=" || $0 == "\"" || $0.properties.isWhitespace || $0.properties.generalCategory == .control
             }
         return plain ? value : value.quotedForDisplay
     }
