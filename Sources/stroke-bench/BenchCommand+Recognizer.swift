@@ -4,33 +4,60 @@ import StrokeWorker
 // MARK: - The recognizer section
 
 extension BenchCommand {
+    /// What the recognizer section measures (`--templates`, `--learned`, `--among`), read before any section runs:
+    /// a bad value found in the section ended a full run only after the sections before it, about 80 s.
+    struct RecognizerChoices {
+        /// Sizes of the generated libraries.
+        var sizes: [Int]
+        /// Whether the built-in library is measured too (`builtin` among `--templates`).
+        var builtIn: Bool
+        /// Counts of a session's learned templates measured along with the built-in library; none: not measured.
+        var learned: [Int]
+        /// Counts of the built-in library's gestures a session chose, measured; none: not measured.
+        var among: [Int]
+
+        /// Reads the options; the defaults where they are not given.
+        ///
+        /// - Throws: `BenchError.usage` naming the option and the value that is no size or count.
+        init(_ args: CommandLineArguments) throws {
+            let names =
+                args.values("templates").isEmpty ? ["builtin", "16", "48", "1000", "10000"] : args.values("templates")
+            builtIn = names.contains("builtin")
+            sizes = try names.filter { $0 != "builtin" }.map { name in
+                guard let size = Int(name), size > 0 else { throw BenchError.usage("--templates: not a size: \(name)") }
+                return size
+            }
+            func counts(_ option: String, default defaults: [String]) throws -> [Int] {
+                try (args.values(option).isEmpty ? defaults : args.values(option)).map {
+                    guard let count = Int($0), count >= 0 else {
+                        throw BenchError.usage("--\(option): not a count: \($0)")
+                    }
+                    return count
+                }.filter { $0 > 0 }
+            }
+            learned = try counts("learned", default: ["1", "32"])
+            among = try counts("among", default: ["1", "4", "8"])
+        }
+    }
+
     /// The recognizer section: µs per recognition by library size (`--templates`), along with a session's learned
     /// templates (`--learned`), among some of the built-in library's gestures (`--among`), with cold caches
     /// (`--cold-sweep`), and the checkmark detector's ns per point; each the median of `runs`.
     static func runRecognizer(
-        _ args: CommandLineArguments, dataset: String?, runs: Int, quick: Bool, coldSweep: Int,
+        _ choices: RecognizerChoices, dataset: String?, runs: Int, quick: Bool, coldSweep: Int,
         into report: inout Report
     ) throws {
-        let names =
-            args.values("templates").isEmpty ? ["builtin", "16", "48", "1000", "10000"] : args.values("templates")
-        var sizes = [Int]()
-        for name in names where name != "builtin" {
-            guard let size = Int(name), size > 0 else { throw BenchError.usage("--templates: not a size: \(name)") }
-            sizes.append(size)
-        }
+        let sizes = choices.sizes
         var all = [[RecognizerBenchmark.Row]]()
         for _ in 0..<runs {
             all.append(
                 try RecognizerBenchmark.run(
                     sizes: sizes, dataset: dataset, minimumSeconds: quick ? 0.5 : 1,
-                    builtIn: names.contains("builtin"))
+                    builtIn: choices.builtIn)
             )
         }
         report.recognizer = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.microseconds) }
-        let learnedCounts = try (args.values("learned").isEmpty ? ["1", "32"] : args.values("learned")).map {
-            guard let count = Int($0), count >= 0 else { throw BenchError.usage("--learned: not a count: \($0)") }
-            return count
-        }.filter { $0 > 0 }
+        let learnedCounts = choices.learned
         if !learnedCounts.isEmpty {
             let learned = try (0..<runs).map { _ in
                 try RecognizerBenchmark.run(
@@ -46,10 +73,7 @@ extension BenchCommand {
                         row.microseconds))
             }
         }
-        let amongCounts = try (args.values("among").isEmpty ? ["1", "4", "8"] : args.values("among")).map {
-            guard let count = Int($0), count >= 0 else { throw BenchError.usage("--among: not a count: \($0)") }
-            return count
-        }.filter { $0 > 0 }
+        let amongCounts = choices.among
         if !amongCounts.isEmpty {
             let among = try (0..<runs).map { _ in
                 try RecognizerBenchmark.run(among: amongCounts, dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
@@ -67,7 +91,7 @@ extension BenchCommand {
         if coldSweep > 0 {
             let cold = try (0..<runs).map { _ in
                 try RecognizerBenchmark.run(
-                    sizes: sizes, dataset: dataset, minimumSeconds: 0, builtIn: names.contains("builtin"),
+                    sizes: sizes, dataset: dataset, minimumSeconds: 0, builtIn: choices.builtIn,
                     sweepMegabytes: coldSweep)
             }
             report.recognizerCold = (0..<cold[0].count).map { index in

@@ -219,6 +219,7 @@ enum BenchCommand {
         for section in sections where !known.contains(section) {
             throw BenchError.usage("--only: unknown section \(section) (one of \(known.joined(separator: ", ")))")
         }
+        let recognizerChoices = try RecognizerChoices(args)
         // Checked before any section runs: a missing binary failed in the first section that started it, with
         // Foundation's "The file doesn’t exist." and no option named.
         if !sections.isDisjoint(with: ["throughput", "latency", "memory", "cluster"])
@@ -338,7 +339,8 @@ enum BenchCommand {
             report.memory = memory
         }
         if sections.contains("recognizer") {
-            try runRecognizer(args, dataset: dataset, runs: runs, quick: quick, coldSweep: coldSweep, into: &report)
+            try runRecognizer(
+                recognizerChoices, dataset: dataset, runs: runs, quick: quick, coldSweep: coldSweep, into: &report)
         }
         if sections.contains("cluster") {
             let cluster = ClusterBenchmark(worker: worker, myself: myself, context: try ZMQContext())

@@ -38,6 +38,24 @@ struct BenchArgumentsTests {
         #expect(error?.description == "unknown option --bogus")
     }
 
+    @Test("the recognizer section's sizes and counts are read before any section runs")
+    func recognizerChoices() async throws {
+        // Before, a bad one ended a full run in the recognizer section, after throughput, latency and memory.
+        for (option, value, expected) in [
+            ("templates", "16,x", "--templates: not a size: x"), ("templates", "0", "--templates: not a size: 0"),
+            ("learned", "1,-2", "--learned: not a count: -2"), ("among", "four", "--among: not a count: four"),
+        ] {
+            let args = try CommandLineArguments(
+                ["--only", "memory", "--worker", "/nonexistent/stroke-worker", "--\(option)", value],
+                flagNames: BenchCommand.flagNames)
+            let error = await #expect(throws: BenchError.self) { _ = try await BenchCommand.run(args) }
+            #expect(error?.description == expected && error?.isUsage == true)
+        }
+        let choices = try BenchCommand.RecognizerChoices(
+            CommandLineArguments(["--templates", "builtin,48", "--learned", "0"], flagNames: []))
+        #expect(choices.builtIn && choices.sizes == [48] && choices.learned.isEmpty && choices.among == [1, 4, 8])
+    }
+
     @Test("a worker binary that is not there is named before any section that starts it")
     func missingWorker() async throws {
         // Before (session 78), the first section to start it failed with Foundation's "The file doesn’t exist.".
