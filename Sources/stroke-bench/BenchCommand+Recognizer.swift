@@ -47,21 +47,19 @@ extension BenchCommand {
         _ choices: RecognizerChoices, dataset: String?, runs: Int, quick: Bool, coldSweep: Int,
         into report: inout Report
     ) throws {
-        let sizes = choices.sizes
         var all = [[RecognizerBenchmark.Row]]()
         for _ in 0..<runs {
             all.append(
                 try RecognizerBenchmark.run(
-                    sizes: sizes, dataset: dataset, minimumSeconds: quick ? 0.5 : 1,
+                    sizes: choices.sizes, dataset: dataset, minimumSeconds: quick ? 0.5 : 1,
                     builtIn: choices.builtIn)
             )
         }
         report.recognizer = (0..<all[0].count).map { index in median(all.map { $0[index] }, by: \.microseconds) }
-        let learnedCounts = choices.learned
-        if !learnedCounts.isEmpty {
+        if !choices.learned.isEmpty {
             let learned = try (0..<runs).map { _ in
                 try RecognizerBenchmark.run(
-                    learned: learnedCounts, dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
+                    learned: choices.learned, dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
             }
             report.recognizerLearned = (0..<learned[0].count).map { index in
                 median(learned.map { $0[index] }, by: \.microseconds)
@@ -73,10 +71,9 @@ extension BenchCommand {
                         row.microseconds))
             }
         }
-        let amongCounts = choices.among
-        if !amongCounts.isEmpty {
+        if !choices.among.isEmpty {
             let among = try (0..<runs).map { _ in
-                try RecognizerBenchmark.run(among: amongCounts, dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
+                try RecognizerBenchmark.run(among: choices.among, dataset: dataset, minimumSeconds: quick ? 0.5 : 1)
             }
             report.recognizerAmong = (0..<among[0].count).map { index in
                 median(among.map { $0[index] }, by: \.microseconds)
@@ -91,7 +88,7 @@ extension BenchCommand {
         if coldSweep > 0 {
             let cold = try (0..<runs).map { _ in
                 try RecognizerBenchmark.run(
-                    sizes: sizes, dataset: dataset, minimumSeconds: 0, builtIn: choices.builtIn,
+                    sizes: choices.sizes, dataset: dataset, minimumSeconds: 0, builtIn: choices.builtIn,
                     sweepMegabytes: coldSweep)
             }
             report.recognizerCold = (0..<cold[0].count).map { index in
