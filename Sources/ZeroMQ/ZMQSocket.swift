@@ -61,7 +61,16 @@ public final class ZMQSocket {
     /// `checkEndpoint` refuses is refused before libzmq sees it.
     public func bind(_ endpoint: String) throws(ZMQError) {
         try Self.checkEndpoint(endpoint, binding: true)
-        guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_bind(\(endpoint))", code: .endpoint) }
+        guard zmq_bind(handle, endpoint) == 0 else {
+            var error = ZMQError.last("zmq_bind(\(endpoint))", code: .endpoint)
+            if error.errno == ENODEV && endpoint.hasPrefix("tcp://") {
+                // libzmq 4.3.4 (Debian 12's) reads a bound TCP host as an interface: "localhost" is no device.
+                error.message +=
+                    " (a bound TCP endpoint takes *, a numeric address or an interface name such as lo, "
+                    + "not a host name: tcp://127.0.0.1:PORT or tcp://*:PORT)"
+            }
+            throw error
+        }
     }
 
     /// Connects to `endpoint`; one `checkEndpoint` refuses is refused before libzmq sees it.

@@ -2,6 +2,10 @@ import Testing
 
 @testable import ZeroMQ
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("ZeroMQ endpoints checked before libzmq sees them")
 struct ZMQEndpointCheckTests {
     /// The check's message for `endpoint`, or nil where it passes.
@@ -54,6 +58,20 @@ struct ZMQEndpointCheckTests {
         }
         for endpoint in ["tcp://127.0.0.1", "tcp://[::1]", "tcp://:5555"] {
             #expect(Self.refusal(endpoint, binding: true) == "expected tcp://HOST:PORT", "\(endpoint)")
+        }
+    }
+
+    @Test("a bound TCP endpoint that names a host, which libzmq 4.3.4 takes for a device, says what a bind takes")
+    func boundHostNames() throws {
+        let context = try ZMQContext()
+        let socket = try ZMQSocket(context, .pub)
+        // Before, "No such device (errno 19)" alone: libzmq 4.3.4 reads a bound host as an interface's name.
+        do {
+            try socket.bind("tcp://no-such-host.invalid:0")
+            Issue.record("bound a host that no resolver knows")
+        } catch {
+            #expect(error.errno != ENODEV || error.message.contains("not a host name"), "\(error)")
+            if ZMQContext.version == (4, 3, 4) { #expect(error.errno == ENODEV, "\(error)") }
         }
     }
 
