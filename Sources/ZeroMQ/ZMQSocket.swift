@@ -66,8 +66,9 @@ public final class ZMQSocket {
             if error.errno == ENODEV && endpoint.hasPrefix("tcp://") {
                 // libzmq 4.3.4 (Debian 12's) reads a bound TCP host as an interface: "localhost" is no device.
                 error.message +=
-                    " (a bound TCP endpoint takes *, a numeric address or an interface name such as lo, "
-                    + "not a host name: tcp://127.0.0.1:PORT or tcp://*:PORT)"
+                    " (a bound TCP endpoint takes *, a numeric IPv4 address, an IPv6 address in brackets or an "
+                    + "interface name such as lo, not a host name: tcp://127.0.0.1:PORT, tcp://[::1]:PORT or "
+                    + "tcp://*:PORT)"
             }
             throw error
         }
