@@ -12,9 +12,20 @@ public enum SignalHandling {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { handler(number) }
-            source.resume()
-            return source
+            return registered(source)
         }
+    }
+
+    /// Resumes `source` and returns once libdispatch has registered it. `resume` registers it later, on
+    /// libdispatch's own thread: until then the signal's action is the `SIG_IGN` set before, and a signal that
+    /// arrives is lost. A SIGTERM sent as soon as a proxy on a busy machine had logged `proxy listening` was
+    /// ignored in 8 of 40 starts, and the proxy ran on until killed. Waits at most a second.
+    private static func registered(_ source: any DispatchSourceSignal) -> any DispatchSourceSignal {
+        let done = DispatchSemaphore(value: 0)
+        source.setRegistrationHandler { done.signal() }
+        source.resume()
+        _ = done.wait(timeout: .now() + 1)
+        return source
     }
 
     /// Ignores SIGPIPE, so that a write to a pipe or socket whose reader has gone (a log collector that died) fails
@@ -29,7 +40,6 @@ public enum SignalHandling {
         signal(SIGHUP, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         source.setEventHandler { handler() }
-        source.resume()
-        return source
+        return registered(source)
     }
 }
