@@ -106,8 +106,7 @@ final class MetricsServer: Sendable {
             // A negative descriptor is skipped by poll: the listener rests while every slot is taken by a connection
             // that is being answered. A slot held by one still waiting for its request is given up to a newcomer
             // (`accept`).
-            let accepting =
-                connections.count < Self.connectionLimit || connections.contains { $0.state == .reading }
+            let accepting = connections.count < Self.connectionLimit || Self.oldestWaiting(connections) != nil
             items.removeAll(keepingCapacity: true)
             items.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
             for connection in connections {
@@ -133,13 +132,11 @@ final class MetricsServer: Sendable {
     /// queue until they time out, two seconds, longer than a probe waits. A probe sends its request as it
     /// connects and is answered before anyone newer arrives.
     private func accept(into connections: inout [Connection], respond: (String) -> Response) {
-        func oldestWaiting() -> Int? {
-            connections.indices.filter { connections[$0].state == .reading }
-                .min { connections[$0].deadline < connections[$1].deadline }
-        }
         // At most a limit's worth a turn, so that a flood of connections does not keep the loop from its stop.
         var turns = 0
-        while turns < Self.connectionLimit, connections.count < Self.connectionLimit || oldestWaiting() != nil {
+        while turns < Self.connectionLimit,
+            connections.count < Self.connectionLimit || Self.oldestWaiting(connections) != nil
+        {
             turns += 1
             let descriptor = Glibc.accept(listener, nil, nil)
             guard descriptor >= 0 else {
@@ -155,11 +152,18 @@ final class MetricsServer: Sendable {
                 close(descriptor)
                 continue
             }
-            if connections.count >= Self.connectionLimit, let oldest = oldestWaiting() {
+            if connections.count >= Self.connectionLimit, let oldest = Self.oldestWaiting(connections) {
                 close(connections.remove(at: oldest).descriptor)
             }
             connections.append(connection)
         }
+    }
+
+    /// The index of the oldest connection still waiting for its request, the one that makes room at the limit;
+    /// nil when every connection is being answered.
+    private static func oldestWaiting(_ connections: [Connection]) -> Int? {
+        connections.indices.lazy.filter { connections[$0].state == .reading }
+            .min { connections[$0].deadline < connections[$1].deadline }
     }
 
     /// The answer to a request head: `GET` (or `HEAD`) of a path, else 400 or 405.
