@@ -213,12 +213,15 @@ struct JSONScanner {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
         case UInt8(ascii: "n"):
             guard literal("null") else { throw fail("expected null") }
-        default:
+        case .some(UInt8(ascii: "-")), .some(UInt8(ascii: "0")...UInt8(ascii: "9")):
             let start = index
             guard try number().isFinite || !finite else {
                 index = start
                 throw fail("a number beyond a double's range")
             }
+        default:
+            // Nothing (the text ended) or a byte no value starts with: "expected a number" would mislead.
+            throw fail("expected a value")
         }
     }
 

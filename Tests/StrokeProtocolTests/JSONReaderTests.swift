@@ -76,7 +76,12 @@ struct JSONReaderTests {
                 == JSONReader.SyntaxError(expected: "expected ':'", offset: 18, line: 3, column: 7))
         #expect(error("[1, 2] x")?.description == "trailing characters at line 1, column 8 (byte 7)")
         #expect(error("[1, 2")?.description == "the text ends early: expected ']' at line 1, column 6 (byte 5)")
-        #expect(error("")?.offset == 0)
+        #expect(error("")?.description == "the text ends early: expected a value at line 1, column 1 (byte 0)")
+        #expect(error(" \n ")?.expected == "the text ends early: expected a value")
+        // A byte no value starts with is "expected a value"; "expected a number" is for a number's own faults.
+        #expect(error("[1, @]")?.description == "expected a value at line 1, column 5 (byte 4)")
+        #expect(error(#"{"a": }"#)?.expected == "expected a value")
+        #expect(error("[-]")?.expected == "expected a number")
         #expect(error("[1, -1e999]")?.description == "a number beyond a double's range at line 1, column 5 (byte 4)")
         let leadingZero = error("[\n01]")
         #expect(leadingZero?.expected == "leading zero" && leadingZero?.line == 2 && leadingZero?.column == 3)
@@ -123,6 +128,7 @@ struct JSONReaderTests {
                 == true)
         #expect(error("{} x")?.expected == "trailing characters")
         #expect(error(#"["\x"]"#)?.expected == "bad escape")
-        #expect(error("\u{FEFF}")?.expected.hasPrefix("the text ends early") == true)
+        #expect(error("\u{FEFF}")?.expected == "the text ends early: expected a value")
+        #expect(error(#"{"a": [1, x]}"#)?.expected == "expected a value")
     }
 }
