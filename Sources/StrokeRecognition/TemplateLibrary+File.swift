@@ -212,7 +212,7 @@ extension TemplateLibrary {
         if RecognitionError.nonRegularKind(of: path) != nil {
             let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard fd >= 0 else {
-                throw RecognitionError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
+                throw RecognitionError(.io, "cannot write \(path): \(String(cString: strerror(errno)))")
             }
             defer { close(fd) }
             if let failure = RecognitionError.write(data, to: fd, named: path) { throw RecognitionError(.io, failure) }
@@ -220,19 +220,21 @@ extension TemplateLibrary {
         }
         let target = RecognitionError.linkTarget(of: path)
         let temporary = "\(target).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // Every failure names the file asked for first; the temporary file's step follows.
+        func failure(_ step: String) -> RecognitionError {
+            RecognitionError(.io, "cannot write \(path): \(step)")
+        }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw RecognitionError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))")
-        }
-        var failure = RecognitionError.write(data, to: fd, named: temporary)
-        if failure == nil && fsync(fd) != 0 { failure = "fsync \(temporary): \(String(cString: strerror(errno)))" }
+        guard fd >= 0 else { throw failure("create \(temporary): \(String(cString: strerror(errno)))") }
+        var step = RecognitionError.write(data, to: fd, named: temporary)
+        if step == nil && fsync(fd) != 0 { step = "fsync \(temporary): \(String(cString: strerror(errno)))" }
         close(fd)
-        if failure == nil && rename(temporary, target) != 0 {
-            failure = "rename \(temporary) to \(target): \(String(cString: strerror(errno)))"
+        if step == nil && rename(temporary, target) != 0 {
+            step = "rename \(temporary) to \(target): \(String(cString: strerror(errno)))"
         }
-        if let failure {
+        if let step {
             unlink(temporary)
-            throw RecognitionError(.io, failure)
+            throw failure(step)
         }
     }
 

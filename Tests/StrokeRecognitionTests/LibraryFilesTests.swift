@@ -109,6 +109,24 @@ struct LibraryFilesTests {
         }
     }
 
+    @Test(
+        "a library that cannot be saved names the file asked for first, then the step that failed, and leaves nothing")
+    func saveFailures() throws {
+        try Self.withDirectory { directory in
+            let path = "\(directory)/missing/lib.json"
+            let error = #expect(throws: RecognitionError.self) { try Self.library.save(to: path) }
+            #expect(error?.code == .io)
+            let message = error?.message ?? ""
+            #expect(message.hasPrefix("cannot write \(path): create \(path).tmp-"), "\(message)")
+            #expect(message.hasSuffix(": No such file or directory"), "\(message)")
+            // A directory in the file's place is written into as a non-regular file is, and refused by the system.
+            try FileManager.default.createDirectory(atPath: "\(directory)/dir.json", withIntermediateDirectories: true)
+            let refused = #expect(throws: RecognitionError.self) { try Self.library.save(to: "\(directory)/dir.json") }
+            #expect(refused?.message == "cannot write \(directory)/dir.json: Is a directory")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["dir.json"])
+        }
+    }
+
     @Test("a link's target: through chains of relative and absolute links, existing or not; a loop stops")
     func linkTargets() throws {
         try Self.withDirectory { directory in
