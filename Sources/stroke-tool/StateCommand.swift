@@ -58,15 +58,16 @@ enum StateCommand {
             print(usage)
             return 0
         }
-        guard !args.positional.isEmpty else {
-            throw CommandLineArguments.Failure(description: "no state file given\n\n\(usage)")
-        }
         let shardCount: Int? = try args.value("shards").map { text in
             guard let count = Int(text), (1...ShardKey.bucketCount).contains(count) else {
                 throw CommandLineArguments.Failure(
                     description: "--shards: a count from 1 to \(ShardKey.bucketCount), got \"\(text)\"")
             }
             return count
+        }
+        // After the options, so that a bad --shards is named as such, not taken for a missing file.
+        guard !args.positional.isEmpty else {
+            throw CommandLineArguments.Failure(description: "no state file given\n\n\(usage)")
         }
         var files: [FileSummary] = []
         var shards = shardCount.map { count in

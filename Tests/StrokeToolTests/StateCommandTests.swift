@@ -100,5 +100,8 @@ struct StateCommandTests {
         #expect(
             wrong.status == 1 && wrong.error.contains("malformed_state: the state file \(library.path) is not a state"))
         #expect(try StrokeToolTests.run(["state", library.path, "--shards", "0"]).status == 2)
+        // A bad --shards alone is named, not taken for a missing file.
+        let shards = try StrokeToolTests.run(["state", "--shards", "-1"])
+        #expect(shards.status == 2 && shards.error.contains("--shards: a count from 1 to"), "\(shards.error)")
     }
 }
