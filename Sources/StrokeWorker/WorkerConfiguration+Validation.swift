@@ -97,6 +97,11 @@ extension WorkerConfiguration {
                 throw RecognitionError(.invalidConfiguration, error.description)
             }
         }
+        if let shared = Self.sharedAddress(among: listeningEndpoints)
+            ?? Self.inputFromOwnOutput(inputs: inputs, outputs: outputs)
+        {
+            throw RecognitionError(.invalidConfiguration, shared)
+        }
         if let healthFile, let kind = RecognitionError.nonRegularKind(of: healthFile) {
             throw RecognitionError(
                 .invalidConfiguration, "--health-file \(healthFile): it is \(kind); a health file is a regular file")

@@ -98,9 +98,18 @@ enum ProxyCommand {
             }
             let frontend = try endpoints("frontend", env: variable("frontend"))
             let backend = try endpoints("backend", env: variable("backend"))
-            _ = try endpoints("control", env: variable("control"))  // checked here, bound once the proxy runs
+            let control = try endpoints("control", env: variable("control"))  // checked here, bound once it runs
             guard !frontend.isEmpty, !backend.isEmpty else {
                 throw CommandLineArguments.Failure(description: "--frontend and --backend are required\n\n\(usage)")
+            }
+            let named =
+                [("frontend", frontend), ("backend", backend), ("control", control)].flatMap { flag, side in
+                    side.map { ("--\(flag) \($0)", $0) }
+                }
+                + (args.value("metrics", env: variable("metrics")).flatMap(WorkerConfiguration.metricsEndpoint)
+                    .map { [$0] } ?? [])
+            if let shared = WorkerConfiguration.sharedAddress(among: named) {
+                throw CommandLineArguments.Failure(description: shared)
             }
             // Read as 32-bit numbers: a larger one is refused with the option's name, not trapped on.
             let hwm = try args.parsed("hwm", env: variable("hwm"), default: Int32(100_000))

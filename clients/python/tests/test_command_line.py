@@ -39,6 +39,19 @@ def test_an_endpoint_libzmq_would_misread_is_refused(endpoint, problem):
     assert "--backend " in error and problem in error
 
 
+def test_two_endpoints_on_one_address_are_refused_naming_both():
+    """Session 80: `--input tcp://127.0.0.1:P --output tcp://127.0.0.1:P` failed in libzmq with "Address already in
+    use", which reads as another process holding the port; an input connected to the worker's own output took its
+    events back as input, each answered with an error event that came back in turn."""
+    error = refused("--input", "tcp://127.0.0.1:25901", "--output", "tcp://*:25901", status=1)
+    assert "--output bind:tcp://*:25901 listens where --input bind:tcp://127.0.0.1:25901 does" in error
+    error = refused("--input", "connect:tcp://127.0.0.1:25902", "--output", "tcp://127.0.0.1:25902", status=1)
+    assert "connects to this worker's own --output bind:tcp://127.0.0.1:25902" in error
+    error = refused("proxy", "--frontend", "tcp://127.0.0.1:25903", "--backend", "tcp://127.0.0.1:25904",
+                    "--metrics", "127.0.0.1:25904")
+    assert "--metrics 127.0.0.1:25904 listens where --backend bind:tcp://127.0.0.1:25904 does" in error
+
+
 def test_a_state_file_that_is_no_regular_file_is_refused_and_left_as_it_is(tmp_path):
     pipe = tmp_path / "state.fifo"
     os.mkfifo(pipe)

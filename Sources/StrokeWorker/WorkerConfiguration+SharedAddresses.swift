@@ -1,0 +1,103 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// MARK: - Two options that would listen on one address
+
+extension WorkerConfiguration.Endpoint {
+    /// Where a bound TCP endpoint listens: its host (brackets removed) and port; nil for a connected endpoint,
+    /// another transport, or a port the system chooses (`*`, `0`), which never collides.
+    var listeningTCPAddress: (host: String, port: Int)? {
+        guard bind, address.hasPrefix("tcp://") else { return nil }
+        let rest = address.dropFirst("tcp://".count)
+        guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]), port > 0 else {
+            return nil
+        }
+        var host = String(rest[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+
+    /// Whether `self` and `other` could not both be bound on one machine: the same `ipc://` path, or the same TCP
+    /// port on the same host or where one listens on every address of the other's family (`*`, `0.0.0.0`, `::`).
+    /// Hosts given as interface names (`tcp://lo:5555`) collide only when written alike.
+    func listensOnSameAddress(as other: Self) -> Bool {
+        guard bind, other.bind else { return false }
+        if address.hasPrefix("ipc://") { return address == other.address }
+        guard let mine = listeningTCPAddress, let theirs = other.listeningTCPAddress, mine.port == theirs.port else {
+            return false
+        }
+        return mine.host == theirs.host || covers(theirs.host) || other.covers(mine.host)
+    }
+
+    /// Whether this endpoint's host is a wildcard whose listening socket takes `host`'s port too: `*` (IPv4, and
+    /// IPv6 as well with `ipv6`), `0.0.0.0` (IPv4), `::` (both, as libzmq binds it dual-stack).
+    private func covers(_ host: String) -> Bool {
+        guard let family = Self.family(of: host) else { return false }
+        switch listeningTCPAddress?.host {
+        case "*": return family == AF_INET || ipv6
+        case "0.0.0.0": return family == AF_INET
+        case "::": return true
+        default: return false
+        }
+    }
+
+    /// `AF_INET` or `AF_INET6` for a numeric address or a wildcard, nil for an interface or host name.
+    private static func family(of host: String) -> Int32? {
+        if host == "*" { return AF_INET }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return AF_INET }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 { return AF_INET6 }
+        return nil
+    }
+}
+
+extension WorkerConfiguration {
+    /// The first two of `endpoints` that would listen on the same address, said for a person (`--output
+    /// bind:tcp://127.0.0.1:5555 listens where --input bind:tcp://127.0.0.1:5555 does; …`), or nil where each has
+    /// an address of its own. Each endpoint comes with the option and value that name it. libzmq would fail the
+    /// second bind with "Address already in use", which reads as another process holding the port.
+    public static func sharedAddress(among endpoints: [(named: String, endpoint: Endpoint)]) -> String? {
+        for (index, later) in endpoints.enumerated() {
+            for earlier in endpoints[..<index] where later.endpoint.listensOnSameAddress(as: earlier.endpoint) {
+                let remedy =
+                    later.endpoint.address.hasPrefix("ipc://")
+                    ? "another path" : "another port, or * for one the system chooses"
+                return
+                    "\(later.named) listens where \(earlier.named) does; each needs an address of its own (\(remedy))"
+            }
+        }
+        return nil
+    }
+
+    /// An input that connects to this worker's own output, said for a person, or nil. Its events would come back as
+    /// input, each answered with an error event that comes back in turn: a loop that never ends.
+    public static func inputFromOwnOutput(inputs: [Endpoint], outputs: [Endpoint]) -> String? {
+        for input in inputs where !input.bind {
+            var asBound = input
+            asBound.bind = true
+            if let output = outputs.first(where: { asBound.listensOnSameAddress(as: $0) }) {
+                return "--input \(input) connects to this worker's own --output \(output), whose events would "
+                    + "come back as input without end"
+            }
+        }
+        return nil
+    }
+
+    /// The input, output and metrics endpoints, each named by its option, for `sharedAddress(among:)`.
+    var listeningEndpoints: [(named: String, endpoint: Endpoint)] {
+        let endpoints = inputs.map { ("--input \($0)", $0) } + outputs.map { ("--output \($0)", $0) }
+        return endpoints + (metricsAddress.flatMap(Self.metricsEndpoint).map { [$0] } ?? [])
+    }
+
+    /// `--metrics HOST:PORT` (the worker's or the proxy's) as the TCP endpoint it listens on, named by its
+    /// option, for `sharedAddress(among:)`; nil where the address does not parse (refused elsewhere).
+    public static func metricsEndpoint(_ address: String) -> (named: String, endpoint: Endpoint)? {
+        guard let (host, port) = try? MetricsServer.parse(address) else { return nil }
+        let bracketed = host.isEmpty ? "*" : host.contains(":") ? "[\(host)]" : host
+        return ("--metrics \(address)", Endpoint(bind: true, address: "tcp://\(bracketed):\(port)"))
+    }
+}

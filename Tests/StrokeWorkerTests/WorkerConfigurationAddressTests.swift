@@ -1,0 +1,86 @@
+import Foundation
+import StrokeRecognition
+import Testing
+
+@testable import StrokeWorker
+
+@Suite("Two options that would listen on one address")
+struct WorkerConfigurationAddressTests {
+    typealias Endpoint = WorkerConfiguration.Endpoint
+
+    /// Whether `first` and `second` collide, asked both ways round (the answer must not depend on the order).
+    static func collide(_ first: String, _ second: String, ipv6: Bool = false) -> Bool {
+        var a = Endpoint(parsing: first)
+        var b = Endpoint(parsing: second)
+        a.ipv6 = ipv6
+        b.ipv6 = ipv6
+        let forth = a.listensOnSameAddress(as: b)
+        #expect(forth == b.listensOnSameAddress(as: a), "\(first) \(second)")
+        return forth
+    }
+
+    @Test("the same port on the same host, or under a wildcard of its family, collides; a chosen port never does")
+    func collisions() {
+        #expect(Self.collide("tcp://127.0.0.1:5555", "tcp://127.0.0.1:5555"))
+        #expect(Self.collide("tcp://*:5555", "tcp://127.0.0.1:5555"))
+        #expect(Self.collide("tcp://0.0.0.0:5555", "tcp://10.1.2.3:5555"))
+        #expect(Self.collide("tcp://[::]:5555", "tcp://127.0.0.1:5555"))
+        #expect(Self.collide("tcp://[::]:5555", "tcp://[::1]:5555"))
+        #expect(Self.collide("tcp://*:5555", "tcp://[::1]:5555", ipv6: true))
+        #expect(Self.collide("tcp://lo:5555", "tcp://lo:5555"))
+        #expect(Self.collide("ipc:///tmp/worker", "ipc:///tmp/worker"))
+        // Another port, another address of one family, another family, a port the system chooses, a connect.
+        #expect(!Self.collide("tcp://127.0.0.1:5555", "tcp://127.0.0.1:5556"))
+        #expect(!Self.collide("tcp://127.0.0.1:5555", "tcp://127.0.0.2:5555"))
+        #expect(!Self.collide("tcp://[::1]:5555", "tcp://127.0.0.1:5555"))
+        #expect(!Self.collide("tcp://*:5555", "tcp://[::1]:5555"))
+        #expect(!Self.collide("tcp://0.0.0.0:5555", "tcp://[::1]:5555"))
+        #expect(!Self.collide("tcp://127.0.0.1:*", "tcp://127.0.0.1:*"))
+        #expect(!Self.collide("tcp://127.0.0.1:0", "tcp://127.0.0.1:0"))
+        #expect(!Self.collide("connect:tcp://127.0.0.1:5555", "tcp://127.0.0.1:5555"))
+        #expect(!Self.collide("ipc:///tmp/a", "ipc:///tmp/b"))
+        #expect(!Self.collide("tcp://lo:5555", "tcp://eth0:5555"))
+    }
+
+    /// The message `validate()` refuses `arguments` with, or nil where it takes them.
+    static func refusal(_ arguments: [String]) throws -> String? {
+        let configuration = try WorkerConfiguration(arguments: arguments, environment: [:])
+        do {
+            try configuration.validate()
+            return nil
+        } catch {
+            #expect(error.code == .invalidConfiguration)
+            return error.message
+        }
+    }
+
+    @Test("the worker refuses two of its endpoints on one address, naming both, before libzmq says only \"in use\"")
+    func workerEndpoints() throws {
+        #expect(
+            try Self.refusal(["--input", "tcp://127.0.0.1:5555", "--output", "tcp://127.0.0.1:5555"])
+                == "--output bind:tcp://127.0.0.1:5555 listens where --input bind:tcp://127.0.0.1:5555 does; each needs "
+                + "an address of its own (another port, or * for one the system chooses)")
+        let twice = try Self.refusal(["--input", "tcp://*:6000", "--input", "tcp://127.0.0.1:6000"])
+        #expect(twice?.hasPrefix("--input bind:tcp://127.0.0.1:6000 listens where --input bind:tcp://*:6000") == true)
+        let metrics = try Self.refusal(["--output", "tcp://127.0.0.1:6001", "--metrics", "127.0.0.1:6001"])
+        #expect(metrics?.hasPrefix("--metrics 127.0.0.1:6001 listens where --output bind:tcp://127.0.0.1:6001") == true)
+        let ipc = try Self.refusal(["--input", "ipc:///tmp/w", "--output", "ipc:///tmp/w"])
+        #expect(ipc?.hasSuffix("(another path)") == true)
+        // Each on an address of its own is fine, and so are ports the system chooses.
+        #expect(try Self.refusal([]) == nil)
+        #expect(try Self.refusal(["--input", "tcp://127.0.0.1:0", "--output", "tcp://127.0.0.1:0"]) == nil)
+        #expect(try Self.refusal(["--input", "tcp://[::1]:6002", "--output", "tcp://127.0.0.1:6002"]) == nil)
+    }
+
+    @Test("an input that connects to the worker's own output is refused: its events would come back without end")
+    func ownOutput() throws {
+        let loop = try Self.refusal(["--input", "connect:tcp://127.0.0.1:6003", "--output", "tcp://*:6003"])
+        #expect(
+            loop
+                == "--input connect:tcp://127.0.0.1:6003 connects to this worker's own --output bind:tcp://*:6003, "
+                + "whose events would come back as input without end")
+        #expect(
+            try Self.refusal(["--input", "connect:tcp://127.0.0.1:6004", "--output", "tcp://127.0.0.1:6005"]) == nil)
+        #expect(try Self.refusal(["--input", "connect:ipc:///tmp/o", "--output", "ipc:///tmp/o"]) != nil)
+    }
+}
