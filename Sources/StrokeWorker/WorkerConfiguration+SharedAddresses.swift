@@ -75,16 +75,35 @@ extension WorkerConfiguration {
 
     /// An input that connects to this worker's own output, said for a person, or nil. Its events would come back as
     /// input, each answered with an error event that comes back in turn: a loop that never ends.
+    ///
+    /// Only what is surely this machine counts: the same `ipc://` path, the host an output is bound to written
+    /// alike, or a loopback address (`127.0.0.1`, `::1`) under an output bound to every address. A worker that
+    /// binds `tcp://*:5556` and connects its input to `tcp://10.0.0.5:5556`, a proxy's, is not refused.
     public static func inputFromOwnOutput(inputs: [Endpoint], outputs: [Endpoint]) -> String? {
         for input in inputs where !input.bind {
             var asBound = input
             asBound.bind = true
-            if let output = outputs.first(where: { asBound.listensOnSameAddress(as: $0) }) {
-                return "--input \(input) connects to this worker's own --output \(output), whose events would "
+            let host = asBound.listeningTCPAddress?.host
+            let own = outputs.first { output in
+                guard asBound.listensOnSameAddress(as: output) else { return false }
+                guard let host else { return true }  // ipc://: the same path
+                return host == output.listeningTCPAddress?.host || Self.isLoopback(host)
+            }
+            if let own {
+                return "--input \(input) connects to this worker's own --output \(own), whose events would "
                     + "come back as input without end"
             }
         }
         return nil
+    }
+
+    /// Whether `host` is a numeric loopback address: `127.0.0.0/8` or `::1`.
+    private static func isLoopback(_ host: String) -> Bool {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+        return withUnsafeBytes(of: v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
     }
 
     /// The input, output and metrics endpoints, each named by its option, for `sharedAddress(among:)`.

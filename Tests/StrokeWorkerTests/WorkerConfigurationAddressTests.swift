@@ -82,5 +82,11 @@ struct WorkerConfigurationAddressTests {
         #expect(
             try Self.refusal(["--input", "connect:tcp://127.0.0.1:6004", "--output", "tcp://127.0.0.1:6005"]) == nil)
         #expect(try Self.refusal(["--input", "connect:ipc:///tmp/o", "--output", "ipc:///tmp/o"]) != nil)
+        #expect(try Self.refusal(["--input", "connect:tcp://[::1]:6006", "--output", "tcp://[::]:6006"]) != nil)
+        #expect(try Self.refusal(["--input", "connect:tcp://127.0.0.9:6007", "--output", "tcp://0.0.0.0:6007"]) != nil)
+        #expect(try Self.refusal(["--input", "connect:tcp://10.0.0.5:6008", "--output", "tcp://10.0.0.5:6008"]) != nil)
+        // A numeric address under an output bound to every address may be another machine's (a proxy's): taken.
+        #expect(try Self.refusal(["--input", "connect:tcp://10.0.0.5:6009", "--output", "tcp://*:6009"]) == nil)
+        #expect(try Self.refusal(["--input", "connect:tcp://[fd00::5]:6010", "--output", "tcp://[::]:6010"]) == nil)
     }
 }
