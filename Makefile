@@ -122,11 +122,12 @@ fuzz-regressions: deps-system
 	rm -rf .build/fuzz-test
 	WORK=.build/fuzz-test FUZZ_RUNS=20000 scripts/fuzz-coverage.sh
 
-# The Python client's tests and the scripts' own (scripts/tests), and the state file through a real worker's
-# SIGTERM and start, and a checkpoint through its SIGKILL (scripts/state-file.py, a small run: its checks must be
-# "ok"), and adopted at a change of the shard count (scripts/adopt-state.py, a small run).
+# The Python client's tests and the scripts' own (scripts/tests), against the debug worker swift-test has just
+# built (a release build left from before may be stale), and the state file through a real worker's SIGTERM and
+# start, and a checkpoint through its SIGKILL (scripts/state-file.py, a small run: its checks must be "ok"), and
+# adopted at a change of the shard count (scripts/adopt-state.py, a small run).
 client-test: deps swift-test
-	$(PYTHON) -m pytest -q clients/python/tests scripts/tests
+	STROKE_WORKER_BIN=.build/debug/stroke-worker $(PYTHON) -m pytest -q clients/python/tests scripts/tests
 	$(PYTHON) scripts/state-file.py --worker .build/debug/stroke-worker --sessions 2000 --learning 20
 	$(PYTHON) scripts/adopt-state.py --worker .build/debug/stroke-worker --sessions 2000
 
@@ -180,7 +181,7 @@ bench: release
 bench-quick: release
 	$(RELEASE_BIN)/stroke-bench --quick --dataset $(DATASET)
 
-# Issue 6's figures as Benchmarks.md gives them (scripts/bench-report.py, about 11 minutes): three full runs, three
+# Issue 6's figures as Benchmarks.md gives them (scripts/bench-report.py, about 9 minutes): three full runs, three
 # runs of the latency section alone at half capacity and three at 50 k msg/s, each after scripts/stalls.py on the idle
 # machine, into $(BENCH_OUT), then the medians against the targets and each full run's wall-clock time.
 # `scripts/bench-report.py $(BENCH_OUT)` prints the report again.

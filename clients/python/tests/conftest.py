@@ -18,14 +18,17 @@ sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
 
 
 def worker_binary() -> str:
+    """`STROKE_WORKER_BIN`, else the stroke-worker built last of `.build/release` and `.build/debug`: taking the
+    release build whenever there was one tested a stale worker after a change built only for debug (`make test`
+    builds debug; it passes the variable too)."""
     explicit = os.environ.get("STROKE_WORKER_BIN")
     if explicit:
         return explicit
-    for configuration in ("release", "debug"):
-        path = os.path.join(ROOT, ".build", configuration, "stroke-worker")
-        if os.path.exists(path):
-            return path
-    pytest.skip("build stroke-worker first (swift build)")
+    built = [path for path in (os.path.join(ROOT, ".build", configuration, "stroke-worker")
+                               for configuration in ("release", "debug")) if os.path.exists(path)]
+    if not built:
+        pytest.skip("build stroke-worker first (swift build)")
+    return max(built, key=os.path.getmtime)
 
 
 def free_port() -> int:
