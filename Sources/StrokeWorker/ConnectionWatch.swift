@@ -75,7 +75,8 @@ public final class ConnectionWatch: Sendable {
     /// How long a poll of the readers waits before the thread looks for new ones and for `stopped`.
     static let pollMilliseconds = 100
 
-    private let context: ZMQContext
+    /// The ZeroMQ context of the monitors, and so of the sockets watched.
+    let context: ZMQContext
     let logger: Logger
     private let metrics: WorkerMetrics?
     /// The start of the readers' inproc addresses, unique to the worker.

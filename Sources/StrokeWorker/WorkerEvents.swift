@@ -41,11 +41,19 @@ public struct WorkerEvents: AsyncSequence, Sendable {
         public var bufferLimit: Int
         /// The SUB socket's receive high-water mark, in messages. Default: `100000`.
         public var highWaterMark: Int32
+        /// Where the socket's connections are told, as the worker tells its own (`ConnectionWatch`, role
+        /// `output`): an endpoint that does not answer, a connection lost, a handshake refused (a wrong CURVE key),
+        /// each logged to the watch's logger, and an endpoint libzmq gave up connected again. The sockets are made
+        /// in the watch's ZeroMQ context unless the sequence was given one, which must then be the watch's; its
+        /// `run(stopped:)` runs on a thread of the caller's. Default: none (a consumer that connects nowhere hears
+        /// nothing).
+        public var connections: ConnectionWatch?
 
         /// Creates a configuration.
         public init(
             endpoints: [WorkerConfiguration.Endpoint], prefixes: [String] = [""], system: Bool = false,
-            security: TransportSecurity? = nil, bufferLimit: Int = 1024, highWaterMark: Int32 = 100_000
+            security: TransportSecurity? = nil, bufferLimit: Int = 1024, highWaterMark: Int32 = 100_000,
+            connections: ConnectionWatch? = nil
         ) {
             self.endpoints = endpoints
             self.prefixes = prefixes
@@ -53,6 +61,7 @@ public struct WorkerEvents: AsyncSequence, Sendable {
             self.security = security
             self.bufferLimit = bufferLimit
             self.highWaterMark = highWaterMark
+            self.connections = connections
         }
     }
 
@@ -77,7 +86,8 @@ public struct WorkerEvents: AsyncSequence, Sendable {
         let context = context
         ThreadRunner.start(name: "worker-events") {
             do {
-                try Self.read(configuration, context: context ?? ZMQContext(), into: channel)
+                let shared = context ?? configuration.connections?.context
+                try Self.read(configuration, context: shared ?? ZMQContext(), into: channel)
                 channel.finish()
             } catch {
                 channel.finish(throwing: error)
@@ -166,11 +176,14 @@ public struct WorkerEvents: AsyncSequence, Sendable {
         try configuration.security?.apply(to: socket)
         for prefix in configuration.prefixes { try socket.subscribe(prefix) }
         if configuration.system && !configuration.prefixes.contains("") { try socket.subscribe("$") }
+        let watch = configuration.connections
+        let redial = try watch?.watch(socket, role: .output, endpoints: configuration.endpoints)
         for endpoint in configuration.endpoints { _ = try socket.attach(endpoint) }
         let topic = ZMQMessage()
         let payload = ZMQMessage()
         var losses = LossCounter()
         while !channel.isStopped {
+            if let watch, let redial { redial.apply(to: socket, logger: watch.logger) }
             guard try socket.receive(into: topic) else { continue }
             let name = String(decoding: topic.bytes, as: UTF8.self)
             var frames = 1

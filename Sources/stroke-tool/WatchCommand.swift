@@ -1,6 +1,8 @@
 import Foundation
 import StrokeProtocol
 import StrokeWorker
+import Synchronization
+import ZeroMQ
 
 /// `stroke-tool watch`: the events of a worker's (or a results proxy's) output as they come, one line each.
 enum WatchCommand {
@@ -10,7 +12,9 @@ enum WatchCommand {
               Subscribes to a worker's output (or a results proxy's) as a consumer does and prints each event as
               it arrives, one line each: the session, its eventSeq, the event and what it says (a match's gesture,
               score and rotation, an error's code). Ends after --count events or --seconds, else on Ctrl-C.
-              Exit status 0, or 1 when an event did not decode (the line says which topic and why).
+              Its connection is told on standard error as a worker tells its own: an output that does not
+              answer, a connection lost, a key the worker refuses. Exit status 0, or 1 when an event did not
+              decode (the line says which topic and why).
 
         OPTIONS
           --session PREFIX          sessions whose id starts with PREFIX, repeatable (default: every session)
@@ -45,10 +49,19 @@ enum WatchCommand {
         }
         let security = try StrokeTool.clientSecurity(args)
         let prefixes = args.wholeValues("session")
+        // Its connection told on standard error, as a worker tells its own: an output that does not answer, or
+        // refuses the key, was silence, like a worker with no events to send.
+        let connections = ConnectionWatch(
+            context: try ZMQContext(), addressPrefix: "inproc://stroke-tool-watch-monitor",
+            logger: Logger(label: "stroke-tool watch"), metrics: nil)
+        let ended = Ended()
+        ThreadRunner.start(name: "connections") { connections.run(stopped: { ended.flag.load(ordering: .acquiring) }) }
+        defer { ended.flag.store(true, ordering: .releasing) }
         let events = WorkerEvents(
             .init(
                 endpoints: [WorkerConfiguration.Endpoint(parsing: connecting(output))],
-                prefixes: prefixes.isEmpty ? [""] : prefixes, system: args.flag("system"), security: security))
+                prefixes: prefixes.isEmpty ? [""] : prefixes, system: args.flag("system"), security: security,
+                connections: connections))
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -71,6 +84,11 @@ enum WatchCommand {
             return 1
         }
         return 0
+    }
+
+    /// Set when the watch ends, for the thread that reads its connection events.
+    final class Ended: Sendable {
+        let flag = Atomic<Bool>(false)
     }
 
     /// An endpoint given without `bind:` or `connect:` is connected to, as consumers do.

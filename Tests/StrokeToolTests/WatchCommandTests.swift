@@ -30,6 +30,38 @@ struct WatchCommandTests {
         #expect(run.output.isEmpty, "\(run.output)")
     }
 
+    @Test("an output that does not answer is told on standard error, as a worker tells its own; the watch goes on")
+    func unansweredOutput() throws {
+        // Port 9 (discard): nothing listens there on loopback, so every connect is refused.
+        let run = try StrokeToolTests.run(["watch", "--output", "tcp://127.0.0.1:9", "--seconds", "1"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.isEmpty, "\(run.output)")
+        #expect(run.error.contains("[stroke-tool watch] output cannot connect yet"), "\(run.error)")
+        #expect(run.error.contains("endpoint=tcp://127.0.0.1:9"), "\(run.error)")
+    }
+
+    @Test("a worker that refuses the watch's key is told on standard error, where the watch heard nothing before")
+    func refusedKey() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["worker", "listed", "stranger"] {
+            #expect(try StrokeToolTests.run(["keygen", "-o", directory.appendingPathComponent(name).path]).status == 0)
+        }
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        let worker = try PingCommandTests.RunningWorker([
+            "--curve-secret-key", path("worker.key"), "--curve-authorized-keys", path("listed.pub"),
+        ])
+        defer { #expect(worker.stop() == 0) }
+        let run = try StrokeToolTests.run([
+            "watch", "--output", worker.output, "--curve-secret-key", path("stranger.key"), "--curve-server-key",
+            path("worker.pub"), "--seconds", "1.5",
+        ])
+        #expect(run.status == 0 && run.output.isEmpty, "\(run.output) \(run.error)")
+        #expect(run.error.contains("output handshake failed"), "\(run.error)")
+        #expect(run.error.contains("the peer refused this side's key"), "\(run.error)")
+    }
+
     @Test("bad options: status 2 and why")
     func badOptions() throws {
         for arguments in [
