@@ -66,7 +66,7 @@ extension CheckmarkConfiguration {
             throw RecognitionError(.invalidConfiguration, "\(path): not a checkmark configuration: \(problem)")
         }
         do {
-            self = try JSONDecoder().decode(CheckmarkConfiguration.self, from: data)
+            self = try RecognitionError.decodeJSON(CheckmarkConfiguration.self, from: data)
         } catch let error as RecognitionError {
             throw RecognitionError(error.code, "\(path): \(error.message)")
         } catch let error as DecodingError {

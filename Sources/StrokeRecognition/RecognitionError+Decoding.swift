@@ -22,6 +22,7 @@ extension RecognitionError {
         }
         switch error {
         case .dataCorrupted(let context):
+            if let misfit = context.underlyingError as? MisfitNumber { return misfit.description }
             if context.codingPath.isEmpty, let syntax = data.withUnsafeBytes({ JSONReader.syntaxError(in: $0) }) {
                 return "not valid JSON: \(syntax)"
             }
@@ -36,5 +37,121 @@ extension RecognitionError {
         @unknown default:
             return "\(error)"
         }
+    }
+
+    // MARK: - A number that does not fit its field
+
+    /// A number of a JSON document that does not fit the field it is in, where it is: what
+    /// `decodeJSON(_:from:)` says in place of Foundation's "The given data was not valid JSON".
+    public struct MisfitNumber: Error, CustomStringConvertible {
+        /// The number as written.
+        public var text: String
+        /// Its byte offset, from 0.
+        public var offset: Int
+        /// Its line, from 1.
+        public var line: Int
+        /// Its column, from 1, counted in bytes.
+        public var column: Int
+
+        /// `the number 1.5 at line 3, column 17 (byte 40) does not fit its field: …`.
+        public var description: String {
+            "the number \(text) at line \(line), column \(column) (byte \(offset)) does not fit its field: a whole "
+                + "number is wanted there (a count, a version), or one within the field's range"
+        }
+    }
+
+    /// `JSONDecoder().decode(type, from: data)`, but where the decoder fails on a number that does not fit its
+    /// field (`1.5` or `1e30` where an `Int` is wanted), for which it says only "The given data was not valid
+    /// JSON" at the top level of text that is valid JSON, the error names that number and its place
+    /// (`MisfitNumber`, as the `DecodingError`'s underlying error, which `describe(_:in:)` says).
+    ///
+    /// The number is found by decoding again with some of the document's numbers written as `0`, halving the
+    /// suspects each time: about log₂ of the numbers' count decodes, and only after such a failure.
+    public static func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError where isMisfit(error, in: data) {
+            let bytes = [UInt8](data)
+            let numbers = numberRanges(in: bytes)
+            /// Whether the document decodes past the misfit with the numbers of `zeroed` written as `0`.
+            func passes(_ zeroed: ArraySlice<Range<Int>>) -> Bool {
+                var edited = [UInt8]()
+                edited.reserveCapacity(bytes.count)
+                var next = 0
+                for range in zeroed.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+                    edited += bytes[next..<range.lowerBound]
+                    edited.append(UInt8(ascii: "0"))
+                    next = range.upperBound
+                }
+                edited += bytes[next...]
+                do {
+                    _ = try JSONDecoder().decode(type, from: Data(edited))
+                    return true
+                } catch let failure as DecodingError {
+                    return !isMisfit(failure, in: Data(edited))
+                } catch {
+                    return true
+                }
+            }
+            // Invariant: with `kept` and `suspects` zeroed the misfit is gone, with `kept` alone it is not.
+            var kept = ArraySlice<Range<Int>>()
+            var suspects = numbers[...]
+            guard !suspects.isEmpty, passes(suspects) else { throw error }
+            while suspects.count > 1 {
+                let half = suspects.prefix(suspects.count / 2)
+                if passes(kept + half) {
+                    suspects = half
+                } else {
+                    kept += half
+                    suspects = suspects.dropFirst(half.count)
+                }
+            }
+            let range = suspects.first!
+            let before = bytes[..<range.lowerBound]
+            let lineStart = (before.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
+            let misfit = MisfitNumber(
+                text: String(decoding: bytes[range], as: UTF8.self), offset: range.lowerBound,
+                line: before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 },
+                column: range.lowerBound - lineStart + 1)
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: misfit.description, underlyingError: misfit))
+        }
+    }
+
+    /// Whether `error` is the decoder's "not valid JSON" at the top level of `data` that is valid JSON: a number
+    /// that did not fit its field.
+    private static func isMisfit(_ error: DecodingError, in data: Data) -> Bool {
+        guard case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+            context.underlyingError == nil
+        else { return false }
+        return data.withUnsafeBytes { JSONReader.syntaxError(in: $0) } == nil
+    }
+
+    /// The byte ranges of the numbers of `bytes`, a JSON document, in order; those inside strings are not numbers.
+    static func numberRanges(in bytes: [UInt8]) -> [Range<Int>] {
+        var ranges = [Range<Int>]()
+        var index = 0
+        var inString = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if inString {
+                if byte == UInt8(ascii: "\\") {
+                    index += 2
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") { inString = false }
+                index += 1
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+                index += 1
+            } else if byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                let start = index
+                while index < bytes.count, "0123456789.eE+-".utf8.contains(bytes[index]) { index += 1 }
+                ranges.append(start..<index)
+            } else {
+                index += 1
+            }
+        }
+        return ranges
     }
 }

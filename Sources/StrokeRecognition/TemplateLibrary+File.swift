@@ -59,7 +59,7 @@ extension TemplateLibrary {
         }
         let contents: FileContents
         do {
-            contents = try JSONDecoder().decode(FileContents.self, from: data)
+            contents = try RecognitionError.decodeJSON(FileContents.self, from: data)
         } catch let error as DecodingError {
             throw RecognitionError(.malformedLibrary, "\(source): \(RecognitionError.describe(error, in: data))")
         } catch {

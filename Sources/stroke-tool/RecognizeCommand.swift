@@ -73,7 +73,7 @@ enum RecognizeCommand {
                 throw CommandLineArguments.Failure(description: "--strokes \(path): not a list of strokes: \(problem)")
             }
             do {
-                return try JSONDecoder().decode([Stroke].self, from: data)
+                return try RecognitionError.decodeJSON([Stroke].self, from: data)
             } catch let error as DecodingError {
                 throw CommandLineArguments.Failure(
                     description:

@@ -79,6 +79,13 @@ struct CheckmarkConfigurationTests {
             ("{\n  \"capacity\": 64\n  \"turn\": [50, 135]\n}", "not valid JSON: expected '}' at line 3, column 3"),
             (#"{"fireRatio": 1.3,}"#, "not valid JSON: a comma after the last member at line 1, column 19"),
             (#"{"fireRatio": 1.3, "fireRatio": 1.1}"#, #"not valid JSON: the key "fireRatio" a second time"#),
+            // A count with a fraction, or beyond an Int: Foundation said "top level: The given data was not valid
+            // JSON" of valid JSON (session 80).
+            (
+                "{\n  \"fireRatio\": 1.3,\n  \"minimumLegPoints\": 2.5\n}",
+                "the number 2.5 at line 3, column 23 (byte 44) does not fit its field"
+            ),
+            (#"{"capacity": 1e30}"#, "the number 1e30 at line 1, column 14 (byte 13) does not fit its field"),
         ])
     func invalid(text: String, expected: String) throws {
         let error = try #require(try Self.error(reading: text))

@@ -143,6 +143,23 @@ struct TemplateLibraryTests {
         #expect(message.contains("expected ':' at line 2, column 7"), "\(message)")
         message = Self.error(good.replacingOccurrences(of: #"[[50,242]"#, with: #"[[50,"242"]"#))
         #expect(message.contains("templates[0].points[0][1]: expected Double"), "\(message)")
+        // A count with a fraction, among thousands of coordinates with fractions: the one that does not fit is
+        // found, where Foundation said "The given data was not valid JSON" of valid JSON.
+        let version = good.replacingOccurrences(of: #""neighbors":3,"#, with: #""neighbors":2.5,"#)
+        #expect(version != good)
+        message = Self.error(version)
+        let offset = try #require(version.utf8.firstRange(of: "2.5".utf8)).lowerBound
+        let byte = version.utf8.distance(from: version.utf8.startIndex, to: offset)
+        #expect(
+            message.contains("the number 2.5 at line 1, column \(byte + 1) (byte \(byte)) does not fit"), "\(message)")
+    }
+
+    @Test("the numbers of a JSON text are found outside its strings, escaped quotes and all")
+    func numberRanges() {
+        let text = #"{"a\"1": [-1.5e3, 2], "b": "3 \\", "c": 40}"#
+        let bytes = Array(text.utf8)
+        let numbers = RecognitionError.numberRanges(in: bytes).map { String(decoding: bytes[$0], as: UTF8.self) }
+        #expect(numbers == ["-1.5e3", "2", "40"])
     }
 
     @Test("a comma after the last item or a field given twice is refused, where Foundation alone took them silently")
