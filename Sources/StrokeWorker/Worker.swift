@@ -244,11 +244,16 @@ public final class Worker: Sendable {
 
     /// Stops intake and lets `run()` drain and return. Safe from any thread, any number of times.
     public func shutdown() {
-        guard lifecycle.withLock({ $0.shutdownRequested() }) == .stopIntake else {
+        let (action, wasStarting) = lifecycle.withLock { lifecycle in
+            let starting = lifecycle.state == .starting
+            return (lifecycle.shutdownRequested(), starting)
+        }
+        guard action == .stopIntake else {
             control.requestStop()
             return
         }
-        logger.info("shutting down: intake stopped, draining")
+        // A lane that could not bind, or a signal while the start is under way: nothing was taken in to drain.
+        logger.info(wasStarting ? "stopping before the start completed" : "shutting down: intake stopped, draining")
         configuration.systemd?.notify("STOPPING=1")
         if configuration.lanes > 1 {
             try? Forwarder.send("TERMINATE", to: inputControl, context: context)

@@ -9,6 +9,7 @@ endpoint, which no other process can reach, is refused too (session 78).
 """
 
 import os
+import socket
 import subprocess
 
 import pytest
@@ -50,6 +51,18 @@ def test_two_endpoints_on_one_address_are_refused_naming_both():
     error = refused("proxy", "--frontend", "tcp://127.0.0.1:25903", "--backend", "tcp://127.0.0.1:25904",
                     "--metrics", "127.0.0.1:25904")
     assert "--metrics 127.0.0.1:25904 listens where --backend bind:tcp://127.0.0.1:25904 does" in error
+
+
+def test_a_port_taken_by_another_process_stops_the_start_without_talk_of_draining():
+    """Session 80: a worker whose input could not bind logged "shutting down: intake stopped, draining" after the
+    error, though it had taken nothing in."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        error = refused("--input", f"tcp://127.0.0.1:{port}", "--output", "tcp://127.0.0.1:0", status=1)
+    assert "Address already in use" in error
+    assert "stopping before the start completed" in error and "draining" not in error
 
 
 def test_a_state_file_that_is_no_regular_file_is_refused_and_left_as_it_is(tmp_path):
