@@ -71,10 +71,13 @@ enum SendCommand {
         let strokes = try self.strokes(args)
         let options = try self.options(args)
         let security = try StrokeTool.clientSecurity(args)
+        // The output's connection told on standard error, as `watch` tells it (a key refused, nothing listening).
+        let (connections, ended) = try WatchCommand.startConnectionWatch(label: "stroke-tool send")
+        defer { ended.finish() }
         let events = WorkerEvents(
             .init(
                 endpoints: [WorkerConfiguration.Endpoint(parsing: WatchCommand.connecting(output))],
-                prefixes: [session], security: security))
+                prefixes: [session], security: security, connections: connections))
         let producer = try await AsyncStrokeProducer.connect(
             .init(
                 endpoints: [WorkerConfiguration.Endpoint(parsing: WatchCommand.connecting(input))],

@@ -51,12 +51,8 @@ enum WatchCommand {
         let prefixes = args.wholeValues("session")
         // Its connection told on standard error, as a worker tells its own: an output that does not answer, or
         // refuses the key, was silence, like a worker with no events to send.
-        let connections = ConnectionWatch(
-            context: try ZMQContext(), addressPrefix: "inproc://stroke-tool-watch-monitor",
-            logger: Logger(label: "stroke-tool watch"), metrics: nil)
-        let ended = Ended()
-        ThreadRunner.start(name: "connections") { connections.run(stopped: { ended.flag.load(ordering: .acquiring) }) }
-        defer { ended.flag.store(true, ordering: .releasing) }
+        let (connections, ended) = try startConnectionWatch(label: "stroke-tool watch")
+        defer { ended.finish() }
         let events = WorkerEvents(
             .init(
                 endpoints: [WorkerConfiguration.Endpoint(parsing: connecting(output))],
@@ -86,9 +82,31 @@ enum WatchCommand {
         return 0
     }
 
-    /// Set when the watch ends, for the thread that reads its connection events.
+    /// Set when the command ends, for the thread that reads its connection events.
     final class Ended: Sendable {
         let flag = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+
+        /// Stops the watch and waits for it (at most 2 s) to read its sockets' last events, which it reads to their
+        /// close: what they told is logged before the command exits.
+        func finish() {
+            flag.store(true, ordering: .releasing)
+            _ = done.wait(timeout: .now() + 2)
+        }
+    }
+
+    /// A connection watch that logs to standard error as `label`, for the `WorkerEvents` of `watch` and `send`, with
+    /// its thread started; it runs until the flag returned is set.
+    static func startConnectionWatch(label: String) throws -> (watch: ConnectionWatch, ended: Ended) {
+        let watch = ConnectionWatch(
+            context: try ZMQContext(), addressPrefix: "inproc://stroke-tool-monitor", logger: Logger(label: label),
+            metrics: nil)
+        let ended = Ended()
+        ThreadRunner.start(name: "connections") {
+            watch.run(stopped: { ended.flag.load(ordering: .acquiring) })
+            ended.done.signal()
+        }
+        return (watch, ended)
     }
 
     /// An endpoint given without `bind:` or `connect:` is connected to, as consumers do.
