@@ -42,7 +42,11 @@ public actor AsyncStrokeProducer {
     ) async throws(ZMQError) -> AsyncStrokeProducer {
         let producer = AsyncStrokeProducer(executor: ThreadExecutor(name: threadName))
         let shared: ZMQContext
-        if let context { shared = context } else { shared = try ZMQContext() }
+        if let context = context ?? configuration.connections?.context {
+            shared = context
+        } else {
+            shared = try ZMQContext()
+        }
         try await producer.open(configuration, context: shared)
         return producer
     }

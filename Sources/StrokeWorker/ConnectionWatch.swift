@@ -117,7 +117,9 @@ public final class ConnectionWatch: Sendable {
     /// to `endpoints` (those it connects to count as not connected until their first handshake). Returns where
     /// that thread finds the endpoints to connect to again (`Redial.apply(to:logger:)`, on each turn of its loop).
     @discardableResult
-    func watch(_ socket: ZMQSocket, role: Role, endpoints: [WorkerConfiguration.Endpoint]) throws -> Redial {
+    func watch(
+        _ socket: ZMQSocket, role: Role, endpoints: [WorkerConfiguration.Endpoint]
+    ) throws(ZMQError) -> Redial {
         let address = "\(addressPrefix)-\(serial.add(1, ordering: .relaxed).newValue)"
         let connecting = endpoints.filter { !$0.bind && !$0.address.hasPrefix("inproc://") }.map(\.address)
         let entry = Watched(

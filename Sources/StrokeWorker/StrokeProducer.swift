@@ -25,21 +25,29 @@ public final class StrokeProducer {
         /// Messages queued for a worker that lags before libzmq drops them (which the worker then reports as a
         /// `sequence_gap`). Default: `100000`.
         public var sendHighWaterMark: Int32
+        /// Where the socket's connections are told, as the worker tells its own (`ConnectionWatch`, role `input`):
+        /// an endpoint that does not answer, a connection lost, a handshake refused, each logged to the watch's
+        /// logger, and an endpoint libzmq gave up connected again (at the next send). The socket must be made in the
+        /// watch's ZeroMQ context (`AsyncStrokeProducer` takes it when given none). Default: none.
+        public var connections: ConnectionWatch?
 
         /// Creates a configuration.
         public init(
             endpoints: [WorkerConfiguration.Endpoint], binary: Bool = true, security: TransportSecurity? = nil,
-            sendHighWaterMark: Int32 = 100_000
+            sendHighWaterMark: Int32 = 100_000, connections: ConnectionWatch? = nil
         ) {
             self.endpoints = endpoints
             self.binary = binary
             self.security = security
             self.sendHighWaterMark = sendHighWaterMark
+            self.connections = connections
         }
     }
 
     private let socket: ZMQSocket
     private let binary: Bool
+    /// The watch of the socket's connections, and where its thread asks for an endpoint to be connected again.
+    private let connections: (watch: ConnectionWatch, redial: ConnectionWatch.Redial)?
     /// Each session's last `seq` and last stroke id.
     private var numbering: [String: (sequence: UInt32, stroke: UInt32)] = [:]
     /// The buckets the subscriptions in force cover, as the XPUB reported them.
@@ -58,6 +66,11 @@ public final class StrokeProducer {
         try socket.setHighWaterMarks(
             send: configuration.sendHighWaterMark, receive: Forwarder.subscriptionHighWaterMark)
         try configuration.security?.apply(to: socket)
+        if let watch = configuration.connections {
+            connections = (watch, try watch.watch(socket, role: .input, endpoints: configuration.endpoints))
+        } else {
+            connections = nil
+        }
         for endpoint in configuration.endpoints { _ = try socket.attach(endpoint) }
     }
 
@@ -132,6 +145,7 @@ public final class StrokeProducer {
             JSONInputEncoder.encode(message, into: &writer)
             payload = writer.bytes
         }
+        if let connections { connections.redial.apply(to: socket, logger: connections.watch.logger) }
         try socket.send(topic, more: true)
         try socket.send(payload)
     }

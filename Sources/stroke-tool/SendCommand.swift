@@ -71,7 +71,7 @@ enum SendCommand {
         let strokes = try self.strokes(args)
         let options = try self.options(args)
         let security = try StrokeTool.clientSecurity(args)
-        // The output's connection told on standard error, as `watch` tells it (a key refused, nothing listening).
+        // Its connections told on standard error, as `watch` tells its own (a key refused, nothing listening).
         let (connections, ended) = try WatchCommand.startConnectionWatch(label: "stroke-tool send")
         defer { ended.finish() }
         let events = WorkerEvents(
@@ -81,7 +81,7 @@ enum SendCommand {
         let producer = try await AsyncStrokeProducer.connect(
             .init(
                 endpoints: [WorkerConfiguration.Endpoint(parsing: WatchCommand.connecting(input))],
-                binary: !args.flag("json-payloads"), security: security))
+                binary: !args.flag("json-payloads"), security: security, connections: connections))
         let tally = SharedTally()
         let finished = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {

@@ -88,8 +88,9 @@ struct SendCommandTests {
         #expect(run.status == 1)
         #expect(run.error.contains("stroke-tool send: no pong for session stroke-tool-send/"), "\(run.error)")
         #expect(run.output == "0 of 1 strokes answered; 0 of 1 matched the gesture meant\n", "\(run.output)")
-        // The output's connection, told as `watch` tells it (session 80: only the pong's timeout was said).
+        // Its connections, told as `watch` tells its own (session 80: only the pong's timeout was said).
         #expect(run.error.contains("[stroke-tool send] output cannot connect yet"), "\(run.error)")
+        #expect(run.error.contains("[stroke-tool send] input cannot connect yet"), "\(run.error)")
     }
 
     @Test("bad options: status 2 and why")
