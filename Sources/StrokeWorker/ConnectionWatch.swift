@@ -76,7 +76,7 @@ public final class ConnectionWatch: Sendable {
     static let pollMilliseconds = 100
 
     /// The ZeroMQ context of the monitors, and so of the sockets watched.
-    let context: ZMQContext
+    public let context: ZMQContext
     let logger: Logger
     private let metrics: WorkerMetrics?
     /// The start of the readers' inproc addresses, unique to the worker.
@@ -117,7 +117,7 @@ public final class ConnectionWatch: Sendable {
     /// to `endpoints` (those it connects to count as not connected until their first handshake). Returns where
     /// that thread finds the endpoints to connect to again (`Redial.apply(to:logger:)`, on each turn of its loop).
     @discardableResult
-    func watch(
+    public func watch(
         _ socket: ZMQSocket, role: Role, endpoints: [WorkerConfiguration.Endpoint]
     ) throws(ZMQError) -> Redial {
         let address = "\(addressPrefix)-\(serial.add(1, ordering: .relaxed).newValue)"

@@ -53,10 +53,15 @@ enum PingCommand {
         }
         let security = try StrokeTool.clientSecurity(args)
         let json = args.flag("json")
+        // Its connections told on standard error, as `watch` and `send` tell theirs. A ping does not connect again
+        // to an endpoint that refused its key: it is over before a retry would come.
+        let (connections, ended) = try WatchCommand.startConnectionWatch(label: "stroke-tool ping", reconnecting: false)
+        defer { ended.finish() }
         // The sockets block in libzmq's calls: on a thread of their own, not the concurrency pool's.
         return try await ThreadRunner.run(name: "ping") {
             let pinger = try Pinger(
-                input: input, output: output, session: session, timeout: timeout, security: security)
+                input: input, output: output, session: session, timeout: timeout, security: security,
+                connections: connections)
             guard let report = try pinger.run(count: count) else {
                 StrokeTool.printError(
                     "stroke-tool ping: no pong for session \(session) within \(timeout) s: no worker serves its "

@@ -15,9 +15,14 @@ final class Pinger {
     private let timeout: Double
 
     /// Connects a producer (XPUB, so that it sees the worker's subscriptions) to `input` and a consumer of the
-    /// session's events to `output`, both CURVE clients with `security`.
-    init(input: String, output: String, session: String, timeout: Double, security: TransportSecurity?) throws {
-        let context = try ZMQContext()
+    /// session's events to `output`, both CURVE clients with `security`. Each endpoint is read as `watch` and
+    /// `send` read theirs (`connect:` when given bare, `bind:` taken; IPv6 on the socket for an address in
+    /// brackets); `connections` (if any, made in the sockets' context) tells what becomes of their connections.
+    init(
+        input: String, output: String, session: String, timeout: Double, security: TransportSecurity?,
+        connections: ConnectionWatch? = nil
+    ) throws {
+        let context = try connections?.context ?? ZMQContext()
         producer = try ZMQSocket(context, .xpub)
         consumer = try ZMQSocket(context, .sub)
         for socket in [producer, consumer] {
@@ -28,8 +33,12 @@ final class Pinger {
         self.topic = Array(ShardKey.topic(for: session).utf8)
         self.timeout = timeout
         try consumer.subscribe(session)
-        try consumer.connect(output)
-        try producer.connect(input)
+        let outputEndpoint = WorkerConfiguration.Endpoint(parsing: WatchCommand.connecting(output))
+        let inputEndpoint = WorkerConfiguration.Endpoint(parsing: WatchCommand.connecting(input))
+        try connections?.watch(consumer, role: .output, endpoints: [outputEndpoint])
+        try connections?.watch(producer, role: .input, endpoints: [inputEndpoint])
+        try consumer.attach(outputEndpoint)
+        try producer.attach(inputEndpoint)
     }
 
     /// Waits for a subscription that covers the session's topic, pings until the first pong, then times `count`

@@ -95,12 +95,17 @@ enum WatchCommand {
         }
     }
 
-    /// A connection watch that logs to standard error as `label`, for the `WorkerEvents` of `watch` and `send`, with
-    /// its thread started; it runs until the flag returned is set.
-    static func startConnectionWatch(label: String) throws -> (watch: ConnectionWatch, ended: Ended) {
+    /// A connection watch that logs to standard error as `label`, for the sockets of `watch`, `send` and `ping`,
+    /// with its thread started; it runs until the flag returned is set. Warnings and errors only: a tool's
+    /// connections that work are not news. `reconnecting`: whether an endpoint that
+    /// refused the handshake is connected to again after a back-off (as the worker does).
+    static func startConnectionWatch(
+        label: String, reconnecting: Bool = true
+    ) throws -> (watch: ConnectionWatch, ended: Ended) {
         let watch = ConnectionWatch(
-            context: try ZMQContext(), addressPrefix: "inproc://stroke-tool-monitor", logger: Logger(label: label),
-            metrics: nil)
+            context: try ZMQContext(), addressPrefix: "inproc://stroke-tool-monitor",
+            logger: Logger(level: .warning, label: label),
+            metrics: nil, retryLimit: reconnecting ? .seconds(30) : nil)
         let ended = Ended()
         ThreadRunner.start(name: "connections") {
             watch.run(stopped: { ended.flag.load(ordering: .acquiring) })

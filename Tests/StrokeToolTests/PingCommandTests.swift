@@ -10,11 +10,12 @@ struct PingCommandTests {
         private(set) var input = ""
         private(set) var output = ""
 
-        init(_ arguments: [String] = []) throws {
+        /// Starts a worker with `arguments`, listening on `host` (a loopback address; `[::1]` for IPv6).
+        init(_ arguments: [String] = [], host: String = "127.0.0.1") throws {
             let tool = URL(fileURLWithPath: StrokeToolTests.tool)
             process.executableURL = tool.deletingLastPathComponent().appendingPathComponent("stroke-worker")
             process.arguments =
-                ["--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--stats-interval", "0"] + arguments
+                ["--input", "tcp://\(host):*", "--output", "tcp://\(host):*", "--stats-interval", "0"] + arguments
             let log = Pipe()
             process.standardError = log
             try process.run()
@@ -73,6 +74,34 @@ struct PingCommandTests {
         #expect(text.output.contains("2 round trips: least"))
     }
 
+    @Test("endpoints as watch and send take them: connect: and bind: prefixes, and IPv6 addresses in brackets")
+    func endpointForms() throws {
+        let worker = try RunningWorker()
+        defer { #expect(worker.stop() == 0) }
+        // Session 80: "zmq_connect(connect:tcp://…): Protocol not supported".
+        let prefixed = try StrokeToolTests.run([
+            "ping", "--input", "connect:\(worker.input)", "--output", "connect:\(worker.output)", "--count", "1",
+        ])
+        #expect(prefixed.status == 0, "\(prefixed.error)")
+        // Session 80: no pong from a worker on [::1], the sockets connecting without IPv6 on.
+        var probe = sockaddr_in6()
+        probe.sin6_family = sa_family_t(AF_INET6)
+        probe.sin6_addr = in6addr_loopback
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        let bound = withUnsafePointer(to: &probe) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+            }
+        }
+        guard bound == 0 else { return }  // no IPv6 on this machine's loopback
+        let six = try RunningWorker(host: "[::1]")
+        defer { #expect(six.stop() == 0) }
+        let ipv6 = try StrokeToolTests.run(["ping", "--input", six.input, "--output", six.output, "--count", "1"])
+        #expect(six.input.hasPrefix("tcp://[::1]:"))
+        #expect(ipv6.status == 0, "\(ipv6.error)")
+    }
+
     @Test("no worker: status 1 and why; bad options: status 2")
     func failures() throws {
         // A port nothing listens on: connecting succeeds (ZeroMQ connects in the background), nothing answers.
@@ -81,6 +110,9 @@ struct PingCommandTests {
         ])
         #expect(silent.status == 1)
         #expect(silent.error.contains("no pong for session stroke-tool-ping within 0.3 s"))
+        // Its connections, told as `watch` and `send` tell theirs (session 80: only the timeout was said).
+        #expect(silent.error.contains("[stroke-tool ping] output cannot connect yet"), "\(silent.error)")
+        #expect(silent.error.contains("[stroke-tool ping] input cannot connect yet"), "\(silent.error)")
         for arguments in [
             ["ping"], ["ping", "--input", "tcp://127.0.0.1:9"],
             ["ping", "--input", "tcp://127.0.0.1:9", "--output", "tcp://127.0.0.1:9", "--count", "-1"],
