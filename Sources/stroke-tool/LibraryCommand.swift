@@ -239,7 +239,7 @@ enum LibraryCommand {
                     + (library.neighbors == 1 ? "" : "scores of the \(library.neighbors) nearest templates, ")
                     + (library.orientation == .invariant
                         ? "" : "elastic dead zone \(library.elasticDeadZoneDegrees.map { "\($0)°" } ?? "none"), ")
-                    + "\(library.templates.count) templates"
+                    + StrokeTool.counted(library.templates.count, "template")
                     + (several.isEmpty
                         ? ""
                         : " (\(several.count) of several strokes, matched "

@@ -84,9 +84,10 @@ enum PingCommand {
         let trips = report.roundTripsMicroseconds.sorted()
         if !trips.isEmpty {
             lines.append(
-                String(
-                    format: "%d round trips: least %.0f µs, median %.0f µs, most %.0f µs", trips.count, trips[0],
-                    trips[trips.count / 2], trips[trips.count - 1]))
+                StrokeTool.counted(trips.count, "round trip")
+                    + String(
+                        format: ": least %.0f µs, median %.0f µs, most %.0f µs", trips[0], trips[trips.count / 2],
+                        trips[trips.count - 1]))
         }
         return lines.joined(separator: "\n")
     }

@@ -117,15 +117,15 @@ enum StateCommand {
                 "\(file.path): \(file.checkpoint ? "a checkpoint" : "a graceful stop's"), written \(file.written), "
                     + (file.shard.map { "shard \($0)\(file.keptBy.map { " less \($0)'s buckets" } ?? ""), " } ?? "")
                     + (file.savedAt.map { $0 == file.written ? "" : "as of \($0), " } ?? "")
-                    + "\(file.sessions) sessions; "
-                    + "\(file.choosing) chose gestures, \(file.learning) learned \(file.learnedTemplates) templates, "
+                    + "\(StrokeTool.counted(file.sessions, "session")); \(file.choosing) chose gestures, "
+                    + "\(file.learning) learned \(StrokeTool.counted(file.learnedTemplates, "template")), "
                     + "\(file.otherOptions) set other options"
                     + (file.passedOver > 0 ? "; \(file.passedOver) passed over (newer in another file)" : ""))
         }
         for shard in shards ?? [] {
             print(
-                "shard \(shard.shard): \(shard.sessions) sessions, \(shard.learning) with \(shard.learnedTemplates) "
-                    + "learned templates")
+                "shard \(shard.shard): \(StrokeTool.counted(shard.sessions, "session")), \(shard.learning) with "
+                    + "\(StrokeTool.counted(shard.learnedTemplates, "learned template"))")
         }
         return 0
     }

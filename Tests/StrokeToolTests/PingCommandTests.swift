@@ -83,6 +83,7 @@ struct PingCommandTests {
             "ping", "--input", "connect:\(worker.input)", "--output", "connect:\(worker.output)", "--count", "1",
         ])
         #expect(prefixed.status == 0, "\(prefixed.error)")
+        #expect(prefixed.output.contains("\n1 round trip: least"), "\(prefixed.output)")
         // Session 80: no pong from a worker on [::1], the sockets connecting without IPv6 on.
         var probe = sockaddr_in6()
         probe.sin6_family = sa_family_t(AF_INET6)
