@@ -30,10 +30,44 @@ extension JSONReader {
         var expected =
             failure.message.hasSuffix(suffix) ? String(failure.message.dropLast(suffix.count)) : failure.message
         if offset == bytes.count { expected = "the text ends early: \(expected)" }
-        let before = UnsafeRawBufferPointer(rebasing: bytes[..<offset])
+        let (line, column) = position(of: offset, in: bytes)
+        return SyntaxError(expected: expected, offset: offset, line: line, column: column)
+    }
+
+    /// The line and column (both from 1, the column counted in bytes) of byte `offset` of `bytes`: the place a
+    /// message about JSON text names.
+    public static func position(of offset: Int, in bytes: UnsafeRawBufferPointer) -> (line: Int, column: Int) {
+        let before = UnsafeRawBufferPointer(rebasing: bytes[..<min(offset, bytes.count)])
         let lineStart = (before.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
-        let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-        return SyntaxError(expected: expected, offset: offset, line: line, column: offset - lineStart + 1)
+        return (before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }, offset - lineStart + 1)
+    }
+
+    /// The byte ranges of the numbers of `bytes`, a JSON text, in order; digits inside a string are not a number.
+    public static func numberRanges(in bytes: UnsafeRawBufferPointer) -> [Range<Int>] {
+        var ranges = [Range<Int>]()
+        var index = 0
+        var inString = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if inString {
+                if byte == UInt8(ascii: "\\") {
+                    index += 2
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") { inString = false }
+                index += 1
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+                index += 1
+            } else if byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                let start = index
+                while index < bytes.count, "0123456789.eE+-".utf8.contains(bytes[index]) { index += 1 }
+                ranges.append(start..<index)
+            } else {
+                index += 1
+            }
+        }
+        return ranges
     }
 }
 

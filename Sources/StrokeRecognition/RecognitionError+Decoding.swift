@@ -72,7 +72,7 @@ extension RecognitionError {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError where isMisfit(error, in: data) {
             let bytes = [UInt8](data)
-            let numbers = numberRanges(in: bytes)
+            let numbers = bytes.withUnsafeBytes { JSONReader.numberRanges(in: $0) }
             /// Whether the document decodes past the misfit with the numbers of `zeroed` written as `0`.
             func passes(_ zeroed: ArraySlice<Range<Int>>) -> Bool {
                 var edited = [UInt8]()
@@ -107,12 +107,10 @@ extension RecognitionError {
                 }
             }
             let range = suspects.first!
-            let before = bytes[..<range.lowerBound]
-            let lineStart = (before.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
+            let (line, column) = bytes.withUnsafeBytes { JSONReader.position(of: range.lowerBound, in: $0) }
             let misfit = MisfitNumber(
-                text: String(decoding: bytes[range], as: UTF8.self), offset: range.lowerBound,
-                line: before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 },
-                column: range.lowerBound - lineStart + 1)
+                text: String(decoding: bytes[range], as: UTF8.self), offset: range.lowerBound, line: line,
+                column: column)
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [], debugDescription: misfit.description, underlyingError: misfit))
         }
@@ -125,33 +123,5 @@ extension RecognitionError {
             context.underlyingError == nil
         else { return false }
         return data.withUnsafeBytes { JSONReader.syntaxError(in: $0) } == nil
-    }
-
-    /// The byte ranges of the numbers of `bytes`, a JSON document, in order; those inside strings are not numbers.
-    static func numberRanges(in bytes: [UInt8]) -> [Range<Int>] {
-        var ranges = [Range<Int>]()
-        var index = 0
-        var inString = false
-        while index < bytes.count {
-            let byte = bytes[index]
-            if inString {
-                if byte == UInt8(ascii: "\\") {
-                    index += 2
-                    continue
-                }
-                if byte == UInt8(ascii: "\"") { inString = false }
-                index += 1
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-                index += 1
-            } else if byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-                let start = index
-                while index < bytes.count, "0123456789.eE+-".utf8.contains(bytes[index]) { index += 1 }
-                ranges.append(start..<index)
-            } else {
-                index += 1
-            }
-        }
-        return ranges
     }
 }

@@ -46,12 +46,17 @@ extension WorkerConfiguration.Endpoint {
 
     /// `AF_INET` or `AF_INET6` for a numeric address or a wildcard, nil for an interface or host name.
     private static func family(of host: String) -> Int32? {
-        if host == "*" { return AF_INET }
+        host == "*" ? AF_INET : numericAddress(host)?.family
+    }
+
+    /// A numeric IPv4 or IPv6 address's family, and whether it is a loopback one (`127.0.0.0/8`, `::1`); nil for
+    /// anything else.
+    static func numericAddress(_ host: String) -> (family: Int32, loopback: Bool)? {
         var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return AF_INET }
+        if inet_pton(AF_INET, host, &v4) == 1 { return (AF_INET, UInt32(bigEndian: v4.s_addr) >> 24 == 127) }
         var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 { return AF_INET6 }
-        return nil
+        guard inet_pton(AF_INET6, host, &v6) == 1 else { return nil }
+        return (AF_INET6, withUnsafeBytes(of: v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) })
     }
 }
 
@@ -87,7 +92,7 @@ extension WorkerConfiguration {
             let own = outputs.first { output in
                 guard asBound.listensOnSameAddress(as: output) else { return false }
                 guard let host else { return true }  // ipc://: the same path
-                return host == output.listeningTCPAddress?.host || Self.isLoopback(host)
+                return host == output.listeningTCPAddress?.host || Endpoint.numericAddress(host)?.loopback == true
             }
             if let own {
                 return "--input \(input) connects to this worker's own --output \(own), whose events would "
@@ -95,15 +100,6 @@ extension WorkerConfiguration {
             }
         }
         return nil
-    }
-
-    /// Whether `host` is a numeric loopback address: `127.0.0.0/8` or `::1`.
-    private static func isLoopback(_ host: String) -> Bool {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
-        return withUnsafeBytes(of: v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
     }
 
     /// The input, output and metrics endpoints, each named by its option, for `sharedAddress(among:)`.

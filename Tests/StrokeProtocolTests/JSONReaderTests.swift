@@ -131,4 +131,14 @@ struct JSONReaderTests {
         #expect(error("\u{FEFF}")?.expected == "the text ends early: expected a value")
         #expect(error(#"{"a": [1, x]}"#)?.expected == "expected a value")
     }
+
+    @Test("the numbers of a JSON text are found outside its strings, escaped quotes and all")
+    func numberRanges() {
+        let text = #"{"a\"1": [-1.5e3, 2], "b": "3 \\", "c": 40}"#
+        let bytes = Array(text.utf8)
+        let numbers = bytes.withUnsafeBytes { JSONReader.numberRanges(in: $0) }.map {
+            String(decoding: bytes[$0], as: UTF8.self)
+        }
+        #expect(numbers == ["-1.5e3", "2", "40"])
+    }
 }

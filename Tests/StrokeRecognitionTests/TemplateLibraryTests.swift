@@ -154,14 +154,6 @@ struct TemplateLibraryTests {
             message.contains("the number 2.5 at line 1, column \(byte + 1) (byte \(byte)) does not fit"), "\(message)")
     }
 
-    @Test("the numbers of a JSON text are found outside its strings, escaped quotes and all")
-    func numberRanges() {
-        let text = #"{"a\"1": [-1.5e3, 2], "b": "3 \\", "c": 40}"#
-        let bytes = Array(text.utf8)
-        let numbers = RecognitionError.numberRanges(in: bytes).map { String(decoding: bytes[$0], as: UTF8.self) }
-        #expect(numbers == ["-1.5e3", "2", "40"])
-    }
-
     @Test("a comma after the last item or a field given twice is refused, where Foundation alone took them silently")
     func strictText() throws {
         let good = String(decoding: try TemplateLibrary.builtIn().jsonData(), as: UTF8.self)
