@@ -5,6 +5,9 @@ SWIFT        ?= swift
 PYTHON       ?= python3
 DATASET      ?= ../shared/datasets/dollar1
 RELEASE_BIN  := .build/release
+# The benchmarks' --dataset: DATASET when it was set (stroke-bench refuses a directory without the data set), else
+# the default where it exists, else none (stroke-bench then says it draws synthetic strokes).
+BENCH_DATASET = $(if $(or $(filter-out file,$(origin DATASET)),$(wildcard $(DATASET))),--dataset $(DATASET))
 SWIFT_FLAGS  := -Xswiftc -warnings-as-errors
 # TARGET_CPU=haswell (or any `swiftc -target-cpu` name) builds the release binaries for that CPU and newer,
 # which then need AVX2 and FMA. Since session 7 it gains nothing measurable on the benchmark machine
@@ -176,10 +179,10 @@ eval: release
 	$(RELEASE_BIN)/stroke-tool eval --dataset $(DATASET) --templates-per-gesture 9
 
 bench: release
-	$(RELEASE_BIN)/stroke-bench --dataset $(DATASET)
+	$(RELEASE_BIN)/stroke-bench $(BENCH_DATASET)
 
 bench-quick: release
-	$(RELEASE_BIN)/stroke-bench --quick --dataset $(DATASET)
+	$(RELEASE_BIN)/stroke-bench --quick $(BENCH_DATASET)
 
 # Issue 6's figures as Benchmarks.md gives them (scripts/bench-report.py, about 9 minutes): three full runs, three
 # runs of the latency section alone at half capacity and three at 50 k msg/s, each after scripts/stalls.py on the idle
@@ -187,7 +190,7 @@ bench-quick: release
 # `scripts/bench-report.py $(BENCH_OUT)` prints the report again.
 bench-report: release
 	rm -rf $(BENCH_OUT)
-	$(PYTHON) scripts/bench-report.py run --out $(BENCH_OUT) --dataset $(DATASET)
+	$(PYTHON) scripts/bench-report.py run --out $(BENCH_OUT) $(BENCH_DATASET)
 
 # Instructions per message by function, under Valgrind's callgrind (scripts/profile.sh): repeatable to 0.1%.
 profile: release
@@ -195,7 +198,7 @@ profile: release
 	    echo "installing valgrind"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; \
 	}
-	DATASET=$(DATASET) scripts/profile.sh $(PROFILE_CASE) $(PROFILE_SESSIONS)
+	$(if $(BENCH_DATASET),DATASET=$(DATASET) )scripts/profile.sh $(PROFILE_CASE) $(PROFILE_SESSIONS)
 
 # Where the real worker's threads spend their time under one throughput case (scripts/perf-worker.py, about 20 seconds
 # with single points, 35 with batches): perf samples of the benchmark's stroke-worker, by thread, library and function.
@@ -206,7 +209,7 @@ perf-worker: release
 	    echo "installing perf"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf >/dev/null; \
 	}
-	$(PYTHON) scripts/perf-worker.py --case $(PROFILE_CASE) --sessions $(PROFILE_SESSIONS) --dataset $(DATASET) $(PERF_ARGS)
+	$(PYTHON) scripts/perf-worker.py --case $(PROFILE_CASE) --sessions $(PROFILE_SESSIONS) $(BENCH_DATASET) $(PERF_ARGS)
 
 clean:
 	rm -rf .build

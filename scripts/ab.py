@@ -30,6 +30,12 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def default_dataset():
+    """The data set beside the checkout, or None (stroke-bench then says it draws synthetic strokes)."""
+    path = os.path.join(ROOT, "..", "shared", "datasets", "dollar1")
+    return path if os.path.isdir(path) else None
+
+
 def order(pairs):
     """The sides of each pair in the order they run: A B, B A, A B, ..."""
     return [("A", "B") if index % 2 == 0 else ("B", "A") for index in range(pairs)]
@@ -114,7 +120,7 @@ def command(section, args, side):
     else:
         cmd = [os.path.join(home, "stroke-bench"), "--json", "--only", "recognizer", "--runs", "1",
                "--templates", args.templates, "--learned", "0", "--among", "0"]
-    return cmd + ["--dataset", args.dataset]
+    return cmd + (["--dataset", args.dataset] if args.dataset else [])
 
 
 def environment(settings):
@@ -157,7 +163,9 @@ def main():
     parser.add_argument("--b-worker-args", default="", help="stroke-bench --worker-args for B's worker")
     parser.add_argument("--a-env", action="append", help="K=V in the environment of A's runs (repeatable)")
     parser.add_argument("--b-env", action="append", help="K=V in the environment of B's runs (repeatable)")
-    parser.add_argument("--dataset", default=os.path.join(ROOT, "..", "shared", "datasets", "dollar1"))
+    parser.add_argument(
+        "--dataset", default=default_dataset(), help="stroke-bench --dataset (default ../shared/datasets/dollar1 if there)"
+    )
     parser.add_argument("--json", help="write the runs (each side's stroke-bench report, per pair) to FILE")
     parser.add_argument("--report", help="summarize the runs of an earlier --json instead of running")
     args = parser.parse_args()

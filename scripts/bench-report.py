@@ -30,6 +30,13 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
+
+def default_dataset():
+    """The data set beside the checkout, or None (stroke-bench then says it draws synthetic strokes)."""
+    path = os.path.join(ROOT, "..", "shared", "datasets", "dollar1")
+    return path if os.path.isdir(path) else None
+
+
 # Issue 6's targets.
 BINARY_RATIO = 0.5
 JSON_RATIO = 0.25
@@ -443,7 +450,7 @@ def take_runs(args: argparse.Namespace) -> None:
                 )
 
     def bench(name: str, extra: list) -> dict:
-        command = [args.bench, "--json", "--dataset", args.dataset] + extra
+        command = [args.bench, "--json"] + (["--dataset", args.dataset] if args.dataset else []) + extra
         print(f"bench-report: {name}: {' '.join(command)}", file=sys.stderr, flush=True)
         path = os.path.join(args.out, f"{name}.json")
         with open(path, "w") as out, open(os.path.join(args.out, f"{name}.err"), "w") as err:
@@ -499,7 +506,9 @@ def main() -> None:
         "--light-load", type=float, default=50_000, help="the light runs' offered load, msg/s (default 50000)"
     )
     run.add_argument("--bench", default=os.path.join(ROOT, ".build", "release", "stroke-bench"))
-    run.add_argument("--dataset", default=os.path.join(ROOT, "..", "shared", "datasets", "dollar1"))
+    run.add_argument(
+        "--dataset", default=default_dataset(), help="stroke-bench --dataset (default ../shared/datasets/dollar1 if there)"
+    )
     run.add_argument(
         "--stall-seconds", type=float, default=10, help="scripts/stalls.py before each run (default 10; 0: none)"
     )

@@ -17,7 +17,9 @@ export SWIFT_DETERMINISTIC_HASHING=1
 
 case_name=${1:-binary-32}
 sessions=${2:-1000}
-dataset=${DATASET:-../shared/datasets/dollar1}
+# Without DATASET, the default where it exists; stroke-bench refuses a --dataset without the data set.
+dataset=${DATASET:-}
+if [ -z "$dataset" ] && [ -d ../shared/datasets/dollar1 ]; then dataset=../shared/datasets/dollar1; fi
 top=${TOP:-15}
 bench=${BENCH:-.build/release/stroke-bench}
 
@@ -29,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
     --toggle-collect='*SessionProcessor*handle5batch*CountingSink*' \
     "$bench" --only processor --quick --json --runs 1 --cases "$case_name" --sessions "$sessions" \
-    --dataset "$dataset" ${TILT:+--tilt "$TILT"} >"$work/report.json" 2>"$work/valgrind.log" || {
+    ${dataset:+--dataset "$dataset"} ${TILT:+--tilt "$TILT"} >"$work/report.json" 2>"$work/valgrind.log" || {
     echo "profile.sh: valgrind failed; its log:" >&2
     tail -20 "$work/valgrind.log" >&2
     exit 1

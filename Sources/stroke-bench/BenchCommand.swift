@@ -39,8 +39,8 @@ enum BenchCommand {
 
         OPTIONS
           --dataset DIR    strokes to send and templates to use (default ../shared/datasets/dollar1, from the
-                           working directory; without one, synthetic strokes, as a line on standard error and
-                           the report's "strokes" say)
+                           working directory; without it, synthetic strokes, as a line on standard error and
+                           the report's "strokes" say; a DIR given without the data set is an error)
           --worker PATH    the stroke-worker binary (default: beside this one)
           --worker-args A  arguments added to every worker the throughput, latency and memory sections start,
                            separated by spaces (as "--recognition-offload always"; default: none)
@@ -102,7 +102,7 @@ enum BenchCommand {
         /// The machine measured: CPU, cores, kernel and libzmq.
         var host = HostDescription.current()
         /// The directory of gesture logs the strokes came from, as given, or "synthetic" when none was found there
-        /// (`BenchCommand.dataset(at:)`).
+        /// (`BenchCommand.dataset(explicit:default:)`).
         var strokes = "synthetic"
         /// Whether the throughput and processor sections' sessions ran the checkmark detector (`--checkmark`).
         var checkmark: Bool
@@ -174,16 +174,22 @@ enum BenchCommand {
         FileHandle.standardError.write(Data("[stroke-bench] \(text)\n".utf8))
     }
 
-    /// `directory` if it holds the data set's gesture logs, else nil: the sections then draw synthetic strokes, whose
-    /// figures are not comparable with the data set's. The default directory is relative to the working directory, so
-    /// a run started elsewhere would not find it; the fallback is said on standard error, with the reason, and the
-    /// report's `strokes` records it.
-    static func dataset(at directory: String) -> String? {
+    /// The data set's directory for a run: `explicit` (the `--dataset` given) when it holds the gesture logs, else a
+    /// usage error naming it and the reason; without one, the default directory if it holds them, else nil, and the
+    /// sections draw synthetic strokes, whose figures are not comparable with the data set's. The default is relative
+    /// to the working directory, so a run started elsewhere would not find it; the fallback is said on standard
+    /// error, with the reason, and the report's `strokes` records it. A directory named on purpose never falls back:
+    /// a mistyped path would otherwise give figures of other strokes, said only in a line on standard error.
+    /// - Throws: `BenchError.usage` for an `explicit` directory without the data set.
+    static func dataset(explicit: String?, default directory: String = "../shared/datasets/dollar1") throws -> String? {
         do {
-            _ = try DatasetCache.logs(at: directory)
-            return directory
+            _ = try DatasetCache.logs(at: explicit ?? directory)
+            return explicit ?? directory
         } catch {
-            let path = URL(fileURLWithPath: directory).standardizedFileURL.path
+            let path = URL(fileURLWithPath: explicit ?? directory).standardizedFileURL.path
+            if explicit != nil {
+                throw BenchError.usage("--dataset \(path): no data set there (\(error.message))")
+            }
             log("no data set at \(path) (\(error.message)): synthetic strokes, not comparable; --dataset DIR picks one")
             return nil
         }
@@ -236,7 +242,7 @@ enum BenchCommand {
             throw BenchError.usage("--latency-trace: only the latency section writes a trace; it is not among --only")
         }
         // Read once the sections are known to be valid.
-        let dataset = Self.dataset(at: args.value("dataset") ?? "../shared/datasets/dollar1")
+        let dataset = try Self.dataset(explicit: args.value("dataset"))
         let strokes = Traffic.strokes(dataset: dataset)
         let allCases = Traffic.Encoding.allCases.flatMap { encoding in [1, 32].map { "\(encoding.rawValue)-\($0)" } }
         let cases = args.values("cases").isEmpty ? allCases : args.values("cases")

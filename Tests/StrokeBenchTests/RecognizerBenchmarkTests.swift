@@ -31,12 +31,21 @@ struct RecognizerBenchmarkTests {
         #expect(rows.allSatisfy { $0.templates == 128 && $0.microseconds > 0 && $0.microseconds.isFinite })
     }
 
-    @Test("a directory of gesture logs is the data set; without one the strokes are synthetic, as the report records")
+    @Test("the data set: a --dataset without one is an error; without the default one, synthetic strokes")
     func datasetOrSynthetic() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("StrokeRecognitionTests/Fixtures/dollar1-mini").path
-        #expect(BenchCommand.dataset(at: fixtures) == fixtures)
-        #expect(BenchCommand.dataset(at: fixtures + "/no-such-directory") == nil)
+        #expect(try BenchCommand.dataset(explicit: fixtures) == fixtures)
+        #expect(try BenchCommand.dataset(explicit: nil, default: fixtures) == fixtures)
+        #expect(try BenchCommand.dataset(explicit: nil, default: fixtures + "/no-such-directory") == nil)
+        // Named on purpose, a directory without the data set (missing, or holding no gesture logs) is refused.
+        for missing in [
+            fixtures + "/no-such-directory", URL(fileURLWithPath: #filePath).deletingLastPathComponent().path,
+        ] {
+            let error = #expect(throws: BenchError.self) { try BenchCommand.dataset(explicit: missing) }
+            #expect(error?.isUsage == true)
+            #expect(error?.description.hasPrefix("--dataset \(missing): no data set there (") == true)
+        }
         // A report records where its strokes came from: synthetic until a data set is found.
         #expect(
             BenchCommand.Report(
