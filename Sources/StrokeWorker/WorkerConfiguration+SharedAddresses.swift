@@ -82,17 +82,16 @@ extension WorkerConfiguration {
     /// input, each answered with an error event that comes back in turn: a loop that never ends.
     ///
     /// Only what is surely this machine counts: the same `ipc://` path, the host an output is bound to written
-    /// alike, or a loopback address (`127.0.0.1`, `::1`) under an output bound to every address. A worker that
+    /// alike, or a loopback address (`127.0.0.1`, `::1`, `localhost`) under an output bound to every address. A worker that
     /// binds `tcp://*:5556` and connects its input to `tcp://10.0.0.5:5556`, a proxy's, is not refused.
     public static func inputFromOwnOutput(inputs: [Endpoint], outputs: [Endpoint]) -> String? {
         for input in inputs where !input.bind {
-            var asBound = input
-            asBound.bind = true
-            let host = asBound.listeningTCPAddress?.host
             let own = outputs.first { output in
-                guard asBound.listensOnSameAddress(as: output) else { return false }
-                guard let host else { return true }  // ipc://: the same path
-                return host == output.listeningTCPAddress?.host || Endpoint.numericAddress(host)?.loopback == true
+                Self.loopbackForms(of: input).contains { asBound in
+                    guard asBound.listensOnSameAddress(as: output) else { return false }
+                    guard let host = asBound.listeningTCPAddress?.host else { return true }  // ipc://: the same path
+                    return host == output.listeningTCPAddress?.host || Endpoint.numericAddress(host)?.loopback == true
+                }
             }
             if let own {
                 return "--input \(input) connects to this worker's own --output \(own), whose events would "
@@ -100,6 +99,19 @@ extension WorkerConfiguration {
             }
         }
         return nil
+    }
+
+    /// A connected endpoint as if bound, to compare with bound ones: itself, and for the host `localhost` (which
+    /// resolves to a loopback address without a name server) its two loopback addresses, `127.0.0.1` and `::1`.
+    private static func loopbackForms(of input: Endpoint) -> [Endpoint] {
+        var asBound = input
+        asBound.bind = true
+        guard let (host, port) = asBound.listeningTCPAddress, host.lowercased() == "localhost" else { return [asBound] }
+        return ["127.0.0.1", "[::1]"].map { loopback in
+            var form = asBound
+            form.address = "tcp://\(loopback):\(port)"
+            return form
+        }
     }
 
     /// The input, output and metrics endpoints, each named by its option, for `sharedAddress(among:)`.

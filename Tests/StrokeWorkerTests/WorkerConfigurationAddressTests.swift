@@ -85,6 +85,13 @@ struct WorkerConfigurationAddressTests {
         #expect(try Self.refusal(["--input", "connect:tcp://[::1]:6006", "--output", "tcp://[::]:6006"]) != nil)
         #expect(try Self.refusal(["--input", "connect:tcp://127.0.0.9:6007", "--output", "tcp://0.0.0.0:6007"]) != nil)
         #expect(try Self.refusal(["--input", "connect:tcp://10.0.0.5:6008", "--output", "tcp://10.0.0.5:6008"]) != nil)
+        // localhost is a loopback address without a name server, either family's.
+        #expect(try Self.refusal(["--input", "connect:tcp://localhost:6011", "--output", "tcp://*:6011"]) != nil)
+        #expect(
+            try Self.refusal(["--input", "connect:tcp://LocalHost:6012", "--output", "tcp://127.0.0.1:6012"]) != nil)
+        #expect(try Self.refusal(["--input", "connect:tcp://localhost:6013", "--output", "tcp://[::]:6013"]) != nil)
+        #expect(
+            try Self.refusal(["--input", "connect:tcp://localhost:6014", "--output", "tcp://127.0.0.1:6015"]) == nil)
         // A numeric address under an output bound to every address may be another machine's (a proxy's): taken.
         #expect(try Self.refusal(["--input", "connect:tcp://10.0.0.5:6009", "--output", "tcp://*:6009"]) == nil)
         #expect(try Self.refusal(["--input", "connect:tcp://[fd00::5]:6010", "--output", "tcp://[::]:6010"]) == nil)
