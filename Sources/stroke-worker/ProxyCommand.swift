@@ -191,6 +191,8 @@ enum ProxyCommand {
                 context.shutdown()
             }
             defer { signals.forEach { $0.cancel() } }
+            let controlEndpoint = args.value("control", env: variable("control"))
+            let controlBinding = controlEndpoint.map { _ in ControlRelay.Binding() }
             try await withThrowingDiscardingTaskGroup { group in
                 // Whichever thread ends first (TERMINATE, a signal, a bind error) ends the other: the proxy and
                 // the relay block in libzmq, where only a context shutdown reaches them.
@@ -211,6 +213,13 @@ enum ProxyCommand {
                                 "frontend": frontend.joined(separator: " "), "backend": backend.joined(separator: " "),
                             ]
                             if let metricsServer { fields["metrics"] = metricsServer.address }
+                            // The control socket binds on the relay's thread, its owner; said here once bound,
+                            // so that the line names every address the proxy listens on. A relay that failed
+                            // ends the proxy: it is not said to listen, nor to be ready.
+                            if let controlBinding {
+                                guard let bound = controlBinding.wait() else { return }
+                                fields["control"] = bound
+                            }
                             logger.info("proxy listening", fields)
                             systemd?.notify(
                                 "READY=1\nSTATUS=forwarding \(frontend.joined(separator: " ")) to "
@@ -235,13 +244,13 @@ enum ProxyCommand {
                         connections.run(stopped: { terminated.value.load(ordering: .acquiring) })
                     }
                 }
-                if let control = args.value("control", env: variable("control")) {
+                if let controlEndpoint, let controlBinding {
                     group.addTask {
                         defer { endAll() }
                         try await ThreadRunner.run(name: "stroke-proxy-control") {
                             try ControlRelay.run(
-                                context: context, external: control, proxyControl: internalControl,
-                                stopped: { terminated.value.load(ordering: .acquiring) })
+                                context: context, external: controlEndpoint, proxyControl: internalControl,
+                                binding: controlBinding, stopped: { terminated.value.load(ordering: .acquiring) })
                         }
                     }
                 }
@@ -262,12 +271,17 @@ enum ProxyCommand {
 /// with the proxy's reply (`STATISTICS` returns eight counters) or `OK`.
 enum ControlRelay {
     static func run(
-        context: ZMQContext, external: String, proxyControl: String, stopped: @Sendable () -> Bool
+        context: ZMQContext, external: String, proxyControl: String, binding: Binding,
+        stopped: @Sendable () -> Bool
     ) throws {
+        var bound: String?
+        defer { if bound == nil { binding.resolve(nil) } }
         let rep = try ZMQSocket(context, .rep)
         try rep.setLinger(milliseconds: 0)
         try rep.setTimeouts(receive: 200)
-        try rep.attach(WorkerConfiguration.Endpoint(parsing: external))
+        let endpoint = WorkerConfiguration.Endpoint(parsing: external)
+        bound = try rep.attach(endpoint) ?? "connect:\(endpoint.address)"
+        binding.resolve(bound)
         let pair = try ZMQSocket(context, .pair)
         try pair.setLinger(milliseconds: 0)
         try pair.setTimeouts(send: 1000, receive: 1000)
@@ -291,6 +305,30 @@ enum ControlRelay {
 }
 
 extension ControlRelay {
+    /// Where the relay's socket listens (or connects), told once by the relay's thread to the thread that says the
+    /// proxy is listening; nil when the relay failed before.
+    final class Binding: Sendable {
+        private let endpoint = Mutex<String??>(nil)
+        private let told = DispatchSemaphore(value: 0)
+
+        /// Tells the endpoint, or nil for a failure; only the first call counts.
+        func resolve(_ value: String?) {
+            let first = endpoint.withLock { current in
+                guard current == nil else { return false }
+                current = .some(value)
+                return true
+            }
+            if first { told.signal() }
+        }
+
+        /// The endpoint, once told; nil for a failure, or after `seconds` without word.
+        func wait(seconds: Int = 5) -> String? {
+            guard told.wait(timeout: .now() + .seconds(seconds)) == .success else { return nil }
+            told.signal()  // for a later wait
+            return endpoint.withLock { $0 ?? nil }
+        }
+    }
+
     /// One request, or `nil` on timeout or when the context is terminated.
     static func receive(_ socket: ZMQSocket) throws -> [[UInt8]]? {
         do {

@@ -13,6 +13,7 @@ import socket
 import subprocess
 
 import pytest
+import zmq
 
 from conftest import RunningWorker, worker_binary
 
@@ -134,3 +135,38 @@ def test_the_proxy_names_the_variable_of_a_bad_value_and_warns_of_a_misspelt_one
         assert proxy.wait(timeout=20) == 0
         proxy.stderr.close()
 
+
+
+def test_the_proxy_listening_line_names_its_control_socket_and_a_control_that_cannot_bind_stops_it():
+    """Session 81: `proxy listening` named the frontend, the backend and the metrics, not `--control`, so a control
+    socket on a port the system chose could not be found; and a control address that could not be bound was logged
+    after the proxy had been said to listen (and, under systemd, to be ready)."""
+    sides = ["proxy", "--frontend", "tcp://127.0.0.1:*", "--backend", "tcp://127.0.0.1:*"]
+    proxy = subprocess.Popen([worker_binary(), *sides, "--control", "tcp://127.0.0.1:*"], stderr=subprocess.PIPE,
+                             text=True)
+    try:
+        line = proxy.stderr.readline()
+        assert "proxy listening" in line, line
+        fields = dict(field.split("=", 1) for field in line.split() if "=" in field)
+        assert fields["control"].startswith("tcp://127.0.0.1:") and not fields["control"].endswith(":*"), line
+        context = zmq.Context()
+        control = context.socket(zmq.REQ)
+        control.setsockopt(zmq.LINGER, 0)
+        control.setsockopt(zmq.RCVTIMEO, 5000)
+        control.connect(fields["control"])
+        control.send(b"STATISTICS")
+        assert len(control.recv().split()) == 8  # the proxy's eight counters, at the address the line gave
+        control.close()
+        context.term()
+    finally:
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
+        proxy.stderr.close()
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        result = subprocess.run([worker_binary(), *sides, "--control", f"tcp://127.0.0.1:{port}"],
+                                capture_output=True, text=True, timeout=20)
+    assert result.returncode == 1 and "Address already in use" in result.stderr, result.stderr
+    assert "proxy listening" not in result.stderr
