@@ -11,7 +11,7 @@ import zmq.asyncio
 from .codec import Point, binary_can_carry, check_point, decode_event, encode_binary, encode_json
 from .curve import CurveKeys
 from .handshakes import _Handshakes
-from .shard import BUCKET_COUNT, topic
+from .shard import BUCKET_COUNT, bucket, topic
 
 #: The most points one message carries (the binary form counts them in 16 bits; a worker's
 #: ``--max-points-per-message`` is at most this, 4,096 by default).
@@ -190,6 +190,24 @@ class Producer:
                     shards, count, ", ".join(str(index) for index in indices))
         return "missing buckets %s%s" % (", ".join(str(bucket) for bucket in sorted(missing)[:8]),
                                           ", ..." if len(missing) > 8 else "")
+
+    def _unanswered_hint(self, sessions: Sequence[str], consumer_endpoint: str) -> str:
+        """Which half of the way pings of ``sessions`` went unanswered on, from the subscriptions that reached this
+        producer: no worker subscribed here, none to these sessions' buckets, or the answers did not reach the
+        consumer at ``consumer_endpoint``."""
+        covered = self.subscribed_buckets()
+        if not covered:
+            return ("no worker has subscribed at the producer's %s: is one running and reachable there (its input "
+                    "endpoint, or the input proxy's)?" % self.endpoint)
+        uncovered = sorted({bucket(session) for session in sessions} - covered)
+        if uncovered:
+            return ("no worker subscribed at the producer's %s to bucket %s of these sessions (%d of %d buckets "
+                    "covered): wait_for_all_buckets() waits until every bucket is"
+                    % (self.endpoint, ", ".join(str(number) for number in uncovered[:8]), len(covered),
+                       BUCKET_COUNT))
+        return ("a worker subscribed at the producer's %s, so its answers did not reach this consumer at %s: is that "
+                "the worker's output endpoint (or the results proxy's), and reachable?"
+                % (self.endpoint, consumer_endpoint))
 
     def next_seq(self, session: str) -> int:
         """The next sequence number of ``session`` (1, 2, 3, ...)."""
@@ -485,8 +503,9 @@ class _Probe:
     sends the worker a ``ping`` for it, whose ``pong`` ``answered`` recognizes (or the ``unknown_type`` error of a
     worker older than the ping, on the same topic)."""
 
-    def __init__(self, socket: zmq.Socket, timeout: float) -> None:
+    def __init__(self, socket: zmq.Socket, timeout: float, endpoint: str) -> None:
         self.socket = socket
+        self.endpoint = endpoint
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
         self.session = ("probe-%d-%d" % (id(socket), int(time.monotonic() * 1000))).encode()
@@ -494,7 +513,8 @@ class _Probe:
 
     def send(self, producer: "Producer") -> None:
         if time.monotonic() > self.deadline:
-            raise TimeoutError("the worker did not answer the probe within %.1f s" % self.timeout)
+            raise TimeoutError("the worker did not answer the probe within %.1f s: %s"
+                               % (self.timeout, producer._unanswered_hint([self.session.decode()], self.endpoint)))
         producer.ping(self.session.decode())
 
     def answered(self, frames: List[bytes]) -> bool:
@@ -510,8 +530,9 @@ class _ReadCheck:
     itself subscribed to, and so keeps for its caller."""
 
     def __init__(self, socket: zmq.Socket, sessions: Sequence[str], timeout: float,
-                 prefixes: Sequence[bytes]) -> None:
+                 prefixes: Sequence[bytes], endpoint: str) -> None:
         self.socket = socket
+        self.endpoint = endpoint
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
         self.marker = random.randrange(1 << 31, 1 << 32)  # a ping's seq is a 32-bit number
@@ -527,8 +548,9 @@ class _ReadCheck:
         subscription reached the worker has its pong dropped there)."""
         now = time.monotonic()
         if now > self.deadline:
-            missing = ", ".join(sorted(session.decode("utf-8", "replace") for session in self.waiting))
-            raise TimeoutError("no pong within %.1f s for: %s" % (self.timeout, missing))
+            missing = sorted(session.decode("utf-8", "replace") for session in self.waiting)
+            raise TimeoutError("no pong within %.1f s for: %s (%s)" % (
+                self.timeout, ", ".join(missing), producer._unanswered_hint(missing, self.endpoint)))
         if now - self.sent_at >= 0.2:
             self.sent_at = now
             for session in self.waiting:
@@ -600,7 +622,7 @@ class _EventQueue:
         return None
 
     def _start_probe(self, timeout: float) -> _Probe:
-        probe = _Probe(self.socket, timeout)
+        probe = _Probe(self.socket, timeout, self.endpoint)
         self._probes.add(probe.session)
         return probe
 
@@ -612,7 +634,7 @@ class _EventQueue:
         return False
 
     def _start_read_check(self, sessions: Sequence[str], timeout: float) -> _ReadCheck:
-        check = _ReadCheck(self.socket, sessions, timeout, self._prefixes)
+        check = _ReadCheck(self.socket, sessions, timeout, self._prefixes, self.endpoint)
         self._markers.add(check.marker)
         return check
 
@@ -635,6 +657,7 @@ class Consumer(_EventQueue):
                  curve: Optional[CurveKeys] = None, ipv6: bool = False) -> None:
         self._context = context or zmq.Context.instance()
         self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve, ipv6)
+        self.endpoint = endpoint
         self._start_queue(prefixes, system, on_gap)
 
     def __enter__(self) -> "Consumer":
@@ -720,6 +743,7 @@ class AsyncConsumer(_EventQueue):
                  curve: Optional[CurveKeys] = None, ipv6: bool = False) -> None:
         self._context = context or zmq.asyncio.Context.instance()
         self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve, ipv6)
+        self.endpoint = endpoint
         self._start_queue(prefixes, system, on_gap)
 
     async def __aenter__(self) -> "AsyncConsumer":

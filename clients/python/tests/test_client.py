@@ -22,7 +22,7 @@ from stroke_client import (BINARY_MAGIC, BUCKET_COUNT, AsyncConsumer, Consumer, 
                            load_keys, shard_prefixes, topic)
 from stroke_client.replay import load_logs, replay
 
-from conftest import LogTail, RunningWorker, worker_binary
+from conftest import LogTail, RunningWorker, free_port, worker_binary
 
 
 def schema(protocol_dir: str, name: str) -> dict:
@@ -1026,6 +1026,45 @@ def test_all_buckets_timeout_says_what_is_missing():
     # Every bucket but two that no shard count explains.
     message, _ = timeout_message([b for b in range(BUCKET_COUNT) if b not in (5, 4095)])
     assert "missing buckets 5, 4095" in message
+
+
+def test_an_unanswered_probe_says_which_half_of_the_way_is_missing(worker):
+    """Session 81: wait_until_subscribed() and wait_until_read() timed out with only "the worker did not answer the
+    probe" or "no pong": the same for a producer no worker reads, a worker without the session's bucket, and a
+    consumer connected where the worker's events are not. The producer's subscriptions tell them apart."""
+    context = zmq.Context()
+    try:
+        # No worker at the producer's endpoint; the consumer at the real worker's output.
+        lonely = Producer("tcp://127.0.0.1:0", context=context, bind=True)
+        with Consumer(worker.output, context=context) as consumer:
+            with pytest.raises(TimeoutError) as raised:
+                consumer.wait_until_subscribed(lonely, timeout=0.3)
+            assert "no worker has subscribed at the producer's %s" % lonely.endpoint in str(raised.value)
+            # A subscriber that holds one bucket only, as one of several lanes or workers does.
+            partial = context.socket(zmq.SUB)
+            partial.setsockopt(zmq.SUBSCRIBE, b"%03x/" % ((bucket("s-1") + 1) % BUCKET_COUNT))
+            partial.connect(lonely.endpoint)
+            deadline = time.monotonic() + 10
+            while not lonely.subscribed_buckets() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            with pytest.raises(TimeoutError) as raised:
+                consumer.wait_until_read(lonely, ["s-1"], timeout=0.3)
+            assert "no pong within 0.3 s for: s-1 (no worker subscribed at the producer's" in str(raised.value)
+            assert "to bucket %d of these sessions (1 of 4096 buckets covered)" % bucket("s-1") in str(raised.value)
+            partial.close(linger=0)
+        lonely.close()
+        # The worker reads the producer, but the consumer listens where no worker publishes.
+        producer = Producer(worker.input, context=context)
+        producer.wait_for_worker(timeout=10)
+        elsewhere = "tcp://127.0.0.1:%d" % free_port()
+        with Consumer(elsewhere, context=context) as consumer:
+            with pytest.raises(TimeoutError) as raised:
+                consumer.wait_until_subscribed(producer, timeout=0.3)
+            assert ("a worker subscribed at the producer's %s, so its answers did not reach this consumer at %s"
+                    % (producer.endpoint, elsewhere)) in str(raised.value)
+        producer.close()
+    finally:
+        context.destroy(linger=0)
 
 
 def test_all_buckets_again_after_a_worker_leaves():
