@@ -110,6 +110,25 @@ public struct TemplateLibrary: Sendable, Hashable {
         templates.append(contentsOf: newTemplates)
     }
 
+    /// Appends those of `newTemplates` that the library does not hold yet, passing over each that is the same (the
+    /// gesture's name, its strokes and their normalized points) as one it holds or as one appended before it;
+    /// returns how many were passed over. A template held twice counts twice among a gesture's nearest
+    /// (`neighbors`), and otherwise only makes recognition slower: a file of strokes added twice, or a library
+    /// added to itself, gains nothing from the second time.
+    @discardableResult
+    public mutating func addNew(contentsOf newTemplates: some Sequence<GestureTemplate>) -> Int {
+        var held = Set(templates)
+        var passedOver = 0
+        for template in newTemplates {
+            if held.insert(template).inserted {
+                templates.append(template)
+            } else {
+                passedOver += 1
+            }
+        }
+        return passedOver
+    }
+
     /// Removes every template of the gesture `name` and returns how many were removed.
     @discardableResult
     public mutating func removeAll(named name: String) -> Int {
@@ -125,7 +144,9 @@ public struct TemplateLibrary: Sendable, Hashable {
         let positions = templates.indices.filter { templates[$0].name == name }
         guard positions.indices.contains(index) else {
             throw RecognitionError(
-                .notFound, "gesture \"\(name)\" has \(positions.count) template(s); no index \(index)")
+                .notFound,
+                "gesture \"\(name)\" has \(positions.count) template\(positions.count == 1 ? "" : "s"); no index \(index)"
+            )
         }
         templates.remove(at: positions[index])
     }

@@ -39,6 +39,8 @@ enum LibraryCommand {
               The templates of another library file or of the built-in one (of gesture NAME only, if given):
               the built-in gestures and Libraries/swipes.json in one library, say. Their gestures' own
               thresholds in OTHER come along, where FILE has none for them.
+              Each add passes over templates FILE holds already (the same gesture and points), and says how
+              many; with nothing new, FILE is left unchanged and the status is 1.
           stroke-tool library remove FILE --gesture NAME [--index I]
               A gesture's own threshold (`threshold`) stays, for templates added again or learned.
         \(thresholdUsage)
@@ -179,21 +181,27 @@ enum LibraryCommand {
             if args.value("stroke-direction") != nil { library.strokeDirection = try StrokeTool.strokeDirection(args) }
             try applySettings(args, to: &library)
             let before = library.templates.count
+            var passedOver = 0
             if let strokes = args.value("strokes") {
-                library.add(contentsOf: try Self.templates(strokes: strokes, gesture: args.value("gesture")))
+                passedOver = library.addNew(
+                    contentsOf: try Self.templates(strokes: strokes, gesture: args.value("gesture")))
             } else if let other = args.value("library") {
                 let gesture = args.value("gesture")
                 let source = try load(other)
                 let added = source.templates.filter { gesture == nil || $0.name == gesture }
-                library.add(contentsOf: added)
+                passedOver = library.addNew(contentsOf: added)
                 // The added gestures' own thresholds come along, unless FILE gives them one already.
                 for name in Set(added.map(\.name)) where library.gestureMinimumScores[name] == nil {
                     if let score = source.gestureMinimumScores[name] { library.gestureMinimumScores[name] = score }
                 }
             } else {
-                library.add(
+                passedOver = library.addNew(
                     contentsOf: try samples().map { GestureTemplate(name: $0.gesture, strokePoints: $0.points) })
             }
+            // Templates already there, as from a file of strokes added twice, are passed over: said, not added.
+            let already =
+                passedOver == 0
+                ? "" : "\(StrokeTool.counted(passedOver, "template")) already in \(path) passed over"
             // A misspelt --gesture or --subjects added nothing, rewrote the file and exited 0.
             guard library.templates.count > before else {
                 let source = args.value("strokes") ?? args.value("library") ?? args.value("dataset") ?? ""
@@ -203,10 +211,11 @@ enum LibraryCommand {
                 throw RecognitionError(
                     .notFound,
                     "nothing to add from \(source)" + (filters.isEmpty ? "" : " with \(filters.joined(separator: " "))")
-                        + "; \(path) is unchanged")
+                        + (already.isEmpty ? "" : " (\(already))") + "; \(path) is unchanged")
             }
             try library.save(to: path)
-            print("added \(library.templates.count - before) template(s) to \(path)")
+            let added = StrokeTool.counted(library.templates.count - before, "template")
+            print("added \(added) to \(path)" + (already.isEmpty ? "" : " (\(already))"))
         case "remove":
             let path = try file()
             var library = try TemplateLibrary(contentsOf: path)
@@ -227,7 +236,8 @@ enum LibraryCommand {
                 try library.remove(named: gesture, at: index)
                 print("removed \(gesture)[\(index)] from \(path)")
             } else {
-                print("removed \(library.removeAll(named: gesture)) template(s) of \(gesture) from \(path)")
+                let removed = StrokeTool.counted(library.removeAll(named: gesture), "template")
+                print("removed \(removed) of \(gesture) from \(path)")
             }
             try library.save(to: path)
         case "list":

@@ -44,6 +44,13 @@ struct TemplateLibraryTests {
         #expect(throws: RecognitionError.self) { try library.remove(named: "a", at: 5) }
         #expect(library.removeAll(named: "a") == 2)
         #expect(library.gestureNames == ["b"])
+        // addNew passes over what the library holds and what it appended before, of the same name and points.
+        let b = GestureTemplate(name: "b", points: [SIMD2(0, 0), SIMD2(0, 1)])
+        let c = GestureTemplate(name: "c", points: [SIMD2(0, 0), SIMD2(0, 1)])
+        #expect(library.addNew(contentsOf: [b, c, c]) == 2)
+        #expect(library.templates == [b, c])
+        #expect(library.addNew(contentsOf: library.templates) == 2)
+        #expect(library.templates.count == 2)
     }
 
     @Test(

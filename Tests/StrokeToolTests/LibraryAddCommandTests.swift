@@ -30,20 +30,58 @@ struct LibraryAddCommandTests {
             let library = directory + "/library.json"
             var result = try StrokeToolTests.run(["library", "add", library, "--strokes", named])
             #expect(result.status == 0, "\(result.error)")
-            #expect(result.output.contains("added 2 template(s)"))
+            #expect(result.output.contains("added 2 templates to \(library)\n"), "\(result.output)")
             // The same file, recognized with the library made of it: each stroke is its own template.
             result = try StrokeToolTests.run(["recognize", "--strokes", named, "--library", library])
             #expect(result.status == 0, "\(result.error)")
             #expect(result.output.contains("2 of 2 named strokes matched their name"))
 
-            // --gesture: the unnamed stroke is taken as it, the zigzag of another name is left out.
+            // --gesture: the unnamed stroke (another square) is taken as it, the zigzag of another name is left out.
             let mixed = try StrokeToolTests.strokesFile(
-                [Self.stroke(nil, Self.square), Self.stroke("zigzag", Self.zigzag)], in: directory)
+                [Self.stroke(nil, Self.square.map { ($0.0 * 2, $0.1) }), Self.stroke("zigzag", Self.zigzag)],
+                in: directory)
             result = try StrokeToolTests.run(["library", "add", library, "--strokes", mixed, "--gesture", "square"])
             #expect(result.status == 0, "\(result.error)")
-            #expect(result.output.contains("added 1 template(s)"))
+            #expect(result.output.contains("added 1 template to \(library)\n"), "\(result.output)")
             result = try StrokeToolTests.run(["library", "list", library])
             #expect(result.output.contains("square: 2") && result.output.contains("zigzag: 1"), "\(result.output)")
+        }
+    }
+
+    @Test("templates the library holds already are passed over, and said to be; with nothing new, it is unchanged")
+    func duplicates() throws {
+        try StrokeToolTests.withTemporaryDirectory("library-add") { directory in
+            let library = directory + "/library.json"
+            let both = try StrokeToolTests.strokesFile(
+                [Self.stroke("zigzag", Self.zigzag), Self.stroke("square", Self.square)], in: directory)
+            var result = try StrokeToolTests.run(["library", "add", library, "--strokes", both])
+            #expect(result.status == 0, "\(result.error)")
+            let saved = try Data(contentsOf: URL(fileURLWithPath: library))
+            // The same file again: before session 81, two more templates, each a copy of one there.
+            result = try StrokeToolTests.run(["library", "add", library, "--strokes", both])
+            #expect(result.status == 1)
+            #expect(
+                result.error.contains(
+                    "nothing to add from \(both) (2 templates already in \(library) passed over); \(library) is unchanged"
+                ), "\(result.error)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == saved)
+            // A library added to itself, the same.
+            result = try StrokeToolTests.run(["library", "add", library, "--library", library])
+            #expect(result.status == 1 && result.error.contains("2 templates already in"), "\(result.error)")
+            // One new stroke beside one held, and a stroke twice in one file: each added once.
+            let wider = [(0.0, 0.0), (0, 100), (300, 100), (300, 0), (0, 0)]
+            let mixed = try StrokeToolTests.strokesFile(
+                [Self.stroke("zigzag", Self.zigzag), Self.stroke("box", wider), Self.stroke("box", wider)],
+                in: directory)
+            result = try StrokeToolTests.run(["library", "add", library, "--strokes", mixed])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(
+                result.output == "added 1 template to \(library) (2 templates already in \(library) passed over)\n",
+                "\(result.output)")
+            result = try StrokeToolTests.run(["library", "list", library])
+            #expect(
+                result.output.contains("box: 1") && result.output.contains("zigzag: 1")
+                    && result.output.contains("square: 1"), "\(result.output)")
         }
     }
 
@@ -80,7 +118,7 @@ struct LibraryAddCommandTests {
                 .appendingPathComponent("../../Libraries/swipes.json").standardized.path
             result = try StrokeToolTests.run(["library", "add", game, "--library", swipes])
             #expect(result.status == 0, "\(result.error)")
-            #expect(result.output.contains("added 8 template(s)"))
+            #expect(result.output.contains("added 8 templates"))
             result = try StrokeToolTests.run(["library", "list", game])
             #expect(
                 result.output.contains(

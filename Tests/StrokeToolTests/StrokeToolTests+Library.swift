@@ -62,8 +62,10 @@ extension StrokeToolTests {
         #expect(result.status == 0, "\(result.error)")
         result = try Self.run(["library", "list", path])
         #expect(result.output.contains("16 templates") && result.output.contains("check: 1"))
+        // The fixtures' five checks, one of which the library holds already: four added (session 81; six before).
         result = try Self.run(["library", "add", path, "--dataset", Self.fixtures, "--gesture", "check"])
         #expect(result.status == 0)
+        #expect(result.output == "added 4 templates to \(path) (1 template already in \(path) passed over)\n")
         result = try Self.run(["library", "remove", path, "--gesture", "check", "--index", "0"])
         #expect(result.status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -78,7 +80,7 @@ extension StrokeToolTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         result = try Self.run(["library", "list", path])
-        #expect(result.output.contains("check: 5") && result.output.contains("minimum score 0.5,"))
+        #expect(result.output.contains("check: 4") && result.output.contains("minimum score 0.5,"))
         result = try Self.run([
             "library", "build", "--dataset", Self.fixtures, "--per-gesture", "1", "--minimum-score", "0.7", "-o", path,
         ])
