@@ -38,6 +38,12 @@ enum KeygenCommand {
             print("public-key = \"\(keys.publicKey)\"\nsecret-key = \"\(keys.secretKey)\"")
             return 0
         }
+        // An empty PREFIX, or a directory's (`keys/`), wrote hidden files named `.key` and `.pub`.
+        guard !prefix.isEmpty, !prefix.hasSuffix("/") else {
+            throw CommandLineArguments.Failure(
+                description:
+                    "-o: a file name to write PREFIX.key and PREFIX.pub under, as keys/worker, got \"\(prefix)\"")
+        }
         try write(secret, to: prefix + ".key", permissions: 0o600)
         do {
             try write(publicText, to: prefix + ".pub", permissions: 0o644)

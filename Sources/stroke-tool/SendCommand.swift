@@ -63,11 +63,10 @@ enum SendCommand {
             args, default: "stroke-tool-send/" + String(format: "%08x", UInt32.random(in: .min ... .max)))
         let batch: Int = try args.parsed("batch", default: 32)
         let timeout: Double = try args.parsed("timeout", default: 5)
-        guard (1...1000).contains(batch), timeout > 0, timeout <= 3600 else {
-            throw CommandLineArguments.Failure(
-                description:
-                    "--batch: 1 to 1,000, got \(batch); --timeout: seconds, above 0 and up to 3,600, got \(timeout)")
+        guard (1...1000).contains(batch) else {
+            throw CommandLineArguments.Failure(description: "--batch: 1 to 1,000, got \(batch)")
         }
+        try StrokeTool.checkTimeout(timeout)
         let strokes = try self.strokes(args)
         let options = try self.options(args)
         let security = try StrokeTool.clientSecurity(args)

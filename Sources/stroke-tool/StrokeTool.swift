@@ -195,6 +195,14 @@ enum StrokeTool {
         return degrees
     }
 
+    /// Checks `ping`'s and `send`'s `--timeout`: seconds, above 0 and up to an hour.
+    static func checkTimeout(_ timeout: Double) throws {
+        guard timeout > 0, timeout <= 3600 else {
+            throw CommandLineArguments.Failure(
+                description: "--timeout: seconds, above 0 and up to 3,600, got \(timeout)")
+        }
+    }
+
     /// `count` and `noun`, the noun in the plural but for one: `1 template`, `3 templates`, `0 sessions`.
     static func counted(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"

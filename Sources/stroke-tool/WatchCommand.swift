@@ -43,9 +43,11 @@ enum WatchCommand {
         try StrokeTool.checkEndpoint(output, flag: "output")
         let count: Int? = try args.value("count").map { _ in try args.parsed("count", default: 0) }
         let seconds: Double? = try args.value("seconds").map { _ in try args.parsed("seconds", default: 0.0) }
-        guard count.map({ $0 > 0 }) ?? true, seconds.map({ $0 > 0 && $0 <= 86_400 }) ?? true else {
-            throw CommandLineArguments.Failure(
-                description: "--count: at least 1; --seconds: more than 0, at most 86,400")
+        if let count, count < 1 {
+            throw CommandLineArguments.Failure(description: "--count: at least 1, got \(count)")
+        }
+        if let seconds, !(seconds > 0 && seconds <= 86_400) {
+            throw CommandLineArguments.Failure(description: "--seconds: more than 0, at most 86,400, got \(seconds)")
         }
         let security = try StrokeTool.clientSecurity(args)
         let prefixes = args.wholeValues("session")

@@ -123,6 +123,11 @@ struct PingCommandTests {
             let run = try StrokeToolTests.run(arguments)
             #expect(run.status == 2, "\(arguments): \(run.error)")
         }
+        // Only the option that is wrong is named (session 81: "--count: 0 to 10,000, got 10; --timeout: …").
+        let never = try StrokeToolTests.run([
+            "ping", "--input", "tcp://127.0.0.1:9", "--output", "tcp://127.0.0.1:9", "--timeout", "-1",
+        ])
+        #expect(never.error == "stroke-tool ping: --timeout: seconds, above 0 and up to 3,600, got -1.0\n")
         // Endpoints no worker could serve are named at once (session 78: five seconds of waiting for a pong, then
         // "no worker serves its shard"; libzmq took port 99999 as 34463).
         for (arguments, named) in [

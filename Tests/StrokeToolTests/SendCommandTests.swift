@@ -115,6 +115,10 @@ struct SendCommandTests {
         // A timeout of 0 is refused by a message that says so (it read "seconds, 0 to 3,600").
         let instant = try StrokeToolTests.run(["send"] + endpoints + ["--gesture", "check", "--timeout", "0"])
         #expect(instant.status == 2 && instant.error.contains("above 0 and up to 3,600, got 0.0"), "\(instant.error)")
+        // Only the option that is wrong is named (session 81: "--batch: 1 to 1,000, got 32; --timeout: …").
+        #expect(instant.error == "stroke-tool send: --timeout: seconds, above 0 and up to 3,600, got 0.0\n")
+        let wide = try StrokeToolTests.run(["send"] + endpoints + ["--gesture", "check", "--batch", "1001"])
+        #expect(wide.error == "stroke-tool send: --batch: 1 to 1,000, got 1001\n", "\(wide.error)")
         // A file that cannot be read is an I/O error (status 1), as for `recognize` and `library add`.
         let missing = try StrokeToolTests.run(["send"] + endpoints + ["--strokes", "/nonexistent.json"])
         #expect(missing.status == 1 && missing.error.hasPrefix("stroke-tool send: "), "\(missing.error)")

@@ -289,6 +289,14 @@ struct StrokeToolTests {
         #expect(half.status != 0 && half.error.contains("cannot create \(other).pub: File exists"))
         #expect(!FileManager.default.fileExists(atPath: other + ".key"))
         #expect(try String(contentsOfFile: other + ".pub", encoding: .utf8) == "mine\n")
+        // A prefix without a file name wrote hidden files named .key and .pub (session 81).
+        for empty in ["", directory.path + "/"] {
+            let refused = try Self.run(["keygen", "-o", empty])
+            #expect(
+                refused.status == 2 && refused.error.contains("-o: a file name to write PREFIX.key"), "\(refused.error)"
+            )
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/.key"))
         let printed = try Self.run(["keygen"])
         #expect(
             printed.status == 0 && printed.output.hasPrefix("public-key = \"") && printed.output.contains("secret-key"))

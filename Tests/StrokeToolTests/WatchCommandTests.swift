@@ -75,6 +75,11 @@ struct WatchCommandTests {
             #expect(run.status == 2, "\(arguments): \(run.error)")
             #expect(run.error.hasPrefix("stroke-tool watch: "), "\(arguments): \(run.error)")
         }
+        // Only the option that is wrong is named, with its value (session 81: both, without).
+        let zero = try StrokeToolTests.run(["watch", "--output", "tcp://127.0.0.1:9", "--count", "0"])
+        #expect(zero.error == "stroke-tool watch: --count: at least 1, got 0\n", "\(zero.error)")
+        let long = try StrokeToolTests.run(["watch", "--output", "tcp://127.0.0.1:9", "--seconds", "1e9"])
+        #expect(long.error == "stroke-tool watch: --seconds: more than 0, at most 86,400, got 1000000000.0\n")
     }
 
     @Test("events a session lost before one are told on a line of their own, before it")
