@@ -77,6 +77,22 @@ public struct LibraryRegistry: Sendable {
         self.entries = entries
     }
 
+    /// Why the checkmark detector's choice (`RecognizerConfiguration.checkmarkGesture`) would never apply, said
+    /// for a person, or nil: no library has a gesture of that name, so that only a gesture a session learns by it
+    /// could be chosen (`--checkmark-gesture chek`, a library whose check is named `tick`).
+    public func checkmarkGestureWarning(_ configuration: RecognizerConfiguration) -> String? {
+        let name = configuration.checkmarkGesture
+        guard !name.isEmpty, configuration.checkmarkMargin > 0 else { return nil }
+        let libraries = entries.map(\.own.library)
+        guard !libraries.contains(where: { $0.gestureNames.contains(name) }) else { return nil }
+        let held = libraries.map { library in
+            "\(library.name): \(library.gestureNames.isEmpty ? "none" : library.gestureNames.joined(separator: ", "))"
+        }
+        return
+            "--checkmark-gesture \(name.quotedForDisplay): no library has a gesture of that name (\(held.joined(separator: "; "))), "
+            + "so the checkmark detector chooses a match only among the gestures sessions learn by it; \"\" turns it off"
+    }
+
     /// The index of the library named `name`.
     public func index(of name: String) -> Int? { entries.firstIndex { $0.name == name } }
 }

@@ -72,6 +72,9 @@ extension Worker {
                         "template library reloaded with no templates: its sessions match only the gestures they learn",
                         ["library": library.name, "templatesBefore": "\(count)"])
                 }
+                if let unused = libraries.registry.checkmarkGestureWarning(configuration.recognizer) {
+                    logger.warning(unused)
+                }
                 return true
             } catch {
                 logger.error("template libraries not reloaded, the previous ones stay: \(error)")

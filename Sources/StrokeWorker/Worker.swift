@@ -232,6 +232,9 @@ public final class Worker: Sendable {
                     "libraries": libraries.registry.entries.map(\.name).joined(separator: ","),
                     "kernels": ElasticMatcher.KernelBuild.current.rawValue,
                 ])
+            if let unused = libraries.registry.checkmarkGestureWarning(configuration.recognizer) {
+                logger.warning(unused)
+            }
         }
     }
 

@@ -160,4 +160,26 @@ struct CheckmarkVerdictTests {
         }
         #expect(names == ["check", "v"])
     }
+
+    @Test("a --checkmark-gesture no library has is warned of, naming the libraries' gestures; a present one is not")
+    func absentGesture() throws {
+        var configuration = RecognizerConfiguration.default
+        let registry = try LibraryRegistry(
+            [try TemplateLibrary.builtIn(), Self.library(Self.check, best: "tick", runnerUp: "vee")],
+            configuration: configuration)
+        #expect(registry.checkmarkGestureWarning(configuration) == nil, "check, the default, is in the built-in")
+        configuration.checkmarkGesture = "tick"
+        #expect(registry.checkmarkGestureWarning(configuration) == nil, "tick is in the second library")
+        configuration.checkmarkGesture = "chek"
+        let warning = try #require(registry.checkmarkGestureWarning(configuration))
+        #expect(
+            warning.hasPrefix("--checkmark-gesture \"chek\": no library has a gesture of that name (default: arrow"))
+        #expect(warning.contains("; \(registry.entries[1].name): tick, vee)"), "\(warning)")
+        // Turned off either way: nothing to warn of.
+        configuration.checkmarkMargin = 0
+        #expect(registry.checkmarkGestureWarning(configuration) == nil)
+        configuration.checkmarkMargin = 0.04
+        configuration.checkmarkGesture = ""
+        #expect(registry.checkmarkGestureWarning(configuration) == nil)
+    }
 }
