@@ -11,7 +11,7 @@ extension RecognitionError {
     }
 
     /// What `JSONDecoder` found wrong in `data`, said where it is: the path of a field that is missing or of the
-    /// wrong kind (`templates[3].points[0][1]: expected Double`), and for text that is not JSON at all the line,
+    /// wrong kind (`templates[3].points[0][1]: expected a number, found a string`), and for text that is not JSON at all the line,
     /// column and byte where it stops being JSON (`not valid JSON: expected ']' at line 12, column 5 (byte 311)`),
     /// which Foundation's decoder does not say.
     public static func describe(_ error: DecodingError, in data: Data) -> String {
@@ -31,11 +31,50 @@ extension RecognitionError {
         case .keyNotFound(let key, let context):
             return "\(path(context)): missing field \"\(key.stringValue)\""
         case .typeMismatch(let type, let context):
-            return "\(path(context)): expected \(type)"
+            let found = foundKind(context.debugDescription).map { ", found \($0)" } ?? ""
+            return "\(path(context)): expected \(jsonKind(type))\(found)"
         case .valueNotFound(let type, let context):
-            return "\(path(context)): expected \(type), found null"
+            return "\(path(context)): expected \(jsonKind(type)), found null"
         @unknown default:
             return "\(error)"
+        }
+    }
+
+    /// A Swift type that a field decodes to, said as the JSON that would fit it: `a number`, `a whole number`, `a
+    /// string`, `a list`, `an object`, `true or false`; other types by their own names.
+    static func jsonKind(_ type: Any.Type) -> String {
+        switch type {
+        case is Double.Type, is Float.Type: return "a number"
+        case is Int.Type, is Int32.Type, is Int64.Type, is UInt.Type, is UInt32.Type, is UInt8.Type, is UInt16.Type,
+            is Int16.Type, is Int8.Type, is UInt64.Type:
+            return "a whole number"
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        default:
+            let name = "\(type)"
+            if name.hasPrefix("Array<") || name.hasPrefix("[") { return "a list" }
+            if name.hasPrefix("Dictionary<") { return "an object" }
+            return name
+        }
+    }
+
+    /// What Foundation's decoder found in a field of the wrong kind, from its description (`Expected to decode Int
+    /// but found a string instead.`), said as JSON: `a string`, `a number`, `a list`, `an object`, `true or
+    /// false`; nil where the description does not say.
+    static func foundKind(_ description: String) -> String? {
+        guard let start = description.range(of: "but found "), let end = description.range(of: " instead") else {
+            return nil
+        }
+        guard start.upperBound <= end.lowerBound else { return nil }
+        var found = String(description[start.upperBound..<end.lowerBound])
+        for article in ["a ", "an "] where found.hasPrefix(article) { found.removeFirst(article.count) }
+        switch found {
+        case "array": return "a list"
+        case "dictionary": return "an object"
+        case "string": return "a string"
+        case "number": return "a number"
+        case "bool": return "true or false"
+        default: return nil
         }
     }
 

@@ -149,7 +149,10 @@ struct TemplateLibraryTests {
         message = Self.error(lines)
         #expect(message.contains("expected ':' at line 2, column 7"), "\(message)")
         message = Self.error(good.replacingOccurrences(of: #"[[50,242]"#, with: #"[[50,"242"]"#))
-        #expect(message.contains("templates[0].points[0][1]: expected Double"), "\(message)")
+        #expect(message.contains("templates[0].points[0][1]: expected a number, found a string"), "\(message)")
+        // A list where an object belongs, said in JSON's words, not Swift's ("expected Dictionary<String, Any>").
+        message = Self.error(#"[{"name": "x"}]"#)
+        #expect(message.hasSuffix("top level: expected an object, found a list"), "\(message)")
         // A count with a fraction, among thousands of coordinates with fractions: the one that does not fit is
         // found, where Foundation said "The given data was not valid JSON" of valid JSON.
         let version = good.replacingOccurrences(of: #""neighbors":3,"#, with: #""neighbors":2.5,"#)
