@@ -225,6 +225,7 @@ public final class Worker: Sendable {
                     "environment variables that name no option, ignored",
                     ["variables": configuration.unknownEnvironmentVariables.joined(separator: ", ")])
             }
+            for inert in configuration.inertOptions { logger.warning(inert) }
             logger.info(
                 "listening",
                 [

@@ -362,6 +362,7 @@ extension WorkerConfiguration {
                 }
                 logFormat = parsed
             }
+            inertOptions = inertOptions { args.value($0, env: env($0)) != nil }
         } catch let failure as CommandLineArguments.Failure {
             throw args.naming(failure) { flag in Self.options.first { $0.flag == flag }?.env }
         }

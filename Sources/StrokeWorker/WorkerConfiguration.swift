@@ -254,6 +254,9 @@ public struct WorkerConfiguration: Sendable {
     /// each with the nearest option's variable where one is close; the worker warns of them when it starts.
     /// Default: none.
     public var unknownEnvironmentVariables: [String] = []
+    /// Options given that have no effect in this configuration, each said with why (`--checkpoint-interval has no
+    /// effect without --state-file`); the worker warns of them when it starts. Default: none.
+    public var inertOptions: [String] = []
 
     /// The defaults.
     public init() {}
