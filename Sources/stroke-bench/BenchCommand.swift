@@ -45,7 +45,8 @@ enum BenchCommand {
           --worker-args A  arguments added to every worker the throughput, latency and memory sections start,
                            separated by spaces (as "--recognition-offload always"; default: none)
           --only LIST      comma-separated sections to run (throughput,latency,memory,recognizer,processor,
-                           cluster,state-file,producer)
+                           cluster,state-file,producer); an option below that tunes only sections it leaves out
+                           is refused
           --cases LIST     throughput and processor cases to run, as ENCODING-POINTS (default
                            binary-1,binary-32,json-1,json-32)
           --sessions LIST  concurrent sessions of the throughput and processor cases (default 1000,10000;
@@ -241,6 +242,7 @@ enum BenchCommand {
         if args.value("latency-trace") != nil && !sections.contains("latency") {
             throw BenchError.usage("--latency-trace: only the latency section writes a trace; it is not among --only")
         }
+        if let unread = Self.unreadOption(given: args.givenNames, sections: sections) { throw BenchError.usage(unread) }
         // Read once the sections are known to be valid.
         let dataset = try Self.dataset(explicit: args.value("dataset"))
         let strokes = Traffic.strokes(dataset: dataset)

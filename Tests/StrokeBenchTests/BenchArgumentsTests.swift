@@ -64,4 +64,35 @@ struct BenchArgumentsTests {
         let error = await #expect(throws: BenchError.self) { _ = try await BenchCommand.run(args) }
         #expect(error?.description == "--worker /nonexistent/stroke-worker: no executable file there")
     }
+
+    @Test("an option that tunes only sections --only leaves out is refused, naming the sections that read it")
+    func unreadOptions() async throws {
+        for (arguments, expected) in [
+            (
+                ["--only", "recognizer", "--capacity", "100000"],
+                "--capacity tunes the latency section, which --only leaves out (--only recognizer)"
+            ),
+            (
+                ["--only", "latency,memory", "--cases", "binary-1"],
+                "--cases tunes the processor, throughput sections, which --only leaves out (--only latency,memory)"
+            ),
+            (
+                ["--only", "processor", "--templates", "48"],
+                "--templates tunes the recognizer section, which --only leaves out (--only processor)"
+            ),
+            (["--only", "recognizer", "--curve"], "--curve tunes the throughput section, which --only leaves out"),
+        ] {
+            let args = try CommandLineArguments(arguments, flagNames: BenchCommand.flagNames)
+            let error = await #expect(throws: BenchError.self) { _ = try await BenchCommand.run(args) }
+            #expect(
+                error?.isUsage == true && error?.description.hasPrefix(expected) == true, "\(String(describing: error))"
+            )
+        }
+        // Read by one of the sections run: taken.
+        #expect(BenchCommand.unreadOption(given: ["cases", "sessions", "tilt"], sections: ["processor"]) == nil)
+        #expect(BenchCommand.unreadOption(given: ["worker", "runs", "json"], sections: ["cluster"]) == nil)
+        // Every option but those of every run is said to tune a section.
+        let everyRun: Set = ["quick", "json", "help", "runs", "dataset", "only"]
+        #expect(Set(BenchCommand.sectionsReading.keys) == BenchCommand.optionNames.subtracting(everyRun))
+    }
 }
