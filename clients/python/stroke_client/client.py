@@ -354,13 +354,14 @@ class Producer:
         -45 to 45): the tilt of the player's hand that the session's estimate starts from, as if its matches had
         shown it, so that the first strokes of a player whose tilt a game kept (a ``closed`` event's ``tilt``) are
         judged turned back at once; only where the session follows its tilt."""
-        if forget is not None and session in self._taught:
-            self._taught[session] = [(name, strokes) for name, strokes in self._taught[session]
-                                     if forget != "*" and name != forget]
         seq = self.send(session, "options", library=library, orientation=orientation, checkmark=checkmark,
                         forget=forget, multistroke=multistroke, gestures=gestures, minimumSize=minimum_size,
                         followTilt=follow_tilt, minimumScore=minimum_score, gestureScores=gesture_scores,
                         tilt=tilt, binary=False)
+        # Forgotten once sent (an option the encoder refused forgets nothing).
+        if forget is not None and session in self._taught:
+            self._taught[session] = [(name, strokes) for name, strokes in self._taught[session]
+                                     if forget != "*" and name != forget]
         # Remembered once sent (the encoder checked them), for reteach().
         remembered = self._options.setdefault(session, {})
         if follow_tilt is False or (follow_tilt and remembered.get("follow_tilt") is False):

@@ -106,9 +106,25 @@ def encode_json(
     encoded_points = [check_point(p) for p in points]
     if encoded_points:
         message["points"] = encoded_points
-    for key in ("library", "orientation", "checkmark", "forget"):
-        if key in options and options[key] is not None:
-            message[key] = options[key]
+    # Checked here as the other options are (before version 1.9 they went out as given: the worker answered a bad
+    # one with an error event, and reteach() sent it again).
+    if options.get("library") is not None:
+        if not isinstance(options["library"], str) or not options["library"]:
+            raise ValueError("library is the name of a template library the worker loaded, a non-empty string")
+        message["library"] = options["library"]
+    if options.get("orientation") is not None:
+        if options["orientation"] not in ("sensitive", "invariant"):
+            raise ValueError("orientation is 'sensitive' or 'invariant', got %r" % (options["orientation"],))
+        message["orientation"] = options["orientation"]
+    if options.get("checkmark") is not None:
+        if not isinstance(options["checkmark"], bool):
+            raise ValueError("checkmark is True or False")
+        message["checkmark"] = options["checkmark"]
+    if options.get("forget") is not None:
+        forget = options["forget"]
+        if not isinstance(forget, str) or not (forget == "*" or _valid_name(forget)):
+            raise ValueError("forget is a learned gesture's name (1 to 64 UTF-8 bytes) or '*' for all of them")
+        message["forget"] = forget
     if options.get("followTilt") is not None:
         if not isinstance(options["followTilt"], bool):
             raise ValueError("followTilt is True or False")

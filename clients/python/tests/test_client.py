@@ -118,6 +118,18 @@ def test_json_messages_follow_the_schema(protocol_dir):
     for follow in (1, "no"):
         with pytest.raises(ValueError):
             encode_json("options", 1, followTilt=follow)
+    # Session 81: library, orientation, checkmark and forget went out as given, for the worker to refuse.
+    for option, bad in (("library", 5), ("library", ""), ("orientation", "sideways"), ("checkmark", 1),
+                        ("checkmark", "yes"), ("forget", ""), ("forget", 3), ("forget", "x" * 65)):
+        with pytest.raises(ValueError, match=option):
+            encode_json("options", 1, **{option: bad})
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate({"type": "options", "seq": 1, option: bad})
+    good = json.loads(encode_json("options", 1, library="spells", orientation="invariant", checkmark=False,
+                                  forget="*"))
+    validator.validate(good)
+    assert good == {"type": "options", "seq": 1, "library": "spells", "orientation": "invariant",
+                    "checkmark": False, "forget": "*"}
     for tilt in (46, -46, 1.5, True, "10"):
         with pytest.raises(ValueError):
             encode_json("options", 1, tilt=tilt)
