@@ -30,6 +30,10 @@ extension ZMQSocket {
             throw refuse("expected tcp://HOST:PORT")
         }
         let port = address[address.index(after: colon)...]
+        // libzmq fails such a connect with only "Invalid argument": the wildcard is a bound socket's.
+        if !binding && address[..<colon] == "*" {
+            throw refuse("* (every address) is for binding; a connect needs the host to reach, as 127.0.0.1")
+        }
         if binding && port == "*" { return }
         let anyPort = binding ? " (or * or 0 to bind any free port)" : ""
         guard !port.isEmpty, port.allSatisfy({ $0.isASCII && $0.isNumber }),

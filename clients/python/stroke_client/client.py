@@ -440,6 +440,9 @@ def _check_endpoint(endpoint: str, binding: bool) -> None:
     host, colon, port = address.rpartition(":")
     if not colon or not host or address.endswith("]"):
         raise ValueError(f"{endpoint}: expected tcp://HOST:PORT")
+    if not binding and host == "*":  # libzmq says only "Invalid argument"
+        raise ValueError(f"{endpoint}: * (every address) is for binding; a connect needs the host to reach, as "
+                         "127.0.0.1")
     if binding and port == "*":
         return
     if not (port.isascii() and port.isdigit() and int(port) <= 65535 and (binding or int(port) > 0)):

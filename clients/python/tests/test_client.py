@@ -232,6 +232,15 @@ def test_an_endpoint_libzmq_would_misread_is_refused(endpoint):
         assert re.fullmatch(r"tcp://127\.0\.0\.1:\d+", bound.endpoint)
 
 
+def test_a_connect_to_the_wildcard_host_is_refused_with_why():
+    """Session 81: `Consumer("tcp://*:5556")` raised libzmq's bare "Invalid argument"."""
+    for make in (lambda: Producer("tcp://*:5555"), lambda: Consumer("tcp://*:5556")):
+        with pytest.raises(ValueError, match=re.escape("tcp://*:") + r"\d+: \* \(every address\) is for binding"):
+            make()
+    with Producer("tcp://*:0", bind=True) as bound:
+        assert bound.endpoint.startswith("tcp://0.0.0.0:")
+
+
 def test_consumer_surfaces_event_gaps():
     context = zmq.Context()
     publisher = context.socket(zmq.XPUB)
