@@ -11,9 +11,9 @@ extension RecognitionError {
     }
 
     /// What `JSONDecoder` found wrong in `data`, said where it is: the path of a field that is missing or of the
-    /// wrong kind (`templates[3].points[0][1]: expected a number, found a string`), and for text that is not JSON at all the line,
-    /// column and byte where it stops being JSON (`not valid JSON: expected ']' at line 12, column 5 (byte 311)`),
-    /// which Foundation's decoder does not say.
+    /// wrong kind, in JSON's words (`templates[3].points[0][1]: expected a number, found a string`), and for text
+    /// that is not JSON at all the line, column and byte where it stops being JSON (`not valid JSON: expected ']' at
+    /// line 12, column 5 (byte 311)`), which Foundation's decoder does not say.
     public static func describe(_ error: DecodingError, in data: Data) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let parts = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }

@@ -145,7 +145,8 @@ public struct TemplateLibrary: Sendable, Hashable {
         guard positions.indices.contains(index) else {
             throw RecognitionError(
                 .notFound,
-                "gesture \"\(name)\" has \(positions.count) template\(positions.count == 1 ? "" : "s"); no index \(index)"
+                "gesture \"\(name)\" has \(positions.count) template\(positions.count == 1 ? "" : "s"); "
+                    + "no index \(index)"
             )
         }
         templates.remove(at: positions[index])

@@ -88,9 +88,9 @@ public struct LibraryRegistry: Sendable {
         let held = libraries.map { library in
             "\(library.name): \(library.gestureNames.isEmpty ? "none" : library.gestureNames.joined(separator: ", "))"
         }
-        return
-            "--checkmark-gesture \(name.quotedForDisplay): no library has a gesture of that name (\(held.joined(separator: "; "))), "
-            + "so the checkmark detector chooses a match only among the gestures sessions learn by it; \"\" turns it off"
+        return "--checkmark-gesture \(name.quotedForDisplay): no library has a gesture of that name "
+            + "(\(held.joined(separator: "; "))), so the checkmark detector chooses a match only among the gestures "
+            + "sessions learn by it; \"\" turns it off"
     }
 
     /// The index of the library named `name`.

@@ -143,14 +143,23 @@ public final class Worker: Sendable {
                     output.turnsWhileWaiting = configuration.slowConsumers == .wait
                     for (name, forwarder) in [("input", input), ("output", output)] {
                         group.addTask { [context, control] in
-                            try await ThreadRunner.run(name: "forward-\(name)") {
-                                try forwarder.run(context: context) { frontend, backend in
-                                    let external = name == "input" ? frontend : backend
-                                    control.endpoints.withLock {
-                                        $0.append(contentsOf: external.map { "\(name):\($0)" })
+                            // A forwarder that fails (its address in use) stops the worker, as a lane does: the
+                            // group waits for the lanes, which run until told to stop (session 81: with --lanes 2
+                            // and --output on a port another process held, the worker hung until a signal).
+                            do {
+                                try await ThreadRunner.run(name: "forward-\(name)") {
+                                    try forwarder.run(context: context) { frontend, backend in
+                                        let external = name == "input" ? frontend : backend
+                                        control.endpoints.withLock {
+                                            $0.append(contentsOf: external.map { "\(name):\($0)" })
+                                        }
+                                        control.readyForwarders.add(1, ordering: .releasing)
                                     }
-                                    control.readyForwarders.add(1, ordering: .releasing)
                                 }
+                            } catch {
+                                self.logger.error("the \(name) forwarder failed: \(error)")
+                                self.shutdown()
+                                throw error
                             }
                         }
                     }
@@ -170,10 +179,21 @@ public final class Worker: Sendable {
                 }
                 group.addTask {
                     defer { self.control.lanesDone.store(true, ordering: .releasing) }
-                    try await self.runLanes(lanes)
+                    // The output forwarder ends at this TERMINATE alone, and the group waits for it: sent however
+                    // the lanes ended. Before session 81 a failure elsewhere (the input forwarder's address in use)
+                    // cancelled the group, the sleep threw, and the worker hung even through SIGTERM.
+                    do {
+                        try await self.runLanes(lanes)
+                    } catch {
+                        if forwarders {
+                            try? Forwarder.send("TERMINATE", to: self.outputControl, context: self.context)
+                        }
+                        throw error
+                    }
                     self.saveSessions()
                     if forwarders {
-                        try await Task.sleep(for: .milliseconds(200))
+                        // Time for the lanes' last events to reach the forwarder; none once the group is cancelled.
+                        try? await Task.sleep(for: .milliseconds(200))
                         try? Forwarder.send("TERMINATE", to: self.outputControl, context: self.context)
                     }
                 }

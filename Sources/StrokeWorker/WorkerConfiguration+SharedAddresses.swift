@@ -1,4 +1,5 @@
 import Foundation
+import ZeroMQ
 
 #if canImport(Glibc)
     import Glibc
@@ -82,8 +83,8 @@ extension WorkerConfiguration {
     /// input, each answered with an error event that comes back in turn: a loop that never ends.
     ///
     /// Only what is surely this machine counts: the same `ipc://` path, the host an output is bound to written
-    /// alike, or a loopback address (`127.0.0.1`, `::1`, `localhost`) under an output bound to every address. A worker that
-    /// binds `tcp://*:5556` and connects its input to `tcp://10.0.0.5:5556`, a proxy's, is not refused.
+    /// alike, or a loopback address (`127.0.0.1`, `::1`, `localhost`) under an output bound to every address. A
+    /// worker that binds `tcp://*:5556` and connects its input to `tcp://10.0.0.5:5556`, a proxy's, is not refused.
     public static func inputFromOwnOutput(inputs: [Endpoint], outputs: [Endpoint]) -> String? {
         for input in inputs where !input.bind {
             let own = outputs.first { output in
@@ -126,5 +127,35 @@ extension WorkerConfiguration {
         guard let (host, port) = try? MetricsServer.parse(address) else { return nil }
         let bracketed = host.isEmpty ? "*" : host.contains(":") ? "[\(host)]" : host
         return ("--metrics \(address)", Endpoint(bind: true, address: "tcp://\(bracketed):\(port)"))
+    }
+}
+
+// MARK: - An address another process holds
+
+extension WorkerConfiguration {
+    /// A bind that failed because another process listens on the address, said with the option that names it
+    /// (`--output bind:tcp://127.0.0.1:5556: another process listens on this address (another worker or proxy, or one
+    /// still stopping?); …`), or nil for any other error, or an address none of `endpoints` has. libzmq says only
+    /// `zmq_bind(tcp://127.0.0.1:5556): Address already in use`, which names neither the option nor a way out.
+    public static func addressInUse(_ error: any Error, among endpoints: [(named: String, endpoint: Endpoint)])
+        -> String?
+    {
+        guard let error = error as? ZMQError, error.errno == EADDRINUSE, error.operation.hasPrefix("zmq_bind(") else {
+            return nil
+        }
+        let address = String(error.operation.dropFirst("zmq_bind(".count).dropLast())
+        guard let named = endpoints.first(where: { $0.endpoint.bind && $0.endpoint.address == address })?.named else {
+            return nil
+        }
+        let remedy =
+            address.hasPrefix("ipc://")
+            ? "stop it, or give another path" : "stop it, or give another port (or * for one the system chooses)"
+        return "\(named): another process listens on this address (another worker or proxy, or one still stopping?); "
+            + "\(remedy) (\(error))"
+    }
+
+    /// `addressInUse(_:among:)` for this worker's input and output endpoints.
+    public func addressInUse(_ error: any Error) -> String? {
+        Self.addressInUse(error, among: listeningEndpoints)
     }
 }

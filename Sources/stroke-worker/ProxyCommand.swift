@@ -74,6 +74,8 @@ enum ProxyCommand {
 
     static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
         var parsed: CommandLineArguments?
+        // The listening endpoints, each with the option that names it: an address in use is said with its option.
+        var named: [(named: String, endpoint: WorkerConfiguration.Endpoint)] = []
         do {
             let args = try CommandLineArguments(
                 arguments, flagNames: ["help", "no-drop"], known: Set(optionNames), environment: environment)
@@ -102,7 +104,7 @@ enum ProxyCommand {
             guard !frontend.isEmpty, !backend.isEmpty else {
                 throw CommandLineArguments.Failure(description: "--frontend and --backend are required\n\n\(usage)")
             }
-            let named =
+            named =
                 [("frontend", frontend), ("backend", backend), ("control", control)].flatMap { flag, side in
                     side.map { ("--\(flag) \($0)", $0) }
                 }
@@ -261,7 +263,8 @@ enum ProxyCommand {
             LogOutput.write("stroke-worker proxy: \(named)\n")
             return 2
         } catch {
-            LogOutput.write("stroke-worker proxy: \(error)\n")
+            let inUse = WorkerConfiguration.addressInUse(error, among: named)
+            LogOutput.write("stroke-worker proxy: \(inUse ?? "\(error)")\n")
             return 1
         }
     }

@@ -18,8 +18,11 @@ enum WorkerCommand {
             print("stroke-worker 1.0.0 (wire protocol v1, libzmq \(zmq.major).\(zmq.minor).\(zmq.patch))")
             return 0
         }
+        // Kept for the errors after the start: an address in use is said with the option that names it.
+        var parsed: WorkerConfiguration?
         do {
             let configuration = try WorkerConfiguration(arguments: arguments, environment: environment)
+            parsed = configuration
             let worker = try Worker(configuration: configuration)
             let signals = SignalHandling.onTermination { _ in worker.shutdown() }
             let reload = SignalHandling.onReload { worker.reload() }
@@ -33,7 +36,8 @@ enum WorkerCommand {
             LogOutput.write("stroke-worker: \(failure)\nSee stroke-worker --help.\n")
             return 2
         } catch {
-            LogOutput.write("stroke-worker: \(error)\n")
+            let named = parsed?.addressInUse(error)
+            LogOutput.write("stroke-worker: \(named ?? "\(error)")\n")
             return 1
         }
     }

@@ -62,7 +62,8 @@ struct LibraryAddCommandTests {
             #expect(result.status == 1)
             #expect(
                 result.error.contains(
-                    "nothing to add from \(both) (2 templates already in \(library) passed over); \(library) is unchanged"
+                    "nothing to add from \(both) (2 templates already in \(library) passed over); "
+                        + "\(library) is unchanged"
                 ), "\(result.error)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == saved)
             // A library added to itself, the same.

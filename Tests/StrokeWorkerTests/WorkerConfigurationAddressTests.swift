@@ -1,6 +1,7 @@
 import Foundation
 import StrokeRecognition
 import Testing
+import ZeroMQ
 
 @testable import StrokeWorker
 
@@ -95,5 +96,24 @@ struct WorkerConfigurationAddressTests {
         // A numeric address under an output bound to every address may be another machine's (a proxy's): taken.
         #expect(try Self.refusal(["--input", "connect:tcp://10.0.0.5:6009", "--output", "tcp://*:6009"]) == nil)
         #expect(try Self.refusal(["--input", "connect:tcp://[fd00::5]:6010", "--output", "tcp://[::]:6010"]) == nil)
+    }
+
+    @Test("a bind that failed for an address in use is said with the option that names it; other errors are not")
+    func addressInUse() throws {
+        let configuration = try WorkerConfiguration(
+            arguments: ["--input", "tcp://127.0.0.1:6101", "--output", "ipc:///tmp/stroke-out"], environment: [:])
+        let inUse = ZMQError(EADDRINUSE, "zmq_bind(tcp://127.0.0.1:6101)")
+        #expect(
+            configuration.addressInUse(inUse)
+                == "--input bind:tcp://127.0.0.1:6101: another process listens on this address (another worker or "
+                + "proxy, or one still stopping?); stop it, or give another port (or * for one the system chooses) "
+                + "(zmq_bind(tcp://127.0.0.1:6101): Address already in use (errno 98))")
+        let path = configuration.addressInUse(ZMQError(EADDRINUSE, "zmq_bind(ipc:///tmp/stroke-out)"))
+        #expect(path?.hasPrefix("--output bind:ipc:///tmp/stroke-out: another process") == true)
+        #expect(path?.contains("stop it, or give another path") == true)
+        // Another errno, an address the worker was not given, a connect: libzmq's own words stay.
+        #expect(configuration.addressInUse(ZMQError(EACCES, "zmq_bind(tcp://127.0.0.1:6101)")) == nil)
+        #expect(configuration.addressInUse(ZMQError(EADDRINUSE, "zmq_bind(tcp://127.0.0.1:6102)")) == nil)
+        #expect(configuration.addressInUse(ZMQError(EADDRINUSE, "zmq_connect(tcp://127.0.0.1:6101)")) == nil)
     }
 }

@@ -66,6 +66,25 @@ def test_a_port_taken_by_another_process_stops_the_start_without_talk_of_drainin
     assert "stopping before the start completed" in error and "draining" not in error
 
 
+@pytest.mark.parametrize("side", ["--input", "--output"])
+def test_a_taken_port_is_said_with_its_option_and_stops_a_worker_of_several_lanes(side):
+    """Session 81: with --lanes 2, a worker whose output (or input) address another process held logged the error
+    and then hung, even through SIGTERM (its output forwarder was never told to stop); and the error named neither
+    the option nor a way out, only libzmq's "zmq_bind(…): Address already in use"."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = f"tcp://127.0.0.1:{holder.getsockname()[1]}"
+        other = "--output" if side == "--input" else "--input"
+        for lanes in ("1", "2"):
+            error = refused(side, taken, other, "tcp://127.0.0.1:0", "--lanes", lanes, status=1)
+            assert f"stroke-worker: {side} bind:{taken}: another process listens on this address" in error, error
+            assert "or * for one the system chooses" in error
+        error = refused("proxy", "--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0", "--control",
+                        taken, status=1)
+        assert f"stroke-worker proxy: --control bind:{taken}: another process listens on this address" in error
+
+
 def test_a_state_file_that_is_no_regular_file_is_refused_and_left_as_it_is(tmp_path):
     pipe = tmp_path / "state.fifo"
     os.mkfifo(pipe)
