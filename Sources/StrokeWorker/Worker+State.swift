@@ -95,6 +95,15 @@ extension Worker {
                     ])
             } catch {
                 self.logger.error("state file not written: \(error)")
+                // Sessions lost: the exit status says so. With none there was nothing to keep.
+                guard !sessions.isEmpty else { return }
+                let whose = sessions.count == 1 ? "1 session's" : "\(sessions.count) sessions'"
+                self.control.stateFileFailure.withLock {
+                    $0 =
+                        "the state file was not written at the stop, so \(whose) numbering, options and learned "
+                        + "gestures were not kept (a checkpoint may hold the options and learned gestures of an "
+                        + "earlier moment): \(error)"
+                }
             }
         }
         if let checkpointer { checkpointer.finish(writing: write) } else { write() }

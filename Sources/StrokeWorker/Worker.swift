@@ -210,6 +210,8 @@ public final class Worker: Sendable {
             throw error
         }
         logger.info("stopped", metrics.snapshot.mapValues(String.init))
+        // A stop that lost the sessions' state is not a clean one: the exit status says so (session 81: 0).
+        if let failure = control.stateFileFailure.withLock({ $0 }) { throw RecognitionError(.io, failure) }
     }
 
     private func runLanes(_ lanes: [Lane]) async throws {

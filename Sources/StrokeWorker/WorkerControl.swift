@@ -22,6 +22,8 @@ final class WorkerControl: Sendable {
 
     /// The lanes' sessions after their drain, for the state file (`WorkerConfiguration.stateFile`).
     let savedSessions = Mutex<[SessionSnapshot]>([])
+    /// Why the state file could not be written at the stop, if it could not: the worker then exits with an error.
+    let stateFileFailure = Mutex<String?>(nil)
 
     /// When the stop was first asked for (`DispatchTime` nanoseconds, at least 1); 0 while the worker runs. Set
     /// once (`requestStop`): the lanes then stop intake and drain.

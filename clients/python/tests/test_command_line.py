@@ -95,6 +95,35 @@ def test_a_state_file_that_is_no_regular_file_is_refused_and_left_as_it_is(tmp_p
     assert pipe.is_fifo() and sorted(os.listdir(tmp_path)) == ["state.fifo"]
 
 
+def test_a_state_file_that_cannot_be_written_at_the_stop_is_an_error_exit(tmp_path):
+    """Session 81: a worker whose state file could not be written at the stop (its directory gone) logged the
+    error and exited 0, as after a clean stop, though its sessions' numbering, options and learned gestures were
+    lost. A stop with no session to keep stays a clean one."""
+    from stroke_client import Consumer, Producer
+
+    for sessions in (0, 1):
+        directory = tmp_path / f"state-{sessions}"
+        directory.mkdir()
+        worker = RunningWorker("--state-file", str(directory / "sessions.json"))
+        if sessions:
+            with Producer(worker.input) as producer, Consumer(worker.output, prefixes=["keeper"]) as consumer:
+                producer.wait_for_worker()
+                producer.set_options("keeper", gestures=["check", "v"])
+                consumer.wait_until_read(producer, ["keeper"])
+        for leftover in directory.iterdir():
+            leftover.unlink()
+        directory.rmdir()
+        status = worker.stop()
+        log = "".join(worker.process_log())
+        assert "state file not written" in log
+        if sessions:
+            assert status == 1, log
+            assert ("stroke-worker: io: the state file was not written at the stop, so 1 session's numbering, "
+                    "options and learned gestures were not kept") in log
+        else:
+            assert status == 0, log
+
+
 def test_the_proxy_refuses_a_stray_argument_and_a_negative_high_water_mark():
     sides = ["--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0"]
     assert 'unexpected argument "yes"' in refused("proxy", *sides, "--no-drop", "yes")
