@@ -75,9 +75,14 @@ enum RecognizeCommand {
             do {
                 return try RecognitionError.decodeJSON([Stroke].self, from: data)
             } catch let error as DecodingError {
+                // A template library given where strokes belong (its templates are strokes, in an object).
+                let library =
+                    (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["templates"] is [Any]
+                    ? " (this is a template library: --library takes it)" : ""
                 throw CommandLineArguments.Failure(
                     description:
-                        "--strokes \(path): not a list of strokes: \(RecognitionError.describe(error, in: data))")
+                        "--strokes \(path): not a list of strokes: \(RecognitionError.describe(error, in: data))"
+                        + library)
             } catch {
                 throw CommandLineArguments.Failure(description: "--strokes \(path): not a list of strokes: \(error)")
             }

@@ -162,6 +162,17 @@ extension StrokeToolTests {
         #expect(nobody.status == 2 && nobody.error.contains("no strokes of --subjects s99"), "\(nobody.error)")
         let missing = try Self.run(["recognize", "--strokes", "/nonexistent.json"])
         #expect(missing.status == 1 && missing.error.contains("cannot read /nonexistent.json"), "\(missing.error)")
+        // A template library where strokes belong: said in JSON's words, and which option takes it (session 81:
+        // "top level: expected Array<Any>").
+        try #"{"name": "mine", "templates": [{"name": "v", "points": [[0, 0], [5, 9], [9, 0]]}]}"#.write(
+            toFile: path, atomically: true, encoding: .utf8)
+        let library = try Self.run(["recognize", "--strokes", path])
+        #expect(
+            library.status == 2
+                && library.error.contains(
+                    "not a list of strokes: top level: expected a list, found an object (this is a template library: "
+                        + "--library takes it)"),
+            "\(library.error)")
     }
 
     /// `stroke-tool recognize --strokes PATH --json` with `extra` options: one answer per stroke (the run must
