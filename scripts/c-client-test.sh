@@ -60,6 +60,11 @@ for args in "tcp://127.0.0.1:99999 tcp://127.0.0.1:5586 c-client-test" "tcp://12
     echo "$out"
     [ "$status" -eq 2 ] && refusals=$((refusals + 1))
 done
-[ "$refusals" -eq 2 ] && passed=$((passed + 1))
+# --help prints the usage (status 0; it was taken for an endpoint before session 81); a fourth argument is refused.
+.build/send_stroke --help | grep -q "^usage: send_stroke" && refusals=$((refusals + 1))
+status=0
+.build/send_stroke tcp://127.0.0.1:5585 tcp://127.0.0.1:5586 c-client-test extra >/dev/null 2>&1 || status=$?
+[ "$status" -eq 2 ] && refusals=$((refusals + 1))
+[ "$refusals" -eq 4 ] && passed=$((passed + 1))
 echo "C client: $passed passed, $((expected - passed)) failed"
 [ "$passed" -eq "$expected" ]

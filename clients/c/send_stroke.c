@@ -123,7 +123,22 @@ static size_t encode(uint8_t *out, uint8_t type, uint32_t seq, uint32_t stroke, 
     return 16 + 16 * (size_t)count;
 }
 
+static const char usage[] =
+    "usage: send_stroke [input-endpoint] [output-endpoint] [session-id]\n"
+    "  defaults: tcp://127.0.0.1:5555 tcp://127.0.0.1:5556 c-client; STROKE_CURVE_SERVER_KEY (and\n"
+    "  STROKE_CURVE_SECRET_KEY) for a worker with a CURVE key. Exit status: 0 match, 1 no match or timeout,\n"
+    "  2 an error or a bad argument, 3 the worker refused this client's key.\n";
+
 int main(int argc, char **argv) {
+    /* Before session 81, --help was taken for an endpoint and a fourth argument was passed over. */
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc > 4) {
+        fprintf(stderr, "send_stroke: at most three arguments, got %d\n%s", argc - 1, usage);
+        return 2;
+    }
     const char *input = argc > 1 ? argv[1] : "tcp://127.0.0.1:5555";
     const char *output = argc > 2 ? argv[2] : "tcp://127.0.0.1:5556";
     const char *session = argc > 3 ? argv[3] : "c-client";
@@ -202,7 +217,8 @@ int main(int argc, char **argv) {
     char subscription[256];
     for (;;) {
         if (!wait_readable(producer, producer_monitor, timeout)) {
-            fprintf(stderr, "no subscription from the worker within %d ms\n", timeout);
+            fprintf(stderr, "no subscription from the worker within %d ms: is one running with its input at %s?\n",
+                    timeout, input);
             exit(1);
         }
         int n = zmq_recv(producer, subscription, sizeof subscription, 0);
@@ -233,7 +249,7 @@ int main(int argc, char **argv) {
         }
     }
     if (!answered) {
-        fprintf(stderr, "the worker did not answer a ping within 10 s\n");
+        fprintf(stderr, "the worker did not answer a ping within 10 s: is %s its output endpoint?\n", output);
         exit(1);
     }
 
