@@ -155,24 +155,40 @@ def load_point_times(path: str) -> List[float]:
         return [float(t) for _, _, t in _POINT.findall(handle.read())]
 
 
+def _count(text: str) -> int:
+    """A whole number of at least 1, for argparse (before version 1.9, 0 or less ran into the worker's timeouts)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a whole number, got %r" % text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1, got %d" % value)
+    return value
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", required=True, help="directory of $1-format XML logs")
     parser.add_argument("--input", default=os.environ.get("STROKE_INPUT", "tcp://127.0.0.1:5555"))
     parser.add_argument("--output", default=os.environ.get("STROKE_OUTPUT", "tcp://127.0.0.1:5556"))
-    parser.add_argument("--sessions", type=int, default=16, help="sessions drawing at once (default 16)")
-    parser.add_argument("--batch", type=int, default=1, help="points per message (default 1)")
+    parser.add_argument("--sessions", type=_count, default=16, help="sessions drawing at once (default 16)")
+    parser.add_argument("--batch", type=_count, default=1, help="points per message (default 1)")
     parser.add_argument("--binary", action="store_true", help="binary payloads instead of JSON")
     parser.add_argument("--speed", choices=["fast", "recorded"], default="fast",
                         help="as fast as possible, or about the recorded pace (default fast)")
-    parser.add_argument("--limit", type=int, help="replay only the first N logs")
+    parser.add_argument("--limit", type=_count, help="replay only the first N logs")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--verbose", action="store_true", help="print each result as it arrives")
     args = parser.parse_args(argv)
-    report = replay(args.dataset, args.input, args.output, sessions=args.sessions, batch=args.batch,
-                    binary=args.binary, recorded_speed=args.speed == "recorded", limit=args.limit,
-                    verbose=args.verbose)
+    try:
+        report = replay(args.dataset, args.input, args.output, sessions=args.sessions, batch=args.batch,
+                        binary=args.binary, recorded_speed=args.speed == "recorded", limit=args.limit,
+                        verbose=args.verbose)
+    except (TimeoutError, ConnectionError, ValueError) as error:
+        # No worker there, a refused key, an endpoint libzmq would misread: said, without a traceback.
+        print("replay: %s" % error, file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(report, sort_keys=True))
     else:

@@ -1389,6 +1389,20 @@ def test_replay_matches_the_recognizer(worker, fixtures_dir):
     assert report["eventGaps"] == 0
 
 
+def test_replay_refuses_counts_below_one_and_says_a_misread_endpoint_without_a_traceback(fixtures_dir, capsys):
+    """Session 81: --sessions 0, --batch 0 or --limit -1 ran into the worker's timeouts, and an error ended in a
+    traceback."""
+    from stroke_client.replay import main as replay_main
+
+    for option, value in (("--sessions", "0"), ("--batch", "-2"), ("--limit", "0"), ("--batch", "x")):
+        with pytest.raises(SystemExit) as exited:
+            replay_main(["--dataset", fixtures_dir, option, value])
+        assert exited.value.code == 2
+        assert "argument %s:" % option in capsys.readouterr().err
+    assert replay_main(["--dataset", fixtures_dir, "--input", "tcp://127.0.0.1:99999"]) == 1
+    assert capsys.readouterr().err.startswith("replay: tcp://127.0.0.1:99999: the port must be a number")
+
+
 class NotifySocket:
     """A datagram socket standing in for systemd's NOTIFY_SOCKET."""
 
