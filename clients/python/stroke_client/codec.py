@@ -116,19 +116,16 @@ def encode_json(
         if options["orientation"] not in ("sensitive", "invariant"):
             raise ValueError("orientation is 'sensitive' or 'invariant', got %r" % (options["orientation"],))
         message["orientation"] = options["orientation"]
-    if options.get("checkmark") is not None:
-        if not isinstance(options["checkmark"], bool):
-            raise ValueError("checkmark is True or False")
-        message["checkmark"] = options["checkmark"]
     if options.get("forget") is not None:
         forget = options["forget"]
         if not isinstance(forget, str) or not (forget == "*" or _valid_name(forget)):
             raise ValueError("forget is a learned gesture's name (1 to 64 UTF-8 bytes) or '*' for all of them")
         message["forget"] = forget
-    if options.get("followTilt") is not None:
-        if not isinstance(options["followTilt"], bool):
-            raise ValueError("followTilt is True or False")
-        message["followTilt"] = options["followTilt"]
+    for switch in ("checkmark", "followTilt"):
+        if options.get(switch) is not None:
+            if not isinstance(options[switch], bool):
+                raise ValueError("%s is True or False" % switch)
+            message[switch] = options[switch]
     if options.get("tilt") is not None:
         tilt = options["tilt"]
         if isinstance(tilt, bool) or not isinstance(tilt, int) or not -45 <= tilt <= 45:
