@@ -164,7 +164,8 @@ def main():
     parser.add_argument("--a-env", action="append", help="K=V in the environment of A's runs (repeatable)")
     parser.add_argument("--b-env", action="append", help="K=V in the environment of B's runs (repeatable)")
     parser.add_argument(
-        "--dataset", default=default_dataset(), help="stroke-bench --dataset (default ../shared/datasets/dollar1 if there)"
+        "--dataset", default=default_dataset(),
+        help="stroke-bench --dataset (default ../shared/datasets/dollar1 if there)",
     )
     parser.add_argument("--json", help="write the runs (each side's stroke-bench report, per pair) to FILE")
     parser.add_argument("--report", help="summarize the runs of an earlier --json instead of running")

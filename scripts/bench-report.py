@@ -507,7 +507,8 @@ def main() -> None:
     )
     run.add_argument("--bench", default=os.path.join(ROOT, ".build", "release", "stroke-bench"))
     run.add_argument(
-        "--dataset", default=default_dataset(), help="stroke-bench --dataset (default ../shared/datasets/dollar1 if there)"
+        "--dataset", default=default_dataset(),
+        help="stroke-bench --dataset (default ../shared/datasets/dollar1 if there)",
     )
     run.add_argument(
         "--stall-seconds", type=float, default=10, help="scripts/stalls.py before each run (default 10; 0: none)"

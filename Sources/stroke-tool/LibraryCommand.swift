@@ -93,23 +93,6 @@ enum LibraryCommand {
         }
     }
 
-    /// The options each action reads. Any other given is refused, naming it: before session 81 each action passed
-    /// over the others' without a word (`library list default --json` printed text, `library remove FILE --gesture
-    /// x --dataset …` removed every x).
-    static let optionsOf: [String: Set<String>] = {
-        let settings: Set<String> = ["stroke-direction", "minimum-score", "elastic-dead-zone", "neighbors"]
-        return [
-            "build": settings.union([
-                "dataset", "subjects", "gesture", "output", "orientation", "name", "per-gesture", "all", "seed",
-            ]),
-            "add": settings.union([
-                "dataset", "subjects", "gesture", "strokes", "library", "orientation", "name", "stroke-order",
-            ]),
-            "remove": ["gesture", "index"], "list": [], "check": ["margin", "json"],
-            "threshold": ["gesture", "minimum-score"], "export-default": settings.union(["output", "name"]),
-        ]
-    }()
-
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try StrokeTool.parse(
             arguments, flags: ["all", "json"],
@@ -122,16 +105,7 @@ enum LibraryCommand {
             print(usage)
             return args.flag("help") ? 0 : 2
         }
-        if let options = optionsOf[action], let stray = args.givenNames.subtracting(options).sorted().first {
-            let named = stray == "output" ? "-o" : "--\(stray)"
-            let takes =
-                options.isEmpty
-                ? "no options"
-                : options.sorted().map { $0 == "output" ? "-o" : "--\($0)" }
-                    .joined(separator: ", ")
-            throw CommandLineArguments.Failure(
-                description: "library \(action) does not take \(named) (it takes \(takes))")
-        }
+        try checkOptions(args, of: action)
         func samples() throws -> [DollarLog] {
             guard let dataset = args.value("dataset") else {
                 throw CommandLineArguments.Failure(description: "--dataset DIR is required")
