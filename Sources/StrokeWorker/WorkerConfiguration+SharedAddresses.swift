@@ -130,32 +130,48 @@ extension WorkerConfiguration {
     }
 }
 
-// MARK: - An address another process holds
+// MARK: - An address the worker could not listen on
 
 extension WorkerConfiguration {
-    /// A bind that failed because another process listens on the address, said with the option that names it
-    /// (`--output bind:tcp://127.0.0.1:5556: another process listens on this address (another worker or proxy, or one
-    /// still stopping?); …`), or nil for any other error, or an address none of `endpoints` has. libzmq says only
-    /// `zmq_bind(tcp://127.0.0.1:5556): Address already in use`, which names neither the option nor a way out.
-    public static func addressInUse(_ error: any Error, among endpoints: [(named: String, endpoint: Endpoint)])
+    /// A bind of one of `endpoints` that failed, said with the option that names it and, for the usual causes, a way
+    /// out (`--output bind:tcp://127.0.0.1:5556: another process listens on this address (another worker or proxy,
+    /// or one still stopping?); …`), or nil for any other error or an address none of `endpoints` has. libzmq says
+    /// only `zmq_bind(tcp://127.0.0.1:5556): Address already in use`, which names neither the option nor a way out.
+    public static func bindFailure(_ error: any Error, among endpoints: [(named: String, endpoint: Endpoint)])
         -> String?
     {
-        guard let error = error as? ZMQError, error.errno == EADDRINUSE, error.operation.hasPrefix("zmq_bind(") else {
-            return nil
-        }
+        guard let error = error as? ZMQError, error.operation.hasPrefix("zmq_bind(") else { return nil }
         let address = String(error.operation.dropFirst("zmq_bind(".count).dropLast())
         guard let named = endpoints.first(where: { $0.endpoint.bind && $0.endpoint.address == address })?.named else {
             return nil
         }
-        let remedy =
-            address.hasPrefix("ipc://")
-            ? "stop it, or give another path" : "stop it, or give another port (or * for one the system chooses)"
-        return "\(named): another process listens on this address (another worker or proxy, or one still stopping?); "
-            + "\(remedy) (\(error))"
+        let ipc = address.hasPrefix("ipc://")
+        let why: String
+        switch error.errno {
+        case EADDRINUSE:
+            why =
+                "another process listens on this address (another worker or proxy, or one still stopping?); stop it, "
+                + (ipc ? "or give another path" : "or give another port (or * for one the system chooses)")
+        case EADDRNOTAVAIL:
+            why = "no network interface of this machine has that address; give one it has, or * for every address"
+        case ENOENT where ipc:
+            let path = String(address.dropFirst("ipc://".count))
+            let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+            why = "the directory \(directory.isEmpty ? "/" : directory) does not exist; create it, or give another path"
+        case EACCES where ipc:
+            why = "this user may not create the socket's file there; give a path in a directory it may write to"
+        case EACCES:
+            why =
+                "this user may not listen on that port (below 1024 without the CAP_NET_BIND_SERVICE capability); "
+                + "give a port from 1024 on"
+        default:
+            why = "cannot listen there"
+        }
+        return "\(named): \(why) (\(error))"
     }
 
-    /// `addressInUse(_:among:)` for this worker's input and output endpoints.
-    public func addressInUse(_ error: any Error) -> String? {
-        Self.addressInUse(error, among: listeningEndpoints)
+    /// `bindFailure(_:among:)` for this worker's input and output endpoints.
+    public func bindFailure(_ error: any Error) -> String? {
+        Self.bindFailure(error, among: listeningEndpoints)
     }
 }

@@ -74,7 +74,7 @@ enum ProxyCommand {
 
     static func main(_ arguments: [String], _ environment: [String: String]) async -> Int32 {
         var parsed: CommandLineArguments?
-        // The listening endpoints, each with the option that names it: an address in use is said with its option.
+        // The listening endpoints, each with the option that names it: a bind that failed is said with its option.
         var named: [(named: String, endpoint: WorkerConfiguration.Endpoint)] = []
         do {
             let args = try CommandLineArguments(
@@ -263,8 +263,8 @@ enum ProxyCommand {
             LogOutput.write("stroke-worker proxy: \(named)\n")
             return 2
         } catch {
-            let inUse = WorkerConfiguration.addressInUse(error, among: named)
-            LogOutput.write("stroke-worker proxy: \(inUse ?? "\(error)")\n")
+            let failedBind = WorkerConfiguration.bindFailure(error, among: named)
+            LogOutput.write("stroke-worker proxy: \(failedBind ?? "\(error)")\n")
             return 1
         }
     }

@@ -18,7 +18,7 @@ enum WorkerCommand {
             print("stroke-worker 1.0.0 (wire protocol v1, libzmq \(zmq.major).\(zmq.minor).\(zmq.patch))")
             return 0
         }
-        // Kept for the errors after the start: an address in use is said with the option that names it.
+        // Kept for the errors after the start: a bind that failed is said with the option that names it.
         var parsed: WorkerConfiguration?
         do {
             let configuration = try WorkerConfiguration(arguments: arguments, environment: environment)
@@ -36,7 +36,7 @@ enum WorkerCommand {
             LogOutput.write("stroke-worker: \(failure)\nSee stroke-worker --help.\n")
             return 2
         } catch {
-            let named = parsed?.addressInUse(error)
+            let named = parsed?.bindFailure(error)
             LogOutput.write("stroke-worker: \(named ?? "\(error)")\n")
             return 1
         }

@@ -85,6 +85,16 @@ def test_a_taken_port_is_said_with_its_option_and_stops_a_worker_of_several_lane
         assert f"stroke-worker proxy: --control bind:{taken}: another process listens on this address" in error
 
 
+def test_an_address_the_worker_cannot_listen_on_is_said_with_its_option_and_a_way_out(tmp_path):
+    """Session 81: a socket's directory that does not exist, or an address no interface has, was libzmq's
+    "zmq_bind(…): No such file or directory" or "Cannot assign requested address" alone."""
+    missing = tmp_path / "no-such-dir" / "out.sock"
+    error = refused("--input", "tcp://127.0.0.1:0", "--output", f"ipc://{missing}", status=1)
+    assert f"--output bind:ipc://{missing}: the directory {missing.parent} does not exist" in error, error
+    error = refused("proxy", "--frontend", "tcp://192.0.2.1:5", "--backend", "tcp://127.0.0.1:0", status=1)
+    assert "--frontend bind:tcp://192.0.2.1:5: no network interface of this machine has that address" in error
+
+
 def test_a_state_file_that_is_no_regular_file_is_refused_and_left_as_it_is(tmp_path):
     pipe = tmp_path / "state.fifo"
     os.mkfifo(pipe)
