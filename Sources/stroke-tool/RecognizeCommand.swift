@@ -23,7 +23,8 @@ enum RecognizeCommand {
           --library FILE|default   the template library (default: the built-in one)
           --checkmark-config FILE  the checkmark detector's tuning (default: the built-in one)
           --gestures LIST          match among these gestures only, as a session that chose them
-                                   (`options` with `gestures`; default: all)
+                                   (`options` with `gestures`; default: all); a name the library does not
+                                   have is refused
           --gesture NAME           one more such gesture, repeatable, its name taken whole (commas too)
           --max-points-per-stroke N
                                    a stroke of more points is no match, too many points, as the worker's
@@ -224,6 +225,12 @@ enum RecognizeCommand {
         let recognizer = try Recognizer(library: library, configuration: configuration)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let chosen = args.values("gestures") + args.wholeValues("gesture")
+        // A name the library does not have chose nothing, and every stroke was no match (session 81: said nowhere).
+        if let unknown = chosen.first(where: { !library.gestureNames.contains($0) }) {
+            throw CommandLineArguments.Failure(
+                description: "--gestures: \(unknown.quotedForDisplay) is no gesture of the library \(library.name) "
+                    + "(its gestures: \(library.gestureNames.joined(separator: ", ")))")
+        }
         let followsTilt = try WorkerConfiguration.switchValue("follow-tilt", args.value("follow-tilt")) ?? true
         var tilt = TiltEstimate()
         var correct = 0
