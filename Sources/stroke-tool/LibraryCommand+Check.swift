@@ -73,12 +73,12 @@ extension LibraryCommand {
             }
         }
         let failing = report.findings.filter { $0.verdict == .confused || $0.verdict == .belowThreshold }.count
+        let (verb, them) = failing == 1 ? ("is", "it") : ("are", "them")
         lines.append(
             report.failed
-                ? "check failed: \(StrokeTool.counted(failing, "template")) \(failing == 1 ? "is" : "are") taken for "
-                    + "another gesture, or turned away, by the rest of the library; strokes drawn like "
-                    + "\(failing == 1 ? "it" : "them") would be too. Add templates drawn like "
-                    + "\(failing == 1 ? "it" : "them"), or make the gestures that come close differ more."
+                ? "check failed: \(StrokeTool.counted(failing, "template")) \(verb) taken for another gesture, or "
+                    + "turned away, by the rest of the library; strokes drawn like \(them) would be too. Add templates "
+                    + "drawn like \(them), or make the gestures that come close differ more."
                 : "check passed: every template that has others of its gesture is recognized by them")
         return lines.joined(separator: "\n")
     }

@@ -226,10 +226,11 @@ enum RecognizeCommand {
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let chosen = args.values("gestures") + args.wholeValues("gesture")
         // A name the library does not have chose nothing, and every stroke was no match (session 81: said nowhere).
-        if let unknown = chosen.first(where: { !library.gestureNames.contains($0) }) {
+        let names = library.gestureNames
+        if let unknown = chosen.first(where: { !names.contains($0) }) {
             throw CommandLineArguments.Failure(
                 description: "--gestures: \(unknown.quotedForDisplay) is no gesture of the library \(library.name) "
-                    + "(its gestures: \(library.gestureNames.joined(separator: ", ")))")
+                    + "(its gestures: \(names.joined(separator: ", ")))")
         }
         let followsTilt = try WorkerConfiguration.switchValue("follow-tilt", args.value("follow-tilt")) ?? true
         var tilt = TiltEstimate()
