@@ -81,12 +81,51 @@ public struct ShapeFeatures: Sendable, Hashable {
         guard points.count >= 2 else {
             throw RecognitionError(.degenerateStroke, "stroke has \(points.count) point(s); at least 2 are needed")
         }
-        // Work relative to the first point, divided by the extent, so that huge or tiny coordinates keep precision.
-        let origin = points[0]
-        let extent = try Self.extent(points, from: origin)
-        guard extent > 0, extent.isFinite else {
+        let extent = try Self.extent(points, from: points[0])
+        guard extent > 0 else {
             throw RecognitionError(.degenerateStroke, "stroke has no extent (all points are equal)")
         }
+        guard let exponent = Self.rescalingExponent(extent) else {
+            return features(
+                of: points, extent: extent, pointCount: n, tangentWeight: tangentWeight, strokeStarts: strokeStarts,
+                jumpTangentFactor: jumpTangentFactor, body)
+        }
+        // The resampler measures segments on the points as given, and squares their sides: beyond about 1e154 they
+        // overflow, below about 1e-154 they vanish. Such a stroke is matched as its copy scaled by a power of two,
+        // which is exact, and so the same shape.
+        return try withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: points.count) {
+            (scaled) throws(RecognitionError) in
+            for (k, point) in points.enumerated() {
+                scaled[k] = SIMD2(
+                    Double(sign: .plus, exponent: exponent, significand: point.x),
+                    Double(sign: .plus, exponent: exponent, significand: point.y))
+            }
+            let points = UnsafeBufferPointer(scaled)
+            // From 1 to 2 now (at most 2 where the extent overflowed).
+            let extent = try Self.extent(points, from: points[0])
+            return features(
+                of: points, extent: extent, pointCount: n, tangentWeight: tangentWeight, strokeStarts: strokeStarts,
+                jumpTangentFactor: jumpTangentFactor, body)
+        }
+    }
+
+    /// The power of two that brings a stroke of `extent` to about 1, when its segments' squared lengths would
+    /// overflow or vanish (`extent` beyond 2^500 or below 2^-500, or infinite: finite coordinates more than
+    /// `Double.greatestFiniteMagnitude` apart); nil for every other stroke, which is matched as it is.
+    static func rescalingExponent(_ extent: Double) -> Int? {
+        guard extent.isFinite else { return -1024 }
+        let exponent = Int(extent.exponent)
+        return abs(exponent) > 500 ? -exponent : nil
+    }
+
+    /// The features of `points` whose `extent` (above 0, finite) `withFeatures` found: computed relative to the
+    /// first point and divided by the extent, so that coordinates far from 0 keep their precision.
+    private static func features<Result>(
+        of points: UnsafeBufferPointer<SIMD2<Double>>, extent: Double, pointCount n: Int, tangentWeight: Double,
+        strokeStarts: UnsafeBufferPointer<Int>, jumpTangentFactor: Double,
+        _ body: (_ vector: UnsafeBufferPointer<Float>, _ elastic: UnsafeBufferPointer<Float>) -> Result
+    ) -> Result {
+        let origin = points[0]
         return withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: n) { shape in
             StrokeGeometry.resample(points, into: shape, origin: origin, scale: 1 / extent)
             var center = SIMD2<Double>.zero

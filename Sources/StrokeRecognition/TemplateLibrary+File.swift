@@ -160,7 +160,7 @@ extension TemplateLibrary {
             if let bad = template.points.firstIndex(where: { !$0.x.isFinite || !$0.y.isFinite }) {
                 throw fail("templates[\(index)].points[\(bad)] is not finite")
             }
-            if StrokeGeometry.pathLength(template.points) <= 0 {
+            if template.points.allSatisfy({ $0 == template.points[0] }) {
                 throw fail("templates[\(index)] (\(template.name)) has no extent (all points are equal)")
             }
         }

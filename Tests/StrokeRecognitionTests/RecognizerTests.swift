@@ -43,6 +43,29 @@ struct RecognizerTests {
         }
     }
 
+    @Test(
+        "a stroke scaled beyond where its segments' squares overflow or vanish matches as the stroke itself",
+        arguments: [600, 1000, -600, -1020])
+    func extremeScale(exponent: Int) throws {
+        let recognizer = try Recognizer(library: Self.library)
+        for log in Fixtures.logs where log.subject == "s03" {
+            let base = try recognizer.recognize(log.points)
+            // A power of two: exact, so the features are the same bits.
+            let scaled = log.points.map { point in
+                SIMD2(
+                    Double(sign: .plus, exponent: exponent, significand: point.position.x),
+                    Double(sign: .plus, exponent: exponent, significand: point.position.y))
+            }
+            let result = try recognizer.recognize(points: scaled)
+            #expect(result.candidates.map(\.name) == base.candidates.map(\.name))
+            #expect(result.candidates.map(\.score) == base.candidates.map(\.score))
+            // Not a power of two, and far from 0: the same to rounding.
+            let moved = try recognizer.recognize(points: log.points.map { $0.position * 3e200 + SIMD2(1e210, -1e210) })
+            #expect(moved.candidates.first?.name == base.candidates.first?.name)
+            #expect(abs((moved.candidates.first?.score ?? 0) - (base.candidates.first?.score ?? 1)) < 1e-3)
+        }
+    }
+
     @Test("the matcher recognizes another subject's strokes")
     func otherSubject() throws {
         let recognizer = try Recognizer(library: Self.library)
@@ -170,10 +193,11 @@ struct RecognizerTests {
         }
         #expect(throws: RecognitionError.self) { try recognizer.recognize(points: [SIMD2(0, 0), SIMD2(.nan, 1)]) }
         #expect(throws: RecognitionError.self) { try recognizer.recognize(points: [SIMD2(0, 0), SIMD2(.infinity, 1)]) }
-        // Finite coordinates whose extent overflows.
-        #expect(throws: RecognitionError.self) {
-            try recognizer.recognize(points: [SIMD2(-1e308, 0), SIMD2(1e308, 0)])
-        }
+        // Finite coordinates whose extent overflows: a straight line, as from -1 to 1.
+        let line = try recognizer.recognize(points: [SIMD2(-1, 0), SIMD2(1, 0)])
+        let long = try recognizer.recognize(points: [SIMD2(-1e308, 0), SIMD2(1e308, 0)])
+        #expect(long.candidates.map(\.name) == line.candidates.map(\.name))
+        #expect(zip(long.candidates, line.candidates).allSatisfy { abs($0.score - $1.score) < 1e-6 })
         do {
             _ = try recognizer.recognize(points: [SIMD2(1, 1)])
         } catch {

@@ -108,6 +108,19 @@ struct TemplateLibraryTests {
         }
     }
 
+    @Test("a template drawn in tiny coordinates loads, and matches its shape drawn at any size")
+    func tinyTemplate() throws {
+        // Its segments' squared lengths vanish (below about 1e-154), but its points differ: it has an extent.
+        let json = #"""
+            {"format":"stroke-worker/template-library","version":1,"name":"x","orientation":"sensitive",
+             "templates":[{"name":"corner","points":[[0,0],[1e-300,0],[1e-300,1e-300]]}]}
+            """#
+        let library = try TemplateLibrary(json: Data(json.utf8), source: "test.json")
+        let result = try Recognizer(library: library).recognize(points: [SIMD2(0, 0), SIMD2(5, 0), SIMD2(5, 5)])
+        #expect(result.match?.name == "corner")
+        #expect(abs((result.match?.score ?? 0) - 1) < 1e-5)
+    }
+
     @Test("a name with a control character is refused, the library's, a gesture's or a template's, and shown escaped")
     func controlCharacters() {
         // Until session 78 they loaded: a library named "spells\nx" split the worker's log line in two.
