@@ -152,7 +152,8 @@ def main():
     for templates, bound in [(1, 0.993), (3, 0.997), (9, 0.998)]:
         report = run(options.tool, "eval", "--dataset", options.dataset, "--templates-per-gesture",
                      str(templates), "--trials", "30")[0]
-        check("user-dependent accuracy, %d template(s) per gesture" % templates, report["accuracy"], bound)
+        noun = "template" if templates == 1 else "templates"
+        check("user-dependent accuracy, %d %s per gesture" % (templates, noun), report["accuracy"], bound)
     rows = run(options.tool, "robustness", "--dataset", options.dataset,
                "--perturbations", ";".join(["none"] + PHONE_LIKE + LEANING + SHAKY + TILTED))[0]["rows"]
     unchanged = rows[0]

@@ -48,7 +48,7 @@ public enum BinaryCodec {
         guard bytes.count == headerSize + count * stride else {
             throw ProtocolError(
                 .malformedBinary,
-                "binary message declares \(count) point(s) (\(headerSize + count * stride) bytes) but is \(bytes.count) bytes"
+                "binary message declares \(count) point\(count == 1 ? "" : "s") (\(headerSize + count * stride) bytes) but is \(bytes.count) bytes"
             )
         }
         guard count <= maximumPoints else {

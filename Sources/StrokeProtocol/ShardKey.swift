@@ -95,7 +95,9 @@ public enum ShardKey {
     @inlinable
     public static func check(topic: UnsafeRawBufferPointer) throws(ProtocolError) -> CheckedTopic {
         guard topic.count > length + 1, topic[length] == UInt8(ascii: "/") else {
-            throw ProtocolError(.badTopic, "topic must be <3 hex digits>/<session id>, got \(topic.count) byte(s)")
+            throw ProtocolError(
+                .badTopic,
+                "topic must be <3 hex digits>/<session id>, got \(topic.count) byte\(topic.count == 1 ? "" : "s")")
         }
         var claimed = 0
         for index in 0..<length {

@@ -110,7 +110,7 @@ extension CheckmarkConfiguration {
         guard unknown.isEmpty else {
             throw RecognitionError(
                 .invalidConfiguration,
-                "unknown field(s) \(unknown.sorted().joined(separator: ", ")); known: "
+                "unknown field\(unknown.count == 1 ? "" : "s") \(unknown.sorted().joined(separator: ", ")); known: "
                     + Field.allCases.map(\.stringValue).joined(separator: ", "))
         }
         let fields = try decoder.container(keyedBy: Field.self)

@@ -79,7 +79,8 @@ public struct ShapeFeatures: Sendable, Hashable {
             throw RecognitionError(.invalidConfiguration, "pointCount must be at least 4, got \(n)")
         }
         guard points.count >= 2 else {
-            throw RecognitionError(.degenerateStroke, "stroke has \(points.count) point(s); at least 2 are needed")
+            throw RecognitionError(
+                .degenerateStroke, "stroke has \(String(counting: points.count, "point")); at least 2 are needed")
         }
         let extent = try Self.extent(points, from: points[0])
         guard extent > 0 else {

@@ -150,7 +150,9 @@ extension TemplateLibrary {
                 throw fail("templates[\(index)].name \(template.name.quotedForDisplay) has a control character")
             }
             guard template.points.count >= 2 else {
-                throw fail("templates[\(index)] (\(template.name)) has \(template.points.count) point(s); needs 2")
+                throw fail(
+                    "templates[\(index)] (\(template.name)) has \(String(counting: template.points.count, "point")); needs 2"
+                )
             }
             // Every order, or every combination of directions, of more strokes would make too many paths.
             let bounded = strokeOrder == .any || strokeDirection == .any

@@ -95,7 +95,7 @@ extension SessionProcessor {
                 metrics.inputGaps.add(Int(missing), ordering: .relaxed)
                 emitError(
                     &session, id: id, code: "sequence_gap",
-                    "expected seq \(expected), got \(sequence): \(missing) message(s) lost")
+                    "expected seq \(expected), got \(sequence): \(String(counting: Int(missing), "message")) lost")
             case .rejectDuplicate:
                 emitError(&session, id: id, code: "sequence_duplicate", "seq \(sequence) was already received; dropped")
                 return true
@@ -112,7 +112,8 @@ extension SessionProcessor {
                 emitError(
                     &session, id: id, code: "sequence_stray",
                     "seq \(sequence &- 1) and seq \(sequence) continue the numbering from before seq \(stray), which "
-                        + "was out of line: the \(missing) message(s) its gap reported were not lost (seq "
+                        + "was out of line: the \(String(counting: Int(missing), "message")) its gap reported "
+                        + "\(missing == 1 ? "was" : "were") not lost (seq "
                         + "\(sequence &- 1) was dropped as late); the numbering goes on from seq \(sequence)")
             }
             switch message.kind {
@@ -196,9 +197,10 @@ extension SessionProcessor {
             let ungrouped = dropGesture(session)
             emitError(
                 &session, id: id, code: "session_restart",
-                "\(reason); \(dropped) open stroke(s) dropped, options back to their defaults"
-                    + (ungrouped > 0 ? ", a gesture of \(ungrouped) ended stroke(s) dropped unmatched" : "")
-                    + (forgotten > 0 ? ", \(forgotten) learned template(s) forgotten" : ""))
+                "\(reason); \(String(counting: dropped, "open stroke")) dropped, options back to their defaults"
+                    + (ungrouped > 0
+                        ? ", a gesture of \(String(counting: ungrouped, "ended stroke")) dropped unmatched" : "")
+                    + (forgotten > 0 ? ", \(String(counting: forgotten, "learned template")) forgotten" : ""))
         }
 
         /// The first message of a session restored from the worker's checkpoint after a crash: numbered 1, the
@@ -215,7 +217,7 @@ extension SessionProcessor {
             emitError(
                 &session, id: id, code: "session_reset",
                 "the worker restarted from its checkpoint before seq \(first): strokes in flight before it are "
-                    + "lost; the session's options, chosen gestures and \(learned) learned template(s) as of the "
+                    + "lost; the session's options, chosen gestures and \(String(counting: learned, "learned template")) as of the "
                     + "checkpoint were restored",
                 restored: true)
         }

@@ -75,7 +75,7 @@ extension SessionProcessor.Core {
         guard LearnedTemplates.hasExtent(template) else {
             emitError(
                 &session, id: id, code: "degenerate_stroke",
-                "\(what) has \(received) point(s) and no extent to learn; \"\(name)\" not learned")
+                "\(what) has \(String(counting: received, "point")) and no extent to learn; \"\(name)\" not learned")
             return
         }
         guard !tooSmall else {
@@ -110,7 +110,7 @@ extension SessionProcessor.Core {
         } catch {
             emitError(
                 &session, id: id, code: "degenerate_stroke",
-                "\(what) has \(received) point(s) and no extent to learn; \"\(name)\" not learned")
+                "\(what) has \(String(counting: received, "point")) and no extent to learn; \"\(name)\" not learned")
             return
         }
         learned[session.key] = templates

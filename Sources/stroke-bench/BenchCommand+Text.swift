@@ -1,4 +1,5 @@
 import Foundation
+import StrokeRecognition
 
 // MARK: - The report as text
 
@@ -36,7 +37,9 @@ extension BenchCommand {
 
     static func printText(_ report: Report) {
         let strokes = report.strokes == "synthetic" ? "synthetic strokes" : "strokes of \(report.strokes)"
-        print("stroke-bench (\(report.quick ? "quick, " : "")median of \(report.runs) run(s), \(strokes))")
+        print(
+            "stroke-bench (\(report.quick ? "quick, " : "")median of \(String(counting: report.runs, "run")), \(strokes))"
+        )
         print("host: \(report.host.line)")
         if !report.throughput.isEmpty { print("throughput (messages/s; worker ÷ raw):") }
         for row in report.throughput {

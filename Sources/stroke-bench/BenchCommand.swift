@@ -361,7 +361,8 @@ enum BenchCommand {
             for row in report.cluster {
                 log(
                     String(
-                        format: "cluster: %@ with %d worker(s): %.0f msg/s (%.0f points/s)", row.setup, row.workers,
+                        format: "cluster: %@ with %@: %.0f msg/s (%.0f points/s)", row.setup,
+                        String(counting: row.workers, "worker"),
                         row.messagesPerSecond, row.pointsPerSecond))
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import StrokeProtocol
+import StrokeRecognition
 import ZeroMQ
 
 /// Throughput through libzmq proxies: the proxy alone, then 1, 2 and 3 sharded workers behind an input and
@@ -27,7 +28,7 @@ struct ClusterBenchmark {
         rows.append(row("proxy-only", 0, try await proxyOnly(traffic)))
         rows.append(row("direct", 1, try await direct(traffic)))
         for workers in 1...3 {
-            BenchCommand.log("cluster: \(workers) worker(s) behind proxies")
+            BenchCommand.log("cluster: \(String(counting: workers, "worker")) behind proxies")
             rows.append(row("proxied", workers, try await proxied(traffic, workers: workers)))
         }
         return rows

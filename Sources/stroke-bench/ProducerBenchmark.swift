@@ -1,5 +1,6 @@
 import Foundation
 import StrokeProtocol
+import StrokeRecognition
 import StrokeWorker
 import ZeroMQ
 
@@ -51,7 +52,8 @@ enum ProducerBenchmark {
     /// A row as text.
     static func line(_ row: Row) -> String {
         let who =
-            row.producer == "sync" ? "StrokeProducer, its own thread" : "AsyncStrokeProducer, \(row.tasks) task(s)"
+            row.producer == "sync"
+            ? "StrokeProducer, its own thread" : "AsyncStrokeProducer, \(String(counting: row.tasks, "task"))"
         return String(
             format: "producer: %@: %.0f strokes/s (%.0f messages/s)", who, row.strokesPerSecond, row.messagesPerSecond)
     }

@@ -76,7 +76,7 @@ extension LibraryCommand {
         let (verb, them) = failing == 1 ? ("is", "it") : ("are", "them")
         lines.append(
             report.failed
-                ? "check failed: \(StrokeTool.counted(failing, "template")) \(verb) taken for another gesture, or "
+                ? "check failed: \(String(counting: failing, "template")) \(verb) taken for another gesture, or "
                     + "turned away, by the rest of the library; strokes drawn like \(them) would be too. Add templates "
                     + "drawn like \(them), or make the gestures that come close differ more."
                 : "check passed: every template that has others of its gesture is recognized by them")

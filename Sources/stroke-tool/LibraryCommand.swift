@@ -202,7 +202,7 @@ enum LibraryCommand {
             // Templates already there, as from a file of strokes added twice, are passed over: said, not added.
             let already =
                 passedOver == 0
-                ? "" : "\(StrokeTool.counted(passedOver, "template")) already in \(path) passed over"
+                ? "" : "\(String(counting: passedOver, "template")) already in \(path) passed over"
             // A misspelt --gesture or --subjects added nothing, rewrote the file and exited 0.
             guard library.templates.count > before else {
                 let source = args.value("strokes") ?? args.value("library") ?? args.value("dataset") ?? ""
@@ -215,7 +215,7 @@ enum LibraryCommand {
                         + (already.isEmpty ? "" : " (\(already))") + "; \(path) is unchanged")
             }
             try library.save(to: path)
-            let added = StrokeTool.counted(library.templates.count - before, "template")
+            let added = String(counting: library.templates.count - before, "template")
             print("added \(added) to \(path)" + (already.isEmpty ? "" : " (\(already))"))
         case "remove":
             let path = try file()
@@ -237,7 +237,7 @@ enum LibraryCommand {
                 try library.remove(named: gesture, at: index)
                 print("removed \(gesture)[\(index)] from \(path)")
             } else {
-                let removed = StrokeTool.counted(library.removeAll(named: gesture), "template")
+                let removed = String(counting: library.removeAll(named: gesture), "template")
                 print("removed \(removed) of \(gesture) from \(path)")
             }
             try library.save(to: path)
@@ -250,7 +250,7 @@ enum LibraryCommand {
                     + (library.neighbors == 1 ? "" : "scores of the \(library.neighbors) nearest templates, ")
                     + (library.orientation == .invariant
                         ? "" : "elastic dead zone \(library.elasticDeadZoneDegrees.map { "\($0)°" } ?? "none"), ")
-                    + StrokeTool.counted(library.templates.count, "template")
+                    + String(counting: library.templates.count, "template")
                     + (several.isEmpty
                         ? ""
                         : " (\(several.count) of several strokes, matched "

@@ -1,5 +1,6 @@
 import Foundation
 import StrokeProtocol
+import StrokeRecognition
 import StrokeWorker
 import ZeroMQ
 
@@ -83,7 +84,7 @@ enum PingCommand {
         let trips = report.roundTripsMicroseconds.sorted()
         if !trips.isEmpty {
             lines.append(
-                StrokeTool.counted(trips.count, "round trip")
+                String(counting: trips.count, "round trip")
                     + String(
                         format: ": least %.0f µs, median %.0f µs, most %.0f µs", trips[0], trips[trips.count / 2],
                         trips[trips.count - 1]))

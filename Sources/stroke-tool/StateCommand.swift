@@ -117,15 +117,15 @@ enum StateCommand {
                 "\(file.path): \(file.checkpoint ? "a checkpoint" : "a graceful stop's"), written \(file.written), "
                     + (file.shard.map { "shard \($0)\(file.keptBy.map { " less \($0)'s buckets" } ?? ""), " } ?? "")
                     + (file.savedAt.map { $0 == file.written ? "" : "as of \($0), " } ?? "")
-                    + "\(StrokeTool.counted(file.sessions, "session")); \(file.choosing) chose gestures, "
-                    + "\(file.learning) learned \(StrokeTool.counted(file.learnedTemplates, "template")), "
+                    + "\(String(counting: file.sessions, "session")); \(file.choosing) chose gestures, "
+                    + "\(file.learning) learned \(String(counting: file.learnedTemplates, "template")), "
                     + "\(file.otherOptions) set other options"
                     + (file.passedOver > 0 ? "; \(file.passedOver) passed over (newer in another file)" : ""))
         }
         for shard in shards ?? [] {
             print(
-                "shard \(shard.shard): \(StrokeTool.counted(shard.sessions, "session")), \(shard.learning) with "
-                    + "\(StrokeTool.counted(shard.learnedTemplates, "learned template"))")
+                "shard \(shard.shard): \(String(counting: shard.sessions, "session")), \(shard.learning) with "
+                    + "\(String(counting: shard.learnedTemplates, "learned template"))")
         }
         return 0
     }

@@ -203,11 +203,6 @@ enum StrokeTool {
         }
     }
 
-    /// `count` and `noun`, the noun in the plural but for one: `1 template`, `3 templates`, `0 sessions`.
-    static func counted(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
-    }
-
     static func printError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

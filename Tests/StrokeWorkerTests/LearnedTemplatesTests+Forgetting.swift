@@ -49,7 +49,7 @@ extension LearnedTemplatesTests {
         restarting.draw(&processor, Self.bolt(1))
         let events = SessionProcessorTests.events(processor).suffix(2).map(\.payload)
         #expect(events[0]["code"] as? String == "session_restart")
-        #expect((events[0]["message"] as? String ?? "").contains("1 learned template(s) forgotten"))
+        #expect((events[0]["message"] as? String ?? "").contains("1 learned template forgotten"))
         #expect(events[1]["name"] as? String != "bolt")
         #expect(Self.learnedCount(processor) == 0)
 

@@ -181,7 +181,7 @@ struct MultistrokeGestureTests {
         heidi.send(&processor, ["type": "options", "library": "symbols"])
         let events = Self.events(processor, from: start)
         #expect(events.map { $0["code"] as? String } == ["session_restart"])
-        #expect((events.first?["message"] as? String)?.contains("a gesture of 1 ended stroke(s) dropped") == true)
+        #expect((events.first?["message"] as? String)?.contains("a gesture of 1 ended stroke dropped") == true)
         #expect(processor.pendingGestureCount == 0)
     }
 

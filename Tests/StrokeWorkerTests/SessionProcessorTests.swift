@@ -340,6 +340,19 @@ struct SessionProcessorTests {
         #expect(events.map(\.1) == [41, 1, 33, 40])
     }
 
+    @Test("a gap in a session's numbering says how many messages were lost, one in the singular")
+    func gapMessages() {
+        var processor = Self.processor()
+        var alice = LearnedTemplatesTests.Producer("alice")
+        alice.send(&processor, ["type": "options", "checkmark": false])
+        alice.sequence += 1  // seq 2 never arrives
+        alice.send(&processor, ["type": "options", "checkmark": true])
+        alice.sequence += 2  // nor 4 and 5
+        alice.send(&processor, ["type": "options", "checkmark": false])
+        let messages = Self.events(processor).compactMap { $0.payload["message"] as? String }
+        #expect(messages == ["expected seq 2, got 3: 1 message lost", "expected seq 4, got 6: 2 messages lost"])
+    }
+
     @Test("orientation override per session")
     func orientationOverride() {
         var processor = Self.processor()
