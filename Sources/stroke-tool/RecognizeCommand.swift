@@ -224,12 +224,14 @@ enum RecognizeCommand {
         }
         let recognizer = try Recognizer(library: library, configuration: configuration)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
-        let chosen = args.values("gestures") + args.wholeValues("gesture")
+        let listed = args.values("gestures")
+        let chosen = listed + args.wholeValues("gesture")
         // A name the library does not have chose nothing, and every stroke was no match (session 81: said nowhere).
         let names = library.gestureNames
-        if let unknown = chosen.first(where: { !names.contains($0) }) {
+        if let index = chosen.firstIndex(where: { !names.contains($0) }) {
             throw CommandLineArguments.Failure(
-                description: "--gestures: \(unknown.quotedForDisplay) is no gesture of the library \(library.name) "
+                description: "\(index < listed.count ? "--gestures" : "--gesture"): "
+                    + "\(chosen[index].quotedForDisplay) is no gesture of the library \(library.name) "
                     + "(its gestures: \(names.joined(separator: ", ")))")
         }
         let followsTilt = try WorkerConfiguration.switchValue("follow-tilt", args.value("follow-tilt")) ?? true

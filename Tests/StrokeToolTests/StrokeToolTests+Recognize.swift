@@ -35,12 +35,12 @@ extension StrokeToolTests {
         ])
         #expect(
             comma.status == 2
-                && comma.error.contains(#"--gestures: "circle,x" is no gesture of the library default (its gestures: "#),
+                && comma.error.contains(#"--gesture: "circle,x" is no gesture of the library default (its gestures: "#),
             "\(comma.error)")
         let typo = try Self.run([
             "recognize", "--dataset", Self.fixtures, "--subjects", "s02", "--gestures", "circle,xx",
         ])
-        #expect(typo.status == 2 && typo.error.contains(#""xx" is no gesture"#), "\(typo.error)")
+        #expect(typo.status == 2 && typo.error.contains(#"--gestures: "xx" is no gesture"#), "\(typo.error)")
         let own = try Self.run([
             "eval", "--dataset", Self.fixtures, "--protocol", "user-independent", "--among", "1", "--json",
         ])
