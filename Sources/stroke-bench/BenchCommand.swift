@@ -136,19 +136,15 @@ enum BenchCommand {
     static func main(_ arguments: [String]) async -> Int32 {
         do {
             if arguments.first == "raw-sink" || arguments.first == "raw-echo" {
-                let args = try CommandLineArguments(Array(arguments.dropFirst()), flagNames: [])
-                if arguments.first == "raw-sink" {
-                    try RawPeers.sink(
-                        endpoint: args.value("endpoint") ?? args.value("connect")!, count: Int(args.value("count")!)!,
-                        connect: args.value("connect") != nil, curveSecretKey: args.value("curve-secret"))
-                } else {
-                    try RawPeers.echo(
-                        input: args.value("input")!, output: args.value("output")!,
-                        workNanoseconds: try args.parsed("work-ns", default: 0))
-                }
+                try runRawPeer(arguments)
                 return 0
             }
             let args = try CommandLineArguments(arguments, flagNames: flagNames, known: optionNames)
+            // Before session 82 `stroke-bench nothing` ran the whole benchmark, the word passed over.
+            if let stray = args.positional.first {
+                throw CommandLineArguments.Failure(
+                    description: "unexpected argument \(stray.quotedForDisplay) (options only: each begins with --)")
+            }
             if args.flag("help") {
                 print(usage)
                 return 0
@@ -168,6 +164,35 @@ enum BenchCommand {
             FileHandle.standardError.write(
                 Data("stroke-bench: \(error)\n\(usage ? "See stroke-bench --help.\n" : "")".utf8))
             return usage ? 2 : 1
+        }
+    }
+
+    /// Runs the raw libzmq peer that `arguments` name (`raw-sink` or `raw-echo`, which the benchmark starts as its
+    /// children), refusing a command line without what the peer needs, where it crashed before session 82.
+    private static func runRawPeer(_ arguments: [String]) throws {
+        let sink = arguments.first == "raw-sink"
+        let args = try CommandLineArguments(
+            Array(arguments.dropFirst()), flagNames: [],
+            known: sink ? ["endpoint", "connect", "count", "curve-secret"] : ["input", "output", "work-ns"])
+        func required(_ name: String) throws -> String {
+            guard let value = args.value(name) else {
+                throw CommandLineArguments.Failure(description: "\(arguments[0]) needs --\(name)")
+            }
+            return value
+        }
+        if let stray = args.positional.first {
+            throw CommandLineArguments.Failure(description: "unexpected argument \(stray.quotedForDisplay)")
+        }
+        if sink {
+            let count: Int = try args.parsed("count", default: 0)
+            guard count > 0 else { throw CommandLineArguments.Failure(description: "raw-sink needs --count above 0") }
+            try RawPeers.sink(
+                endpoint: try args.value("connect") ?? required("endpoint"), count: count,
+                connect: args.value("connect") != nil, curveSecretKey: args.value("curve-secret"))
+        } else {
+            try RawPeers.echo(
+                input: try required("input"), output: try required("output"),
+                workNanoseconds: try args.parsed("work-ns", default: 0))
         }
     }
 

@@ -19,9 +19,6 @@ enum KeygenCommand {
             print(usage)
             return 0
         }
-        guard args.positional.isEmpty else {
-            throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"\n\n\(usage)")
-        }
         let keys = try ZMQCurveKeyPair.generate()
         let secret = """
             # CURVE secret key (stroke-tool keygen): keep it private

@@ -20,6 +20,17 @@ extension LibraryCommand {
         ]
     }()
 
+    /// Refuses an argument past those `action` takes (its FILE, or none where it writes `-o FILE`), naming it:
+    /// before session 82 `library export-default -o FILE extra` wrote the file and passed `extra` over. An unknown
+    /// action is left to `run`.
+    static func checkArguments(_ args: CommandLineArguments, of action: String) throws {
+        let takes = ["build": 1, "export-default": 1][action] ?? 2
+        guard optionsOf[action] != nil, args.positional.count > takes else { return }
+        throw CommandLineArguments.Failure(
+            description: "library \(action) takes \(takes == 1 ? "no FILE but -o FILE" : "one FILE"); "
+                + "unexpected argument \(args.positional[takes].quotedForDisplay)")
+    }
+
     /// Refuses an option `action` does not read, naming it and the options the action takes; an unknown action is
     /// left to `run`.
     static func checkOptions(_ args: CommandLineArguments, of action: String) throws {

@@ -100,12 +100,13 @@ enum LibraryCommand {
                 "per-gesture", "dataset", "output", "name", "subjects", "orientation", "seed", "gesture", "strokes",
                 "index", "stroke-order", "stroke-direction", "minimum-score", "margin", "library", "elastic-dead-zone",
                 "neighbors",
-            ])
+            ], positional: nil)
         guard let action = args.positional.first, !args.flag("help") else {
             print(usage)
             return args.flag("help") ? 0 : 2
         }
         try checkOptions(args, of: action)
+        try checkArguments(args, of: action)
         func samples() throws -> [DollarLog] {
             guard let dataset = args.value("dataset") else {
                 throw CommandLineArguments.Failure(description: "--dataset DIR is required")

@@ -53,7 +53,7 @@ enum StateCommand {
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try StrokeTool.parse(arguments, flags: ["json"], known: ["shards"])
+        let args = try StrokeTool.parse(arguments, flags: ["json"], known: ["shards"], positional: nil)
         if args.flag("help") {
             print(usage)
             return 0

@@ -91,11 +91,8 @@ enum StrokeTool {
     }
 
     /// `--input EP` and `--output EP` of a command that talks to a worker as a producer and a consumer (`ping`,
-    /// `send`), which takes no other arguments than options.
+    /// `send`).
     static func inputAndOutput(_ args: CommandLineArguments, usage: String) throws -> (input: String, output: String) {
-        guard args.positional.isEmpty else {
-            throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"\n\n\(usage)")
-        }
         guard let input = args.value("input"), let output = args.value("output") else {
             throw CommandLineArguments.Failure(description: "--input and --output are required\n\n\(usage)")
         }
@@ -207,10 +204,20 @@ enum StrokeTool {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    static func parse(_ arguments: [String], flags: Set<String>, known: Set<String>) throws -> CommandLineArguments {
+    /// The command line of a command whose flags are `flags` and whose options that take a value are `known`, with
+    /// at most `positional` arguments that are not options (nil: any number). One more is refused, naming it: before
+    /// session 82 `eval --dataset DIR extra` ran, the `extra` passed over.
+    static func parse(_ arguments: [String], flags: Set<String>, known: Set<String>, positional: Int? = 0) throws
+        -> CommandLineArguments
+    {
         let parsed = try CommandLineArguments(
             arguments.map { $0 == "-o" ? "--output" : $0 }, flagNames: flags.union(["help"]), known: known,
             environment: ProcessInfo.processInfo.environment)
+        if let positional, parsed.positional.count > positional {
+            throw CommandLineArguments.Failure(
+                description: "unexpected argument \(parsed.positional[positional].quotedForDisplay)"
+                    + (positional == 0 ? " (options only: each begins with --)" : ""))
+        }
         return parsed
     }
 }

@@ -34,9 +34,6 @@ enum WatchCommand {
             print(usage)
             return 0
         }
-        guard args.positional.isEmpty else {
-            throw CommandLineArguments.Failure(description: "unexpected argument \"\(args.positional[0])\"\n\n\(usage)")
-        }
         guard let output = args.value("output") else {
             throw CommandLineArguments.Failure(description: "--output is required\n\n\(usage)")
         }

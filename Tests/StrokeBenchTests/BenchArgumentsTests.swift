@@ -24,6 +24,18 @@ struct BenchArgumentsTests {
         }
     }
 
+    @Test("an argument that is no option is refused, and a raw peer's command line without what it needs")
+    func strayArguments() async throws {
+        // Before, `stroke-bench nothing` ran the whole benchmark, and `stroke-bench raw-sink` crashed.
+        for arguments in [
+            ["nothing"], ["--quick", "extra"], ["raw-sink"], ["raw-sink", "--count", "5"],
+            ["raw-sink", "--endpoint", "tcp://127.0.0.1:*", "--count", "0"], ["raw-echo", "--input", "x"],
+            ["raw-echo", "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "extra"],
+        ] {
+            #expect(await BenchCommand.main(arguments) == 2, "\(arguments)")
+        }
+    }
+
     @Test("a bad command line exits 2, as stroke-worker's and stroke-tool's do; an unknown option is named as one")
     func usageStatus() async throws {
         // Before, each exited 1, and an unknown option last on the line was said to need a value.

@@ -263,6 +263,27 @@ struct StrokeToolTests {
         }
     }
 
+    @Test("an argument a command does not take is refused, naming it, before the command does anything")
+    func strayArguments() throws {
+        // Before, each of these ran, the word passed over (and `export-default` and `build` wrote their file).
+        let written = FileManager.default.temporaryDirectory.appendingPathComponent("stray-\(UUID().uuidString).json")
+        let data = ["--dataset", Self.fixtures]
+        for command in [
+            ["eval"] + data, ["robustness"] + data, ["tilt"] + data, ["learned"] + data, ["multistroke"] + data,
+            ["scribbles"], ["thresholds"] + data, ["recognize"] + data, ["keygen", "-o", written.path],
+            ["watch", "--output", "tcp://127.0.0.1:1"], ["ping", "--input", "tcp://127.0.0.1:1", "--output", "x"],
+            ["library", "list", "default"], ["library", "check", "default"],
+            ["library", "export-default", "-o", written.path], ["library", "build", "-o", written.path] + data,
+        ] {
+            let result = try Self.run(command + ["extra"])
+            #expect(
+                result.status == 2 && result.error.contains(#"unexpected argument "extra""#),
+                "\(command): \(result.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: written.path))
+        #expect(!FileManager.default.fileExists(atPath: written.path + ".pub"))
+    }
+
     @Test("keygen writes a secret key only its owner reads and the matching public key, and never overwrites")
     func keygen() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keygen-\(UUID().uuidString)")
