@@ -101,9 +101,13 @@ enum LibraryCommand {
                 "index", "stroke-order", "stroke-direction", "minimum-score", "margin", "library", "elastic-dead-zone",
                 "neighbors",
             ], positional: nil)
-        guard let action = args.positional.first, !args.flag("help") else {
+        if args.flag("help") {
             print(usage)
-            return args.flag("help") ? 0 : 2
+            return 0
+        }
+        guard let action = args.positional.first else {
+            StrokeTool.printError("stroke-tool library: an action is needed\n\n\(usage)")
+            return 2
         }
         try checkOptions(args, of: action)
         try checkArguments(args, of: action)

@@ -35,7 +35,7 @@ enum StrokeTool {
 
     static func main(_ arguments: [String]) async -> Int32 {
         guard let command = arguments.first else {
-            print(usage)
+            printError(usage)
             return 2
         }
         let rest = Array(arguments.dropFirst())
@@ -59,7 +59,7 @@ enum StrokeTool {
                 print(usage)
                 return 0
             default:
-                printError("unknown command \"\(command)\"\n\n\(usage)")
+                printError("stroke-tool: unknown command \(command.quotedForDisplay)\n\n\(usage)")
                 return 2
             }
         } catch let failure as CommandLineArguments.Failure {
@@ -213,7 +213,7 @@ enum StrokeTool {
         let parsed = try CommandLineArguments(
             arguments.map { $0 == "-o" ? "--output" : $0 }, flagNames: flags.union(["help"]), known: known,
             environment: ProcessInfo.processInfo.environment)
-        if let positional, parsed.positional.count > positional {
+        if let positional, parsed.positional.count > positional, !parsed.flag("help") {
             throw CommandLineArguments.Failure(
                 description: "unexpected argument \(parsed.positional[positional].quotedForDisplay)"
                     + (positional == 0 ? " (options only: each begins with --)" : ""))

@@ -232,7 +232,12 @@ struct StrokeToolTests {
         result = try Self.run(["library", "list", "/nonexistent.json"])
         #expect(result.status == 1)
         result = try Self.run(["frobnicate"])
-        #expect(result.status == 2)
+        #expect(result.status == 2 && result.error.hasPrefix(#"stroke-tool: unknown command "frobnicate""#))
+        // A usage that answers a bad command line goes to standard error, where the error is.
+        for command in [[], ["library"], ["library", "--json"]] {
+            result = try Self.run(command)
+            #expect(result.status == 2 && result.output.isEmpty && result.error.contains("USAGE"), "\(command)")
+        }
         // Before, a negative count trapped (status 132) and 0 printed a report of no tests.
         for (option, value) in [("--trials", "-1"), ("--trials", "0"), ("--templates-per-gesture", "-1")] {
             result = try Self.run(["eval", "--dataset", Self.fixtures, option, value])
@@ -282,6 +287,8 @@ struct StrokeToolTests {
         }
         #expect(!FileManager.default.fileExists(atPath: written.path))
         #expect(!FileManager.default.fileExists(atPath: written.path + ".pub"))
+        // --help still answers, whatever else the line holds.
+        #expect(try Self.run(["eval", "extra", "--help"]).status == 0)
     }
 
     @Test("keygen writes a secret key only its owner reads and the matching public key, and never overwrites")
