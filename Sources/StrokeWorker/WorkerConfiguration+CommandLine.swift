@@ -279,6 +279,9 @@ extension WorkerConfiguration {
             }
             libraryFiles = args.values("library", env: env("library"))
             libraries = try libraryFiles.map { try TemplateLibrary(contentsOf: $0) }
+            if let clash = Self.libraryNameClash(files: libraryFiles, libraries: libraries) {
+                throw RecognitionError(.invalidConfiguration, clash)
+            }
             if let shard = args.value("shard", env: env("shard")) {
                 self.shard = try Self.parseShard(
                     shard, hostname: environment["HOSTNAME"] ?? ProcessInfo.processInfo.hostName)

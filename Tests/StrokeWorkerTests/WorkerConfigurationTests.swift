@@ -137,6 +137,33 @@ struct WorkerConfigurationTests {
         #expect(help.flag("help"))
     }
 
+    @Test("library files whose names clash, with each other or the built-in library's, are refused, naming them")
+    func libraryNameClash() throws {
+        let directory = NSTemporaryDirectory() + "libraries-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var library = try TemplateLibrary.builtIn()
+        try library.save(to: directory + "/default.json")
+        library.name = "mine"
+        try library.save(to: directory + "/a.json")
+        try library.save(to: directory + "/b.json")
+        for (files, expected) in [
+            (["default.json"], #"default.json: its library is named "default", as the built-in one is"#),
+            (["a.json", "a.json"], "a.json is given twice"),
+            (["a.json", "b.json"], #"a.json and \#(directory)/b.json both hold a library named "mine""#),
+        ] {
+            #expect {
+                try WorkerConfiguration(
+                    arguments: files.flatMap { ["--library", directory + "/" + $0] }, environment: [:])
+            } throws: { error in
+                (error as? RecognitionError)?.message.contains(expected) == true
+            }
+        }
+        #expect(
+            try WorkerConfiguration(arguments: ["--library", directory + "/a.json"], environment: [:]).libraries.count
+                == 1)
+    }
+
     @Test("configuration from flags and environment, with clear errors")
     func configuration() throws {
         let configuration = try WorkerConfiguration(
