@@ -21,11 +21,17 @@ def bucket(session: str) -> int:
 
 def topic(session: str) -> bytes:
     """The input topic of a session: ``<3 hex digits>/<session id>``."""
+    if not isinstance(session, str):
+        raise TypeError("a session id is a str, got %s %r" % (type(session).__name__, session))
     encoded = session.encode("utf-8")
-    if not 1 <= len(encoded) <= 128 or session.startswith("$"):
-        raise ValueError("a session id is 1-128 bytes of UTF-8 and does not start with '$'")
-    if any(b < 0x20 or b == 0x7F for b in encoded):
-        raise ValueError("a session id has no control characters")
+    if not 1 <= len(encoded) <= 128:
+        shown = session if len(session) <= 40 else session[:40] + "..."
+        raise ValueError("a session id is 1-128 bytes of UTF-8, not %d: %r" % (len(encoded), shown))
+    if session.startswith("$"):
+        raise ValueError("a session id does not start with '$' (the worker's own topics do): %r" % session)
+    control = next((i for i, b in enumerate(encoded) if b < 0x20 or b == 0x7F), None)
+    if control is not None:
+        raise ValueError("a session id has no control characters; %r has one at byte %d" % (session, control))
     return b"%03x/" % (fnv1a32(encoded) % BUCKET_COUNT) + encoded
 
 

@@ -52,6 +52,21 @@ def test_shard_key_vectors(protocol_dir):
         assert [p.decode() for p in prefixes[:3]] == entry["first"]
 
 
+def test_a_session_id_the_protocol_refuses_is_said_with_what_is_wrong():
+    # Before 1.10.0 each said all the rules at once, with nothing of the id; bytes failed with an AttributeError.
+    for session, expected in [
+        ("x" * 129, "not 129: 'xxxx"),
+        ("", "not 0: ''"),
+        ("$system", "does not start with '$'"),
+        ("a\x01b", "has one at byte 1"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            topic(session)
+    with pytest.raises(TypeError, match="a session id is a str, got bytes"):
+        topic(b"player-1")
+    assert topic("é" * 64) == b"%03x/" % bucket("é" * 64) + ("é" * 64).encode()
+
+
 def test_binary_vectors(protocol_dir):
     for vector in vectors(protocol_dir, "binary.json")["vectors"]:
         payload = bytes.fromhex(vector["hex"])
