@@ -48,8 +48,8 @@ public enum BinaryCodec {
         guard bytes.count == headerSize + count * stride else {
             throw ProtocolError(
                 .malformedBinary,
-                "binary message declares \(count) point\(count == 1 ? "" : "s") (\(headerSize + count * stride) bytes) but is \(bytes.count) bytes"
-            )
+                "binary message declares \(count) point\(count == 1 ? "" : "s") (\(headerSize + count * stride) bytes) "
+                    + "but is \(bytes.count) bytes")
         }
         guard count <= maximumPoints else {
             throw ProtocolError(.tooManyPoints, "a message carries at most \(maximumPoints) points, got \(count)")

@@ -150,9 +150,8 @@ extension TemplateLibrary {
                 throw fail("templates[\(index)].name \(template.name.quotedForDisplay) has a control character")
             }
             guard template.points.count >= 2 else {
-                throw fail(
-                    "templates[\(index)] (\(template.name)) has \(String(counting: template.points.count, "point")); needs 2"
-                )
+                let count = String(counting: template.points.count, "point")
+                throw fail("templates[\(index)] (\(template.name)) has \(count); needs 2")
             }
             // Every order, or every combination of directions, of more strokes would make too many paths.
             let bounded = strokeOrder == .any || strokeDirection == .any

@@ -213,12 +213,11 @@ extension SessionProcessor {
                 restart(&session, id: id, because: "seq \(first) after the worker restarted from its checkpoint")
                 return
             }
-            let learned = templates(of: session)?.count ?? 0
+            let learned = String(counting: templates(of: session)?.count ?? 0, "learned template")
             emitError(
                 &session, id: id, code: "session_reset",
                 "the worker restarted from its checkpoint before seq \(first): strokes in flight before it are "
-                    + "lost; the session's options, chosen gestures and \(String(counting: learned, "learned template")) as of the "
-                    + "checkpoint were restored",
+                    + "lost; the session's options, chosen gestures and \(learned) as of the checkpoint were restored",
                 restored: true)
         }
 

@@ -37,9 +37,8 @@ extension BenchCommand {
 
     static func printText(_ report: Report) {
         let strokes = report.strokes == "synthetic" ? "synthetic strokes" : "strokes of \(report.strokes)"
-        print(
-            "stroke-bench (\(report.quick ? "quick, " : "")median of \(String(counting: report.runs, "run")), \(strokes))"
-        )
+        let runs = String(counting: report.runs, "run")
+        print("stroke-bench (\(report.quick ? "quick, " : "")median of \(runs), \(strokes))")
         print("host: \(report.host.line)")
         if !report.throughput.isEmpty { print("throughput (messages/s; worker ÷ raw):") }
         for row in report.throughput {
