@@ -220,8 +220,9 @@ public struct Recognizer: Sendable {
     /// logs the mean rotation of one subject's circles was −26.4° in the library built from the others, where
     /// that of any open gesture was within 14.6°.
     static func showsTilt(_ path: GestureTemplate) -> Bool {
-        guard !keepsDirection(path), let first = path.points.first, let last = path.points.last else { return false }
-        return StrokeGeometry.distance(first, last) >= 0.2 * StrokeGeometry.pathLength(path.points)
+        let points = StrokeGeometry.measurable(path.points).points
+        guard !keepsDirection(path), let first = points.first, let last = points.last else { return false }
+        return StrokeGeometry.distance(first, last) >= 0.2 * StrokeGeometry.pathLength(points)
     }
 
     /// Whether the elastic stage compares strokes with a template's path as drawn, never turned through the
@@ -232,8 +233,9 @@ public struct Recognizer: Sendable {
     /// multistroke` on the $1 logs.
     static func keepsDirection(_ path: GestureTemplate) -> Bool {
         guard path.strokeCount == 1 else { return true }
-        guard let first = path.points.first, let last = path.points.last else { return false }
-        return StrokeGeometry.distance(first, last) >= 0.9 * StrokeGeometry.pathLength(path.points)
+        let points = StrokeGeometry.measurable(path.points).points
+        guard let first = points.first, let last = points.last else { return false }
+        return StrokeGeometry.distance(first, last) >= 0.9 * StrokeGeometry.pathLength(points)
     }
 
     /// Number of templates compiled: a template of several strokes counts once for each unistroke it could be

@@ -86,7 +86,7 @@ public struct ShapeFeatures: Sendable, Hashable {
         guard extent > 0 else {
             throw RecognitionError(.degenerateStroke, "stroke has no extent (all points are equal)")
         }
-        guard let exponent = Self.rescalingExponent(extent) else {
+        guard let exponent = StrokeGeometry.rescalingExponent(extent) else {
             return features(
                 of: points, extent: extent, pointCount: n, tangentWeight: tangentWeight, strokeStarts: strokeStarts,
                 jumpTangentFactor: jumpTangentFactor, body)
@@ -96,11 +96,7 @@ public struct ShapeFeatures: Sendable, Hashable {
         // which is exact, and so the same shape.
         return try withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: points.count) {
             (scaled) throws(RecognitionError) in
-            for (k, point) in points.enumerated() {
-                scaled[k] = SIMD2(
-                    Double(sign: .plus, exponent: exponent, significand: point.x),
-                    Double(sign: .plus, exponent: exponent, significand: point.y))
-            }
+            for (k, point) in points.enumerated() { scaled[k] = StrokeGeometry.scaled(point, by: exponent) }
             let points = UnsafeBufferPointer(scaled)
             // From 1 to 2 now (at most 2 where the extent overflowed).
             let extent = try Self.extent(points, from: points[0])
@@ -108,15 +104,6 @@ public struct ShapeFeatures: Sendable, Hashable {
                 of: points, extent: extent, pointCount: n, tangentWeight: tangentWeight, strokeStarts: strokeStarts,
                 jumpTangentFactor: jumpTangentFactor, body)
         }
-    }
-
-    /// The power of two that brings a stroke of `extent` to about 1, when its segments' squared lengths would
-    /// overflow or vanish (`extent` beyond 2^500 or below 2^-500, or infinite: finite coordinates more than
-    /// `Double.greatestFiniteMagnitude` apart); nil for every other stroke, which is matched as it is.
-    static func rescalingExponent(_ extent: Double) -> Int? {
-        guard extent.isFinite else { return -1024 }
-        let exponent = Int(extent.exponent)
-        return abs(exponent) > 500 ? -exponent : nil
     }
 
     /// The features of `points` whose `extent` (above 0, finite) `withFeatures` found: computed relative to the

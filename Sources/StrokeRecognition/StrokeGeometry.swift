@@ -17,20 +17,55 @@ public enum StrokeGeometry {
         return length
     }
 
+    /// The power of two that brings a stroke of `extent` (above 0) to about 1, when its segments' squared lengths
+    /// would overflow or vanish (`extent` beyond 2^500 or below 2^-500, or infinite: finite coordinates more than
+    /// `Double.greatestFiniteMagnitude` apart); nil for every other stroke, which is measured as it is.
+    static func rescalingExponent(_ extent: Double) -> Int? {
+        guard extent.isFinite else { return -1024 }
+        let exponent = Int(extent.exponent)
+        return abs(exponent) > 500 ? -exponent : nil
+    }
+
+    /// `points` (finite) scaled by the power of two that `rescalingExponent` gives for their extent, and its
+    /// exponent; else themselves and 0. Exact, so that lengths measured on them compare as the path's do, however
+    /// large or small its coordinates (`pathLength` of a path 1e-300 long is 0, of one 1e200 long infinite).
+    static func measurable(_ points: [SIMD2<Double>]) -> (points: [SIMD2<Double>], exponent: Int) {
+        guard var low = points.first else { return (points, 0) }
+        var high = low
+        for point in points {
+            low = pointwiseMin(low, point)
+            high = pointwiseMax(high, point)
+        }
+        let extent = (high - low).max()
+        guard extent > 0, let exponent = rescalingExponent(extent) else { return (points, 0) }
+        return (points.map { scaled($0, by: exponent) }, exponent)
+    }
+
+    /// `point` times 2^`exponent`, exactly (but where the result is subnormal).
+    static func scaled(_ point: SIMD2<Double>, by exponent: Int) -> SIMD2<Double> {
+        SIMD2(
+            Double(sign: .plus, exponent: exponent, significand: point.x),
+            Double(sign: .plus, exponent: exponent, significand: point.y))
+    }
+
     /// Resamples the polyline to exactly `count` points, evenly spaced along its length.
     ///
     /// The first and last points are kept. Each target distance is computed from the start (`k * length / (count
     /// - 1)`), so rounding never adds or drops a point. A polyline of zero length yields `count` copies of its
-    /// first point; an empty one yields an empty array.
+    /// first point; an empty one yields an empty array. A polyline whose segments' squared lengths overflow or
+    /// vanish (coordinates over about 1e154 or under about 1e-154 apart) is walked scaled by a power of two
+    /// (`measurable`), and the points it yields scaled back: its length is not 0 or infinite there.
     public static func resample(_ points: [SIMD2<Double>], count: Int) -> [SIMD2<Double>] {
         precondition(count >= 2, "resample needs at least 2 output points")
         guard !points.isEmpty else { return [] }
-        return [SIMD2<Double>](unsafeUninitializedCapacity: count) { buffer, initialized in
-            points.withUnsafeBufferPointer { input in
+        let (measured, exponent) = measurable(points)
+        let resampled = [SIMD2<Double>](unsafeUninitializedCapacity: count) { buffer, initialized in
+            measured.withUnsafeBufferPointer { input in
                 resample(input, into: buffer, origin: .zero, scale: 1)
             }
             initialized = count
         }
+        return exponent == 0 ? resampled : resampled.map { scaled($0, by: -exponent) }
     }
 
     /// Resamples `input` into every slot of `output` (at least 2), mapping each point `p` to

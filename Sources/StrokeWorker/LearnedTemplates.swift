@@ -50,7 +50,9 @@ final class LearnedTemplates: Sendable {
 
     /// Whether `template` has something to match: 2 points or more, and an extent (a tap has none).
     static func hasExtent(_ template: GestureTemplate) -> Bool {
-        template.points.count >= 2 && StrokeGeometry.pathLength(template.points) > 0
+        // Points that differ, not a path length above 0: that of a stroke drawn in coordinates under about 1e-154
+        // comes out 0, and the recognizer matches such a stroke as its shape (`ShapeFeatures`).
+        template.points.count >= 2 && template.points.contains { $0 != template.points[0] }
     }
 
     /// `templates`, learned before and kept in a state file, compiled for `slot`.

@@ -57,6 +57,11 @@ struct RecognizerTests {
                     Double(sign: .plus, exponent: exponent, significand: point.position.y))
             }
             let result = try recognizer.recognize(points: scaled)
+            // And as a template: a line, a closed shape or one that shows the tilt of the hand, as at its size.
+            let template = GestureTemplate(name: log.gesture, strokePoints: log.points)
+            let large = GestureTemplate(name: log.gesture, points: scaled)
+            #expect(Recognizer.keepsDirection(large) == Recognizer.keepsDirection(template), "\(log.gesture)")
+            #expect(Recognizer.showsTilt(large) == Recognizer.showsTilt(template), "\(log.gesture)")
             #expect(result.candidates.map(\.name) == base.candidates.map(\.name))
             #expect(result.candidates.map(\.score) == base.candidates.map(\.score))
             // Not a power of two, and far from 0: the same to rounding.

@@ -20,6 +20,18 @@ struct StrokeGeometryTests {
         for (p, e) in zip(points, expected) { #expect(StrokeGeometry.distance(p, e) < 1e-12) }
     }
 
+    @Test(
+        "resampling a polyline whose segments' squares overflow or vanish gives its points at its own scale",
+        arguments: [600, -600, -1000])
+    func resampleExtremeScale(exponent: Int) {
+        // Before session 82 a polyline 1e-300 long came out as N copies of its first point (its length was 0).
+        let corner: [SIMD2<Double>] = [SIMD2(0, 0), SIMD2(3, 0), SIMD2(3, 5), SIMD2(-2, 7)]
+        let scaled = corner.map { StrokeGeometry.scaled($0, by: exponent) }
+        #expect(
+            StrokeGeometry.resample(scaled, count: 9)
+                == StrokeGeometry.resample(corner, count: 9).map { StrokeGeometry.scaled($0, by: exponent) })
+    }
+
     @Test("resampling always yields exactly N points", arguments: [2, 3, 16, 32, 64, 97, 256])
     func resampleCount(count: Int) {
         let spiral: [SIMD2<Double>] = (0..<137).map { k in

@@ -101,6 +101,20 @@ struct LearnedTemplatesTests {
         #expect((other["candidates"] as! [[String: Any]]).allSatisfy { $0["name"] as? String != "bolt" })
     }
 
+    @Test("a stroke drawn in tiny coordinates is learned, and a later one like it matches it")
+    func tinyCoordinates() {
+        // Its path length comes out 0 (the squares of its segments vanish), but its points differ: before session
+        // 82 it was refused as having no extent.
+        func tiny(_ points: [[Double]]) -> [[Double]] { points.map { [$0[0] * 1e-300, $0[1] * 1e-300, $0[2]] } }
+        var processor = SessionProcessorTests.processor()
+        var alice = Producer("alice")
+        alice.draw(&processor, tiny(Self.bolt(0)), learn: "bolt")
+        #expect(Self.lastEvent(processor)["event"] as? String == "learned", "\(processor.sink.events.map(\.payload))")
+        alice.draw(&processor, tiny(Self.bolt(1)))
+        let match = Self.lastEvent(processor)
+        #expect(match["name"] as? String == "bolt" && match["learned"] as? Bool == true, "\(match)")
+    }
+
     @Test("a learned gesture's score stands for as many of its templates as its library's gestures' do")
     func scoredAsTheLibrary() throws {
         // The built-in library's gestures are scored by their 3 nearest templates (`TemplateLibrary.neighbors`).
