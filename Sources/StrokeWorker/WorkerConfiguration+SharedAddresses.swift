@@ -140,8 +140,7 @@ extension WorkerConfiguration {
     public static func bindFailure(_ error: any Error, among endpoints: [(named: String, endpoint: Endpoint)])
         -> String?
     {
-        guard let error = error as? ZMQError, error.operation.hasPrefix("zmq_bind(") else { return nil }
-        let address = String(error.operation.dropFirst("zmq_bind(".count).dropLast())
+        guard let error = error as? ZMQError, error.binding, let address = error.endpoint else { return nil }
         guard let named = endpoints.first(where: { $0.endpoint.bind && $0.endpoint.address == address })?.named else {
             return nil
         }

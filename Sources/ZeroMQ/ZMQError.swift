@@ -37,6 +37,19 @@ public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
     public var operation: String
     /// `zmq_strerror(errno)`.
     public var message: String
+    /// The endpoint a failed `zmq_bind` or `zmq_connect` was given, as given; nil for the other calls.
+    public var endpoint: String?
+    /// Whether the failed call was `zmq_bind` (of `endpoint`) rather than `zmq_connect`.
+    public var binding = false
+
+    /// The error of a failed `zmq_bind` (`binding`) or `zmq_connect` of `endpoint`, from the current `zmq_errno()`
+    /// or from `errno`: code `.endpoint`, with `endpoint` and `binding` set.
+    public static func failedEndpoint(_ endpoint: String, binding: Bool, errno: Int32 = zmq_errno()) -> ZMQError {
+        var error = ZMQError(errno, "\(binding ? "zmq_bind" : "zmq_connect")(\(endpoint))", code: .endpoint)
+        error.endpoint = endpoint
+        error.binding = binding
+        return error
+    }
 
     /// Creates an error from the current `zmq_errno()`.
     public static func last(_ operation: String, code: Code? = nil) -> ZMQError {

@@ -14,9 +14,8 @@ extension ZMQSocket {
     /// in `tcp://SOURCE;HOST:PORT` the destination's. An endpoint without `TRANSPORT://` is refused with the forms
     /// that work. Other transports (`ipc://`, `inproc://`) are left to libzmq.
     public static func checkEndpoint(_ endpoint: String, binding: Bool) throws(ZMQError) {
-        let operation = "\(binding ? "zmq_bind" : "zmq_connect")(\(endpoint))"
         func refuse(_ problem: String) -> ZMQError {
-            var error = ZMQError(EINVAL, operation, code: .endpoint)
+            var error = ZMQError.failedEndpoint(endpoint, binding: binding, errno: EINVAL)
             error.message = problem
             return error
         }

@@ -62,7 +62,7 @@ public final class ZMQSocket {
     public func bind(_ endpoint: String) throws(ZMQError) {
         try Self.checkEndpoint(endpoint, binding: true)
         guard zmq_bind(handle, endpoint) == 0 else {
-            var error = ZMQError.last("zmq_bind(\(endpoint))", code: .endpoint)
+            var error = ZMQError.failedEndpoint(endpoint, binding: true)
             if error.errno == ENODEV && endpoint.hasPrefix("tcp://") {
                 // libzmq 4.3.4 (Debian 12's) reads a bound TCP host as an interface: "localhost" is no device.
                 error.message +=
@@ -78,7 +78,7 @@ public final class ZMQSocket {
     public func connect(_ endpoint: String) throws(ZMQError) {
         try Self.checkEndpoint(endpoint, binding: false)
         guard zmq_connect(handle, endpoint) == 0 else {
-            throw ZMQError.last("zmq_connect(\(endpoint))", code: .endpoint)
+            throw ZMQError.failedEndpoint(endpoint, binding: false)
         }
     }
 

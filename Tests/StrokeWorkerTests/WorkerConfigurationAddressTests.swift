@@ -103,7 +103,7 @@ struct WorkerConfigurationAddressTests {
         let configuration = try WorkerConfiguration(
             arguments: ["--input", "tcp://127.0.0.1:6101", "--output", "ipc:///tmp/no-such-dir/out"], environment: [:])
         func said(_ errno: Int32, _ address: String) -> String? {
-            configuration.bindFailure(ZMQError(errno, "zmq_bind(\(address))"))
+            configuration.bindFailure(ZMQError.failedEndpoint(address, binding: true, errno: errno))
         }
         #expect(
             said(EADDRINUSE, "tcp://127.0.0.1:6101")
@@ -122,7 +122,9 @@ struct WorkerConfigurationAddressTests {
             said(ENODEV, "tcp://127.0.0.1:6101")?.hasPrefix("--input bind:tcp://127.0.0.1:6101: cannot listen") == true)
         // An address the worker was not given, a connect, another error type: libzmq's own words stay.
         #expect(said(EADDRINUSE, "tcp://127.0.0.1:6102") == nil)
-        #expect(configuration.bindFailure(ZMQError(EADDRINUSE, "zmq_connect(tcp://127.0.0.1:6101)")) == nil)
+        #expect(
+            configuration.bindFailure(
+                ZMQError.failedEndpoint("tcp://127.0.0.1:6101", binding: false, errno: EADDRINUSE)) == nil)
         #expect(configuration.bindFailure(CommandLineArguments.Failure(description: "x")) == nil)
     }
 }

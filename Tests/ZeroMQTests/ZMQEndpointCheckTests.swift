@@ -14,7 +14,7 @@ struct ZMQEndpointCheckTests {
             try ZMQSocket.checkEndpoint(endpoint, binding: binding)
             return nil
         } catch {
-            #expect(error.code == .endpoint)
+            #expect(error.code == .endpoint && error.endpoint == endpoint && error.binding == binding)
             #expect(error.description.hasPrefix("\(binding ? "zmq_bind" : "zmq_connect")(\(endpoint)): "))
             return error.message
         }
@@ -86,5 +86,10 @@ struct ZMQEndpointCheckTests {
         #expect(throws: ZMQError.self) { try socket.connect("tcp://127.0.0.1:99999") }
         // Nothing was bound: libzmq would have listened on 34463.
         #expect(socket.lastEndpoint == "")
+        // A failure of libzmq's own names the endpoint and the call, as a refusal does.
+        let other = try ZMQSocket(context, .pub)
+        try other.bind("inproc://taken")
+        let taken = #expect(throws: ZMQError.self) { try socket.bind("inproc://taken") }
+        #expect(taken?.endpoint == "inproc://taken" && taken?.binding == true && taken?.code == .endpoint)
     }
 }
