@@ -53,9 +53,14 @@ final class MetricsServer: Sendable {
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, listen(descriptor, 16) == 0 else {
-            let failure = Self.failure(address, "bind")
+            // Said as a bind of --input or --output is (`WorkerConfiguration.bindFailure`): before session 82 only
+            // `--metrics 127.0.0.1:9100: bind: Address already in use`.
+            let number = errno
             close(descriptor)
-            throw failure
+            let reason = "bind: \(String(cString: strerror(number)))"
+            let why = WorkerConfiguration.bindRemedy(errno: number, ipcPath: nil, anyPort: "0")
+            throw CommandLineArguments.Failure(
+                description: "--metrics \(address): " + (why.map { "\($0) (\(reason))" } ?? reason))
         }
         listener = descriptor
         var storage = sockaddr_storage()

@@ -144,29 +144,36 @@ extension WorkerConfiguration {
         guard let named = endpoints.first(where: { $0.endpoint.bind && $0.endpoint.address == address })?.named else {
             return nil
         }
-        let ipc = address.hasPrefix("ipc://")
-        let why: String
-        switch error.errno {
+        let path = address.hasPrefix("ipc://") ? String(address.dropFirst("ipc://".count)) : nil
+        let why = bindRemedy(errno: error.errno, ipcPath: path, anyPort: "*") ?? "cannot listen there"
+        return "\(named): \(why) (\(error))"
+    }
+
+    /// What a bind that failed with `errno` means, with a way out, for the usual causes; nil for the others. For a
+    /// TCP address unless `ipcPath` (an `ipc://` endpoint's path) is given; `anyPort` is the port that asks the
+    /// system for a free one (`*` in an endpoint, `0` in `--metrics`).
+    static func bindRemedy(errno: Int32, ipcPath: String?, anyPort: String) -> String? {
+        switch errno {
         case EADDRINUSE:
-            why =
-                "another process listens on this address (another worker or proxy, or one still stopping?); stop it, "
-                + (ipc ? "or give another path" : "or give another port (or * for one the system chooses)")
+            return "another process listens on this address (another worker or proxy, or one still stopping?); stop "
+                + (ipcPath != nil
+                    ? "it, or give another path"
+                    : "it, or give another port (or \(anyPort) for one the system chooses)")
         case EADDRNOTAVAIL:
-            why = "no network interface of this machine has that address; give one it has, or * for every address"
-        case ENOENT where ipc:
-            let path = String(address.dropFirst("ipc://".count))
+            return "no network interface of this machine has that address; give one it has, or * for every address"
+        case ENOENT:
+            guard let path = ipcPath else { return nil }
             let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-            why = "the directory \(directory.isEmpty ? "/" : directory) does not exist; create it, or give another path"
-        case EACCES where ipc:
-            why = "this user may not create the socket's file there; give a path in a directory it may write to"
+            return
+                "the directory \(directory.isEmpty ? "/" : directory) does not exist; create it, or give another path"
+        case EACCES where ipcPath != nil:
+            return "this user may not create the socket's file there; give a path in a directory it may write to"
         case EACCES:
-            why =
-                "this user may not listen on that port (below 1024 without the CAP_NET_BIND_SERVICE capability); "
+            return "this user may not listen on that port (below 1024 without the CAP_NET_BIND_SERVICE capability); "
                 + "give a port from 1024 on"
         default:
-            why = "cannot listen there"
+            return nil
         }
-        return "\(named): \(why) (\(error))"
     }
 
     /// `bindFailure(_:among:)` for this worker's input and output endpoints.

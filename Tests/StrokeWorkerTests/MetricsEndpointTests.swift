@@ -226,6 +226,16 @@ struct MetricsEndpointTests {
         let worker = try Worker(configuration: configuration)
         let failure = await #expect(throws: CommandLineArguments.Failure.self) { try await worker.run() }
         #expect(failure?.description.contains("--metrics 256.1.1.1:80") == true)
+        // A port another process listens on is said as a taken --input or --output is, with a way out.
+        let holder = try MetricsServer(address: "127.0.0.1:0")
+        let taken = #expect(throws: CommandLineArguments.Failure.self) {
+            try MetricsServer(address: holder.boundAddress)
+        }
+        #expect(
+            taken?.description
+                == "--metrics \(holder.boundAddress): another process listens on this address (another worker or "
+                + "proxy, or one still stopping?); stop it, or give another port (or 0 for one the system chooses) "
+                + "(bind: Address already in use)")
     }
 
     @Test("/healthz and /readyz are 503 until the worker receives")
