@@ -82,11 +82,21 @@ extension WorkerConfiguration {
                 throw RecognitionError(
                     .invalidConfiguration, "--state-file \(stateFile): it is \(kind); a state file is a regular file")
             }
-            // Found out at the start, not at the stop, when the sessions would be lost.
+            // Found out at the start, not at the stop, when the sessions would be lost: by creating a file there, as
+            // the stop will. `access` alone let root through where no file can be created (`/proc`, an NFS export
+            // that squashes root), and the stop then failed.
             let directory = URL(fileURLWithPath: stateFile).deletingLastPathComponent().path
-            guard access(directory, W_OK) == 0 else {
+            let probe = "\(stateFile).probe-\(getpid())"
+            let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            let failure = descriptor >= 0 || errno == EEXIST ? nil : errnoText()
+            if descriptor >= 0 {
+                close(descriptor)
+                unlink(probe)
+            }
+            guard access(directory, W_OK) == 0, failure == nil else {
                 throw RecognitionError(
-                    .invalidConfiguration, "--state-file \(stateFile): cannot write in \(directory) (\(errnoText()))")
+                    .invalidConfiguration,
+                    "--state-file \(stateFile): cannot write in \(directory) (\(failure ?? errnoText()))")
             }
         }
         if let metricsAddress {

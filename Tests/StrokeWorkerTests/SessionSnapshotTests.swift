@@ -139,6 +139,14 @@ struct SessionSnapshotTests {
         #expect(refused?.message.contains("--state-file /nonexistent-directory/state.json") == true)
         configuration.stateFile = path
         #expect(throws: Never.self) { try configuration.validate() }
+        // Nor where a file cannot be created though the directory's permissions allow it (root in /proc): before
+        // session 82 `access` let it through, and the stop failed.
+        configuration.stateFile = "/proc/state.json"
+        let proc = #expect(throws: RecognitionError.self) { try configuration.validate() }
+        #expect(proc?.message.hasPrefix("--state-file /proc/state.json: cannot write in /proc (") == true)
+        // The check leaves nothing behind.
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.contains(".probe-") })
     }
 
     @Test("a state file that is a directory, a pipe or a device is refused at the start, and a pipe is never read")
