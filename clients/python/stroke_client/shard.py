@@ -16,13 +16,18 @@ def fnv1a32(data: bytes) -> int:
 
 def bucket(session: str) -> int:
     """The bucket (0-4095) of a session id."""
+    _check_str(session)
     return fnv1a32(session.encode("utf-8")) % BUCKET_COUNT
+
+
+def _check_str(session: str) -> None:
+    if not isinstance(session, str):
+        raise TypeError("a session id is a str, got %s %r" % (type(session).__name__, session))
 
 
 def topic(session: str) -> bytes:
     """The input topic of a session: ``<3 hex digits>/<session id>``."""
-    if not isinstance(session, str):
-        raise TypeError("a session id is a str, got %s %r" % (type(session).__name__, session))
+    _check_str(session)
     encoded = session.encode("utf-8")
     if not 1 <= len(encoded) <= 128:
         shown = session if len(session) <= 40 else session[:40] + "..."

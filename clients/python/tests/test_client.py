@@ -62,8 +62,9 @@ def test_a_session_id_the_protocol_refuses_is_said_with_what_is_wrong():
     ]:
         with pytest.raises(ValueError, match=re.escape(expected)):
             topic(session)
-    with pytest.raises(TypeError, match="a session id is a str, got bytes"):
-        topic(b"player-1")
+    for function in (topic, bucket):
+        with pytest.raises(TypeError, match="a session id is a str, got bytes"):
+            function(b"player-1")
     assert topic("é" * 64) == b"%03x/" % bucket("é" * 64) + ("é" * 64).encode()
 
 
