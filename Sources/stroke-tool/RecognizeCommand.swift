@@ -219,21 +219,17 @@ enum RecognizeCommand {
         library.minimumScore = max(library.minimumScore, minimumScore)
         library.gestureMinimumScores = library.gestureMinimumScores.mapValues { max($0, minimumScore) }
         // And a session's gesture scores as its library's thresholds for those gestures raised (`GestureScoresTests`).
-        for (name, score) in try StrokeTool.gestureScores(args, option: "gesture-score") {
+        let scores = try StrokeTool.gestureScores(args, option: "gesture-score")
+        try StrokeTool.checkGestures(scores.keys.sorted(), option: "--gesture-score", in: library)
+        for (name, score) in scores {
             library.gestureMinimumScores[name] = max(library.gestureMinimumScores[name] ?? library.minimumScore, score)
         }
         let recognizer = try Recognizer(library: library, configuration: configuration)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
-        let listed = args.values("gestures")
-        let chosen = listed + args.wholeValues("gesture")
         // A name the library does not have chose nothing, and every stroke was no match (session 81: said nowhere).
-        let names = library.gestureNames
-        if let index = chosen.firstIndex(where: { !names.contains($0) }) {
-            throw CommandLineArguments.Failure(
-                description: "\(index < listed.count ? "--gestures" : "--gesture"): "
-                    + "\(chosen[index].quotedForDisplay) is no gesture of the library \(library.name) "
-                    + "(its gestures: \(names.joined(separator: ", ")))")
-        }
+        try StrokeTool.checkGestures(args.values("gestures"), option: "--gestures", in: library)
+        try StrokeTool.checkGestures(args.wholeValues("gesture"), option: "--gesture", in: library)
+        let chosen = args.values("gestures") + args.wholeValues("gesture")
         let followsTilt = try WorkerConfiguration.switchValue("follow-tilt", args.value("follow-tilt")) ?? true
         var tilt = TiltEstimate()
         var correct = 0

@@ -171,6 +171,21 @@ enum StrokeTool {
         return scores
     }
 
+    /// Refuses a name in `given` (from `option`) that is no gesture of `library`, naming it and the library's
+    /// gestures: it would choose or score nothing, and the command would answer as if it were not given (session 81
+    /// found that for `recognize --gestures`, session 82 for `--gesture-score` and `thresholds --gesture`).
+    /// `called`, when given, says what the library is (`the library each subject is left out of`).
+    static func checkGestures(
+        _ given: some Sequence<String>, option: String, in library: TemplateLibrary, called: String? = nil
+    ) throws {
+        let names = library.gestureNames
+        guard let unknown = given.first(where: { !names.contains($0) }) else { return }
+        throw CommandLineArguments.Failure(
+            description:
+                "\(option): \(unknown.quotedForDisplay) is no gesture of \(called ?? "the library \(library.name)") "
+                + "(its gestures: \(names.joined(separator: ", ")))")
+    }
+
     /// `--neighbors K` (`TemplateLibrary.neighbors`), or `defaultValue`.
     static func neighbors(_ args: CommandLineArguments, default defaultValue: Int) throws -> Int {
         let neighbors: Int = try args.parsed("neighbors", default: defaultValue)

@@ -49,7 +49,8 @@ enum ThresholdsCommand {
             return value
         }
         let thresholds = try args.values("thresholds").map { try score($0, "--thresholds") }
-        var own = try StrokeTool.gestureScores(args, option: "gesture")
+        let asked = try StrokeTool.gestureScores(args, option: "gesture")
+        var own = asked
         let subjects: [(samples: [DollarLog], library: TemplateLibrary)]
         let minimumScore: Double
         let heading: String
@@ -76,6 +77,10 @@ enum ThresholdsCommand {
         default:
             throw CommandLineArguments.Failure(description: "give one of --dataset DIR and --strokes FILE\n\n\(usage)")
         }
+        // A gesture the library lacks would leave the last row as if its threshold were not given.
+        try StrokeTool.checkGestures(
+            asked.keys.sorted(), option: "--gesture", in: subjects[0].library,
+            called: args.value("dataset") != nil ? "the library each subject is left out of" : nil)
         let trial = try ThresholdTrial(subjects: subjects, checkmark: try StrokeTool.checkmarkConfiguration(args))
         let report = trial.report(
             thresholds: thresholds.isEmpty

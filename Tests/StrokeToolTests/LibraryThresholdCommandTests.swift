@@ -96,6 +96,12 @@ struct LibraryThresholdCommandTests {
             #expect(try StrokeToolTests.run(base + bad).status == 2, "\(bad)")
         }
         #expect(try StrokeToolTests.run(["thresholds"]).status == 2)
+        // A gesture the library lacks left the last row as without it (before session 82).
+        let absent = try StrokeToolTests.run(base + ["--gesture", "cirlce=0.9"])
+        #expect(
+            absent.status == 2
+                && absent.error.contains(#"--gesture: "cirlce" is no gesture of the library each subject is left out"#),
+            "\(absent.error)")
     }
 
     @Test(

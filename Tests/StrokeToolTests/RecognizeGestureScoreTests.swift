@@ -25,5 +25,11 @@ struct RecognizeGestureScoreTests {
             let refused = try StrokeToolTests.run(["recognize", "--strokes", path, "--gesture-score", bad])
             #expect(refused.status == 2 && refused.error.contains("--gesture-score"), "\(bad)")
         }
+        // A gesture the library lacks scored nothing, and every answer was as without it (before session 82).
+        let absent = try StrokeToolTests.run(["recognize", "--strokes", path, "--gesture-score", "vee=0.9"])
+        #expect(
+            absent.status == 2
+                && absent.error.contains(#"--gesture-score: "vee" is no gesture of the library default"#),
+            "\(absent.error)")
     }
 }
