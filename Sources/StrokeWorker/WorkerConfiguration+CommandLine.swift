@@ -311,11 +311,7 @@ extension WorkerConfiguration {
                 recognizer.checkmarkGesture = name
             }
             if let text = args.value("checkmark-margin", env: env("checkmark-margin")) {
-                guard let margin = Double(text), margin.isFinite, (0...1).contains(margin) else {
-                    throw CommandLineArguments.Failure(
-                        description: "--checkmark-margin: a score in 0...1, got \"\(text)\"")
-                }
-                recognizer.checkmarkMargin = margin
+                recognizer.checkmarkMargin = try Self.checkmarkMargin(text)
             }
             if let text = args.value("minimum-stroke-size", env: env("minimum-stroke-size")) {
                 guard let size = Double(text), size.isFinite, size >= 0 else {
@@ -325,11 +321,7 @@ extension WorkerConfiguration {
                 minimumStrokeSize = size
             }
             if let text = args.value("choice-margin", env: env("choice-margin")) {
-                guard let margin = Double(text), margin >= 0 else {
-                    throw CommandLineArguments.Failure(
-                        description: "--choice-margin: a score of at least 0, or inf, got \"\(text)\"")
-                }
-                recognizer.choiceMargin = margin
+                recognizer.choiceMargin = try Self.choiceMargin(text)
             }
             if let value = args.value("recognition-offload", env: env("recognition-offload")) {
                 guard let offload = RecognitionOffload(rawValue: value) else {

@@ -82,8 +82,12 @@ enum EvalCommand {
         configuration.band = try args.parsed("band", default: configuration.band)
         configuration.shortlistDivisor = try args.parsed("shortlist-divisor", default: configuration.shortlistDivisor)
         configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
-        configuration.checkmarkMargin = try args.parsed("checkmark-margin", default: configuration.checkmarkMargin)
-        configuration.choiceMargin = try args.parsed("choice-margin", default: configuration.choiceMargin)
+        if let text = args.value("checkmark-margin") {
+            configuration.checkmarkMargin = try WorkerConfiguration.checkmarkMargin(text)
+        }
+        if let text = args.value("choice-margin") {
+            configuration.choiceMargin = try WorkerConfiguration.choiceMargin(text)
+        }
         try configuration.validate()
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         var libraryTemplate = TemplateLibrary(name: "evaluation")

@@ -199,7 +199,9 @@ enum RecognizeCommand {
                     + (subjects.isEmpty ? "" : " of --subjects \(subjects.joined(separator: ","))"))
         }
         var configuration = RecognizerConfiguration.default
-        configuration.choiceMargin = try args.parsed("choice-margin", default: configuration.choiceMargin)
+        if let text = args.value("choice-margin") {
+            configuration.choiceMargin = try WorkerConfiguration.choiceMargin(text)
+        }
         try configuration.validate()
         // A stroke the worker would not keep is answered as the worker answers it (session 78: it was matched).
         let maximumPoints = try args.parsed("max-points-per-stroke", default: WorkerConfiguration().maxPointsPerStroke)

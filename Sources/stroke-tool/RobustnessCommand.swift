@@ -69,7 +69,9 @@ enum RobustnessCommand {
         let samples = try DollarLog.loadDataset(dataset)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         var recognizer = RecognizerConfiguration.default
-        recognizer.checkmarkMargin = try args.parsed("checkmark-margin", default: recognizer.checkmarkMargin)
+        if let text = args.value("checkmark-margin") {
+            recognizer.checkmarkMargin = try WorkerConfiguration.checkmarkMargin(text)
+        }
         try recognizer.validate()
         let seed: UInt64 = try args.parsed("seed", default: 1)
         let direction = try StrokeTool.strokeDirection(args)

@@ -245,6 +245,17 @@ struct StrokeToolTests {
                 result.status == 2 && result.error.contains("\(option): a number"),
                 "\(option) \(value): \(result.error)")
         }
+        // A margin out of range names the option and the value, as the worker's does (before session 82 eval said
+        // `choiceMargin -1.0 must be ≥ 0`, the configuration's field, with status 1).
+        for (command, option, value, expected) in [
+            ("eval", "--choice-margin", "-1", #"--choice-margin: a score of at least 0, or inf, got "-1""#),
+            ("recognize", "--choice-margin", "x", #"--choice-margin: a score of at least 0, or inf, got "x""#),
+            ("eval", "--checkmark-margin", "2", #"--checkmark-margin: a score in 0...1, got "2""#),
+            ("robustness", "--checkmark-margin", "nan", #"--checkmark-margin: a score in 0...1, got "nan""#),
+        ] {
+            result = try Self.run([command, "--dataset", Self.fixtures, option, value])
+            #expect(result.status == 2 && result.error.contains(expected), "\(command) \(option): \(result.error)")
+        }
         result = try Self.run(["eval", "--dataset", Self.fixtures, "--templates-per-gesture", "10"])
         #expect(result.status == 1 && result.error.contains("none is left to test"), "\(result.error)")
         // A strokes file that Foundation's decoder alone would take, one way, and Python's `json` another or not at
