@@ -220,9 +220,8 @@ public struct Recognizer: Sendable {
     /// logs the mean rotation of one subject's circles was −26.4° in the library built from the others, where
     /// that of any open gesture was within 14.6°.
     static func showsTilt(_ path: GestureTemplate) -> Bool {
-        let points = StrokeGeometry.measurable(path.points).points
-        guard !keepsDirection(path), let first = points.first, let last = points.last else { return false }
-        return StrokeGeometry.distance(first, last) >= 0.2 * StrokeGeometry.pathLength(points)
+        guard path.strokeCount == 1, let (ends, length) = endsAndLength(path) else { return false }
+        return ends < 0.9 * length && ends >= 0.2 * length
     }
 
     /// Whether the elastic stage compares strokes with a template's path as drawn, never turned through the
@@ -233,9 +232,16 @@ public struct Recognizer: Sendable {
     /// multistroke` on the $1 logs.
     static func keepsDirection(_ path: GestureTemplate) -> Bool {
         guard path.strokeCount == 1 else { return true }
+        guard let (ends, length) = endsAndLength(path) else { return false }
+        return ends >= 0.9 * length
+    }
+
+    /// How far apart the ends of a template's path are, and its length, measured scale-free
+    /// (`StrokeGeometry.measurable`), for `showsTilt` and `keepsDirection`; nil for a path of no points.
+    private static func endsAndLength(_ path: GestureTemplate) -> (ends: Double, length: Double)? {
         let points = StrokeGeometry.measurable(path.points).points
-        guard let first = points.first, let last = points.last else { return false }
-        return StrokeGeometry.distance(first, last) >= 0.9 * StrokeGeometry.pathLength(points)
+        guard let first = points.first, let last = points.last else { return nil }
+        return (StrokeGeometry.distance(first, last), StrokeGeometry.pathLength(points))
     }
 
     /// Number of templates compiled: a template of several strokes counts once for each unistroke it could be
