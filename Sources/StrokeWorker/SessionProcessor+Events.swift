@@ -19,9 +19,11 @@ extension SessionProcessor.Core {
     ) {
         metrics.countError(code)
         session.eventSequence += 1
-        let stroke = session.strokes.index(of: message.stroke).map { session.strokes[$0] }
+        // Only a message of a stroke names one: an `options` or `close` carries stroke 0, which may be open.
+        let ofStroke = [.begin, .points, .end, .cancel].contains(message.kind)
+        let stroke = ofStroke ? session.strokes.index(of: message.stroke).map { session.strokes[$0] } : nil
         var eventContext = context(session, id: id, stroke: stroke)
-        if stroke == nil, [.begin, .points, .end, .cancel].contains(message.kind) {
+        if stroke == nil, ofStroke {
             eventContext.stroke = message.stroke
             eventContext.pointer = message.pointer
         }
@@ -57,7 +59,7 @@ extension SessionProcessor.Core {
         sink.publish(topic: id, payload: writer.bytes)
     }
 
-    /// Publishes the `closed` event of an idle session about to be dropped.
+    /// Publishes the `closed` event of an idle session about to be dropped: it answers no message (`seq` null).
     mutating func closeIdle(_ session: inout Session) {
         let key = session.key
         key.withUnsafeBytes { id in matchGesture(&session, id: id) }
@@ -69,7 +71,7 @@ extension SessionProcessor.Core {
         let tilt = reportedTilt(of: session)
         key.withUnsafeBytes { id in
             EventEncoder.closed(
-                .init(session: id, eventSequence: sequence, sequence: message.sequence), reason: "idle", tilt: tilt,
+                .init(session: id, eventSequence: sequence, sequence: nil), reason: "idle", tilt: tilt,
                 into: &writer)
             publish(id)
         }
