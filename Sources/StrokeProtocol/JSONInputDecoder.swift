@@ -250,7 +250,7 @@ enum JSONInputDecoder {
         return value
     }
 
-    private static func integer(_ scanner: inout JSONScanner, field: String, maximum: Double) throws(ProtocolError)
+    static func integer(_ scanner: inout JSONScanner, field: String, maximum: Double) throws(ProtocolError)
         -> Int
     {
         guard let next = scanner.peek(), next == UInt8(ascii: "-") || (next >= 0x30 && next <= 0x39) else {

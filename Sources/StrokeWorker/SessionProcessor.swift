@@ -82,15 +82,19 @@ public struct SessionProcessor<Sink: EventSink> {
             guard checkTopic(topic) else { return }
         }
         guard payload.count <= configuration.maxMessageBytes else {
-            sessionError(
+            // A binary message's `seq` is in its header; a JSON text this large is not scanned for it.
+            refuse(
                 id, at: index, code: ProtocolError.Code.messageTooLarge.rawValue,
-                "message is \(payload.count) bytes; the limit is \(configuration.maxMessageBytes)")
+                "message is \(payload.count) bytes; the limit is \(configuration.maxMessageBytes)",
+                sequence: payload.first == BinaryCodec.magic ? InputDecoder.sequence(ofRefused: payload) : nil)
             return
         }
         do {
             try core.decoder.decode(payload, into: &core.message)
         } catch {
-            sessionError(id, at: index, code: error.code.rawValue, error.message)
+            refuse(
+                id, at: index, code: error.code.rawValue, error.message,
+                sequence: InputDecoder.sequence(ofRefused: payload))
             return
         }
         core.pendingPoints += core.message.points.count
@@ -151,6 +155,21 @@ public struct SessionProcessor<Sink: EventSink> {
         } else {
             core.systemError("frame_count", message)
         }
+    }
+
+    /// Reports a message refused before it reached its session. Where its `seq` could be read, it takes its number
+    /// in a session the worker holds, as a message the session drops after decoding does (Protocol/README.md,
+    /// section 5): the next one is in line, not reported as a gap. A session the worker holds no state for gets
+    /// none.
+    private mutating func refuse(
+        _ id: UnsafeRawBufferPointer, at index: Int?, code: String, _ text: String, sequence: UInt32?
+    ) {
+        guard let index, let sequence else {
+            sessionError(id, at: index, code: code, text, sequence: sequence)
+            return
+        }
+        core.refuse(&table[index], id: id, code: code, text, sequence: sequence)
+        table[index].lastActive = now
     }
 
     /// An error for a session that may have no state (then its event is numbered 0).
