@@ -75,20 +75,7 @@ enum EvalCommand {
         guard let dataset = args.value("dataset") else {
             throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
         }
-        let samples = try StrokeTool.bySubjects(try DollarLog.loadDataset(dataset), args)
-        var configuration = RecognizerConfiguration.default
-        configuration.shortlist = try args.parsed("shortlist", default: configuration.shortlist)
-        configuration.pointCount = try args.parsed("points", default: configuration.pointCount)
-        configuration.band = try args.parsed("band", default: configuration.band)
-        configuration.shortlistDivisor = try args.parsed("shortlist-divisor", default: configuration.shortlistDivisor)
-        configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
-        if let text = args.value("checkmark-margin") {
-            configuration.checkmarkMargin = try WorkerConfiguration.checkmarkMargin(text)
-        }
-        if let text = args.value("choice-margin") {
-            configuration.choiceMargin = try WorkerConfiguration.choiceMargin(text)
-        }
-        try configuration.validate()
+        let configuration = try recognizerConfiguration(args)
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         var libraryTemplate = TemplateLibrary(name: "evaluation")
         if let orientation = args.value("orientation") {
@@ -97,12 +84,13 @@ enum EvalCommand {
             }
             libraryTemplate.orientation = parsed
         }
-        libraryTemplate.maxRotationDegrees = try args.parsed("max-rotation", default: 30.0)
+        libraryTemplate.maxRotationDegrees = try maxRotation(args)
         libraryTemplate.neighbors = try StrokeTool.neighbors(args, default: 1)
         libraryTemplate.elasticDeadZoneDegrees = try StrokeTool.elasticDeadZone(args, default: nil)
         let direction = args.value("stroke-direction") == nil ? nil : try StrokeTool.strokeDirection(args)
         if let direction { libraryTemplate.strokeDirection = direction }
         libraryTemplate.minimumScore = 0
+        let samples = try StrokeTool.bySubjects(try DollarLog.loadDataset(dataset), args)
         var evaluator = Evaluator(
             samples: samples, recognizerConfiguration: configuration, checkmarkConfiguration: checkmark,
             libraryTemplate: libraryTemplate)

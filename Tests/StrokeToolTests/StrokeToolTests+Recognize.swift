@@ -256,4 +256,28 @@ extension StrokeToolTests {
         #expect(sized.first?["checkmarkPointIndex"] as? Int == 39 && sized.first?["reason"] == nil)
         #expect(sized.last?["checkmarkPointIndex"] == nil && sized.last?["reason"] as? String == "too_small")
     }
+
+    @Test("eval refuses a tuning out of range naming the option and the value, before it reads the dataset")
+    func evalTuning() throws {
+        let refused: [(arguments: [String], error: String)] = [
+            (["--points", "2"], "--points: a number of points from 4 to 1024, got 2"),
+            (["--points", "5000"], "--points: a number of points from 4 to 1024, got 5000"),
+            (["--band", "-1"], "--band: a number of points, at least 0, got -1"),
+            (["--shortlist", "-3"], "--shortlist: a number of templates, at least 0, got -3"),
+            (["--shortlist-divisor", "0"], "--shortlist-divisor: a divisor, at least 1, got 0"),
+            (["--tangent-weight", "-0.5"], "--tangent-weight: a weight, 0 or more, got -0.5"),
+            (["--tangent-weight", "inf"], "--tangent-weight: a weight, 0 or more, got inf"),
+            (["--max-rotation", "500"], "--max-rotation: degrees from 0 to 180, got 500.0"),
+            (["--max-rotation", "-5"], "--max-rotation: degrees from 0 to 180, got -5.0"),
+        ]
+        for (arguments, error) in refused {
+            let result = try Self.run(["eval", "--dataset", "/nonexistent"] + arguments)
+            #expect(result.status == 2 && result.error.contains(error), "\(arguments): \(result.error)")
+        }
+        let tuned = try Self.run([
+            "eval", "--dataset", Self.fixtures, "--subjects", "s02", "--points", "4", "--band", "0", "--shortlist", "0",
+            "--shortlist-divisor", "1", "--tangent-weight", "0", "--max-rotation", "180", "--trials", "1",
+        ])
+        #expect(tuned.status == 0, "\(tuned.error)")
+    }
 }

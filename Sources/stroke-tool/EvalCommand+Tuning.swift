@@ -1,0 +1,55 @@
+import StrokeRecognition
+import StrokeWorker
+
+// MARK: - The matcher's tuning
+
+extension EvalCommand {
+    /// The recognizer's tuning from `--shortlist`, `--points`, `--band`, `--shortlist-divisor`, `--tangent-weight`,
+    /// `--checkmark-margin` and `--choice-margin`; a value out of range is refused naming its option.
+    static func recognizerConfiguration(_ args: CommandLineArguments) throws -> RecognizerConfiguration {
+        var configuration = RecognizerConfiguration.default
+        configuration.shortlist = try whole(args, "shortlist", "templates", default: configuration.shortlist, least: 0)
+        configuration.pointCount = try args.parsed("points", default: configuration.pointCount)
+        guard (4...1024).contains(configuration.pointCount) else {
+            throw CommandLineArguments.Failure(
+                description: "--points: a number of points from 4 to 1024, got \(configuration.pointCount)")
+        }
+        configuration.band = try whole(args, "band", "points", default: configuration.band, least: 0)
+        configuration.shortlistDivisor = try whole(
+            args, "shortlist-divisor", "a divisor", default: configuration.shortlistDivisor, least: 1)
+        configuration.tangentWeight = try args.parsed("tangent-weight", default: configuration.tangentWeight)
+        guard configuration.tangentWeight.isFinite, configuration.tangentWeight >= 0 else {
+            throw CommandLineArguments.Failure(
+                description: "--tangent-weight: a weight, 0 or more, got \(configuration.tangentWeight)")
+        }
+        if let text = args.value("checkmark-margin") {
+            configuration.checkmarkMargin = try WorkerConfiguration.checkmarkMargin(text)
+        }
+        if let text = args.value("choice-margin") {
+            configuration.choiceMargin = try WorkerConfiguration.choiceMargin(text)
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// `--max-rotation DEG`: the rotation bound of the libraries built, 0 to 180 degrees. Default: `30`.
+    static func maxRotation(_ args: CommandLineArguments) throws -> Double {
+        let degrees: Double = try args.parsed("max-rotation", default: 30)
+        guard degrees.isFinite, (0...180).contains(degrees) else {
+            throw CommandLineArguments.Failure(description: "--max-rotation: degrees from 0 to 180, got \(degrees)")
+        }
+        return degrees
+    }
+
+    /// A whole-number option of at least `least` (`what` it counts, for the error).
+    private static func whole(
+        _ args: CommandLineArguments, _ name: String, _ what: String, default value: Int, least: Int
+    ) throws -> Int {
+        let parsed: Int = try args.parsed(name, default: value)
+        guard parsed >= least else {
+            let unit = what.hasPrefix("a ") ? what : "a number of \(what)"
+            throw CommandLineArguments.Failure(description: "--\(name): \(unit), at least \(least), got \(parsed)")
+        }
+        return parsed
+    }
+}
