@@ -12,7 +12,10 @@ With --dataset (the $1 logs: none of their 16 gestures is a swipe), it also says
 library takes for a swipe at each threshold: what a library of swipes alone costs, and what it costs beside
 the gestures of the built-in library (`stroke-tool library add FILE --library Libraries/swipes.json`).
 
-Usage: scripts/swipes.py [--library FILE] [--count N] [--seed S] [--tilt DEG] [--bow F] [--dataset DIR]
+A library with no swipes (`--library default`, the built-in one) gets swipes in all eight directions: the report
+then says how many it takes for one of its gestures ("another"), where "nomatch" is the right answer.
+
+Usage: scripts/swipes.py [--library FILE|default] [--count N] [--seed S] [--tilt DEG] [--bow F] [--dataset DIR]
                          [--thresholds 0.5,0.6,...] [--tool PATH] [--json]
 """
 import argparse
@@ -89,15 +92,22 @@ def main():
     parser.add_argument("--tool", default=os.path.join(root, ".build", "release", "stroke-tool"))
     parser.add_argument("--json", action="store_true", help="one JSON object instead of text")
     args = parser.parse_args()
-    with open(args.library) as file:
-        library = json.load(file)
+    if args.library == "default":
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "default.json")
+            subprocess.run([args.tool, "library", "export-default", "-o", path], capture_output=True, check=True)
+            with open(path) as file:
+                library = json.load(file)
+    else:
+        with open(args.library) as file:
+            library = json.load(file)
     names = sorted({t["name"] for t in library["templates"]})
     own = library.get("minimumScore", 0.5)
     thresholds = sorted({own, *(float(t) for t in (args.thresholds or "0.5,0.55,0.6,0.65,0.7,0.75").split(","))})
     directions = {n: DIRECTIONS[n[len("swipe_"):]] for n in names if n.startswith("swipe_")
                   and n[len("swipe_"):] in DIRECTIONS}
-    if not directions:
-        sys.exit(f"swipes.py: {args.library} has no gesture named swipe_<direction> ({', '.join(DIRECTIONS)})")
+    if not directions:  # no swipes: every answer but nomatch is a gesture taken for a swipe
+        directions = {f"swipe_{name}": degrees for name, degrees in DIRECTIONS.items()}
     rng = random.Random(args.seed)
     strokes = [{"name": name, "points": swipe(rng, degrees, args.tilt, args.bow)}
                for name, degrees in sorted(directions.items()) for _ in range(args.count)]

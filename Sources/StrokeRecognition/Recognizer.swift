@@ -34,6 +34,9 @@ public struct Recognizer: Sendable {
         let showsTilt: [Bool]
         /// The elastic stage's turn toward each template (`TemplateLibrary.elasticDeadZoneDegrees`).
         let turn: ElasticTurn
+        /// The templates that are straight lines (`Recognizer.isLine`), as `Selection.lanes` marks templates; empty
+        /// when none is.
+        let lines: [UInt8]
         /// What decides how strokes are preprocessed, read without copying `configuration` (and retaining its
         /// strings) for each stroke.
         let preprocessing: Preprocessing
@@ -69,7 +72,7 @@ public struct Recognizer: Sendable {
         init(
             library: TemplateLibrary, configuration: RecognizerConfiguration, gestureIDs: [Int32],
             gestureNames: [String], protractorLanes: [ElasticMatcher.Lanes], elastic: [Float], maxRotation: Float,
-            drawnBackward: [Bool], asDrawn: [Bool], showsTilt: [Bool], sources: [Int32]
+            drawnBackward: [Bool], asDrawn: [Bool], showsTilt: [Bool], lines: [UInt8], sources: [Int32]
         ) {
             self.library = library
             self.configuration = configuration
@@ -84,6 +87,7 @@ public struct Recognizer: Sendable {
             self.asDrawn = asDrawn
             self.showsTilt = showsTilt
             self.turn = ElasticTurn(library: library, maxRotation: maxRotation)
+            self.lines = lines
             self.preprocessing = Preprocessing(configuration)
             self.minimumScores = gestureNames.map(library.threshold(for:))
             self.minimumScore = library.minimumScore
@@ -113,7 +117,7 @@ public struct Recognizer: Sendable {
                 gestureNames: storage.gestureNames.map { String(decoding: Array($0.utf8), as: UTF8.self) },
                 protractorLanes: storage.protractorLanes, elastic: storage.elastic, maxRotation: storage.maxRotation,
                 drawnBackward: storage.drawnBackward, asDrawn: storage.asDrawn, showsTilt: storage.showsTilt,
-                sources: storage.sources))
+                lines: storage.lines, sources: storage.sources))
     }
 
     /// What decides how this recognizer preprocesses a stroke.
@@ -148,6 +152,8 @@ public struct Recognizer: Sendable {
     var asDrawn: [Bool] { storage.asDrawn }
     /// The elastic stage's turn toward each template.
     var elasticTurn: ElasticTurn { storage.turn }
+    /// Which templates are straight lines, a bit per template as `Selection.lanes`; empty when none is.
+    var lines: [UInt8] { storage.lines }
 
     /// Compiles `library`.
     ///
@@ -210,7 +216,8 @@ public struct Recognizer: Sendable {
             protractorLanes: protractorLanes, elastic: elastic,
             maxRotation: library.orientation == .invariant
                 ? .infinity : Float(library.maxRotationDegrees * .pi / 180),
-            drawnBackward: drawnBackward, asDrawn: asDrawn, showsTilt: showsTilt, sources: sources)
+            drawnBackward: drawnBackward, asDrawn: asDrawn, showsTilt: showsTilt,
+            lines: Self.lineLanes(vectors: vectors, pointCount: configuration.pointCount), sources: sources)
     }
 
     /// Whether a match of a template's path tells how the hand that drew the stroke was tilted
