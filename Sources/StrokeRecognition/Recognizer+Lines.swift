@@ -4,9 +4,10 @@ extension Recognizer {
     /// How far apart the ends of a straight line are, at least, as a share of its length: a stroke that is one is
     /// answered only with a template that is one (`recognize(vector:elastic:selection:)`).
     ///
-    /// On the $1 logs none of the 2,400 strokes reaches 0.85 (the straightest, right braces, 0.847), where swipes
-    /// drawn straight or bowed up to 0.15 of their length high all reach 0.93 (docs/Recognition.md, "Straight
-    /// strokes"). The bound is the one by which a template keeps its direction (`keepsDirection`).
+    /// On the $1 logs none of the 2,400 strokes reaches 0.85 (the straightest, right braces, 0.847), where the
+    /// synthetic swipes of `scripts/swipes.py` without a hook, straight or bowed up to 0.15 of their length high, all
+    /// reach 0.94 (docs/Recognition.md, "Straight strokes"). The bound is the one by which a template keeps its
+    /// direction (`keepsDirection`).
     static let lineShare: Float = 0.9
 
     /// Whether a resampled path, as a Protractor vector lays it out (`[x0, y0, x1, y1, …]`), is a straight line:
