@@ -43,7 +43,7 @@ struct RecognizerLineTests {
             let result = try recognizer.recognize(points)
             #expect(result.match == nil && result.candidates.isEmpty, "\(name): \(result.candidates.prefix(1))")
         }
-        // Drawn up to the right at 45 degrees, a line scored 0.607 as an x, above the library's 0.6, and was one.
+        // Drawn down to the right at 45 degrees, a line scored 0.607 as an x, above the library's 0.6: it was an x.
         #expect(try recognizer.recognize(SwipeLibraryTests.swipe(degrees: 45)).candidates.isEmpty)
     }
 
@@ -62,7 +62,7 @@ struct RecognizerLineTests {
                 == "swipe_up_right")
         let amongShapes = try recognizer.recognize(points: upRight, among: ["check", "question_mark"])
         #expect(amongShapes.match == nil && amongShapes.candidates.isEmpty)
-        // Strokes that are no line are matched among every template, the lines too.
+        // The strokes under Tests/, none of them a line, are matched among every template, and none is a swipe.
         for log in Fixtures.logs {
             #expect(try recognizer.recognize(log.points).match?.name.hasPrefix("swipe") != true, "\(log.gesture)")
         }
