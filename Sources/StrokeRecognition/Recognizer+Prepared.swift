@@ -8,6 +8,8 @@ extension Recognizer {
         fileprivate let vector: UnsafeBufferPointer<Float>
         fileprivate let elastic: UnsafeBufferPointer<Float>
         fileprivate let preprocessing: Preprocessing
+        /// Whether the stroke is a straight line (`Recognizer.isLine`), tested once for all its recognitions.
+        fileprivate let isLine: Bool
     }
 
     /// What decides how a recognizer preprocesses a stroke.
@@ -51,7 +53,9 @@ extension Recognizer {
             of: points, pointCount: preprocessing.pointCount, tangentWeight: preprocessing.tangentWeight,
             strokeStarts: strokeStarts, jumpTangentFactor: preprocessing.jumpTangentFactor
         ) { vector, elastic in
-            body(PreparedStroke(vector: vector, elastic: elastic, preprocessing: preprocessing))
+            body(
+                PreparedStroke(
+                    vector: vector, elastic: elastic, preprocessing: preprocessing, isLine: Self.isLine(vector)))
         }
     }
 
@@ -62,6 +66,8 @@ extension Recognizer {
     ///   `pointCount`, `tangentWeight` and `jumpTangentFactor`).
     public func recognize(_ stroke: PreparedStroke, among gestures: [String]? = nil) -> RecognitionResult {
         precondition(stroke.preprocessing == preprocessing, "the stroke was prepared differently")
-        return withSelection(of: gestures) { recognize(vector: stroke.vector, elastic: stroke.elastic, selection: $0) }
+        return withSelection(of: gestures) {
+            recognize(vector: stroke.vector, elastic: stroke.elastic, selection: $0, isLine: stroke.isLine)
+        }
     }
 }

@@ -102,11 +102,15 @@ extension Recognizer {
     /// them, with no match and no candidates, as a library of no templates answers (at any threshold a caller
     /// tries on the candidates). A line fits a check's long leg, a question mark or a brace well enough to pass a
     /// threshold: the built-in library took 36.55% of 2,000 synthetic swipes for its gestures (docs/Recognition.md,
-    /// "Straight strokes").
+    /// "Straight strokes"). `isLine`: whether it is, where the caller knows (a prepared stroke, recognized by several
+    /// recognizers or among several choices, is tested once); nil to test it here.
     func recognize(
-        vector: UnsafeBufferPointer<Float>, elastic: UnsafeBufferPointer<Float>, selection: Selection?
+        vector: UnsafeBufferPointer<Float>, elastic: UnsafeBufferPointer<Float>, selection: Selection?,
+        isLine: Bool? = nil
     ) -> RecognitionResult {
-        guard Self.isLine(vector) else { return recognizeShape(vector: vector, elastic: elastic, selection: selection) }
+        guard isLine ?? Self.isLine(vector) else {
+            return recognizeShape(vector: vector, elastic: elastic, selection: selection)
+        }
         return withLines(of: selection) { lines in
             guard let lines else { return RecognitionResult(match: nil, candidates: []) }
             return recognizeShape(vector: vector, elastic: elastic, selection: lines)

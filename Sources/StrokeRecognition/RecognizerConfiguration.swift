@@ -60,10 +60,13 @@ public struct RecognizerConfiguration: Sendable, Hashable {
     /// The defaults.
     public static let `default` = RecognizerConfiguration()
 
+    /// The point counts a recognizer resamples to (`pointCount`).
+    public static let pointCounts = 4...1024
+
     /// Checks the documented ranges.
     public func validate() throws(RecognitionError) {
-        guard (4...1024).contains(pointCount) else {
-            throw RecognitionError(.invalidConfiguration, "pointCount \(pointCount) is outside 4...1024")
+        guard Self.pointCounts.contains(pointCount) else {
+            throw RecognitionError(.invalidConfiguration, "pointCount \(pointCount) is outside \(Self.pointCounts)")
         }
         guard tangentWeight.isFinite, tangentWeight >= 0 else {
             throw RecognitionError(.invalidConfiguration, "tangentWeight \(tangentWeight) must be ≥ 0")

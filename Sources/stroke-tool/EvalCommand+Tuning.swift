@@ -10,9 +10,11 @@ extension EvalCommand {
         var configuration = RecognizerConfiguration.default
         configuration.shortlist = try whole(args, "shortlist", "templates", default: configuration.shortlist, least: 0)
         configuration.pointCount = try args.parsed("points", default: configuration.pointCount)
-        guard (4...1024).contains(configuration.pointCount) else {
+        let counts = RecognizerConfiguration.pointCounts
+        guard counts.contains(configuration.pointCount) else {
             throw CommandLineArguments.Failure(
-                description: "--points: a number of points from 4 to 1024, got \(configuration.pointCount)")
+                description: "--points: a number of points from \(counts.lowerBound) to \(counts.upperBound), got "
+                    + "\(configuration.pointCount)")
         }
         configuration.band = try whole(args, "band", "points", default: configuration.band, least: 0)
         configuration.shortlistDivisor = try whole(
