@@ -43,6 +43,55 @@ extension EvalCommand {
         return degrees
     }
 
+    /// The gestures each stroke is recognized among: `--among K` (its own and K − 1 others) or `--among-others K`
+    /// (K that are not its own). Default: all of them (`count` 0).
+    static func gestureChoice(_ args: CommandLineArguments) throws -> (count: Int, includesOwn: Bool) {
+        let among: Int = try args.parsed("among", default: 0)
+        guard among >= 0 else {
+            throw CommandLineArguments.Failure(description: "--among: a number of gestures, at least 0, got \(among)")
+        }
+        guard args.value("among-others") != nil else { return (among, true) }
+        guard among == 0 else {
+            throw CommandLineArguments.Failure(description: "--among and --among-others: one or the other")
+        }
+        let others: Int = try args.parsed("among-others", default: 0)
+        guard others >= 1 else {
+            throw CommandLineArguments.Failure(
+                description: "--among-others: a number of gestures, at least 1, got \(others)")
+        }
+        return (others, false)
+    }
+
+    /// What `--protocol` runs, with its options checked: `--templates-per-gesture` and `--trials`, or the library
+    /// (`--library`, turned to `--stroke-direction` where given).
+    static func evaluation(_ args: CommandLineArguments, direction: TemplateLibrary.StrokeDirection?) throws
+        -> Evaluation
+    {
+        switch args.value("protocol") ?? "user-dependent" {
+        case "user-dependent":
+            let trials: Int = try args.parsed("trials", default: 10)
+            guard (1...100_000).contains(trials) else {
+                throw CommandLineArguments.Failure(description: "--trials: a number from 1 to 100000, got \(trials)")
+            }
+            let perGesture = try whole(args, "templates-per-gesture", "templates", default: 1, least: 1)
+            return .userDependent(templatesPerGesture: perGesture, trials: trials)
+        case "user-independent":
+            var library = try LibraryCommand.load(args.value("library") ?? "default")
+            if let direction { library.strokeDirection = direction }
+            return .userIndependent(library)
+        case let other:
+            throw CommandLineArguments.Failure(description: "--protocol \(other): user-dependent or user-independent")
+        }
+    }
+
+    /// An evaluation protocol and what it needs.
+    enum Evaluation {
+        /// Templates drawn from each subject's own samples, tested on the rest, `trials` times.
+        case userDependent(templatesPerGesture: Int, trials: Int)
+        /// One library tested on every sample.
+        case userIndependent(TemplateLibrary)
+    }
+
     /// A whole-number option of at least `least` (`what` it counts, for the error).
     private static func whole(
         _ args: CommandLineArguments, _ name: String, _ what: String, default value: Int, least: Int

@@ -90,47 +90,26 @@ enum EvalCommand {
         let direction = args.value("stroke-direction") == nil ? nil : try StrokeTool.strokeDirection(args)
         if let direction { libraryTemplate.strokeDirection = direction }
         libraryTemplate.minimumScore = 0
+        // Every option is checked before the data set is read, so that a mistyped one is told at once.
+        let perturbation = try StrokePerturbation(parsing: args.value("perturb") ?? "")
+        let seed: UInt64 = try args.parsed("seed", default: 1)
+        let choice = try gestureChoice(args)
+        let protocolRun = try evaluation(args, direction: direction)
         let samples = try StrokeTool.bySubjects(try DollarLog.loadDataset(dataset), args)
         var evaluator = Evaluator(
             samples: samples, recognizerConfiguration: configuration, checkmarkConfiguration: checkmark,
             libraryTemplate: libraryTemplate)
-        evaluator.perturbation = try StrokePerturbation(parsing: args.value("perturb") ?? "")
-        evaluator.perturbationSeed = try args.parsed("seed", default: 1)
-        evaluator.chosenGestures = try args.parsed("among", default: 0)
-        evaluator.choiceSeed = evaluator.perturbationSeed
-        guard evaluator.chosenGestures >= 0 else {
-            throw CommandLineArguments.Failure(description: "--among: a number of gestures, at least 0")
-        }
-        if args.value("among-others") != nil {
-            guard evaluator.chosenGestures == 0 else {
-                throw CommandLineArguments.Failure(description: "--among and --among-others: one or the other")
-            }
-            evaluator.chosenGestures = try args.parsed("among-others", default: 0)
-            evaluator.choiceIncludesOwn = false
-            guard evaluator.chosenGestures >= 1 else {
-                throw CommandLineArguments.Failure(description: "--among-others: a number of gestures, at least 1")
-            }
-        }
+        evaluator.perturbation = perturbation
+        evaluator.perturbationSeed = seed
+        evaluator.choiceSeed = seed
+        evaluator.chosenGestures = choice.count
+        evaluator.choiceIncludesOwn = choice.includesOwn
         let report: EvaluationReport
-        switch args.value("protocol") ?? "user-dependent" {
-        case "user-dependent":
-            let trials: Int = try args.parsed("trials", default: 10)
-            guard (1...100_000).contains(trials) else {
-                throw CommandLineArguments.Failure(description: "--trials: a number from 1 to 100000, got \(trials)")
-            }
-            let perGesture: Int = try args.parsed("templates-per-gesture", default: 1)
-            guard perGesture >= 1 else {
-                throw CommandLineArguments.Failure(
-                    description: "--templates-per-gesture: a number of templates, at least 1, got \(perGesture)")
-            }
-            report = try evaluator.userDependent(
-                templatesPerGesture: perGesture, trials: trials, seed: try args.parsed("seed", default: 1))
-        case "user-independent":
-            var library = try LibraryCommand.load(args.value("library") ?? "default")
-            if let direction { library.strokeDirection = direction }
+        switch protocolRun {
+        case .userDependent(let perGesture, let trials):
+            report = try evaluator.userDependent(templatesPerGesture: perGesture, trials: trials, seed: seed)
+        case .userIndependent(let library):
             report = try evaluator.userIndependent(library: library)
-        case let other:
-            throw CommandLineArguments.Failure(description: "--protocol \(other): user-dependent or user-independent")
         }
         if args.flag("json") {
             try StrokeTool.printJSON(report)

@@ -18,8 +18,6 @@ enum LearnedCommand {
         OPTIONS
           --dataset DIR                 the logs (required)
           --templates-per-gesture LIST  examples learned, E (default 1,3)
-          --neighbors K                 how many of a gesture's nearest templates its score stands for
-                                        (default: the built-in library's, 3)
           --neighbors K                 how many of a gesture's nearest templates its score stands for, in
                                         the library and among the learned (default: the built-in library's, 3)
           --seed S                      random seed (default 1)
@@ -46,6 +44,12 @@ enum LearnedCommand {
         }
         let percent = StrokeTool.percent
         for report in reports {
+            guard report.learnedTested > 0 else {
+                print(
+                    "E=\(report.templatesPerGesture): no gesture was drawn more than \(report.templatesPerGesture) times "
+                        + "by one subject at one speed: none is left to test")
+                continue
+            }
             print(
                 "E=\(report.templatesPerGesture): learned gesture recognized \(percent(report.learnedRecognized)) of "
                     + "\(report.learnedTested); the library's gestures \(percent(report.othersRecognized)) of "

@@ -20,14 +20,15 @@ extension LibraryCommand {
     /// `library check FILE|default`: the check's findings as text or, with `--json`, one JSON object; exit status 3
     /// when the check failed.
     static func check(_ args: CommandLineArguments, path: String) throws -> Int32 {
-        let library = try load(path)
         var margin: Double?
         if let text = args.value("margin") {
-            guard let value = Double(text), value.isFinite, value >= 0 else {
-                throw CommandLineArguments.Failure(description: "--margin: a score of 0 or more, not \(text)")
+            // Scores lie in (0, 1]: a margin past 1 would call every template close.
+            guard let value = Double(text), (0...1).contains(value) else {
+                throw CommandLineArguments.Failure(description: "--margin: a score from 0 to 1, not \(text)")
             }
             margin = value
         }
+        let library = try load(path)
         let report = try Evaluator.check(library: library, margin: margin)
         if args.flag("json") {
             try StrokeTool.printJSON(report)

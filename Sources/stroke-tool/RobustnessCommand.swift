@@ -66,7 +66,7 @@ enum RobustnessCommand {
             .map { text throws(RecognitionError) in
                 try StrokePerturbation(parsing: text.trimmingCharacters(in: .whitespaces) == "none" ? "" : text)
             }
-        let samples = try DollarLog.loadDataset(dataset)
+        // Every option is checked before the data set is read, so that a mistyped one is told at once.
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         var recognizer = RecognizerConfiguration.default
         if let text = args.value("checkmark-margin") {
@@ -78,6 +78,7 @@ enum RobustnessCommand {
         let builtIn = try TemplateLibrary.builtIn()
         let minimumScore = try StrokeTool.minimumScore(args, default: builtIn.minimumScore)
         let neighbors = try StrokeTool.neighbors(args, default: builtIn.neighbors)
+        let samples = try DollarLog.loadDataset(dataset)
         // Each subject's evaluator, with its library built once from the other subjects.
         let heldOut = try StrokeTool.leftOutLibraries(
             samples, dataset: dataset, minimumScore: minimumScore, neighbors: neighbors, direction: direction

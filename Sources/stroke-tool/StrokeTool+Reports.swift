@@ -30,8 +30,8 @@ extension StrokeTool {
         guard let dataset = args.value("dataset") else {
             throw CommandLineArguments.Failure(description: "--dataset DIR is required\n\n\(usage)")
         }
-        let samples = try DollarLog.loadDataset(dataset)
         let seed: UInt64 = try args.parsed("seed", default: 1)
+        let samples = try DollarLog.loadDataset(dataset)
         return try counts.map { count throws(RecognitionError) in try report(samples, count, seed) }
     }
 

@@ -51,6 +51,7 @@ enum ThresholdsCommand {
         let thresholds = try args.values("thresholds").map { try score($0, "--thresholds") }
         let asked = try StrokeTool.gestureScores(args, option: "gesture")
         var own = asked
+        let checkmark = try StrokeTool.checkmarkConfiguration(args)
         let subjects: [(samples: [DollarLog], library: TemplateLibrary)]
         let minimumScore: Double
         let heading: String
@@ -62,10 +63,10 @@ enum ThresholdsCommand {
             }
             let builtIn = try TemplateLibrary.builtIn()
             minimumScore = try StrokeTool.minimumScore(args, default: builtIn.minimumScore)
+            let neighbors = try StrokeTool.neighbors(args, default: builtIn.neighbors)
             let samples = try DollarLog.loadDataset(dataset)
             subjects = try StrokeTool.leftOutLibraries(
-                samples, dataset: dataset, minimumScore: minimumScore,
-                neighbors: try StrokeTool.neighbors(args, default: builtIn.neighbors))
+                samples, dataset: dataset, minimumScore: minimumScore, neighbors: neighbors)
             heading = "\(samples.count) strokes of \(subjects.count) subjects, each left out of its library"
         case (nil, let path?):
             var library = try LibraryCommand.load(args.value("library") ?? "default")
@@ -81,7 +82,7 @@ enum ThresholdsCommand {
         try StrokeTool.checkGestures(
             asked.keys.sorted(), option: "--gesture", in: subjects[0].library,
             called: args.value("dataset") != nil ? "the library each subject is left out of" : nil)
-        let trial = try ThresholdTrial(subjects: subjects, checkmark: try StrokeTool.checkmarkConfiguration(args))
+        let trial = try ThresholdTrial(subjects: subjects, checkmark: checkmark)
         let report = trial.report(
             thresholds: thresholds.isEmpty
                 ? [minimumScore] + [0.65, 0.7, 0.75].filter { $0 > minimumScore } : thresholds)

@@ -54,12 +54,14 @@ enum TiltCommand {
             }
             return value
         }
-        let samples = try DollarLog.loadDataset(dataset)
-        if args.value("multistroke") != nil {
-            return try runMultistroke(args, samples: samples, tilts: tilts)
-        }
-        let checkmark = try StrokeTool.checkmarkConfiguration(args)
+        // Every option is checked before the data set is read, so that a mistyped one is told at once.
         let seed: UInt64 = try args.parsed("seed", default: 1)
+        let pieces = args.value("multistroke") == nil ? nil : try multistrokePieces(args)
+        let checkmark = try StrokeTool.checkmarkConfiguration(args)
+        let samples = try DollarLog.loadDataset(dataset)
+        if let pieces {
+            return try runMultistroke(args, samples: samples, tilts: tilts, pieces: pieces, seed: seed)
+        }
         let builtIn = try TemplateLibrary.builtIn()
         let subjects = try StrokeTool.leftOutLibraries(
             samples, dataset: dataset, minimumScore: builtIn.minimumScore, neighbors: builtIn.neighbors)
@@ -86,20 +88,24 @@ enum TiltCommand {
         return 0
     }
 
-    /// `--multistroke K`: the cut gestures and the whole ones, as drawn and following the tilt.
-    private static func runMultistroke(_ args: CommandLineArguments, samples: [DollarLog], tilts: [Double]) throws
-        -> Int32
-    {
+    /// `--multistroke K`: the number of strokes each gesture is cut into.
+    private static func multistrokePieces(_ args: CommandLineArguments) throws -> Int {
         let counts = try StrokeTool.counts(
             args, "multistroke", defaults: [2], range: 2...GestureTemplate.maximumStrokes)
         guard counts.count == 1, let pieces = counts.first else {
             throw CommandLineArguments.Failure(description: "--multistroke takes one count of pieces")
         }
+        return pieces
+    }
+
+    /// `--multistroke K`: the cut gestures and the whole ones, as drawn and following the tilt.
+    private static func runMultistroke(
+        _ args: CommandLineArguments, samples: [DollarLog], tilts: [Double], pieces: Int, seed: UInt64
+    ) throws -> Int32 {
         let builtIn = try TemplateLibrary.builtIn()
         let report = try Evaluator.multistrokeTilt(
             samples: samples, tilts: tilts, strokesPerGesture: pieces, neighbors: builtIn.neighbors,
-            minimumScore: builtIn.minimumScore,
-            seed: try args.parsed("seed", default: 1))
+            minimumScore: builtIn.minimumScore, seed: seed)
         if args.flag("json") {
             try StrokeTool.printJSON(report)
             return 0

@@ -67,8 +67,16 @@ struct LibraryCheckCommandTests {
 
     @Test("a bad margin or a missing file is a clear error")
     func errors() throws {
-        var result = try StrokeToolTests.run(["library", "check", "default", "--margin", "-1"])
-        #expect(result.status == 2 && result.error.contains("--margin"))
+        for margin in ["-1", "1.5", "nan", "inf"] {
+            let refused = try StrokeToolTests.run(["library", "check", "/nonexistent/library.json", "--margin", margin])
+            #expect(refused.status == 2, "\(margin): \(refused.error)")
+            #expect(refused.error.contains("--margin: a score from 0 to 1, not \(margin)"), "\(refused.error)")
+        }
+        // The widest margin calls every template close that is not worse off.
+        var result = try StrokeToolTests.run(["library", "check", "default", "--margin", "1", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        let verdicts = try #require(object?["verdicts"] as? [String: Int], "\(result.error)")
+        #expect(verdicts["clear", default: 0] == 0 && verdicts["close", default: 0] > 0, "\(verdicts)")
         result = try StrokeToolTests.run(["library", "check", "/nonexistent/library.json"])
         #expect(result.status == 1 && result.error.contains("library.json"))
         result = try StrokeToolTests.run(["library", "check"])

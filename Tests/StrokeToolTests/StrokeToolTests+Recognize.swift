@@ -280,4 +280,57 @@ extension StrokeToolTests {
         ])
         #expect(tuned.status == 0, "\(tuned.error)")
     }
+
+    @Test("eval refuses its other options before it reads the dataset, naming each")
+    func evalOptionsBeforeDataset() throws {
+        let refused: [(arguments: [String], error: String)] = [
+            (["--perturb", "spin=3"], "perturbation \"spin=3\": unknown"),
+            (["--seed", "-1"], "--seed: cannot read \"-1\""),
+            (["--among", "-2"], "--among: a number of gestures, at least 0, got -2"),
+            (["--among-others", "0"], "--among-others: a number of gestures, at least 1, got 0"),
+            (["--among", "2", "--among-others", "2"], "--among and --among-others: one or the other"),
+            (["--protocol", "mixed"], "--protocol mixed: user-dependent or user-independent"),
+            (["--trials", "0"], "--trials: a number from 1 to 100000, got 0"),
+            (["--templates-per-gesture", "0"], "--templates-per-gesture: a number of templates, at least 1, got 0"),
+            (
+                ["--protocol", "user-independent", "--library", "/nonexistent/library.json"],
+                "/nonexistent/library.json"
+            ),
+        ]
+        for (arguments, error) in refused {
+            let result = try Self.run(["eval", "--dataset", "/nonexistent"] + arguments)
+            // A usage error is status 2; a perturbation or a library file the recognizer refuses, 1.
+            let status: Int32 = arguments.contains("--perturb") || arguments.contains("--library") ? 1 : 2
+            #expect(result.status == status && result.error.contains(error), "\(arguments): \(result.error)")
+            #expect(!result.error.contains("cannot read directory"), "\(arguments): \(result.error)")
+        }
+        let chosen = try Self.run([
+            "eval", "--dataset", Self.fixtures, "--subjects", "s02", "--trials", "1", "--among-others", "1", "--json",
+        ])
+        #expect(chosen.status == 0, "\(chosen.error)")
+    }
+
+    @Test("the commands that read a dataset check their options first, naming the one refused")
+    func datasetCommandsCheckOptionsFirst() throws {
+        let missing = ["--dataset", "/nonexistent"]
+        let refused: [(arguments: [String], error: String)] = [
+            (["tilt"] + missing + ["--seed", "x"], "--seed: cannot read \"x\""),
+            (["tilt"] + missing + ["--multistroke", "1"], "--multistroke: not a count from 2 to"),
+            (["tilt"] + missing + ["--checkmark-config", "/nonexistent/tuning.json"], "/nonexistent/tuning.json"),
+            (["robustness"] + missing + ["--seed", "x"], "--seed: cannot read \"x\""),
+            (["robustness"] + missing + ["--neighbors", "0"], "--neighbors: a number of templates"),
+            (["thresholds"] + missing + ["--neighbors", "0"], "--neighbors: a number of templates"),
+            (
+                ["thresholds"] + missing + ["--checkmark-config", "/nonexistent/tuning.json"],
+                "/nonexistent/tuning.json"
+            ),
+            (["learned"] + missing + ["--seed", "x"], "--seed: cannot read \"x\""),
+            (["multistroke"] + missing + ["--seed", "x"], "--seed: cannot read \"x\""),
+        ]
+        for (arguments, error) in refused {
+            let result = try Self.run(arguments)
+            #expect(result.status != 0 && result.error.contains(error), "\(arguments): \(result.error)")
+            #expect(!result.error.contains("cannot read directory"), "\(arguments): \(result.error)")
+        }
+    }
 }
