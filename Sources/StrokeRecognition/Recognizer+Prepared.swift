@@ -8,8 +8,9 @@ extension Recognizer {
         fileprivate let vector: UnsafeBufferPointer<Float>
         fileprivate let elastic: UnsafeBufferPointer<Float>
         fileprivate let preprocessing: Preprocessing
-        /// Whether the stroke is a straight line (`Recognizer.isLine`), tested once for all its recognitions.
-        fileprivate let isLine: Bool
+        /// Whether the stroke is a straight line (`Recognizer.isLine`), tested once for all its recognitions: such a
+        /// stroke is answered only with a template that is one.
+        public let isLine: Bool
     }
 
     /// What decides how a recognizer preprocesses a stroke.

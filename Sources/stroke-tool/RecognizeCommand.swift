@@ -162,7 +162,8 @@ enum RecognizeCommand {
         var unchosen: Candidate?
         var checkmarkPointIndex: Int?
         /// Why the stroke was not recognized at all: `too_small` (`--minimum-size`), `too_many_points`
-        /// (`--max-points-per-stroke`).
+        /// (`--max-points-per-stroke`), `straight_stroke` (a straight line, and no template it may be answered with
+        /// is one).
         var reason: String?
         /// Set (true) when the detector held a check-shaped stroke back under a millisecond: times in seconds?
         var timesLookLikeSeconds: Bool?
@@ -270,11 +271,13 @@ enum RecognizeCommand {
                     let turn = followsTilt && !recognizer.isOrientationInvariant ? tilt.correction : 0
                     let positions = StrokeGeometry.rotated(
                         stroke.points.map(\.position), by: Double(turn) * .pi / 180)
+                    var isLine = false
                     var (result, chosen, unchosen) = try positions.withUnsafeBufferPointer {
                         points in
                         try stroke.strokeStarts.withUnsafeBufferPointer { starts in
                             try recognizer.withPreparedStroke(points: points, strokeStarts: starts) { prepared in
-                                configuration.answer(
+                                isLine = prepared.isLine
+                                return configuration.answer(
                                     among: chosen.isEmpty ? nil : chosen,
                                     recognize: { names in
                                         let result = recognizer.recognize(prepared, among: names)
@@ -300,6 +303,10 @@ enum RecognizeCommand {
                     answer.rotation = match.map { ($0.rotation * 10).rounded() / 10 }
                     answer.candidates = result.candidates.map(Answer.Candidate.init)
                     answer.unchosen = unchosen?.match.map(Answer.Candidate.init)
+                    // As the worker answers a line that no template could (Protocol/README.md §6).
+                    if match == nil, answer.unchosen == nil, answer.candidates.isEmpty, isLine {
+                        answer.reason = "straight_stroke"
+                    }
                 } catch {
                     answer.error = "\(error)"
                 }
@@ -332,6 +339,8 @@ enum RecognizeCommand {
             line += ": no match, too small (under --minimum-size on both sides)"
         } else if answer.reason == "too_many_points" {
             line += ": no match, too many points (over --max-points-per-stroke)"
+        } else if answer.reason == "straight_stroke" {
+            line += ": no match, a straight stroke (no straight template to answer it)"
         } else {
             line +=
                 ": "

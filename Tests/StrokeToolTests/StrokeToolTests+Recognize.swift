@@ -190,6 +190,24 @@ extension StrokeToolTests {
         }
     }
 
+    @Test("recognize: a swipe where no template is straight is a straight_stroke, as the worker answers it")
+    func straightStroke() throws {
+        let path = try SendCommandTests.strokesFile([
+            [
+                "name": "swipe",
+                "points": [[20, 300, 0], [80, 255, 16], [140, 210, 32], [200, 165, 48], [260, 120, 64]],
+            ],
+            ["name": "v", "points": [[0, 0], [15, 30], [30, 0]]],
+        ])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let answers = try Self.recognized(path, [])
+        #expect(answers.count == 2 && answers[0]["reason"] as? String == "straight_stroke", "\(answers)")
+        #expect(answers[0]["match"] == nil && (answers[0]["candidates"] as? [Any])?.isEmpty == true)
+        #expect(answers[1]["reason"] == nil && answers[1]["match"] as? String == "v")
+        let text = try Self.run(["recognize", "--strokes", path])
+        #expect(text.output.contains("0 (swipe): no match, a straight stroke (no straight template to answer it)"))
+    }
+
     @Test("recognize --minimum-size: a tap is too small, as in a session that set minimumSize; a check is matched")
     func minimumSize() throws {
         let path = NSTemporaryDirectory() + "strokes-\(UUID().uuidString).json"
