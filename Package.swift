@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "StrokeProtocolTests", dependencies: ["StrokeProtocol"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "StrokeWorkerTests", dependencies: ["StrokeWorker", "ZeroMQ", "CZeroMQ"]),
-        .testTarget(name: "StrokeToolTests", dependencies: ["stroke-tool"]),
+        .testTarget(name: "StrokeToolTests", dependencies: ["stroke-tool", "ZeroMQ"]),
         .testTarget(name: "StrokeBenchTests", dependencies: ["stroke-bench"]),
     ]
 )

@@ -201,6 +201,8 @@ enum SendCommand {
                 : try await producer.sendGesture(pieces, session: session, batch: batch)
             let last = Int(ids[ids.count - 1])
             while let event = try await iterator.next() {
+                // The subscription to the session brings every session whose id starts with its own.
+                guard event.session == session else { continue }
                 // Written at once, not buffered as `print` is when the output is a pipe.
                 FileHandle.standardOutput.write(Data((WatchCommand.line(event) + "\n").utf8))
                 let answers = event.kind == .match || event.kind == .nomatch || event.kind == .error

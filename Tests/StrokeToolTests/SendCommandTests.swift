@@ -80,6 +80,21 @@ struct SendCommandTests {
         #expect(lines.last == "1 of 1 strokes answered; 0 of 1 matched the gesture meant", "\(run.output)")
     }
 
+    @Test("another session whose id starts with this one's: its events are neither printed nor taken as answers")
+    func otherSessions() throws {
+        let worker = try StandInWorker(session: "tool-send")
+        defer { worker.wait() }
+        let run = try StrokeToolTests.run([
+            "send", "--input", worker.input, "--output", worker.output, "--gesture", "check", "--session", "tool-send",
+            "--timeout", "5",
+        ])
+        // The stand-in answers the stroke with a match of tool-send-2's stroke 1, then a nomatch of tool-send's.
+        #expect(run.status == 1, "\(run.output) \(run.error)")
+        #expect(!run.output.contains("tool-send-2"), "\(run.output)")
+        #expect(run.output.contains("tool-send #1 nomatch"), "\(run.output)")
+        #expect(run.output.hasSuffix("1 of 1 strokes answered; 0 of 1 matched the gesture meant\n"), "\(run.output)")
+    }
+
     @Test("no worker answers: exit 1 and why, within the timeout")
     func noWorker() throws {
         let run = try StrokeToolTests.run([

@@ -123,6 +123,13 @@ static size_t encode(uint8_t *out, uint8_t type, uint32_t seq, uint32_t stroke, 
     return 16 + 16 * (size_t)count;
 }
 
+/* Section 1: events are subscribed to by prefix, so the subscription to a session also brings the events of every
+   session whose id starts with it ("player-1" brings "player-10"'s): an event is the session's only when its topic
+   is the session id itself. */
+static int is_session_topic(const char *topic, int length, const char *session, size_t session_length) {
+    return length == (int)session_length && memcmp(topic, session, session_length) == 0;
+}
+
 static const char usage[] =
     "usage: send_stroke [input-endpoint] [output-endpoint] [session-id]\n"
     "  defaults: tcp://127.0.0.1:5555 tcp://127.0.0.1:5556 c-client; STROKE_CURVE_SERVER_KEY (and\n"
@@ -242,7 +249,7 @@ int main(int argc, char **argv) {
             int m = zmq_recv(consumer, payload, sizeof payload - 1, 0);
             CHECK(m);
             payload[m < (int)sizeof payload - 1 ? m : (int)sizeof payload - 1] = 0;
-            if (strstr(payload, "\"event\":\"pong\"")) {
+            if (is_session_topic(event_topic, n, session, session_length) && strstr(payload, "\"event\":\"pong\"")) {
                 printf("%.*s %s\n", n < (int)sizeof event_topic ? n : (int)sizeof event_topic, event_topic, payload);
                 answered = 1;
             }
@@ -281,6 +288,7 @@ int main(int argc, char **argv) {
         }
         int m = zmq_recv(consumer, payload, sizeof payload - 1, 0);
         if (m < 0) break;
+        if (!is_session_topic(event_topic, n, session, session_length)) continue; /* another session's */
         payload[m < (int)sizeof payload - 1 ? m : (int)sizeof payload - 1] = 0;
         printf("%.*s %s\n", n, event_topic, payload);
         if (strstr(payload, "\"event\":\"match\"")) { status = 0; break; }
