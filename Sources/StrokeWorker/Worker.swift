@@ -258,6 +258,7 @@ public final class Worker: Sendable {
             if let unused = libraries.registry.checkmarkGestureWarning(configuration.recognizer) {
                 logger.warning(unused)
             }
+            for empty in libraries.registry.emptyLibraryWarnings { logger.warning(empty) }
         }
     }
 

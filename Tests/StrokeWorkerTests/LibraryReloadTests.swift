@@ -208,4 +208,16 @@ struct LibraryReloadTests {
             }
         }
     }
+
+    @Test("a library of no templates is warned of when the worker starts, by name; the others are not")
+    func emptyLibraryAtStart() throws {
+        var circles = TemplateLibrary(name: "circles")
+        circles.add(GestureTemplate(name: "circle", points: Self.circle))
+        let registry = try LibraryRegistry([try TemplateLibrary.builtIn(), TemplateLibrary(name: "spells"), circles])
+        #expect(
+            registry.emptyLibraryWarnings == [
+                "template library \"spells\" holds no templates: its sessions match only the gestures they learn"
+            ])
+        #expect(try LibraryRegistry([try TemplateLibrary.builtIn(), circles]).emptyLibraryWarnings.isEmpty)
+    }
 }
