@@ -82,19 +82,23 @@ public struct RecognitionRequest {
     /// `tiltFeedback` when the match tells the session's tilt.
     private func encodeEvent(into writer: inout JSONWriter) -> (Outcome, TiltFeedback.Sample?) {
         do {
-            let answer: Answer
+            let (candidates, match, unchosen, showsTilt, isLine):
+                ([EventEncoder.Candidate], EventEncoder.Candidate?, EventEncoder.Candidate?, Bool, Bool)
             if let gesture {
-                answer = try gesture.starts.withUnsafeBufferPointer {
+                (candidates, match, unchosen, showsTilt, isLine) = try gesture.starts.withUnsafeBufferPointer {
                     starts throws(RecognitionError) in try result(strokeStarts: starts)
                 }
             } else {
-                answer = try result(strokeStarts: .init(start: nil, count: 0))
+                (candidates, match, unchosen, showsTilt, isLine) = try result(strokeStarts: .init(start: nil, count: 0))
             }
-            let (candidates, match, unchosen) = (answer.candidates, answer.match, answer.unchosen)
             let tilt =
-                answer.showsTilt
-                ? match.map { TiltFeedback.Sample(session: context.session, degrees: $0.rotation) } : nil
-            let reason = match != nil ? nil : unchosen != nil ? "not_chosen" : answer.reasonForNone
+                showsTilt ? match.map { TiltFeedback.Sample(session: context.session, degrees: $0.rotation) } : nil
+            // Where nothing answers: a straight line that no template could answer (none it may be answered with is
+            // one) is told apart from a stroke that scored too low (Protocol/README.md §6).
+            let reason =
+                match != nil
+                ? nil
+                : unchosen != nil ? "not_chosen" : isLine && candidates.isEmpty ? "straight_stroke" : "below_threshold"
             EventEncoder.result(
                 context, name: match?.name, score: match?.score, candidates: candidates, points: points.count,
                 library: library, reason: reason, unchosen: unchosen, strokes: gesture?.ids,
@@ -112,37 +116,28 @@ public struct RecognitionRequest {
     /// The candidates and the match among the session's chosen gestures (all, if it chose none), and the gesture
     /// outside its choice that answers instead (`RecognizerConfiguration.choiceAnswer`): a second recognition of
     /// the same prepared stroke, among all gestures, tells a gesture the game does not allow now from one it allows
-    /// or none.
-    private func result(strokeStarts: UnsafeBufferPointer<Int>) throws(RecognitionError) -> Answer {
+    /// or none; whether the match tells the session's tilt, and whether the stroke is a straight line. (A tuple: a
+    /// struct of the same went through value witnesses in `withPreparedStrokes`, 15 instructions a batched message.)
+    private func result(strokeStarts: UnsafeBufferPointer<Int>) throws(RecognitionError)
+        -> (
+            candidates: [EventEncoder.Candidate], match: EventEncoder.Candidate?, unchosen: EventEncoder.Candidate?,
+            showsTilt: Bool, isLine: Bool
+        )
+    {
         try withPreparedStrokes(strokeStarts: strokeStarts) { stroke, asDrawn in
             guard let choice else {
                 let (candidates, match, showsTilt) = recognize(stroke, asDrawn: asDrawn, among: nil)
-                return Answer(
-                    candidates: candidates, match: match, unchosen: nil, showsTilt: showsTilt, isLine: stroke.isLine)
+                return (candidates, match, nil, showsTilt, stroke.isLine)
             }
             let (chosen, answer, unchosen) = recognizer.configuration.answer(
                 among: choice.names, recognize: { recognize(stroke, asDrawn: asDrawn, among: $0) },
                 match: { $0.match.map { ($0.name, $0.score) } })
             let matched = answer == .chosen
-            return Answer(
-                candidates: chosen.candidates, match: matched ? chosen.match : nil, unchosen: unchosen?.match,
-                showsTilt: matched && chosen.showsTilt, isLine: stroke.isLine)
+            return (
+                chosen.candidates, matched ? chosen.match : nil, unchosen?.match, matched && chosen.showsTilt,
+                stroke.isLine
+            )
         }
-    }
-
-    /// What recognition answered a stroke: its candidates among the session's chosen gestures (all, if it chose
-    /// none), the match, the gesture outside the choice that answers instead, whether the match tells the session's
-    /// tilt, and whether the stroke is a straight line.
-    private struct Answer {
-        var candidates: [EventEncoder.Candidate]
-        var match: EventEncoder.Candidate?
-        var unchosen: EventEncoder.Candidate?
-        var showsTilt: Bool
-        var isLine: Bool
-
-        /// The `nomatch` reason where nothing answers: `straight_stroke` for a straight line that no template could
-        /// answer (none it may be answered with is one; Protocol/README.md §6), else `below_threshold`.
-        var reasonForNone: String { isLine && candidates.isEmpty ? "straight_stroke" : "below_threshold" }
     }
 
     /// Calls `body` with the stroke prepared for the library, turned by `turn`, and as drawn for the learned
