@@ -277,21 +277,19 @@ extension StrokeToolTests {
 
     @Test("eval refuses a tuning out of range naming the option and the value, before it reads the dataset")
     func evalTuning() throws {
-        let refused: [(arguments: [String], error: String)] = [
-            (["--points", "2"], "--points: a number of points from 4 to 1024, got 2"),
-            (["--points", "5000"], "--points: a number of points from 4 to 1024, got 5000"),
-            (["--band", "-1"], "--band: a number of points, at least 0, got -1"),
-            (["--shortlist", "-3"], "--shortlist: a number of templates, at least 0, got -3"),
-            (["--shortlist-divisor", "0"], "--shortlist-divisor: a divisor, at least 1, got 0"),
-            (["--tangent-weight", "-0.5"], "--tangent-weight: a weight, 0 or more, got -0.5"),
-            (["--tangent-weight", "inf"], "--tangent-weight: a weight, 0 or more, got inf"),
-            (["--max-rotation", "500"], "--max-rotation: degrees from 0 to 180, got 500.0"),
-            (["--max-rotation", "-5"], "--max-rotation: degrees from 0 to 180, got -5.0"),
-        ]
-        for (arguments, error) in refused {
-            let result = try Self.run(["eval", "--dataset", "/nonexistent"] + arguments)
-            #expect(result.status == 2 && result.error.contains(error), "\(arguments): \(result.error)")
-        }
+        try Self.expectRefusedFirst(
+            ["eval"],
+            [
+                (["--points", "2"], "--points: a number of points from 4 to 1024, got 2", 2),
+                (["--points", "5000"], "--points: a number of points from 4 to 1024, got 5000", 2),
+                (["--band", "-1"], "--band: a number of points, at least 0, got -1", 2),
+                (["--shortlist", "-3"], "--shortlist: a number of templates, at least 0, got -3", 2),
+                (["--shortlist-divisor", "0"], "--shortlist-divisor: a divisor, at least 1, got 0", 2),
+                (["--tangent-weight", "-0.5"], "--tangent-weight: a weight, 0 or more, got -0.5", 2),
+                (["--tangent-weight", "inf"], "--tangent-weight: a weight, 0 or more, got inf", 2),
+                (["--max-rotation", "500"], "--max-rotation: degrees from 0 to 180, got 500.0", 2),
+                (["--max-rotation", "-5"], "--max-rotation: degrees from 0 to 180, got -5.0", 2),
+            ])
         let tuned = try Self.run([
             "eval", "--dataset", Self.fixtures, "--subjects", "s02", "--points", "4", "--band", "0", "--shortlist", "0",
             "--shortlist-divisor", "1", "--tangent-weight", "0", "--max-rotation", "180", "--trials", "1",
@@ -301,27 +299,26 @@ extension StrokeToolTests {
 
     @Test("eval refuses its other options before it reads the dataset, naming each")
     func evalOptionsBeforeDataset() throws {
-        let refused: [(arguments: [String], error: String)] = [
-            (["--perturb", "spin=3"], "perturbation \"spin=3\": unknown"),
-            (["--seed", "-1"], "--seed: cannot read \"-1\""),
-            (["--among", "-2"], "--among: a number of gestures, at least 0, got -2"),
-            (["--among-others", "0"], "--among-others: a number of gestures, at least 1, got 0"),
-            (["--among", "2", "--among-others", "2"], "--among and --among-others: one or the other"),
-            (["--protocol", "mixed"], "--protocol mixed: user-dependent or user-independent"),
-            (["--trials", "0"], "--trials: a number from 1 to 100000, got 0"),
-            (["--templates-per-gesture", "0"], "--templates-per-gesture: a number of templates, at least 1, got 0"),
-            (
-                ["--protocol", "user-independent", "--library", "/nonexistent/library.json"],
-                "/nonexistent/library.json"
-            ),
-        ]
-        for (arguments, error) in refused {
-            let result = try Self.run(["eval", "--dataset", "/nonexistent"] + arguments)
-            // A usage error is status 2; a perturbation or a library file the recognizer refuses, 1.
-            let status: Int32 = arguments.contains("--perturb") || arguments.contains("--library") ? 1 : 2
-            #expect(result.status == status && result.error.contains(error), "\(arguments): \(result.error)")
-            #expect(!result.error.contains("cannot read directory"), "\(arguments): \(result.error)")
-        }
+        // A usage error is status 2; a perturbation or a library file the recognizer refuses, 1.
+        try Self.expectRefusedFirst(
+            ["eval"],
+            [
+                (["--perturb", "spin=3"], "perturbation \"spin=3\": unknown", 1),
+                (["--seed", "-1"], "--seed: cannot read \"-1\"", 2),
+                (["--among", "-2"], "--among: a number of gestures, at least 0, got -2", 2),
+                (["--among-others", "0"], "--among-others: a number of gestures, at least 1, got 0", 2),
+                (["--among", "2", "--among-others", "2"], "--among and --among-others: one or the other", 2),
+                (["--protocol", "mixed"], "--protocol mixed: user-dependent or user-independent", 2),
+                (["--trials", "0"], "--trials: a number from 1 to 100000, got 0", 2),
+                (
+                    ["--templates-per-gesture", "0"],
+                    "--templates-per-gesture: a number of templates, at least 1, got 0", 2
+                ),
+                (
+                    ["--protocol", "user-independent", "--library", "/nonexistent/library.json"],
+                    "/nonexistent/library.json", 1
+                ),
+            ])
         let chosen = try Self.run([
             "eval", "--dataset", Self.fixtures, "--subjects", "s02", "--trials", "1", "--among-others", "1", "--json",
         ])
@@ -330,25 +327,32 @@ extension StrokeToolTests {
 
     @Test("the commands that read a dataset check their options first, naming the one refused")
     func datasetCommandsCheckOptionsFirst() throws {
-        let missing = ["--dataset", "/nonexistent"]
-        let refused: [(arguments: [String], error: String)] = [
-            (["tilt"] + missing + ["--seed", "x"], "--seed: cannot read \"x\""),
-            (["tilt"] + missing + ["--multistroke", "1"], "--multistroke: not a count from 2 to"),
-            (["tilt"] + missing + ["--checkmark-config", "/nonexistent/tuning.json"], "/nonexistent/tuning.json"),
-            (["robustness"] + missing + ["--seed", "x"], "--seed: cannot read \"x\""),
-            (["robustness"] + missing + ["--neighbors", "0"], "--neighbors: a number of templates"),
-            (["thresholds"] + missing + ["--neighbors", "0"], "--neighbors: a number of templates"),
-            (
-                ["thresholds"] + missing + ["--checkmark-config", "/nonexistent/tuning.json"],
-                "/nonexistent/tuning.json"
-            ),
-            (["learned"] + missing + ["--seed", "x"], "--seed: cannot read \"x\""),
-            (["multistroke"] + missing + ["--seed", "x"], "--seed: cannot read \"x\""),
+        let seed: [(options: [String], error: String, status: Int32)] = [
+            (["--seed", "x"], "--seed: cannot read \"x\"", 2)
         ]
-        for (arguments, error) in refused {
-            let result = try Self.run(arguments)
-            #expect(result.status != 0 && result.error.contains(error), "\(arguments): \(result.error)")
-            #expect(!result.error.contains("cannot read directory"), "\(arguments): \(result.error)")
+        let tuning = "/nonexistent/tuning.json"
+        let neighbors = (["--neighbors", "0"], "--neighbors: a number of templates", Int32(2))
+        try Self.expectRefusedFirst(
+            ["tilt"],
+            seed + [
+                (["--multistroke", "1"], "--multistroke: not a count from 2 to", 2),
+                (["--checkmark-config", tuning], tuning, 1),
+            ])
+        try Self.expectRefusedFirst(["robustness"], seed + [neighbors])
+        try Self.expectRefusedFirst(["thresholds"], [neighbors, (["--checkmark-config", tuning], tuning, 1)])
+        try Self.expectRefusedFirst(["learned"], seed)
+        try Self.expectRefusedFirst(["multistroke"], seed)
+    }
+
+    /// Runs `command` on a dataset that does not exist with each case's options, and expects it refused naming the
+    /// option (`error`, exit `status`) before it reads the dataset, which it would otherwise say it cannot read.
+    static func expectRefusedFirst(
+        _ command: [String], _ cases: [(options: [String], error: String, status: Int32)]
+    ) throws {
+        for (options, error, status) in cases {
+            let result = try run(command + ["--dataset", "/nonexistent"] + options)
+            #expect(result.status == status && result.error.contains(error), "\(command + options): \(result.error)")
+            #expect(!result.error.contains("cannot read directory"), "\(command + options): \(result.error)")
         }
     }
 }
