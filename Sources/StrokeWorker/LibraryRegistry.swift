@@ -95,7 +95,8 @@ public struct LibraryRegistry: Sendable {
 
     /// A line for each library that holds no templates, to log when the worker starts: allowed (its sessions match
     /// only the gestures they learn), but more often a file written wrong, whose sessions would otherwise get nothing
-    /// but `nomatch` without a word. (A reload that empties a library is warned of on its own, `Worker.reloadLibraries`.)
+    /// but `nomatch` without a word. (A reload that empties a library is warned of on its own:
+    /// `Worker.reloadLibraries`.)
     public var emptyLibraryWarnings: [String] {
         entries.filter { $0.own.library.templates.isEmpty }.map {
             "template library \($0.name.quotedForDisplay) holds no templates: its sessions match only the gestures "

@@ -46,8 +46,8 @@ enum LearnedCommand {
         for report in reports {
             guard report.learnedTested > 0 else {
                 print(
-                    "E=\(report.templatesPerGesture): no gesture was drawn more than \(report.templatesPerGesture) times "
-                        + "by one subject at one speed: none is left to test")
+                    "E=\(report.templatesPerGesture): no gesture was drawn more than "
+                        + "\(report.templatesPerGesture) times by one subject at one speed: none is left to test")
                 continue
             }
             print(
