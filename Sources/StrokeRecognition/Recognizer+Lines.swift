@@ -8,7 +8,7 @@ extension Recognizer {
     /// synthetic swipes of `scripts/swipes.py` without a hook, straight or bowed up to 0.15 of their length high, all
     /// reach 0.94 (docs/Recognition.md, "Straight strokes"). The bound is the one by which a template keeps its
     /// direction (`keepsDirection`).
-    static let lineShare: Float = 0.9
+    static let lineShare = 0.9
 
     /// Whether a resampled path, as a Protractor vector lays it out (`[x0, y0, x1, y1, …]`), is a straight line:
     /// its ends at least `lineShare` of its length apart.
@@ -28,10 +28,11 @@ extension Recognizer {
         let chords =
             distance(0, quarters.0) + distance(quarters.0, quarters.1) + distance(quarters.1, quarters.2)
             + distance(quarters.2, count - 1)
-        guard ends >= lineShare * chords else { return false }
+        let share = Float(lineShare)
+        guard ends >= share * chords else { return false }
         var length: Float = 0
         for k in 1..<count { length += distance(k - 1, k) }
-        return ends >= lineShare * length
+        return ends >= share * length
     }
 
     /// The templates among `vectors` (each `2 × pointCount` floats) that are straight lines, a bit per template as

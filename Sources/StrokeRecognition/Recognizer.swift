@@ -228,7 +228,7 @@ public struct Recognizer: Sendable {
     /// that of any open gesture was within 14.6°.
     static func showsTilt(_ path: GestureTemplate) -> Bool {
         guard path.strokeCount == 1, let (ends, length) = endsAndLength(path) else { return false }
-        return ends < 0.9 * length && ends >= 0.2 * length
+        return ends < lineShare * length && ends >= 0.2 * length
     }
 
     /// Whether the elastic stage compares strokes with a template's path as drawn, never turned through the
@@ -240,7 +240,7 @@ public struct Recognizer: Sendable {
     static func keepsDirection(_ path: GestureTemplate) -> Bool {
         guard path.strokeCount == 1 else { return true }
         guard let (ends, length) = endsAndLength(path) else { return false }
-        return ends >= 0.9 * length
+        return ends >= lineShare * length
     }
 
     /// How far apart the ends of a template's path are, and its length, measured scale-free

@@ -20,14 +20,8 @@ extension LibraryCommand {
     /// `library check FILE|default`: the check's findings as text or, with `--json`, one JSON object; exit status 3
     /// when the check failed.
     static func check(_ args: CommandLineArguments, path: String) throws -> Int32 {
-        var margin: Double?
-        if let text = args.value("margin") {
-            // Scores lie in (0, 1]: a margin past 1 would call every template close.
-            guard let value = Double(text), (0...1).contains(value) else {
-                throw CommandLineArguments.Failure(description: "--margin: a score from 0 to 1, not \(text)")
-            }
-            margin = value
-        }
+        // A margin past 1 would call every template close.
+        let margin = try args.value("margin").map { try StrokeTool.score($0, option: "--margin") }
         let library = try load(path)
         let report = try Evaluator.check(library: library, margin: margin)
         if args.flag("json") {

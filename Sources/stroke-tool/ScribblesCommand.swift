@@ -34,12 +34,7 @@ enum ScribblesCommand {
         guard (1...1_000_000).contains(count) else {
             throw CommandLineArguments.Failure(description: "--count: not a count from 1 to 1000000: \(count)")
         }
-        let thresholds = try args.values("thresholds").map { text in
-            guard let threshold = Double(text), (0...1).contains(threshold) else {
-                throw CommandLineArguments.Failure(description: "--thresholds: not a score in 0...1: \(text)")
-            }
-            return threshold
-        }
+        let thresholds = try args.values("thresholds").map { try StrokeTool.score($0, option: "--thresholds") }
         let report = try Evaluator.scribbles(
             library: try LibraryCommand.load(args.value("library") ?? "default"), count: count,
             seed: try args.parsed("seed", default: 1),

@@ -146,6 +146,14 @@ enum StrokeTool {
         return direction
     }
 
+    /// A score in 0...1 given to `option` (scores lie in (0, 1]), or a failure naming the option and the text.
+    static func score(_ text: some StringProtocol, option: String) throws -> Double {
+        guard let value = Double(text), (0...1).contains(value) else {
+            throw CommandLineArguments.Failure(description: "\(option): not a score in 0...1: \(text)")
+        }
+        return value
+    }
+
     /// `--minimum-score S`: a library's threshold, in 0...1 (`defaultValue` when not given).
     static func minimumScore(_ args: CommandLineArguments, default defaultValue: Double) throws -> Double {
         let score: Double = try args.parsed("minimum-score", default: defaultValue)

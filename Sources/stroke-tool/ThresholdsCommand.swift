@@ -42,13 +42,7 @@ enum ThresholdsCommand {
             print(usage)
             return 0
         }
-        func score(_ text: some StringProtocol, _ option: String) throws -> Double {
-            guard let value = Double(text), (0...1).contains(value) else {
-                throw CommandLineArguments.Failure(description: "\(option): not a score in 0...1: \(text)")
-            }
-            return value
-        }
-        let thresholds = try args.values("thresholds").map { try score($0, "--thresholds") }
+        let thresholds = try args.values("thresholds").map { try StrokeTool.score($0, option: "--thresholds") }
         let asked = try StrokeTool.gestureScores(args, option: "gesture")
         var own = asked
         let checkmark = try StrokeTool.checkmarkConfiguration(args)

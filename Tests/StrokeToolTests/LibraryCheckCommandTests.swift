@@ -70,7 +70,7 @@ struct LibraryCheckCommandTests {
         for margin in ["-1", "1.5", "nan", "inf"] {
             let refused = try StrokeToolTests.run(["library", "check", "/nonexistent/library.json", "--margin", margin])
             #expect(refused.status == 2, "\(margin): \(refused.error)")
-            #expect(refused.error.contains("--margin: a score from 0 to 1, not \(margin)"), "\(refused.error)")
+            #expect(refused.error.contains("--margin: not a score in 0...1: \(margin)"), "\(refused.error)")
         }
         // The widest margin calls every template close that is not worse off.
         var result = try StrokeToolTests.run(["library", "check", "default", "--margin", "1", "--json"])
