@@ -22,9 +22,10 @@ import ZeroMQ
 /// published before the subscription reaches the worker are not received: an iterator's `waitUntilSubscribed` pings
 /// a session until its `pong` comes back.
 ///
-/// The iteration throws `ZMQError` when the socket cannot be set up, and `ProtocolError` for a message that is
-/// not an event of protocol v1: not two frames (`frame_count`), or a payload that does not decode (its message
-/// names the topic).
+/// The iteration throws `ZMQError` when the socket cannot be set up. A message that is not an event of protocol v1
+/// (not two frames, or a payload that does not decode) is skipped, as an event lost, and told
+/// (`Configuration.undecodable`): one bad message costs its own session an event, where until session 85 it ended
+/// the iteration, and with it every session's events.
 public struct WorkerEvents: AsyncSequence, Sendable {
     /// Where the events are read, and which.
     public struct Configuration: Sendable {
@@ -48,12 +49,20 @@ public struct WorkerEvents: AsyncSequence, Sendable {
         /// `run(stopped:)` runs on a thread of the caller's. Default: none (a consumer that connects nowhere hears
         /// nothing).
         public var connections: ConnectionWatch?
+        /// What is done with a message that is not an event of protocol v1: not two frames (`frame_count`), or a
+        /// payload that does not decode. Called on the reader thread with the message's topic and the error (whose
+        /// message names the topic too); the message is then skipped, as an event lost (the gap it leaves in its
+        /// session's `eventSeq` shows in the `eventsLost` of the session's next event), unless the closure throws,
+        /// which ends the iteration with what it threw. Default: `nil`: skipped, and logged as a warning by
+        /// `connections`' logger when there is one.
+        public var undecodable: (@Sendable (_ topic: String, _ error: ProtocolError) throws -> Void)?
 
         /// Creates a configuration.
         public init(
             endpoints: [WorkerConfiguration.Endpoint], prefixes: [String] = [""], system: Bool = false,
             security: TransportSecurity? = nil, bufferLimit: Int = 1024, highWaterMark: Int32 = 100_000,
-            connections: ConnectionWatch? = nil
+            connections: ConnectionWatch? = nil,
+            undecodable: (@Sendable (_ topic: String, _ error: ProtocolError) throws -> Void)? = nil
         ) {
             self.endpoints = endpoints
             self.prefixes = prefixes
@@ -62,6 +71,7 @@ public struct WorkerEvents: AsyncSequence, Sendable {
             self.bufferLimit = bufferLimit
             self.highWaterMark = highWaterMark
             self.connections = connections
+            self.undecodable = undecodable
         }
     }
 
@@ -195,18 +205,37 @@ public struct WorkerEvents: AsyncSequence, Sendable {
                     frames += 1
                 }
             }
-            guard frames == 2 else {
-                throw ProtocolError(.frameCount, "a message of \(frames) frames on topic \(name), not [topic, event]")
-            }
             if name.hasPrefix("$") && !configuration.system { continue }
             var event: OutputEvent
             do {
-                event = try OutputEvent(decoding: payload.bytes)
+                event = try decode(topic: name, frames: frames, payload: payload)
             } catch {
-                throw ProtocolError(error.code, "an event on topic \(name): \(error.message)")
+                try skip(topic: name, error, configuration)
+                continue
             }
             losses.count(&event)
             guard channel.send(event) else { return }
+        }
+    }
+
+    /// The event of a message of `frames` frames on `topic`, whose second frame is `payload`.
+    private static func decode(topic: String, frames: Int, payload: ZMQMessage) throws(ProtocolError) -> OutputEvent {
+        guard frames == 2 else {
+            throw ProtocolError(.frameCount, "a message of \(frames) frames on topic \(topic), not [topic, event]")
+        }
+        do {
+            return try OutputEvent(decoding: payload.bytes)
+        } catch {
+            throw ProtocolError(error.code, "an event on topic \(topic): \(error.message)")
+        }
+    }
+
+    /// Tells of a message that is not an event, as `configuration.undecodable` says; throws what it throws.
+    private static func skip(topic: String, _ error: ProtocolError, _ configuration: Configuration) throws {
+        if let undecodable = configuration.undecodable {
+            try undecodable(topic, error)
+        } else {
+            configuration.connections?.logger.warning("skipped a message that is not an event: \(error)")
         }
     }
 }

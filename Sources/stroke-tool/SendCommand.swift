@@ -76,7 +76,12 @@ enum SendCommand {
         let events = WorkerEvents(
             .init(
                 endpoints: [WorkerConfiguration.Endpoint(parsing: WatchCommand.connecting(output))],
-                prefixes: [session], security: security, connections: connections))
+                prefixes: [session], security: security, connections: connections,
+                undecodable: { topic, error in
+                    // The session's own answer unread ends the run; another's (its id starting with this one) is
+                    // none of this run's business.
+                    if topic == session { throw error }
+                }))
         let producer = try await AsyncStrokeProducer.connect(
             .init(
                 endpoints: [WorkerConfiguration.Endpoint(parsing: WatchCommand.connecting(input))],

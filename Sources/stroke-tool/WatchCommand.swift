@@ -13,8 +13,9 @@ enum WatchCommand {
               it arrives, one line each: the session, its eventSeq, the event and what it says (a match's gesture,
               score and rotation, an error's code). Ends after --count events or --seconds, else on Ctrl-C.
               Its connection is told on standard error as a worker tells its own: an output that does not
-              answer, a connection lost, a key the worker refuses. Exit status 0, or 1 when an event did not
-              decode (the line says which topic and why).
+              answer, a connection lost, a key the worker refuses. A message that is not an event (not two
+              frames, or a payload that does not decode) is told there too, naming its topic and why, and the
+              watch goes on. Exit status 0, or 1 when such a message came.
 
         OPTIONS
           --session PREFIX          sessions whose id starts with PREFIX, repeatable (default: every session)
@@ -52,33 +53,38 @@ enum WatchCommand {
         // refuses the key, was silence, like a worker with no events to send.
         let (connections, ended) = try startConnectionWatch(label: "stroke-tool watch")
         defer { ended.finish() }
+        let skipped = Skipped()
         let events = WorkerEvents(
             .init(
                 endpoints: [WorkerConfiguration.Endpoint(parsing: connecting(output))],
                 prefixes: prefixes.isEmpty ? [""] : prefixes, system: args.flag("system"), security: security,
-                connections: connections))
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    var printed = 0
-                    for try await event in events {
-                        // Written at once, not buffered as `print` is when the output is a pipe.
-                        FileHandle.standardOutput.write(Data((line(event) + "\n").utf8))
-                        printed += 1
-                        if let count, printed >= count { return }
-                    }
+                connections: connections,
+                undecodable: { _, error in
+                    StrokeTool.printError("stroke-tool watch: skipped \(error)")
+                    skipped.count.add(1, ordering: .relaxed)
+                }))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var printed = 0
+                for try await event in events {
+                    // Written at once, not buffered as `print` is when the output is a pipe.
+                    FileHandle.standardOutput.write(Data((line(event) + "\n").utf8))
+                    printed += 1
+                    if let count, printed >= count { return }
                 }
-                if let seconds {
-                    group.addTask { try await Task.sleep(for: .seconds(seconds)) }
-                }
-                try await group.next()
-                group.cancelAll()
             }
-        } catch let error as ProtocolError {
-            StrokeTool.printError("stroke-tool watch: \(error)")
-            return 1
+            if let seconds {
+                group.addTask { try await Task.sleep(for: .seconds(seconds)) }
+            }
+            try await group.next()
+            group.cancelAll()
         }
-        return 0
+        return skipped.count.load(ordering: .relaxed) == 0 ? 0 : 1
+    }
+
+    /// How many messages the watch skipped that were not events.
+    final class Skipped: Sendable {
+        let count = Atomic<Int>(0)
     }
 
     /// Set when the command ends, for the thread that reads its connection events.

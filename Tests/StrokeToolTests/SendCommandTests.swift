@@ -80,9 +80,11 @@ struct SendCommandTests {
         #expect(lines.last == "1 of 1 strokes answered; 0 of 1 matched the gesture meant", "\(run.output)")
     }
 
-    @Test("another session whose id starts with this one's: its events are neither printed nor taken as answers")
-    func otherSessions() throws {
-        let worker = try StandInWorker(session: "tool-send")
+    @Test(
+        "another session whose id starts with this one's: its events, and its messages that are not, are passed over",
+        arguments: [false, true])
+    func otherSessions(undecodable: Bool) throws {
+        let worker = try StandInWorker(session: "tool-send", undecodable: undecodable)
         defer { worker.wait() }
         let run = try StrokeToolTests.run([
             "send", "--input", worker.input, "--output", worker.output, "--gesture", "check", "--session", "tool-send",

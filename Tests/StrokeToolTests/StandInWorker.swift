@@ -8,7 +8,8 @@ import ZeroMQ
 ///
 /// Each ping of the session is answered with a pong of the other session first, then the session's own; the end
 /// of a stroke (binary, as `stroke-tool send` sends it) with a `match` of the other session's stroke of the same id
-/// first, then a `nomatch` of the session's. A client that takes the other session's events reports a match. Its
+/// first, then a `nomatch` of the session's. A client that takes the other session's events reports a match. With
+/// `undecodable`, each answer of the other session comes after a message on its topic that is not an event. Its
 /// sockets live on a thread of their own, which ends after the stroke's answer or after `timeout` seconds.
 final class StandInWorker: Sendable {
     /// Where the client's producer connects (the stand-in's SUB).
@@ -18,7 +19,7 @@ final class StandInWorker: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the stand-in for `session`.
-    init(session: String, timeout: Double = 20) throws {
+    init(session: String, undecodable: Bool = false, timeout: Double = 20) throws {
         let ready = DispatchSemaphore(value: 0)
         let endpoints = Handoff()
         let finished = self.finished
@@ -35,7 +36,9 @@ final class StandInWorker: Sendable {
                 try events.bind("tcp://127.0.0.1:*")
                 endpoints.value.withLock { $0 = .success((intake.lastEndpoint, events.lastEndpoint)) }
                 ready.signal()
-                try Self.serve(session, intake: intake, events: events, until: Date().addingTimeInterval(timeout))
+                try Self.serve(
+                    session, undecodable: undecodable, intake: intake, events: events,
+                    until: Date().addingTimeInterval(timeout))
             } catch {
                 endpoints.value.withLock { $0 = .failure(error) }
                 ready.signal()
@@ -54,11 +57,14 @@ final class StandInWorker: Sendable {
     /// Waits until the stand-in has answered the stroke (or timed out) and closed its sockets.
     func wait() { finished.wait() }
 
-    private static func serve(_ session: String, intake: ZMQSocket, events: ZMQSocket, until deadline: Date)
-        throws(ZMQError)
-    {
+    private static func serve(
+        _ session: String, undecodable: Bool, intake: ZMQSocket, events: ZMQSocket, until deadline: Date
+    ) throws(ZMQError) {
         let other = session + "-2"
         func publish(_ name: String, _ fields: String) throws(ZMQError) {
+            if undecodable && name == other {
+                _ = try events.sendMultipart([Array(name.utf8), Array(#"{"v":1,"event":"#.utf8)])
+            }
             let payload = #"{"v":1,"session":"\#(name)","eventSeq":\#(fields)}"#
             _ = try events.sendMultipart([Array(name.utf8), Array(payload.utf8)])
         }

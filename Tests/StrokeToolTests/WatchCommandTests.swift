@@ -62,6 +62,24 @@ struct WatchCommandTests {
         #expect(run.error.contains("the peer refused this side's key"), "\(run.error)")
     }
 
+    @Test("a message that is not an event is told on standard error, naming its topic, and the watch goes on: exit 1")
+    func undecodable() throws {
+        let pong = #"{"v":1,"event":"pong","session":"room/a","eventSeq":0,"seq":null,"shard":"0/1","known":true}"#
+        let publisher = try StandInPublisher([
+            [Array("room/b".utf8), Array(#"{"v":1,"event":"#.utf8)], [Array("room/b".utf8)],
+            [Array("room/a".utf8), Array(pong.utf8)],
+        ])
+        defer { publisher.wait() }
+        let run = try StrokeToolTests.run(["watch", "--output", publisher.output, "--count", "1", "--seconds", "30"])
+        // Session 85: the first such message ended the watch, and the events after it went unseen.
+        #expect(run.status == 1, "\(run.output) \(run.error)")
+        #expect(run.output == "room/a #0 pong from 0/1, which holds it\n", "\(run.output)")
+        #expect(run.error.contains("stroke-tool watch: skipped malformed_json: an event on topic room/b: "))
+        #expect(
+            run.error.contains("stroke-tool watch: skipped frame_count: a message of 1 frames on topic room/b"),
+            "\(run.error)")
+    }
+
     @Test("bad options: status 2 and why")
     func badOptions() throws {
         for arguments in [

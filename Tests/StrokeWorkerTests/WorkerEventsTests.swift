@@ -327,28 +327,74 @@ struct WorkerEventsTests {
         #expect(try await frames == ["+quiet", "-quiet"])
     }
 
-    @Test("a message that is not an event ends the iteration with an error naming its topic")
+    /// The topics and errors an iteration told of (`Configuration.undecodable`).
+    final class Told: Sendable {
+        let messages = Mutex<[(topic: String, error: ProtocolError)]>([])
+    }
+
+    @Test("a message that is not an event is skipped and told, as an event lost; its session's events go on")
     func badMessages() async throws {
         let context = try ZMQContext()
         let cases: [([[UInt8]], ProtocolError.Code, String)] = [
             ([Array("s".utf8)], .frameCount, "1 frames on topic s"),
             ([Array("s".utf8), [1], [2]], .frameCount, "3 frames on topic s"),
             ([Array("s".utf8), Array(#"{"v":1,"event":"pong","eventSeq":"x"}"#.utf8)], .malformedJSON, "topic s"),
+            ([Array("s".utf8), Array(#"{"v":2,"event":"pong"}"#.utf8)], .unsupportedVersion, "topic s: v: 2"),
         ]
         for (message, code, words) in cases {
             let endpoint = Self.endpoint()
-            var iterator = WorkerEvents(.init(endpoints: [.init(bind: false, address: endpoint)]), context: context)
-                .makeAsyncIterator()
-            _ = try await Self.publish(context, endpoint, subscriptions: 1, [message, Self.event("s", 1)])
-            do {
-                let event = try await iterator.next()
-                Issue.record("\(words): got \(String(describing: event))")
-            } catch let error as ProtocolError {
-                #expect(error.code == code && error.message.contains(words), "\(error)")
+            let told = Told()
+            let configuration = WorkerEvents.Configuration(
+                endpoints: [.init(bind: false, address: endpoint)],
+                undecodable: { topic, error in told.messages.withLock { $0.append((topic, error)) } })
+            var iterator = WorkerEvents(configuration, context: context).makeAsyncIterator()
+            // A malformed message on the system topic, not asked for, is passed over untold.
+            let system = [Array("$system".utf8), [1], [2]]
+            _ = try await Self.publish(
+                context, endpoint, subscriptions: 1, [Self.event("s", 1), system, message, Self.event("s", 3)])
+            let first = try await iterator.next()
+            let next = try await iterator.next()
+            #expect(first?.eventSeq == 1 && first?.eventsLost == 0, "\(words)")
+            #expect(next?.eventSeq == 3 && next?.eventsLost == 1, "\(words)")
+            let messages = told.messages.withLock { $0 }
+            #expect(messages.count == 1, "\(words): \(messages)")
+            for (topic, error) in messages {
+                #expect(topic == "s" && error.code == code && error.message.contains(words), "\(error)")
             }
-            // Once thrown, the iteration is over.
-            #expect(try await iterator.next() == nil)
         }
+    }
+
+    @Test("by default a message that is not an event is skipped")
+    func badMessageSkippedByDefault() async throws {
+        let context = try ZMQContext()
+        let endpoint = Self.endpoint()
+        var iterator = WorkerEvents(.init(endpoints: [.init(bind: false, address: endpoint)]), context: context)
+            .makeAsyncIterator()
+        let message = [Array("s".utf8), Array("not json".utf8)]
+        _ = try await Self.publish(
+            context, endpoint, subscriptions: 1, [Self.event("s", 1), message, Self.event("s", 3)])
+        #expect(try await iterator.next()?.eventSeq == 1)
+        let next = try await iterator.next()
+        #expect(next?.eventSeq == 3 && next?.eventsLost == 1)
+    }
+
+    @Test("a message that is not an event ends the iteration where `undecodable` throws")
+    func badMessageEnds() async throws {
+        let context = try ZMQContext()
+        let endpoint = Self.endpoint()
+        let configuration = WorkerEvents.Configuration(
+            endpoints: [.init(bind: false, address: endpoint)], undecodable: { _, error in throw error })
+        var iterator = WorkerEvents(configuration, context: context).makeAsyncIterator()
+        let message = [Array("s".utf8), Array(#"{"v":1}"#.utf8)]
+        _ = try await Self.publish(context, endpoint, subscriptions: 1, [message, Self.event("s", 1)])
+        do {
+            let event = try await iterator.next()
+            Issue.record("got \(String(describing: event))")
+        } catch let error as ProtocolError {
+            #expect(error.code == .invalidField && error.message.contains("topic s: event: missing"), "\(error)")
+        }
+        // Once thrown, the iteration is over.
+        #expect(try await iterator.next() == nil)
     }
 
     @Test("an endpoint libzmq refuses ends the iteration with its error")
