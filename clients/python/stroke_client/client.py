@@ -1,6 +1,7 @@
 """Producer and consumer sockets for stroke-worker (Protocol/README.md, sections 1, 5, 6 and 8)."""
 
 import collections
+import logging
 import random
 import time
 from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
@@ -458,6 +459,11 @@ def _allow_ipv6(socket: zmq.Socket, endpoint: str, asked: bool = False) -> None:
         socket.setsockopt(zmq.IPV6, 1)
 
 
+def _log_undecodable(topic: bytes, error: ValueError) -> None:
+    """What a consumer does by default with a message that is not an event: logs it, and goes on."""
+    logging.getLogger("stroke_client").warning("skipped a message that is not an event: %s", error)
+
+
 def _late_read_check(event: "Event", markers: Set[int]) -> bool:
     """Whether ``event`` is the pong of a ping that ``wait_until_read`` sent again, arriving after the wait."""
     return event.kind == "pong" and event.get("seq") in markers
@@ -482,9 +488,13 @@ class _Sequencer:
 
     def event(self, frames: List[bytes]) -> Event:
         received_at = time.monotonic()
+        topic = frames[0].decode("utf-8", "replace")
         if len(frames) != 2:
-            raise ValueError("an event has 2 frames, got %d" % len(frames))
-        fields = decode_event(frames[1])
+            raise ValueError("a message of %d frames on topic %s, not [topic, event]" % (len(frames), topic))
+        try:
+            fields = decode_event(frames[1])
+        except ValueError as error:
+            raise ValueError("an event on topic %s: %s" % (topic, error)) from None
         gap = 0
         session = fields.get("session")
         number = fields.get("eventSeq", 0)
@@ -589,8 +599,11 @@ class _EventQueue:
     #: The SUB socket, plain or asyncio, that the twin sets up.
     socket: Any
 
-    def _start_queue(self, prefixes: Sequence[str], system: bool, on_gap: Any) -> None:
+    def _start_queue(self, prefixes: Sequence[str], system: bool, on_gap: Any, on_undecodable: Any) -> None:
         self._sequencer = _Sequencer(on_gap)
+        self._on_undecodable = on_undecodable or _log_undecodable
+        #: How many messages were skipped that were not events (``on_undecodable``).
+        self.undecodable = 0
         self._prefixes = _subscribed_prefixes(prefixes, system)
         # Events that arrived during wait_until_subscribed or wait_until_read, in order, for receive().
         self._pending: "collections.deque[List[bytes]]" = collections.deque()
@@ -614,7 +627,12 @@ class _EventQueue:
         """The event for the caller in ``frames``, or ``None`` for a pong of the consumer's own pings."""
         if frames[0] in self._probes:
             return None
-        event = self._sequencer.event(frames)
+        try:
+            event = self._sequencer.event(frames)
+        except ValueError as error:
+            self.undecodable += 1
+            self._on_undecodable(frames[0], error)
+            return None
         return None if _late_read_check(event, self._markers) else event
 
     def _next_pending(self) -> Optional[Event]:
@@ -654,15 +672,23 @@ class Consumer(_EventQueue):
     Iterating yields :class:`Event` objects whose ``gap`` tells how many events of that session were lost
     just before (a jump in ``eventSeq``); ``on_gap`` is also called when given. :class:`AsyncConsumer` is the same
     for asyncio.
+
+    A message that is not an event of protocol v1 (not two frames, a payload that does not decode, or an
+    ``event``, ``session``, ``eventSeq`` or ``seq`` of the wrong type) is skipped, as an event lost (its session's
+    next event shows the gap), and counted in ``undecodable``: one bad message costs its session an event, not the
+    consumer the rest of its sessions' events. ``on_undecodable(topic, error)`` is then called with its topic
+    (bytes) and the ``ValueError`` that names it; by default the error is logged as a warning to the
+    ``stroke_client`` logger. A callable that raises ends ``receive()`` with what it raised (before version 1.11 the
+    ``ValueError`` was raised, and ended a ``for`` loop over the consumer).
     """
 
     def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
                  context: Optional[zmq.Context] = None, on_gap: Any = None, system: bool = False,
-                 curve: Optional[CurveKeys] = None, ipv6: bool = False) -> None:
+                 curve: Optional[CurveKeys] = None, ipv6: bool = False, on_undecodable: Any = None) -> None:
         self._context = context or zmq.Context.instance()
         self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve, ipv6)
         self.endpoint = endpoint
-        self._start_queue(prefixes, system, on_gap)
+        self._start_queue(prefixes, system, on_gap, on_undecodable)
 
     def __enter__(self) -> "Consumer":
         return self
@@ -744,11 +770,11 @@ class AsyncConsumer(_EventQueue):
 
     def __init__(self, endpoint: str = "tcp://127.0.0.1:5556", prefixes: Sequence[str] = ("",),
                  context: Optional[zmq.asyncio.Context] = None, on_gap: Any = None, system: bool = False,
-                 curve: Optional[CurveKeys] = None, ipv6: bool = False) -> None:
+                 curve: Optional[CurveKeys] = None, ipv6: bool = False, on_undecodable: Any = None) -> None:
         self._context = context or zmq.asyncio.Context.instance()
         self.socket, self._handshakes = _subscriber(self._context, endpoint, prefixes, system, curve, ipv6)
         self.endpoint = endpoint
-        self._start_queue(prefixes, system, on_gap)
+        self._start_queue(prefixes, system, on_gap, on_undecodable)
 
     async def __aenter__(self) -> "AsyncConsumer":
         return self

@@ -230,8 +230,28 @@ def decode_binary(payload: bytes) -> Dict[str, Any]:
 
 
 def decode_event(payload: bytes) -> Dict[str, Any]:
-    """Decode an output event (a JSON object)."""
-    event = json.loads(payload.decode("utf-8"))
+    """Decode an output event (a JSON object). Raises ``ValueError`` for a payload that is not an event of protocol
+    v1, or whose ``event``, ``session``, ``eventSeq`` or ``seq`` is not of its type (section 6)."""
+    try:
+        event = json.loads(payload.decode("utf-8"))
+    except ValueError as error:  # not UTF-8, or not JSON
+        raise ValueError("not JSON: %s: %r" % (error, payload[:80])) from None
     if not isinstance(event, dict) or event.get("v") != 1 or "event" not in event:
         raise ValueError("not a wire protocol v1 event: %r" % (payload[:80],))
+    for field, check, kind in _EVENT_FIELDS:
+        if field in event and not check(event[field]):
+            raise ValueError("%s: %r is not %s" % (field, event[field], kind))
     return event
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# The fields a consumer reads to count and route events, with their types (section 6).
+_EVENT_FIELDS = (
+    ("event", lambda value: isinstance(value, str), "a string"),
+    ("session", lambda value: value is None or isinstance(value, str), "a string or null"),
+    ("eventSeq", _whole, "a whole number"),
+    ("seq", lambda value: value is None or _whole(value), "a whole number or null"),
+)

@@ -315,6 +315,82 @@ def test_async_consumer_surfaces_event_gaps():
     asyncio.run(scenario())
 
 
+UNDECODABLE = [
+    ([b"s"], "a message of 1 frames on topic s"),
+    ([b"s", b"{}", b"{}"], "a message of 3 frames on topic s"),
+    ([b"s", b"\xff{"], "an event on topic s: not JSON"),
+    ([b"s", b'{"v": 2, "event": "pong"}'], "an event on topic s: not a wire protocol v1 event"),
+    ([b"s", b'{"v": 1, "event": "error", "session": "s", "eventSeq": "3"}'], "eventSeq: '3' is not a whole number"),
+    ([b"s", b'{"v": 1, "event": "pong", "session": "s", "eventSeq": 0, "seq": [1]}'], "seq: [1] is not a whole"),
+    ([b"s", b'{"v": 1, "event": 7, "session": "s", "eventSeq": 3}'], "event: 7 is not a string"),
+    ([b"s", b'{"v": 1, "event": "error", "session": 5, "eventSeq": 3}'], "session: 5 is not a string or null"),
+]
+
+
+def error_event(number: int) -> bytes:
+    return json.dumps({"v": 1, "event": "error", "session": "s", "eventSeq": number, "seq": None, "code": "x",
+                       "message": "m"}).encode()
+
+
+@pytest.mark.parametrize("message,words", UNDECODABLE)
+def test_a_message_that_is_not_an_event_is_skipped_as_an_event_lost(message, words, caplog):
+    context = zmq.Context()
+    try:
+        publisher = context.socket(zmq.XPUB)
+        port = publisher.bind_to_random_port("tcp://127.0.0.1")
+        told = []
+        consumer = Consumer("tcp://127.0.0.1:%d" % port, prefixes=["s"], context=context,
+                            on_undecodable=lambda topic, error: told.append((topic, str(error))))
+        assert publisher.poll(5000)
+        publisher.recv()  # the subscription
+        for frames in ([b"s", error_event(1)], message, [b"s", error_event(3)], [b"s", error_event(4)]):
+            publisher.send_multipart(frames)
+        # Before 1.11 the message raised ValueError out of the loop, or TypeError (an eventSeq or seq of another
+        # type), or was passed on (an event or session of another type).
+        received = [event for event in consumer.iter(timeout=1)]
+        assert [(e.get("eventSeq"), e.gap) for e in received] == [(1, 0), (3, 1), (4, 0)]
+        assert told == [(b"s", told[0][1])] and words in told[0][1], told
+        assert consumer.undecodable == 1
+        consumer.close()
+        # By default the message is logged as a warning, and skipped.
+        with caplog.at_level("WARNING", logger="stroke_client"):
+            consumer = Consumer("tcp://127.0.0.1:%d" % port, prefixes=["s"], context=context)
+            while publisher.poll(5000) and publisher.recv() != b"\x01s":
+                pass  # the first consumer's unsubscription, then the second's subscription
+            publisher.send_multipart(message)
+            publisher.send_multipart([b"s", error_event(1)])
+            assert consumer.receive(timeout=5).get("eventSeq") == 1 and consumer.undecodable == 1
+        assert any(words in record.getMessage() for record in caplog.records), caplog.records
+    finally:
+        context.destroy(linger=0)
+
+
+def test_an_undecodable_handler_that_raises_ends_receive():
+    async def scenario():
+        context = zmq.asyncio.Context()
+        try:
+            publisher = context.socket(zmq.XPUB)
+            port = publisher.bind_to_random_port("tcp://127.0.0.1")
+
+            def refuse(topic, error):
+                raise RuntimeError("refused %s: %s" % (topic.decode(), error))
+
+            async with AsyncConsumer("tcp://127.0.0.1:%d" % port, prefixes=["s"], context=context,
+                                     on_undecodable=refuse) as consumer:
+                assert await publisher.poll(5000)
+                await publisher.recv()
+                await publisher.send_multipart([b"s", b"[]"])
+                await publisher.send_multipart([b"s", error_event(1)])
+                with pytest.raises(RuntimeError, match="refused s: an event on topic s: not a wire protocol v1"):
+                    await consumer.receive(timeout=5)
+                # The consumer reads on: the next event is there.
+                assert (await consumer.receive(timeout=5)).get("eventSeq") == 1
+        finally:
+            context.destroy(linger=0)
+
+    asyncio.run(scenario())
+
+
 # MARK: - Against the real worker
 
 
