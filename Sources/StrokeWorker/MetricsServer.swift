@@ -33,8 +33,10 @@ final class MetricsServer: Sendable {
 
     /// Binds and listens on `address` (`HOST:PORT`, `[IPv6]:PORT`; port 0 picks a free one).
     ///
-    /// - Throws: `CommandLineArguments.Failure` naming the address and the system's error.
-    init(address: String) throws(CommandLineArguments.Failure) {
+    /// - Throws: `CommandLineArguments.Failure` for an address that is not one (a port out of range, a host that
+    ///   does not resolve); `WorkerError` (`listen`) where the system refused the socket, the bind or the listen (a
+    ///   port another process holds), naming the address and the system's error.
+    init(address: String) throws {
         let (host, port) = try Self.parse(address)
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
@@ -49,7 +51,10 @@ final class MetricsServer: Sendable {
         let descriptor = socket(
             info.pointee.ai_family,
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard descriptor >= 0 else { throw Self.failure(address, "socket") }
+        guard descriptor >= 0 else {
+            throw WorkerError(
+                .listen, "--metrics \(address): socket: \(String(cString: strerror(errno)))", errno: errno)
+        }
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, listen(descriptor, 16) == 0 else {
@@ -59,8 +64,9 @@ final class MetricsServer: Sendable {
             close(descriptor)
             let reason = "bind: \(String(cString: strerror(number)))"
             let why = WorkerConfiguration.bindRemedy(errno: number, ipcPath: nil, anyPort: "0")
-            throw CommandLineArguments.Failure(
-                description: "--metrics \(address): " + (why.map { "\($0) (\(reason))" } ?? reason))
+            // Exit status 1, as a taken --input: until session 85 a usage error (2, "See stroke-worker --help").
+            throw WorkerError(
+                .listen, "--metrics \(address): " + (why.map { "\($0) (\(reason))" } ?? reason), errno: number)
         }
         listener = descriptor
         var storage = sockaddr_storage()
@@ -96,10 +102,6 @@ final class MetricsServer: Sendable {
         var host = String(address[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return (host, port)
-    }
-
-    private static func failure(_ address: String, _ call: String) -> CommandLineArguments.Failure {
-        CommandLineArguments.Failure(description: "--metrics \(address): \(call): \(String(cString: strerror(errno)))")
     }
 
     /// Answers connections until `stopped()` (checked every 100 ms); `respond` gets the request's path.

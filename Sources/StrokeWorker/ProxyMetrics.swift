@@ -68,7 +68,8 @@ public final class ProxyMetrics: Sendable {
     /// Binds the HTTP endpoint at `address` (`HOST:PORT`; port 0 picks one) and returns the address bound and the
     /// blocking loop that answers it until `stopped()` (run it on a thread of its own).
     ///
-    /// - Throws: `CommandLineArguments.Failure` naming the address and the system's error.
+    /// - Throws: `CommandLineArguments.Failure` for an address that is not one, `WorkerError` where the system
+    ///   refused to listen there (a port another process holds), each naming the address.
     public func listen(on address: String) throws -> (address: String, run: @Sendable (() -> Bool) -> Void) {
         let server = try MetricsServer(address: address)
         return (server.boundAddress, { stopped in server.run(stopped: stopped) { self.httpResponse($0) } })

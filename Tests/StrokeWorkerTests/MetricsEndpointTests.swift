@@ -226,11 +226,13 @@ struct MetricsEndpointTests {
         let worker = try Worker(configuration: configuration)
         let failure = await #expect(throws: CommandLineArguments.Failure.self) { try await worker.run() }
         #expect(failure?.description.contains("--metrics 256.1.1.1:80") == true)
-        // A port another process listens on is said as a taken --input or --output is, with a way out.
+        // A port another process listens on is said as a taken --input or --output is, with a way out, and is no
+        // usage error (session 85: it was one, exit status 2).
         let holder = try MetricsServer(address: "127.0.0.1:0")
-        let taken = #expect(throws: CommandLineArguments.Failure.self) {
+        let taken = #expect(throws: WorkerError.self) {
             try MetricsServer(address: holder.boundAddress)
         }
+        #expect(taken?.code == .listen && taken?.errno == EADDRINUSE)
         #expect(
             taken?.description
                 == "--metrics \(holder.boundAddress): another process listens on this address (another worker or "

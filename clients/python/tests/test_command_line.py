@@ -66,6 +66,21 @@ def test_a_port_taken_by_another_process_stops_the_start_without_talk_of_drainin
     assert "stopping before the start completed" in error and "draining" not in error
 
 
+def test_a_taken_metrics_port_is_no_usage_error():
+    """Session 85: a --metrics port another process held ended the worker and the proxy with status 2 and "See
+    stroke-worker --help.", as a misspelt option does, where a taken --input ended it with status 1."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = f"127.0.0.1:{holder.getsockname()[1]}"
+        error = refused("--input", "tcp://127.0.0.1:0", "--output", "tcp://127.0.0.1:0", "--metrics", taken, status=1)
+        assert f"stroke-worker: --metrics {taken}: another process listens on this address" in error, error
+        assert "--help" not in error
+        error = refused("proxy", "--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0", "--metrics",
+                        taken, status=1)
+        assert f"stroke-worker proxy: --metrics {taken}: another process listens on this address" in error, error
+
+
 @pytest.mark.parametrize("side", ["--input", "--output"])
 def test_a_taken_port_is_said_with_its_option_and_stops_a_worker_of_several_lanes(side):
     """Session 81: with --lanes 2, a worker whose output (or input) address another process held logged the error
