@@ -52,8 +52,9 @@ final class MetricsServer: Sendable {
             info.pointee.ai_family,
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else {
+            let number = errno
             throw WorkerError(
-                .listen, "--metrics \(address): socket: \(String(cString: strerror(errno)))", errno: errno)
+                .listen, "--metrics \(address): socket: \(String(cString: strerror(number)))", errno: number)
         }
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// An error the system gave the worker or the proxy while it ran, as against one of its configuration
 /// (`CommandLineArguments.Failure`, exit status 2) or of libzmq (`ZMQError`): an address its metrics endpoint
 /// could not listen on. Both executables exit with status 1 on it.
