@@ -9,6 +9,7 @@ end-to-end latency from the stroke's end message to its match event (p50/p99).
 
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -16,27 +17,58 @@ import sys
 import threading
 import time
 from typing import Dict, List, Optional, Tuple
+from xml.etree import ElementTree
 
 import zmq
 
 from .client import Consumer, Producer
 
-_POINT = re.compile(r'X="(-?[\d.]+)" Y="(-?[\d.]+)" T="(\d+)"')
+def read_log(path: str) -> Tuple[str, List[Tuple[float, float, float]]]:
+    """The gesture and points of one $1-format log: ``<Gesture Name="check01" …>`` with ``<Point X= Y= T= />``
+    children. The gesture is the ``Name`` without its repetition number (``check01`` → ``check``), as the worker's
+    own reader (``DollarLog``) takes it.
+
+    Raises ``ValueError`` naming the file for one that is not such a log: not XML, no ``<Gesture>`` with a
+    ``Name``, a point without a finite number in ``X``, ``Y`` or ``T``, or no points (before version 1.12, a
+    log without points ended the replay with an ``IndexError``, and a point written ``T="5.5"`` or ``X="1e3"`` was
+    left out of its stroke without a word).
+    """
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (ElementTree.ParseError, OSError) as error:
+        raise ValueError("%s: not a readable XML log: %s" % (path, error)) from None
+    gesture_element = root if root.tag == "Gesture" else root.find(".//Gesture")
+    name = gesture_element.get("Name", "") if gesture_element is not None else ""
+    gesture = re.sub(r"\d+$", "", name)
+    if gesture_element is None or not gesture:
+        raise ValueError("%s: no <Gesture> element with a Name" % path)
+    points = []
+    for index, point in enumerate(root.iter("Point")):
+        try:
+            x, y, t = (float(point.get(key, "")) for key in ("X", "Y", "T"))
+        except ValueError:
+            x = y = t = math.nan
+        if not all(math.isfinite(value) for value in (x, y, t)):
+            raise ValueError("%s: point %d lacks a numeric X, Y or T: %s" % (
+                path, index, ElementTree.tostring(point, encoding="unicode").strip()))
+        points.append((x, y, t))
+    if not points:
+        raise ValueError("%s: no <Point> elements" % path)
+    return gesture, points
 
 
 def load_logs(directory: str, limit: Optional[int] = None) -> List[Tuple[str, str, List[Tuple[float, float, float]]]]:
-    """(path, gesture, points) of every ``sNN/<speed>/<gesture>NN.xml`` below ``directory``, sorted."""
+    """(path, gesture, points) of every ``sNN/<speed>/<gesture>NN.xml`` below ``directory``, sorted by path.
+
+    Raises ``ValueError`` for a file that is not a log (``read_log``).
+    """
+    paths = sorted(os.path.join(root, name) for root, _, files in os.walk(directory)
+                   for name in files if name.endswith(".xml"))
     logs = []
-    for root, _, files in os.walk(directory):
-        for name in files:
-            if name.endswith(".xml"):
-                path = os.path.join(root, name)
-                with open(path, encoding="utf-8-sig") as handle:
-                    points = [(float(x), float(y), float(t)) for x, y, t in _POINT.findall(handle.read())]
-                gesture = re.sub(r"\d+$", "", name[:-4])
-                logs.append((path, gesture, points))
-    logs.sort()
-    return logs[:limit] if limit else logs
+    for path in paths[:limit] if limit else paths:
+        gesture, points = read_log(path)
+        logs.append((path, gesture, points))
+    return logs
 
 
 def percentile(values: List[float], q: float) -> float:
@@ -64,6 +96,7 @@ def replay(dataset: str, input_endpoint: str, output_endpoint: str, sessions: in
     end_sent: Dict[Tuple[str, int], float] = {}
     results: Dict[Tuple[str, int], Dict[str, object]] = {}
     checkmarks: Dict[Tuple[str, int], Dict[str, object]] = {}
+    spans: Dict[Tuple[str, int], Tuple[float, float]] = {}  # each stroke's first and last point's time
     done = threading.Event()
 
     def receive() -> None:
@@ -96,6 +129,7 @@ def replay(dataset: str, input_endpoint: str, output_endpoint: str, sessions: in
             stroke = producer.new_stroke_id(session)
             expected[(session, stroke)] = (path, gesture)
             t0 = points[0][2]
+            spans[(session, stroke)] = (t0, points[-1][2])
             schedule.append((clock, k, order, 0, session, "begin", stroke, points[:1]))
             for index in range(1, len(points), max(1, batch)):
                 chunk = points[index:index + max(1, batch)]
@@ -129,9 +163,9 @@ def replay(dataset: str, input_endpoint: str, output_endpoint: str, sessions: in
     leads = []
     for key in checks:
         if key in checkmarks:
-            points = load_point_times(expected[key][0])
-            duration = points[-1] - points[0]
-            leads.append((points[-1] - float(checkmarks[key]["t"])) / duration if duration > 0 else 0.0)
+            first, last = spans[key]
+            duration = last - first
+            leads.append((last - float(checkmarks[key]["t"])) / duration if duration > 0 else 0.0)
     latencies = [float(r["_latency"]) * 1e6 for r in results.values()]
     return {
         "strokes": total,
@@ -147,12 +181,6 @@ def replay(dataset: str, input_endpoint: str, output_endpoint: str, sessions: in
         "messages": len(schedule),
         "eventGaps": consumer.gaps,
     }
-
-
-def load_point_times(path: str) -> List[float]:
-    """The T attributes of a log."""
-    with open(path, encoding="utf-8-sig") as handle:
-        return [float(t) for _, _, t in _POINT.findall(handle.read())]
 
 
 def _count(text: str) -> int:

@@ -1495,6 +1495,42 @@ def test_replay_refuses_counts_below_one_and_says_a_misread_endpoint_without_a_t
     assert capsys.readouterr().err.startswith("replay: tcp://127.0.0.1:99999: the port must be a number")
 
 
+def test_a_log_that_is_not_one_is_named_and_every_number_is_read(tmp_path, capsys):
+    """Session 86: a log without points ended the replay with an IndexError (once connected to a worker), and a
+    point written ``T="5.5"`` or ``X="1e2"`` was left out of its stroke without a word. The gesture is the log's
+    Name, as the worker's own reader takes it, whatever the file is called."""
+    head = '\ufeff<?xml version="1.0" encoding="utf-8"?>\n'
+    good = tmp_path / "good" / "s01" / "fast"
+    good.mkdir(parents=True)
+    (good / "stroke.xml").write_text(head + '<Gesture Name="zigzag07" Subject="1">\n'
+                                     '  <Point T="5.5" X="1e2" Y="-3" />\n  <Point X="4" Y="2.25" T="17" />\n'
+                                     '</Gesture>\n', encoding="utf-8")
+    assert load_logs(str(tmp_path / "good")) == [
+        (str(good / "stroke.xml"), "zigzag", [(100.0, -3.0, 5.5), (4.0, 2.25, 17.0)])]
+    bad = {
+        "empty.xml": ('<Gesture Name="check01"></Gesture>', "no <Point> elements"),
+        "nameless.xml": ('<Gesture Subject="1"><Point X="1" Y="2" T="3" /></Gesture>',
+                         "no <Gesture> element with a Name"),
+        "digits.xml": ('<Gesture Name="01"><Point X="1" Y="2" T="3" /></Gesture>', "no <Gesture> element with a Name"),
+        "point.xml": ('<Gesture Name="x01"><Point X="1" Y="2" T="3" /><Point X="nan" Y="2" T="4" /></Gesture>',
+                      'point 1 lacks a numeric X, Y or T: <Point X="nan" Y="2" T="4" />'),
+        "missing.xml": ('<Gesture Name="x01"><Point X="1" T="3" /></Gesture>', "point 0 lacks a numeric X, Y or T"),
+        "cut.xml": ('<Gesture Name="x01"><Point X="1" Y="2" T="3" />', "not a readable XML log"),
+    }
+    for name, (text, message) in bad.items():
+        directory = tmp_path / name[:-4]
+        directory.mkdir()
+        (directory / name).write_text(head + text, encoding="utf-8")
+        with pytest.raises(ValueError) as raised:
+            load_logs(str(directory))
+        assert str(raised.value).startswith(str(directory / name) + ": " + message), (name, str(raised.value))
+        # The replay says so and exits 1 before it connects: no worker is needed to find out.
+        from stroke_client.replay import main as replay_main
+
+        assert replay_main(["--dataset", str(directory), "--input", "tcp://127.0.0.1:9"]) == 1
+        assert capsys.readouterr().err.startswith("replay: %s: %s" % (directory / name, message))
+
+
 class NotifySocket:
     """A datagram socket standing in for systemd's NOTIFY_SOCKET."""
 
