@@ -6,7 +6,7 @@ import Foundation
 /// children (integer pixels, y down, absolute milliseconds) and may begin with a UTF-8 byte-order mark.
 /// A data set is laid out as `DIR/sNN/{slow,medium,fast}/<gesture>NN.xml`.
 public struct DollarLog: Sendable, Hashable {
-    /// The gesture's name, taken from the file name without its repetition number (`check01.xml` → `check`).
+    /// The gesture's name: the `Name` attribute without its repetition number (`check01` → `check`).
     public var gesture: String
     /// The subject's folder name (`s02`), or the `Subject` attribute when read from bare data.
     public var subject: String
@@ -85,19 +85,26 @@ public struct DollarLog: Sendable, Hashable {
 
     // MARK: - A minimal scanner for this flat format
 
-    /// The byte ranges of the start tags `<name …>` (or `<name>`).
+    /// XML's white space: space, tab, line feed, carriage return.
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// The byte ranges of the start tags `<name …>`, `<name>` or `<name/>`, the name followed by any white space
+    /// (before session 86 a space only: a tag whose attributes began on the next line was not found).
     private static func elements(named name: [UInt8], in bytes: [UInt8]) -> [Range<Int>] {
         var result = [Range<Int>]()
         var index = 0
         while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "<"), index + name.count + 1 < bytes.count,
-                bytes[(index + 1)..<(index + 1 + name.count)].elementsEqual(name),
-                bytes[index + 1 + name.count] == UInt8(ascii: " ") || bytes[index + 1 + name.count] == UInt8(ascii: ">")
+            let after = index + 1 + name.count
+            guard bytes[index] == UInt8(ascii: "<"), after < bytes.count,
+                bytes[(index + 1)..<after].elementsEqual(name),
+                isSpace(bytes[after]) || bytes[after] == UInt8(ascii: ">") || bytes[after] == UInt8(ascii: "/")
             else {
                 index += 1
                 continue
             }
-            var end = index + 1 + name.count
+            var end = after
             while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }
             guard end < bytes.count else { break }
             result.append(index..<(end + 1))
@@ -106,22 +113,30 @@ public struct DollarLog: Sendable, Hashable {
         return result
     }
 
-    /// `key="value"` pairs of a tag.
+    /// `key="value"` (or `'value'`) pairs of a start tag, with white space of any kind between them and around
+    /// `=`, as XML allows.
     private static func attributes(of tag: ArraySlice<UInt8>) -> [String: String] {
         var result = [String: String]()
-        var index = tag.startIndex
-        while let equals = tag[index...].firstIndex(of: UInt8(ascii: "=")) {
-            var keyStart = equals
-            while keyStart > index, tag[keyStart - 1] != UInt8(ascii: " "), tag[keyStart - 1] != UInt8(ascii: "\n") {
-                keyStart -= 1
-            }
-            let quoteIndex = equals + 1
-            guard quoteIndex < tag.endIndex,
-                tag[quoteIndex] == UInt8(ascii: "\"") || tag[quoteIndex] == UInt8(ascii: "'"),
-                let close = tag[(quoteIndex + 1)...].firstIndex(of: tag[quoteIndex])
+        var index = tag.startIndex + 1
+        func skip(while condition: (UInt8) -> Bool) {
+            while index < tag.endIndex, condition(tag[index]) { index += 1 }
+        }
+        let delimiters: [UInt8] = [UInt8(ascii: "="), UInt8(ascii: ">"), UInt8(ascii: "/")]
+        skip { !isSpace($0) && !delimiters.contains($0) }  // the element's name
+        while true {
+            skip(while: isSpace)
+            let keyStart = index
+            skip { !isSpace($0) && !delimiters.contains($0) }
+            let keyEnd = index
+            skip(while: isSpace)
+            guard keyEnd > keyStart, index < tag.endIndex, tag[index] == UInt8(ascii: "=") else { break }
+            index += 1
+            skip(while: isSpace)
+            guard index < tag.endIndex, tag[index] == UInt8(ascii: "\"") || tag[index] == UInt8(ascii: "'"),
+                let close = tag[(index + 1)...].firstIndex(of: tag[index])
             else { break }
-            let key = String(decoding: tag[keyStart..<equals], as: UTF8.self)
-            result[key] = String(decoding: tag[(quoteIndex + 1)..<close], as: UTF8.self)
+            let key = String(decoding: tag[keyStart..<keyEnd], as: UTF8.self)
+            result[key] = String(decoding: tag[(index + 1)..<close], as: UTF8.self)
             index = close + 1
         }
         return result

@@ -16,6 +16,18 @@ struct DollarLogAndEvaluatorTests {
         #expect(log.points == [StrokePoint(x: 1, y: 2, time: 100), StrokePoint(x: 3, y: 5, time: 116)])
     }
 
+    @Test("reads a log whose tags span lines, with tabs and with white space around =")
+    func whiteSpace() throws {
+        // Before session 86 only a space after a tag's name counted: these tags were not found ("no <Gesture>").
+        let xml =
+            "<?xml version=\"1.0\"?>\r\n<Gesture\r\n  Name = 'circle12'\tSubject=\"9\">\r\n"
+            + "<Point\n\tX=\"1.5\"\n\tY =\"-2\"\n\tT= \"10\"/>\r\n<Point\tX=\"3\"\tY=\"4\"\tT=\"26\"\t/></Gesture>"
+        let log = try DollarLog(xml: Data(xml.utf8), source: "t.xml")
+        #expect(log.gesture == "circle")
+        #expect(log.subject == "s9")
+        #expect(log.points == [StrokePoint(x: 1.5, y: -2, time: 10), StrokePoint(x: 3, y: 4, time: 26)])
+    }
+
     @Test("malformed logs give clear errors")
     func malformed() {
         for xml in [
