@@ -36,15 +36,15 @@ enum EvalCommand {
                                         way round too (--perturb reverse=1 draws the strokes backward)
           --checkmark-config FILE       the checkmark detector's tuning: a JSON object with any of the
                                         fields of CheckmarkConfiguration (the rest keep their defaults)
-          --perturb SPEC                change every tested stroke (never the templates), as other hands
-                                and devices would, in this order: reverse=1 (drawn backward: the
-                                last point first), ease=G (time fraction u → u^G),
-                                rate=HZ (resampled in time), rotate=DEG (clockwise), shear=F (x +=
-                                F·y), aspect=F (width ÷ height), jitter=F (noise, a fraction of the
-                                stroke's diagonal, drawn from --seed), quantize=Q (coordinates
-                                rounded to Q), stamp=K (runs of K samples carry their last one's
-                                time, as a producer that stamps a message's points with one time
-                                sends them); comma-separated. `stroke-tool robustness` runs a sweep
+          --perturb SPEC                change every tested stroke (never the templates), as other hands and
+                                        devices would, in this order: reverse=1 (drawn backward: the last
+                                        point first), ease=G (time fraction u → u^G), rate=HZ (resampled in
+                                        time), rotate=DEG (clockwise), shear=F (x += F·y), aspect=F (width ÷
+                                        height), jitter=F (noise, a fraction of the stroke's diagonal, drawn
+                                        from --seed), quantize=Q (coordinates rounded to Q), stamp=K (runs
+                                        of K samples carry their last one's time, as a producer that stamps
+                                        a message's points with one time sends them); comma-separated.
+                                        `stroke-tool robustness` runs a sweep
           --among K                     recognize each stroke among K of the library's gestures only: its
                                         own and K − 1 others drawn from --seed, as a session that chooses
                                         the gestures it expects (default 0: among all)
