@@ -3,10 +3,12 @@
 only its own session's events, where another session's id starts with its own (events are subscribed to by prefix,
 Protocol/README.md section 1). Its events are compact JSON, as the worker writes them.
 
-Binds a SUB at INPUT and a PUB at OUTPUT. Each ping of SESSION is answered with a pong of SESSION-2 first, then one of
-SESSION; the end of a stroke with a match of SESSION-2 first, then a nomatch of SESSION. A client that takes the
-other session's events reports a match; one that takes its own reports no match (exit status 1). Exits after the
-stroke's answer, or after TIMEOUT seconds.
+Binds a SUB at INPUT and a PUB at OUTPUT. Each ping of SESSION is answered with a message of one frame on SESSION's
+topic, a pong of SESSION-2, then one of SESSION; the end of a stroke with a match of SESSION-2 first, then a match of
+SESSION in a message of three frames, then a nomatch of SESSION. A client that takes the other session's events, or
+takes a message of other than two frames for an event, reports a match (or loses its place among the frames and
+the pong or the nomatch); one that takes its own events and nothing else reports no match (exit status 1). Exits
+after the stroke's answer, or after TIMEOUT seconds.
 
 Usage: c-client-fake-worker.py INPUT OUTPUT SESSION [TIMEOUT]
 """
@@ -42,6 +44,7 @@ def main() -> None:
             continue
         payload = frames[1]
         if payload.startswith(b"{") and json.loads(payload).get("type") == "ping":
+            events.send(session.encode())  # one frame: no event
             for name in (other, session):
                 publish(name, {"event": "pong", "eventSeq": 0, "seq": None, "shard": "0/1", "known": False})
         elif payload[:1] == b"\xb1" and len(payload) >= 16 and payload[2] == 3:  # a binary end
@@ -49,6 +52,9 @@ def main() -> None:
             stroke = int.from_bytes(payload[8:12], "little")
             answer = {"eventSeq": 1, "seq": seq, "stroke": stroke, "pointer": 0, "points": 48, "library": "default"}
             publish(other, dict(answer, event="match", name="check", score=0.9, candidates=[]))
+            match = json.dumps(dict(answer, v=1, session=session, event="match", name="check", score=0.9,
+                                    candidates=[]), separators=(",", ":"))
+            events.send_multipart([session.encode(), match.encode(), b"x"])  # three frames: no event
             publish(session, dict(answer, event="nomatch", reason="below_threshold", candidates=[]))
             break
     time.sleep(0.5)  # the events leave before the sockets close

@@ -3,7 +3,7 @@
  *
  * Pings the session until the worker answers (so that its events will reach us), sends one check-shaped stroke in
  * the binary form (begin, points in batches, end), then prints every event for that session until the match (or
- * no match) arrives.
+ * no match) arrives. A message on the output that is not [topic, event] is passed over, and said on stderr.
  *
  *   cc -O2 -Wall -Wextra -o send_stroke send_stroke.c -lzmq
  *   ./send_stroke [input-endpoint] [output-endpoint] [session-id]
@@ -102,6 +102,34 @@ static int wait_readable(void *socket, void *monitor, int milliseconds) {
         exit(3);
     }
     return 0;
+}
+
+/* Receives one message of `socket`, which has one queued, into `topic` and `payload` (NUL-terminated, cut to
+   their sizes): 1 for an event, [topic, payload], with `*topic_length` the topic's whole length; 0 for a message
+   of any other number of frames, which is taken whole and passed over. Such a message is no event of the protocol
+   (section 1: exactly two frames), a garbled one or another publisher's; before session 86 the client read its
+   frames as if it were one and from then on took payloads for topics and topics for payloads. */
+static int receive_event(void *socket, char *topic, size_t topic_size, int *topic_length, char *payload,
+                         size_t payload_size) {
+    int more = 0, frames = 1, m = 0;
+    size_t more_size = sizeof more;
+    int n = zmq_recv(socket, topic, topic_size - 1, 0);
+    CHECK(n);
+    topic[(size_t)n < topic_size - 1 ? (size_t)n : topic_size - 1] = 0;
+    *topic_length = n;
+    CHECK(zmq_getsockopt(socket, ZMQ_RCVMORE, &more, &more_size));
+    while (more) {
+        /* The second frame is the payload; any after it are taken with nothing kept. */
+        int length = zmq_recv(socket, payload, frames == 1 ? payload_size - 1 : 0, 0);
+        CHECK(length);
+        if (frames++ == 1) m = length;
+        CHECK(zmq_getsockopt(socket, ZMQ_RCVMORE, &more, &more_size));
+    }
+    payload[(size_t)m < payload_size - 1 ? (size_t)m : payload_size - 1] = 0;
+    if (frames != 2)
+        fprintf(stderr, "send_stroke: skipped a message of %d frame%s, not [topic, event]\n", frames,
+                frames == 1 ? "" : "s");
+    return frames == 2;
 }
 
 /* One binary message (section 3): 16-byte header, then x, y (f32) and t (f64) per point. */
@@ -244,13 +272,10 @@ int main(int argc, char **argv) {
         CHECK(zmq_send(producer, ping, sizeof ping - 1, 0));
         while (!answered && wait_readable(consumer, consumer_monitor, 100)) {
             char event_topic[160], payload[512];
-            int n = zmq_recv(consumer, event_topic, sizeof event_topic, 0);
-            CHECK(n);
-            int m = zmq_recv(consumer, payload, sizeof payload - 1, 0);
-            CHECK(m);
-            payload[m < (int)sizeof payload - 1 ? m : (int)sizeof payload - 1] = 0;
-            if (is_session_topic(event_topic, n, session, session_length) && strstr(payload, "\"event\":\"pong\"")) {
-                printf("%.*s %s\n", n < (int)sizeof event_topic ? n : (int)sizeof event_topic, event_topic, payload);
+            int n;
+            if (receive_event(consumer, event_topic, sizeof event_topic, &n, payload, sizeof payload)
+                && is_session_topic(event_topic, n, session, session_length) && strstr(payload, "\"event\":\"pong\"")) {
+                printf("%s %s\n", event_topic, payload);
                 answered = 1;
             }
         }
@@ -279,18 +304,14 @@ int main(int argc, char **argv) {
     int status = 1;
     for (;;) {
         char event_topic[160], payload[4096];
-        int n = wait_readable(consumer, consumer_monitor, timeout) ? zmq_recv(consumer, event_topic,
-                                                                            sizeof event_topic - 1, 0)
-                                                                      : -1;
-        if (n < 0) {
+        int n;
+        if (!wait_readable(consumer, consumer_monitor, timeout)) {
             fprintf(stderr, "no event within %d ms\n", timeout);
             break;
         }
-        int m = zmq_recv(consumer, payload, sizeof payload - 1, 0);
-        if (m < 0) break;
+        if (!receive_event(consumer, event_topic, sizeof event_topic, &n, payload, sizeof payload)) continue;
         if (!is_session_topic(event_topic, n, session, session_length)) continue; /* another session's */
-        payload[m < (int)sizeof payload - 1 ? m : (int)sizeof payload - 1] = 0;
-        printf("%.*s %s\n", n, event_topic, payload);
+        printf("%s %s\n", event_topic, payload);
         if (strstr(payload, "\"event\":\"match\"")) { status = 0; break; }
         if (strstr(payload, "\"event\":\"nomatch\"")) break;
     }
