@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """make cluster-test: a 3-worker cluster behind both proxies on loopback (Deploy/local-cluster.sh).
 
-1. 3,000 sessions draw real strokes: every stroke is answered exactly once, and the workers' session counts
-   partition the sessions by shard (none served by two workers, none by zero); a ping of a session through the
-   proxies is answered once, by its shard's worker, which holds the session; `stroke-tool send` through the
-   proxies gets a check and a circle matched.
+1. local-cluster.sh refuses a second start and a second worker 0 while the cluster runs. 3,000 sessions draw
+   real strokes: every stroke is answered exactly once, and the workers' session counts partition the sessions
+   by shard (none served by two workers, none by zero); a ping of a session through the proxies is answered once,
+   by its shard's worker, which holds the session; `stroke-tool send` through the proxies gets a check and a
+   circle matched.
 2. Under load, worker 1 is killed with SIGKILL and restarted: the other shards lose nothing; shard 1 loses only
    the strokes in flight, each of whose sessions is told so (session_reset / unknown_stroke / sequence_gap)
    once the worker is back; the restarted worker serves again within 2 s (a pong for every session of its
@@ -17,6 +18,9 @@
    held since, and each bucket's sessions come from the newest file that holds them, so every session answers
    with its second gesture and none meets numbering from the older file.
 After each restart and change the producer waits until its subscriptions in force cover every bucket again.
+
+Usage: cluster_test.py, with no arguments. Environment: CLUSTER_BASE_PORT (default 5755: the proxies take it and the
+next, the workers the ports after), STROKE_BIN (default .build/release/stroke-worker).
 """
 
 import collections
@@ -260,11 +264,24 @@ def stroke_messages(producer, session, points, batch=8):
 
 
 def main():
+    # Before session 86 any argument, --help too, was passed over and the whole test ran.
+    if len(sys.argv) > 1:
+        print(__doc__, file=sys.stdout if sys.argv[1] in ("-h", "--help") else sys.stderr)
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     library = strokes()
     sessions = ["c-%d" % k for k in range(SESSIONS)]
     shard_of = {s: bucket(s) % SHARDS for s in sessions}
     cluster("stop")
     cluster("start", str(SHARDS))
+    # What would break the running cluster is refused and changes nothing, which the phases below then show: a
+    # second start (before session 86 it deleted the workers' state directories, which phase 3 needs, and lost
+    # track of the proxies) and a second worker 0 (it ran beside the first: phase 1's strokes answered twice).
+    refusals = [subprocess.run([os.path.join(HERE, "local-cluster.sh"), *args], env=ENV, capture_output=True,
+                               text=True) for args in (["start", str(SHARDS)], ["start-worker", "0"])]
+    check([r.returncode for r in refusals] == [1, 1] and "stop it first" in refusals[0].stderr
+          and "runs already" in refusals[1].stderr,
+          "local-cluster.sh refuses a second start and a second worker 0: %s" % "; ".join(
+              r.stderr.strip() or "exit status %d" % r.returncode for r in refusals))
     context = zmq.Context()
     try:
         consumer = Consumer("tcp://127.0.0.1:%d" % (BASE + 1), prefixes=["c-"], context=context, system=True)

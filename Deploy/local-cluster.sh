@@ -12,6 +12,10 @@
 #
 # Producers publish to tcp://127.0.0.1:$BASE_PORT (default 5655); consumers subscribe at
 # tcp://127.0.0.1:$((BASE_PORT + 1)). Environment: STROKE_BIN (the stroke-worker binary), BASE_PORT, RUN_DIR.
+# A count is 1-4096 workers and a worker's index one of 0 to count - 1 (else exit 2); `start` while a cluster runs
+# in RUN_DIR, `start-worker` of a worker that runs and `kill-worker` or `reshard` without one exit 1, changing
+# nothing (before session 86, `start` deleted the running workers' state files and lost track of its proxies, and
+# `start-worker` ran a second worker for the same shard).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,6 +73,43 @@ stop_process() {
     rm -f "$run/$name.pid"
 }
 
+usage() {
+    sed -n '2,18p' "$0" | cut -c3-
+}
+
+# Exits 2, saying why, unless $2 is a whole number from $3 to $4; $1 names it.
+whole_number() {
+    if ! [[ $2 =~ ^[0-9]+$ ]] || ((10#$2 < $3 || 10#$2 > $4)); then
+        echo "local-cluster.sh: $1 is a whole number from $3 to $4, got '$2'" >&2
+        exit 2
+    fi
+}
+
+# The processes of RUN_DIR that run, by name.
+running() {
+    local file name
+    for file in "$run"/*.pid; do
+        [ -e "$file" ] || continue
+        name=$(basename "$file" .pid)
+        if alive "$name"; then echo "$name"; fi
+    done
+}
+
+# Exits 1 unless the proxies run: workers without them never become ready.
+require_cluster() {
+    if ! alive input-proxy || ! alive results-proxy || ! [ -s "$run/shards" ]; then
+        echo "local-cluster.sh: no cluster runs in $run: start it first" >&2
+        exit 1
+    fi
+}
+
+# Exits 2 unless $1 is the index of a worker of the running cluster's count.
+worker_index() {
+    local count
+    count=$(cat "$run/shards")
+    whole_number "a worker's index" "$1" 0 $((count - 1))
+}
+
 stop_workers() {
     for file in "$run"/worker-*.pid; do
         [ -e "$file" ] || continue
@@ -79,6 +120,12 @@ stop_workers() {
 case "${1:-}" in
 start)
     count=${2:-3}
+    whole_number "the count of workers" "$count" 1 4096
+    count=$((10#$count))
+    if [ -n "$(running)" ]; then
+        echo "local-cluster.sh: a cluster runs in $run ($(running | tr '\n' ' ' | sed 's/ $//')): stop it first" >&2
+        exit 1
+    fi
     echo "$count" >"$run/shards"
     rm -rf "$run/state"
     launch input-proxy "$bin" proxy --frontend "bind:tcp://127.0.0.1:$producers" \
@@ -104,21 +151,40 @@ status)
     done
     ;;
 kill-worker)
-    pid=$(pid_of "worker-$2")
-    [ -n "$pid" ] && kill -KILL "$pid"
-    rm -f "$run/worker-$2.pid"
+    require_cluster
+    worker_index "${2:-}"
+    index=$((10#$2))
+    if ! alive "worker-$index"; then
+        echo "local-cluster.sh: worker-$index does not run" >&2
+        exit 1
+    fi
+    kill -KILL "$(pid_of "worker-$index")"
+    rm -f "$run/worker-$index.pid"
     ;;
 start-worker)
-    start_worker "$2"
+    require_cluster
+    worker_index "${2:-}"
+    index=$((10#$2))
+    if alive "worker-$index"; then
+        echo "local-cluster.sh: worker-$index runs already (pid $(pid_of "worker-$index"))" >&2
+        exit 1
+    fi
+    start_worker "$index"
     ;;
 reshard)
+    whole_number "the count of workers" "${2:-}" 1 4096
+    count=$((10#$2))
+    require_cluster
     stop_workers
-    echo "$2" >"$run/shards"
-    for index in $(seq 0 $(($2 - 1))); do start_worker "$index"; done
-    echo "resharded: $2 workers"
+    echo "$count" >"$run/shards"
+    for index in $(seq 0 $((count - 1))); do start_worker "$index"; done
+    echo "resharded: $count workers"
+    ;;
+-h | --help | help)
+    usage
     ;;
 *)
-    sed -n '2,14p' "$0"
+    usage >&2
     exit 2
     ;;
 esac
