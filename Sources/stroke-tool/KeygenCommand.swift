@@ -1,4 +1,5 @@
 import Foundation
+import StrokeRecognition
 import StrokeWorker
 import ZeroMQ
 
@@ -54,12 +55,12 @@ enum KeygenCommand {
     }
 
     /// Creates `path` with `permissions` from the start (the secret is never readable by others, not even
-    /// briefly); fails if it exists, and removes what it created if the write fails.
+    /// briefly); fails if it exists, and removes what it created if the write fails. Its errors are I/O errors
+    /// (exit status 1, as every command's; before session 86 they were usage errors, 2).
     private static func write(_ text: String, to path: String, permissions: mode_t) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, permissions)
         guard descriptor >= 0 else {
-            throw CommandLineArguments.Failure(
-                description: "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw RecognitionError(.io, "cannot create \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
         let bytes = Array(text.utf8)
@@ -67,7 +68,7 @@ enum KeygenCommand {
         guard written == bytes.count else {
             let reason = String(cString: strerror(errno))
             unlink(path)
-            throw CommandLineArguments.Failure(description: "cannot write \(path): \(reason)")
+            throw RecognitionError(.io, "cannot write \(path): \(reason)")
         }
     }
 }

@@ -321,13 +321,16 @@ struct StrokeToolTests {
         #expect(secret.contains("public-key = \"\(publicKey ?? "")\"") && secret.contains("secret-key = \""))
         #expect(result.output.contains(publicKey ?? "-"))
         let again = try Self.run(["keygen", "-o", prefix])
-        #expect(again.status != 0 && again.error.contains("File exists"))
+        // A file that is there, or a directory that is not, is an I/O error, not a usage error (2 before session 86).
+        #expect(again.status == 1 && again.error.contains("io: cannot create \(prefix).key: File exists"))
+        let nowhere = try Self.run(["keygen", "-o", directory.appendingPathComponent("none/worker").path])
+        #expect(nowhere.status == 1 && nowhere.error.contains("No such file or directory"), "\(nowhere.error)")
         #expect(try String(contentsOfFile: prefix + ".key", encoding: .utf8) == secret)
         // Where only the public half's name is taken, the secret half written first is taken back.
         let other = directory.appendingPathComponent("other").path
         try Data("mine\n".utf8).write(to: URL(fileURLWithPath: other + ".pub"))
         let half = try Self.run(["keygen", "-o", other])
-        #expect(half.status != 0 && half.error.contains("cannot create \(other).pub: File exists"))
+        #expect(half.status == 1 && half.error.contains("cannot create \(other).pub: File exists"))
         #expect(!FileManager.default.fileExists(atPath: other + ".key"))
         #expect(try String(contentsOfFile: other + ".pub", encoding: .utf8) == "mine\n")
         // A prefix without a file name wrote hidden files named .key and .pub (session 81).
