@@ -14,7 +14,7 @@ enum PingCommand {
               back (Protocol/README.md, section 4), then times COUNT more round trips. Prints the shard of the
               worker that answered, whether it holds the session's state, and the round trips. A ping creates no
               state and uses none of the session's sequence numbers (it counts as the session's activity).
-              Exit status 0 when the pongs came back, 1 when none did within the timeout.
+              Exit status 0 when the pongs came back, 1 when one did not within the timeout, 2 for a bad option.
 
         OPTIONS
           --session ID              the session to ping (default stroke-tool-ping)
@@ -62,10 +62,20 @@ enum PingCommand {
             let pinger = try Pinger(
                 input: input, output: output, session: session, timeout: timeout, security: security,
                 connections: connections)
-            guard let report = try pinger.run(count: count) else {
+            let report: Report
+            switch try pinger.run(count: count) {
+            case .answered(let answered):
+                report = answered
+            case .unanswered:
                 StrokeTool.printError(
                     "stroke-tool ping: no pong for session \(session) within \(timeout) s: no worker serves its "
                         + "shard at \(input) and \(output), or one refused this client's CURVE key")
+                return 1
+            case .lost(let sequence):
+                // Before session 86 a usage error (status 2), as if an option had been wrong.
+                StrokeTool.printError(
+                    "stroke-tool ping: the pong of ping \(sequence) of \(count) did not come back within \(timeout) s "
+                        + "(the first did)")
                 return 1
             }
             if json {

@@ -41,26 +41,36 @@ final class Pinger {
         try producer.attach(inputEndpoint)
     }
 
+    /// How a run ended.
+    enum Outcome {
+        /// Every pong came back.
+        case answered(PingCommand.Report)
+        /// No subscription covered the session, or no pong came back, within the timeout.
+        case unanswered
+        /// The first pong came back, but that of timed ping `sequence` (1 to `count`) did not.
+        case lost(sequence: Int)
+    }
+
     /// Waits for a subscription that covers the session's topic, pings until the first pong, then times `count`
-    /// round trips; nil when no subscription or no pong came within the timeout.
+    /// round trips.
     ///
-    /// - Throws: `ZMQError`, or `CommandLineArguments.Failure` when a timed pong does not come back in time.
-    func run(count: Int) throws -> PingCommand.Report? {
-        guard try waitForSubscription(), let first = try firstPong() else { return nil }
+    /// - Throws: `ZMQError`.
+    func run(count: Int) throws -> Outcome {
+        guard try waitForSubscription(), let first = try firstPong() else { return .unanswered }
         var trips = [Double]()
         for index in 0..<count {
             let sequence = index + 1
             let sent = DispatchTime.now().uptimeNanoseconds
             try ping(sequence: sequence)
             guard try pong(sequence: sequence, until: Self.deadline(after: timeout)) != nil else {
-                throw CommandLineArguments.Failure(
-                    description: "the pong of ping \(sequence) of \(count) did not come back within \(timeout) s")
+                return .lost(sequence: sequence)
             }
             trips.append(Double(DispatchTime.now().uptimeNanoseconds - sent) / 1000)
         }
-        return PingCommand.Report(
-            session: session, shard: first["shard"] as? String ?? "?", known: first["known"] as? Bool ?? false,
-            roundTripsMicroseconds: trips)
+        return .answered(
+            PingCommand.Report(
+                session: session, shard: first["shard"] as? String ?? "?", known: first["known"] as? Bool ?? false,
+                roundTripsMicroseconds: trips))
     }
 
     // MARK: - Steps

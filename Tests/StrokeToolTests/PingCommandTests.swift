@@ -103,6 +103,22 @@ struct PingCommandTests {
         #expect(ipv6.status == 0, "\(ipv6.error)")
     }
 
+    @Test("a timed pong that does not come back: status 1, not a usage error")
+    func lostPong() throws {
+        // Before session 86 it ended as a bad option does, with status 2.
+        let worker = try StandInWorker(session: "pinged", timedPongs: false, timeout: 3)
+        let run = try StrokeToolTests.run([
+            "ping", "--input", worker.input, "--output", worker.output, "--session", "pinged", "--count", "2",
+            "--timeout", "0.5",
+        ])
+        #expect(run.status == 1, "\(run.error)")
+        #expect(
+            run.error.hasSuffix(
+                "stroke-tool ping: the pong of ping 1 of 2 did not come back within 0.5 s (the first did)\n"),
+            "\(run.error)")
+        worker.wait()
+    }
+
     @Test("no worker: status 1 and why; bad options: status 2")
     func failures() throws {
         // A port nothing listens on: connecting succeeds (ZeroMQ connects in the background), nothing answers.

@@ -9,8 +9,9 @@ import ZeroMQ
 /// Each ping of the session is answered with a pong of the other session first, then the session's own; the end
 /// of a stroke (binary, as `stroke-tool send` sends it) with a `match` of the other session's stroke of the same id
 /// first, then a `nomatch` of the session's. A client that takes the other session's events reports a match. With
-/// `undecodable`, each answer of the other session comes after a message on its topic that is not an event. Its
-/// sockets live on a thread of their own, which ends after the stroke's answer or after `timeout` seconds.
+/// `undecodable`, each answer of the other session comes after a message on its topic that is not an event. With
+/// `timedPongs` false, only the pings numbered 0 (those `stroke-tool ping` sends until the first pong) are answered.
+/// Its sockets live on a thread of their own, which ends after the stroke's answer or after `timeout` seconds.
 final class StandInWorker: Sendable {
     /// Where the client's producer connects (the stand-in's SUB).
     let input: String
@@ -19,7 +20,7 @@ final class StandInWorker: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the stand-in for `session`.
-    init(session: String, undecodable: Bool = false, timeout: Double = 20) throws {
+    init(session: String, undecodable: Bool = false, timedPongs: Bool = true, timeout: Double = 20) throws {
         let ready = DispatchSemaphore(value: 0)
         let endpoints = Handoff()
         let finished = self.finished
@@ -37,7 +38,7 @@ final class StandInWorker: Sendable {
                 endpoints.value.withLock { $0 = .success((intake.lastEndpoint, events.lastEndpoint)) }
                 ready.signal()
                 try Self.serve(
-                    session, undecodable: undecodable, intake: intake, events: events,
+                    session, undecodable: undecodable, timedPongs: timedPongs, intake: intake, events: events,
                     until: Date().addingTimeInterval(timeout))
             } catch {
                 endpoints.value.withLock { $0 = .failure(error) }
@@ -58,7 +59,8 @@ final class StandInWorker: Sendable {
     func wait() { finished.wait() }
 
     private static func serve(
-        _ session: String, undecodable: Bool, intake: ZMQSocket, events: ZMQSocket, until deadline: Date
+        _ session: String, undecodable: Bool, timedPongs: Bool, intake: ZMQSocket, events: ZMQSocket,
+        until deadline: Date
     ) throws(ZMQError) {
         let other = session + "-2"
         func publish(_ name: String, _ fields: String) throws(ZMQError) {
@@ -71,7 +73,9 @@ final class StandInWorker: Sendable {
         while Date() < deadline {
             guard let frames = try intake.receiveMultipart(), frames.count == 2 else { continue }
             let payload = frames[1]
-            if payload.first == UInt8(ascii: "{"), String(decoding: payload, as: UTF8.self).contains(#""ping""#) {
+            let text = String(decoding: payload, as: UTF8.self)
+            if payload.first == UInt8(ascii: "{"), text.contains(#""ping""#) {
+                guard timedPongs || text.contains(#""seq":0}"#) else { continue }
                 for name in [other, session] {
                     try publish(name, #"0,"event":"pong","seq":null,"shard":"0/1","known":false"#)
                 }
