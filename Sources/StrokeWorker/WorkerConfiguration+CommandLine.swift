@@ -241,6 +241,10 @@ extension WorkerConfiguration {
         lines.append("WatchdogSec= (WATCHDOG_USEC) a WATCHDOG=1 ping at half the interval while the lanes receive.")
         lines.append("Signals: SIGINT or SIGTERM stop intake, finish what was received, flush events, exit 0;")
         lines.append("SIGHUP reads the --library and --curve-authorized-keys files again.")
+        lines.append("Exit status: 0 after such a stop; 2 for a command line or environment it cannot read (an")
+        lines.append("option unknown, unreadable or out of range, a CURVE key file missing or holding no key); 1")
+        lines.append("when the worker cannot run as configured (two endpoints on one address, a library, checkmark")
+        lines.append("or state file it cannot read or that is not valid, an address another process holds).")
         return lines.joined(separator: "\n")
     }
 
@@ -358,6 +362,9 @@ extension WorkerConfiguration {
                 logFormat = parsed
             }
             inertOptions = inertOptions { args.value($0, env: env($0)) != nil }
+            // A --metrics address that does not read is a usage error here (status 2), as the proxy's is;
+            // `validate()` finds it too in a configuration built in code. Before session 86 it ended the worker with 1.
+            if let metricsAddress { _ = try MetricsServer.parse(metricsAddress) }
         } catch let failure as CommandLineArguments.Failure {
             throw args.naming(failure) { flag in Self.options.first { $0.flag == flag }?.env }
         }

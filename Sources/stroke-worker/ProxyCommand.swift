@@ -1,4 +1,5 @@
 import Foundation
+import StrokeRecognition
 import StrokeWorker
 import Synchronization
 import ZeroMQ
@@ -56,7 +57,10 @@ enum ProxyCommand {
                                Default: any client with the key
         The log says when an endpoint the proxy connects to does not answer (at once, then every minute), connects,
         is lost or refuses the handshake, and when a side cannot take a connection (out of files).
-        SIGINT or SIGTERM terminate the proxy and exit 0; SIGHUP reads --curve-authorized-keys again.
+        SIGINT or SIGTERM terminate the proxy and exit 0; SIGHUP reads --curve-authorized-keys again. Exit status 2
+        for a command line or environment it cannot read (an option unknown, unreadable or out of range, a CURVE key
+        file missing or holding no key), 1 when the proxy cannot run as configured (two endpoints on one address, an
+        address another process holds).
         Under systemd (Type=notify), NOTIFY_SOCKET gets READY=1 once both sides are bound, and STOPPING=1; with
         WatchdogSec= (WATCHDOG_USEC) a WATCHDOG=1 ping at half the interval while the forwarding loop turns.
         """
@@ -110,8 +114,9 @@ enum ProxyCommand {
                 }
                 + (args.value("metrics", env: variable("metrics")).flatMap(WorkerConfiguration.metricsEndpoint)
                     .map { [$0] } ?? [])
+            // A configuration it cannot run, status 1, as the worker's (2 before session 86).
             if let shared = WorkerConfiguration.sharedAddress(among: named) {
-                throw CommandLineArguments.Failure(description: shared)
+                throw RecognitionError(.invalidConfiguration, shared)
             }
             // Read as 32-bit numbers: a larger one is refused with the option's name, not trapped on.
             let hwm = try args.parsed("hwm", env: variable("hwm"), default: Int32(100_000))
