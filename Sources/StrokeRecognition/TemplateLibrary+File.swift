@@ -140,6 +140,7 @@ extension TemplateLibrary {
             guard !Self.hasControlCharacter(name) else {
                 throw fail("gestures has a name with a control character, \(name.quotedForDisplay)")
             }
+            if let problem = Self.unchoosable(name) { throw fail("gestures has a name \(problem)") }
             guard score.isFinite, (0...1).contains(score) else {
                 throw fail("gestures.\(name).minimumScore \(score) is outside 0...1")
             }
@@ -149,6 +150,7 @@ extension TemplateLibrary {
             guard !Self.hasControlCharacter(template.name) else {
                 throw fail("templates[\(index)].name \(template.name.quotedForDisplay) has a control character")
             }
+            if let problem = Self.unchoosable(template.name) { throw fail("templates[\(index)].name \(problem)") }
             guard template.points.count >= 2 else {
                 let count = String(counting: template.points.count, "point")
                 throw fail("templates[\(index)] (\(template.name)) has \(count); needs 2")
@@ -171,6 +173,23 @@ extension TemplateLibrary {
     /// its gestures may: the protocol's own names (session ids, learned gestures) have none either.
     static func hasControlCharacter(_ name: String) -> Bool {
         name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// The longest gesture name, in UTF-8 bytes: the protocol's bound on the names a session chooses (`options`
+    /// `gestures`, `gestureScores`) and learns (Protocol/README.md, section 4).
+    public static let maximumGestureNameBytes = 64
+
+    /// Why no session could choose the gesture `name` by its name (longer than `maximumGestureNameBytes`, or `*`,
+    /// which stands for every gesture there), for an error message; nil when one can. Before session 86 a library
+    /// took such names, and matched them, but a session that chose gestures could not name them.
+    static func unchoosable(_ name: String) -> String? {
+        if name == "*" {
+            return "\"*\", which stands for every gesture where sessions choose gestures: give the gesture another"
+        }
+        let bytes = name.utf8.count
+        guard bytes > maximumGestureNameBytes else { return nil }
+        return "\(String(name.prefix(24)).quotedForDisplay)… is \(bytes) bytes of UTF-8; a gesture's name is at most "
+            + "\(maximumGestureNameBytes), as sessions choose gestures by it"
     }
 
     // MARK: - Encoding

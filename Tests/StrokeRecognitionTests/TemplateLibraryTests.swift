@@ -121,6 +121,40 @@ struct TemplateLibraryTests {
         #expect(abs((result.match?.score ?? 0) - 1) < 1e-5)
     }
 
+    @Test("a gesture no session could choose by its name is refused: over 64 bytes, or *")
+    func unchoosableNames() throws {
+        // Until session 86 they loaded and matched, but `options` with `gestures` or `gestureScores` could not name
+        // them (1 to 64 bytes, not "*", as `learn` requires).
+        let head = #"{"format":"stroke-worker/template-library","version":3,"orientation":"sensitive","name":"spells","#
+        let long = String(repeating: "é", count: 33)  // 66 bytes
+        let fits = String(repeating: "é", count: 32)  // 64 bytes
+        for (json, problem) in [
+            (
+                head + #""templates":[{"name":"\#(long)","points":[[0,0],[9,9]]}]}"#,
+                "templates[0].name \"\(long.prefix(24))\"… is 66 bytes of UTF-8; a gesture's name is at most 64"
+            ),
+            (
+                head
+                    + #""gestures":{"\#(long)":{"minimumScore":0.5}},"templates":[{"name":"a","points":[[0,0],[9,9]]}]}"#,
+                "gestures has a name \"\(long.prefix(24))\"… is 66 bytes"
+            ),
+            (
+                head + #""templates":[{"name":"a","points":[[0,0],[9,9]]},{"name":"*","points":[[0,0],[9,9]]}]}"#,
+                #"templates[1].name "*", which stands for every gesture where sessions choose gestures"#
+            ),
+        ] {
+            do {
+                _ = try TemplateLibrary(json: Data(json.utf8), source: "test.json")
+                Issue.record("\(json) was taken")
+            } catch {
+                #expect(error.code == .malformedLibrary && error.message.hasPrefix("test.json: " + problem), "\(error)")
+            }
+        }
+        let library = try TemplateLibrary(
+            json: Data((head + #""templates":[{"name":"\#(fits)","points":[[0,0],[9,9]]}]}"#).utf8), source: "t")
+        #expect(library.templates.first?.name == fits)
+    }
+
     @Test("a name with a control character is refused, the library's, a gesture's or a template's, and shown escaped")
     func controlCharacters() {
         // Until session 78 they loaded: a library named "spells\nx" split the worker's log line in two.

@@ -228,6 +228,11 @@ def test_template_library_schema(protocol_dir, tmp_path):
     assert not validator.is_valid(dict(library, templates=[{"name": "a\x7f", "points": [[0, 0], [1, 1]]}]))
     validator.validate(dict(library, name="zaubersprüche ✨",
                             templates=[{"name": "zap ⚡", "points": [[0, 0], [1, 1]]}]))
+    # A gesture's name as sessions choose it (session 86): at most 64 characters, not "*"; a library's name is free.
+    validator.validate(dict(library, name="n" * 65, templates=[{"name": "g" * 64, "points": [[0, 0], [1, 1]]}]))
+    for name in ["g" * 65, "*"]:
+        assert not validator.is_valid(dict(library, templates=[{"name": name, "points": [[0, 0], [1, 1]]}])), name
+        assert not validator.is_valid(dict(strict, gestures={name: {"minimumScore": 0.8}})), name
     # A score that stands for a gesture's nearest templates: version 4 only, 1 to 8 of them.
     nearest = dict(strict, version=4, neighbors=3)
     validator.validate(nearest)
