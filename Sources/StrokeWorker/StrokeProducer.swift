@@ -113,7 +113,9 @@ public final class StrokeProducer {
     /// one of its points lies beyond).
     ///
     /// - Throws: `ProtocolError` (`bad_topic`) for a session id the protocol does not allow, (`non_finite`) for a
-    ///   point with a NaN or an infinity, before the message takes a sequence number; `ZMQError`.
+    ///   point with a NaN or an infinity, (`too_many_points`, `invalid_field`) for a message of more points than
+    ///   the binary form counts or a `points` message of none, before the message takes a sequence number;
+    ///   `ZMQError`.
     public func send(_ message: InputMessage, session: String) throws {
         try send(message, session: session, binaryCarries: try Self.check(message.points))
     }
@@ -127,6 +129,10 @@ public final class StrokeProducer {
             throw ProtocolError(
                 .tooManyPoints,
                 "a message carries at most \(Self.maximumPointsPerMessage) points, got \(message.points.count)")
+        }
+        // The worker answers one without points with invalid_field; before session 86 it went out, numbered.
+        guard message.kind != .points || !message.points.isEmpty else {
+            throw ProtocolError(.invalidField, "a points message carries at least one point")
         }
         var message = message
         if message.kind == .ping {

@@ -160,10 +160,12 @@ struct StrokeProducerTests {
 
     @Test("a session id the protocol does not allow, or a stroke of no points, is refused before anything is sent")
     func refused() async throws {
-        let codes = try await Self.withPeer { producer, _ -> [ProtocolError.Code] in
+        let (codes, next) = try await Self.withPeer { producer, peer -> ([ProtocolError.Code], UInt32?) in
             var codes = [ProtocolError.Code]()
             let attempts: [() throws -> Void] = [
                 { try producer.ping(session: "") }, { _ = try producer.sendStroke([], session: "s") },
+                // Session 86: a points message of no points went out, numbered, for the worker to refuse.
+                { try producer.send(InputMessage(kind: .points, sequence: 0, stroke: 1), session: "s") },
             ]
             for attempt in attempts {
                 do {
@@ -172,9 +174,14 @@ struct StrokeProducerTests {
                     codes.append(error.code)
                 }
             }
-            return codes
+            // The first message that goes out is the next one, numbered 1: nothing refused took a number.
+            try producer.send(
+                InputMessage(kind: .begin, sequence: 0, stroke: 1, points: [Self.zigzag[0]]), session: "s")
+            let frames = try peer.receiveMultipart()
+            return (codes, try frames.map { try InputDecoder().decode($0[1]).sequence })
         }
-        #expect(codes == [.badTopic, .invalidField])
+        #expect(codes == [.badTopic, .invalidField, .invalidField])
+        #expect(next == 1)
     }
 
     @Test("through a worker in process: a check, a gesture learned, the detector turned off, as WorkerEvents read them")

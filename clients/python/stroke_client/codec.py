@@ -61,6 +61,11 @@ def _check_gestures(gestures: Any) -> Any:
     return list(gestures)
 
 
+# Both forms (Protocol/README.md, section 4): the worker answers such a message with invalid_field. Before version
+# 1.12 it went out, taking a sequence number.
+_EMPTY_POINTS = "a points message carries at least one point"
+
+
 def encode_json(
     kind: str,
     seq: Optional[int],
@@ -104,6 +109,8 @@ def encode_json(
         if pointer:
             message["pointer"] = int(pointer)
     encoded_points = [check_point(p) for p in points]
+    if kind == "points" and not encoded_points:
+        raise ValueError(_EMPTY_POINTS)
     if encoded_points:
         message["points"] = encoded_points
     # Checked here as the other options are (before version 1.9 they went out as given: the worker answered a bad
@@ -179,6 +186,8 @@ def encode_binary(kind: str, seq: int, stroke: int = 0, pointer: int = 0, points
         raise ValueError("last is a field of end messages")
     _check_numbering(seq, stroke, pointer)
     encoded_points = [check_point(p) for p in points]
+    if kind == "points" and not encoded_points:
+        raise ValueError(_EMPTY_POINTS)
     if not binary_can_carry(encoded_points):
         raise ValueError("a binary payload carries x, y and pressure as 32-bit floats, at most %g in magnitude: "
                          "send this message as JSON" % FLOAT32_MAX)

@@ -955,9 +955,14 @@ def test_numbers_the_wire_cannot_carry_are_refused_and_take_no_seq():
         for binary in (True, False):
             with pytest.raises(ValueError, match="at most 65535 points, got 65536"):
                 producer.send("s", "points", stroke=1, points=long, binary=binary)
+            # Session 86: a points message without points went out, taking a number, and came back invalid_field.
+            with pytest.raises(ValueError, match="a points message carries at least one point"):
+                producer.send("s", "points", stroke=1, points=[], binary=binary)
+        producer.send("s", "end", stroke=1)
     finally:
         producer.close()
-    assert [payload[0] == BINARY_MAGIC for _, payload in sent] == [True, False, True]
+    assert [payload[0] == BINARY_MAGIC for _, payload in sent] == [True, False, True, True]
+    assert [decode_binary(payload)["seq"] for _, payload in sent if payload[0] == BINARY_MAGIC] == [1, 3, 4]
     assert json.loads(sent[1][1]) == {"type": "points", "seq": 2, "stroke": 1, "points": [[1e300, 2, 3]]}
     assert decode_binary(sent[2][1])["seq"] == 3
 
