@@ -246,7 +246,13 @@ public final class StrokeProducer {
 
     /// Sets `session`'s options (its library, checkmark detector, chosen gestures, …); the latest value of each is
     /// remembered for `reteach`, and `forget` drops the gestures it names from what `reteach` sends.
+    ///
+    /// - Throws: `ProtocolError` (`invalid_field`) for options that set nothing, which the worker would refuse,
+    ///   before the message takes a sequence number (before session 86 it went out); what `send` throws.
     public func setOptions(_ options: SessionOptions, session: String) throws {
+        guard options != SessionOptions() else {
+            throw ProtocolError(.invalidField, "an options message sets at least one option")
+        }
         try send(InputMessage(kind: .options, sequence: 0, options: options), session: session)
         remembered[session, default: Remembered()].apply(options)
     }

@@ -164,8 +164,10 @@ struct StrokeProducerTests {
             var codes = [ProtocolError.Code]()
             let attempts: [() throws -> Void] = [
                 { try producer.ping(session: "") }, { _ = try producer.sendStroke([], session: "s") },
-                // Session 86: a points message of no points went out, numbered, for the worker to refuse.
+                // Session 86: a points message of no points went out, numbered, for the worker to refuse; so did
+                // options that set nothing.
                 { try producer.send(InputMessage(kind: .points, sequence: 0, stroke: 1), session: "s") },
+                { try producer.setOptions(SessionOptions(), session: "s") },
             ]
             for attempt in attempts {
                 do {
@@ -180,7 +182,7 @@ struct StrokeProducerTests {
             let frames = try peer.receiveMultipart()
             return (codes, try frames.map { try InputDecoder().decode($0[1]).sequence })
         }
-        #expect(codes == [.badTopic, .invalidField, .invalidField])
+        #expect(codes == [.badTopic, .invalidField, .invalidField, .invalidField])
         #expect(next == 1)
     }
 

@@ -231,6 +231,10 @@ class Producer:
         # 32-bit floats. A message refused here takes no sequence number, so that the session's numbering stays
         # without a gap.
         points = list(points)
+        # The binary form has room for stroke 0 where JSON has no stroke: refused in both, as encode_json refuses
+        # it (before version 1.12 a binary producer sent stroke 0 for a begin, points, end or cancel without one).
+        if stroke is None and kind in ("begin", "points", "end", "cancel"):
+            raise ValueError("%s needs a stroke id" % kind)
         if len(points) > MAX_POINTS_PER_MESSAGE:
             raise ValueError("a message carries at most %d points, got %d" % (MAX_POINTS_PER_MESSAGE, len(points)))
         if use_binary and kind != "options" and options.get("learn") is None and binary_can_carry(points):

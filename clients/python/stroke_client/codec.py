@@ -173,7 +173,15 @@ def encode_json(
         if not isinstance(name, str) or not 0 < len(name.encode("utf-8")) <= 64 or name == "*":
             raise ValueError("a learned gesture's name is 1 to 64 UTF-8 bytes, other than '*'")
         message["learn"] = name
+    # The worker answers an options message of no option with invalid_field (before version 1.12 set_options()
+    # sent one, taking a sequence number).
+    if kind == "options" and not _OPTION_FIELDS & message.keys():
+        raise ValueError("an options message sets at least one of %s" % ", ".join(sorted(_OPTION_FIELDS)))
     return json.dumps(message, separators=(",", ":")).encode("utf-8")
+
+
+_OPTION_FIELDS = frozenset(("library", "orientation", "checkmark", "followTilt", "tilt", "forget", "multistroke",
+                            "gestures", "minimumSize", "minimumScore", "gestureScores"))
 
 
 def encode_binary(kind: str, seq: int, stroke: int = 0, pointer: int = 0, points: Iterable[Point] = (),

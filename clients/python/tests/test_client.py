@@ -955,9 +955,14 @@ def test_numbers_the_wire_cannot_carry_are_refused_and_take_no_seq():
         for binary in (True, False):
             with pytest.raises(ValueError, match="at most 65535 points, got 65536"):
                 producer.send("s", "points", stroke=1, points=long, binary=binary)
-            # Session 86: a points message without points went out, taking a number, and came back invalid_field.
+            # Session 86: a points message without points went out, taking a number, and came back invalid_field;
+            # so did an options message of no option, and a binary producer sent stroke 0 for a stroke not given.
             with pytest.raises(ValueError, match="a points message carries at least one point"):
                 producer.send("s", "points", stroke=1, points=[], binary=binary)
+            with pytest.raises(ValueError, match="begin needs a stroke id"):
+                producer.send("s", "begin", points=[(1, 2, 3)], binary=binary)
+        with pytest.raises(ValueError, match="an options message sets at least one of checkmark, followTilt"):
+            producer.set_options("s")
         producer.send("s", "end", stroke=1)
     finally:
         producer.close()
