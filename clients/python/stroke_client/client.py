@@ -63,6 +63,14 @@ class Event:
         return "Event(%r, %r, gap=%d)" % (self.topic, self.fields, self.gap)
 
 
+def _check_open(socket: zmq.Socket, what: str) -> None:
+    """Raises ``ValueError`` (as Python's files do for I/O on a closed file) when ``socket`` is closed: before
+    version 1.12 the call went on to pyzmq, whose error said only "Socket operation on non-socket" or "Operation not
+    supported"."""
+    if socket.closed:
+        raise ValueError(what)
+
+
 class Producer:
     """Sends touch strokes to stroke-worker.
 
@@ -222,6 +230,7 @@ class Producer:
         """Send one message; returns its sequence number. With CURVE, raises :class:`KeyRefused` once the worker
         has refused this client's key (looked at every 64 messages: a refused producer has no connection, and what
         it sends is lost)."""
+        _check_open(self.socket, "send on a closed Producer")
         if self._handshakes is not None:
             self._handshakes.check_sometimes()
         numbered = seq is None
@@ -252,6 +261,7 @@ class Producer:
         ``known``, whether it holds state for the session). It uses none of the session's sequence numbers and
         creates no state; for a session the worker holds, it counts as activity (the session is not closed as
         idle). A way to check the route to the worker and back, or to keep a pausing session open."""
+        _check_open(self.socket, "ping on a closed Producer")
         if self._handshakes is not None:
             self._handshakes.check_sometimes()
         self.socket.send_multipart([topic(session), encode_json("ping", seq)])
@@ -748,6 +758,8 @@ class Consumer(_EventQueue):
         :class:`KeyRefused` when the server refused this client's key (at the first handshake, or after a reload
         took the key away and cut the connection) and no event is left queued."""
         event = self._next_pending()
+        if event is None:
+            _check_open(self.socket, "receive on a closed Consumer")
         while event is None:
             if not self._poll(None if timeout is None else int(timeout * 1000)):
                 return None
@@ -825,6 +837,8 @@ class AsyncConsumer(_EventQueue):
         """The next event, or ``None`` after ``timeout`` seconds (``None``: wait forever); :class:`KeyRefused` as
         :meth:`Consumer.receive`."""
         event = self._next_pending()
+        if event is None:
+            _check_open(self.socket, "receive on a closed AsyncConsumer")
         while event is None:
             if not await self._poll(None if timeout is None else int(timeout * 1000)):
                 return None

@@ -915,6 +915,27 @@ def test_multistroke_encoding():
         decode_binary(bytes([payload[0], payload[1], 1, 2]) + payload[4:])
 
 
+def test_a_closed_producer_or_consumer_says_so():
+    """Session 86: pyzmq's own errors said "Socket operation on non-socket" and "Operation not supported"."""
+    producer = Producer("tcp://127.0.0.1:1")
+    producer.close()
+    with pytest.raises(ValueError, match="send on a closed Producer"):
+        producer.send("s", "begin", 1, points=[(1, 2, 3)])
+    with pytest.raises(ValueError, match="ping on a closed Producer"):
+        producer.ping("s")
+    consumer = Consumer("tcp://127.0.0.1:1", prefixes=["s"])
+    consumer.close()
+    for timeout in (0.01, None):
+        with pytest.raises(ValueError, match="receive on a closed Consumer"):
+            consumer.receive(timeout=timeout)
+    context = zmq.asyncio.Context()
+    waiting = AsyncConsumer("tcp://127.0.0.1:1", prefixes=["s"], context=context)
+    waiting.close()
+    with pytest.raises(ValueError, match="receive on a closed AsyncConsumer"):
+        asyncio.run(waiting.receive(timeout=0.01))
+    context.term()
+
+
 def test_numbers_the_wire_cannot_carry_are_refused_and_take_no_seq():
     for encode in (encode_json, encode_binary):
         for seq, stroke, pointer in ((-1, 1, 0), (1 << 32, 1, 0), (1, 1 << 32, 0), (1, 1, 1 << 16), (1, -2, 0)):
