@@ -62,6 +62,29 @@ extension EvalCommand {
         return (others, false)
     }
 
+    /// Refuses a choice of more gestures than the strokes are recognized among: the library's (user-independent)
+    /// or the data set's (user-dependent). Before session 86 `--among 99` among 16 gestures ran as among all of
+    /// them, and `--among-others 99` as among the 15 others, without a word.
+    static func checkChoice(_ choice: (count: Int, includesOwn: Bool), _ run: Evaluation, samples: [DollarLog]) throws {
+        guard choice.count > 0 else { return }
+        let gestures: Int
+        let holder: String
+        switch run {
+        case .userDependent:
+            gestures = Set(samples.map(\.gesture)).count
+            holder = "the strokes tested are of"
+        case .userIndependent(let library):
+            gestures = Set(library.templates.map(\.name)).count
+            holder = "the library has"
+        }
+        let most = choice.includesOwn ? gestures : gestures - 1
+        guard choice.count <= most else {
+            let option = choice.includesOwn ? "--among" : "--among-others"
+            throw CommandLineArguments.Failure(
+                description: "\(option) \(choice.count): at most \(most), as \(holder) \(gestures) gestures")
+        }
+    }
+
     /// What `--protocol` runs, with its options checked: `--templates-per-gesture` and `--trials`, or the library
     /// (`--library`, turned to `--stroke-direction` where given).
     static func evaluation(_ args: CommandLineArguments, direction: TemplateLibrary.StrokeDirection?) throws

@@ -96,6 +96,7 @@ enum EvalCommand {
         let choice = try gestureChoice(args)
         let protocolRun = try evaluation(args, direction: direction)
         let samples = try StrokeTool.bySubjects(try DollarLog.loadDataset(dataset), args)
+        try checkChoice(choice, protocolRun, samples: samples)
         var evaluator = Evaluator(
             samples: samples, recognizerConfiguration: configuration, checkmarkConfiguration: checkmark,
             libraryTemplate: libraryTemplate)

@@ -66,6 +66,11 @@ enum RobustnessCommand {
             .map { text throws(RecognitionError) in
                 try StrokePerturbation(parsing: text.trimmingCharacters(in: .whitespaces) == "none" ? "" : text)
             }
+        // An empty list printed the table's head alone and exited 0 (before session 86).
+        guard !perturbations.isEmpty else {
+            throw CommandLineArguments.Failure(
+                description: "--perturbations: at least one perturbation (\"none\": the strokes as drawn)")
+        }
         // Every option is checked before the data set is read, so that a mistyped one is told at once.
         let checkmark = try StrokeTool.checkmarkConfiguration(args)
         var recognizer = RecognizerConfiguration.default

@@ -98,6 +98,21 @@ extension StrokeToolTests {
         #expect(atDefault > 0.9 && atInf < atDefault)
         #expect(try Self.run(["eval", "--dataset", Self.fixtures, "--among-others", "0"]).status == 2)
         #expect(try Self.run(["eval", "--dataset", Self.fixtures, "--among", "2", "--among-others", "2"]).status == 2)
+        // More gestures than there are (before session 86: among all of them, without a word); all of them goes.
+        let swipes = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Libraries/swipes.json").standardized.path
+        for (arguments, refusal) in [
+            (["--among", "17"], "--among 17: at most 16, as the strokes tested are of 16 gestures"),
+            (["--among-others", "16"], "--among-others 16: at most 15, as the strokes tested are of 16 gestures"),
+            (
+                ["--protocol", "user-independent", "--library", swipes, "--among", "9"],
+                "--among 9: at most 8, as the library has 8 gestures"
+            ),
+        ] {
+            let run = try Self.run(["eval", "--dataset", Self.fixtures, "--trials", "1"] + arguments)
+            #expect(run.status == 2 && run.error.contains(refusal), "\(arguments): \(run.error)")
+        }
+        #expect(try Self.run(["eval", "--dataset", Self.fixtures, "--trials", "1", "--among", "16"]).status == 0)
     }
 
     @Test("recognize: a match, candidates and the checkmark per stroke; a stroke it cannot take is named, not fatal")

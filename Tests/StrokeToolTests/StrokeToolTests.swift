@@ -86,6 +86,10 @@ struct StrokeToolTests {
         #expect(rows.allSatisfy { ($0["checkmark"] as? [String: Any])?["truePositiveRate"] is Double })
         let text = try Self.run(["robustness", "--dataset", Self.fixtures, "--perturbations", "ease=2"])
         #expect(text.status == 0 && text.output.contains("ease=2") && text.output.contains("left out"))
+        // No perturbation at all printed the table's head and exited 0 (before session 86).
+        let empty = try Self.run(["robustness", "--dataset", Self.fixtures, "--perturbations", ""])
+        #expect(
+            empty.status == 2 && empty.error.contains("--perturbations: at least one perturbation"), "\(empty.error)")
         let turned = try Self.run([
             "eval", "--dataset", Self.fixtures, "--protocol", "user-independent", "--perturb", "rotate=90", "--json",
         ])
