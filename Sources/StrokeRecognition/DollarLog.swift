@@ -90,6 +90,11 @@ public struct DollarLog: Sendable, Hashable {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
+    /// A byte that ends a name inside a tag: white space, `=`, `>` or `/`.
+    private static func endsName(_ byte: UInt8) -> Bool {
+        isSpace(byte) || byte == UInt8(ascii: "=") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/")
+    }
+
     /// The byte ranges of the start tags `<name …>`, `<name>` or `<name/>`, the name followed by any white space
     /// (before session 86 a space only: a tag whose attributes began on the next line was not found).
     private static func elements(named name: [UInt8], in bytes: [UInt8]) -> [Range<Int>] {
@@ -121,12 +126,11 @@ public struct DollarLog: Sendable, Hashable {
         func skip(while condition: (UInt8) -> Bool) {
             while index < tag.endIndex, condition(tag[index]) { index += 1 }
         }
-        let delimiters: [UInt8] = [UInt8(ascii: "="), UInt8(ascii: ">"), UInt8(ascii: "/")]
-        skip { !isSpace($0) && !delimiters.contains($0) }  // the element's name
+        skip { !endsName($0) }  // the element's name
         while true {
             skip(while: isSpace)
             let keyStart = index
-            skip { !isSpace($0) && !delimiters.contains($0) }
+            skip { !endsName($0) }
             let keyEnd = index
             skip(while: isSpace)
             guard keyEnd > keyStart, index < tag.endIndex, tag[index] == UInt8(ascii: "=") else { break }

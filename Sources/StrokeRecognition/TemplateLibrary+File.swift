@@ -1,4 +1,5 @@
 import Foundation
+import StrokeProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -175,21 +176,19 @@ extension TemplateLibrary {
         name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// The longest gesture name, in UTF-8 bytes: the protocol's bound on the names a session chooses (`options`
-    /// `gestures`, `gestureScores`) and learns (Protocol/README.md, section 4).
-    public static let maximumGestureNameBytes = 64
-
-    /// Why no session could choose the gesture `name` by its name (longer than `maximumGestureNameBytes`, or `*`,
-    /// which stands for every gesture there), for an error message; nil when one can. Before session 86 a library
-    /// took such names, and matched them, but a session that chose gestures could not name them.
+    /// Why no session could choose the gesture `name` by its name, for an error message; nil when one can. A
+    /// session names gestures (`options` `gestures`, `gestureScores`) as it names those it learns (`LearnedName`):
+    /// at most `LearnedName.maximumBytes`, and not `LearnedName.all`, which stands for every gesture there. Before
+    /// session 86 a library took such names, and matched them, but a session that chose gestures could not name them.
     static func unchoosable(_ name: String) -> String? {
-        if name == "*" {
-            return "\"*\", which stands for every gesture where sessions choose gestures: give the gesture another"
+        if name == LearnedName.all {
+            return
+                "\"\(name)\", which stands for every gesture where sessions choose gestures: give the gesture another"
         }
         let bytes = name.utf8.count
-        guard bytes > maximumGestureNameBytes else { return nil }
+        guard bytes > LearnedName.maximumBytes else { return nil }
         return "\(String(name.prefix(24)).quotedForDisplay)… is \(bytes) bytes of UTF-8; a gesture's name is at most "
-            + "\(maximumGestureNameBytes), as sessions choose gestures by it"
+            + "\(LearnedName.maximumBytes), as sessions choose gestures by it"
     }
 
     // MARK: - Encoding

@@ -74,7 +74,7 @@ extension EvalCommand {
             gestures = Set(samples.map(\.gesture)).count
             holder = "the strokes tested are of"
         case .userIndependent(let library):
-            gestures = Set(library.templates.map(\.name)).count
+            gestures = library.gestureNames.count
             holder = "the library has"
         }
         let most = choice.includesOwn ? gestures : gestures - 1
