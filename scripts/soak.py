@@ -12,11 +12,11 @@ kind; at the end it waits for the idle sessions to be evicted, stops the worker 
 - the worker ran throughout and exited 0;
 - no event was lost (each session's `eventSeq` has no gap), and every ping got its pong;
 - every session the worker held was closed by the idle sweep;
-- the resident memory after the sweep is within `--memory-margin` MB of its level after the first 10 s.
+- the resident memory after the sweep is within `--memory-margin` MiB of its level after the first 10 s.
 Exits 1 if a check fails.
 
 Usage: scripts/soak.py [--seconds S] [--sessions N] [--bad-share F] [--learn-share F] [--group-share F]
-                      [--ping-share F] [--worker PATH] [--memory-margin MB]
+                      [--ping-share F] [--worker PATH] [--memory-margin N]
 """
 
 import argparse
@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Iterable, Sequence
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
@@ -35,31 +36,50 @@ from stroke_client import Consumer, Producer  # noqa: E402
 from stroke_client.shard import topic  # noqa: E402
 
 
-def start_worker(path: str, idle_timeout: int = 2):
-    process = subprocess.Popen(
-        [path, "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--idle-timeout", str(idle_timeout),
-         "--stats-interval", "0", "--lanes", "1"],
-        stderr=subprocess.PIPE, text=True)
+def start_worker(path: str, idle_timeout: int = 2, extra: Sequence[str] = ()):
+    """A worker of one lane on free loopback ports, and its input and output endpoints, once it listens; `extra`:
+    more options. Exits with a message when it cannot run or does not start within 20 s."""
+    try:
+        process = subprocess.Popen(
+            [path, "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*", "--idle-timeout",
+             str(idle_timeout), "--stats-interval", "0", "--lanes", "1", *extra],
+            stderr=subprocess.PIPE, text=True)
+    except OSError as error:  # no such file (a release build not made), or not executable
+        sys.exit(f"{os.path.basename(sys.argv[0])}: cannot run the worker {path}: {error.strerror} "
+                 "(make release builds it; --worker names another)")
     deadline = time.monotonic() + 20
+    log = []
     while time.monotonic() < deadline:
         line = process.stderr.readline()
         if not line:
             break
+        log.append(line)
         if "listening" in line:
             endpoints = re.search(r'input:([^\s"]+)', line).group(1), re.search(r'output:([^\s"]+)', line).group(1)
             # Keep reading its log, so that it never blocks on a full pipe.
             threading.Thread(target=lambda: [None for _ in process.stderr], daemon=True).start()
             return process, endpoints
     process.kill()
-    sys.exit("soak: the worker did not start")
+    sys.exit(f"{os.path.basename(sys.argv[0])}: the worker did not start:\n" + "".join(log[-20:]))
 
 
-def resident_mb(pid: int) -> float:
+def vm_rss_bytes(status: Iterable[str]) -> int:
+    """The resident memory in bytes that the lines of a /proc/PID/status give (VmRSS, in KiB); 0 without it."""
+    for line in status:
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def resident_bytes(pid: int) -> int:
+    """The process's resident memory in bytes."""
     with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+        return vm_rss_bytes(status)
+
+
+def resident_mib(pid: int) -> float:
+    """The process's resident memory in MiB (2^20 bytes)."""
+    return resident_bytes(pid) / 2**20
 
 
 def random_stroke(rng: random.Random):
@@ -102,7 +122,7 @@ def main() -> int:
     parser.add_argument("--bad-share", type=float, default=0.03, help="share of bad messages (default 0.03)")
     parser.add_argument("--worker", default=os.path.join(ROOT, ".build", "release", "stroke-worker"))
     parser.add_argument("--memory-margin", type=float, default=32.0,
-                        help="MB the memory after the sweep may exceed its level after 10 s (default 32)")
+                        help="MiB the memory after the sweep may exceed its level after 10 s (default 32)")
     parser.add_argument("--learn-share", type=float, default=0.05,
                         help="share of strokes the session learns as a gesture of its own (default 0.05)")
     parser.add_argument("--group-share", type=float, default=0.05,
@@ -149,7 +169,7 @@ def main() -> int:
         producer.wait_for_all_buckets()
         consumer.wait_until_subscribed(producer)
         started = last_report = time.monotonic()
-        print(f"soak: worker pid {worker.pid}, {resident_mb(worker.pid):.1f} MB at start", flush=True)
+        print(f"soak: worker pid {worker.pid}, {resident_mib(worker.pid):.1f} MiB at start", flush=True)
         while time.monotonic() - started < args.seconds:
             session = f"soak-{rng.randrange(args.sessions)}"
             if rng.random() < args.bad_share:
@@ -191,9 +211,9 @@ def main() -> int:
             now = time.monotonic()
             if now - last_report >= 10:
                 last_report = now
-                memory = resident_mb(worker.pid)
+                memory = resident_mib(worker.pid)
                 baseline = memory if baseline is None else baseline
-                print(f"soak: {now - started:4.0f} s, {memory:.1f} MB, about {sent} messages ({bad} bad), events "
+                print(f"soak: {now - started:4.0f} s, {memory:.1f} MiB, about {sent} messages ({bad} bad), events "
                       f"{dict(sorted(events.items()))}", flush=True)
             if worker.poll() is not None:
                 failures.append(f"the worker exited early with {worker.returncode}")
@@ -204,8 +224,8 @@ def main() -> int:
             event = consumer.receive(timeout=0.1)
             if event is not None:
                 take(event)
-    memory = resident_mb(worker.pid) if worker.poll() is None else 0.0
-    print(f"soak: after the idle sweep {memory:.1f} MB; events {dict(sorted(events.items()))}", flush=True)
+    memory = resident_mib(worker.pid) if worker.poll() is None else 0.0
+    print(f"soak: after the idle sweep {memory:.1f} MiB; events {dict(sorted(events.items()))}", flush=True)
     print(f"soak: errors by code {dict(sorted(codes.items(), key=lambda item: -item[1]))}", flush=True)
     print(f"soak: {grouped} results of sessions that grouped their strokes, {too_small} strokes too small",
           flush=True)
@@ -225,7 +245,7 @@ def main() -> int:
     if held:
         failures.append(f"{len(held)} sessions were never closed by the idle sweep")
     if baseline is not None and memory > baseline + args.memory_margin:
-        failures.append(f"memory grew from {baseline:.1f} to {memory:.1f} MB")
+        failures.append(f"memory grew from {baseline:.1f} to {memory:.1f} MiB")
     for failure in failures:
         print(f"soak: FAILED: {failure}")
     if not failures:
