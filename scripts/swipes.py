@@ -60,13 +60,22 @@ def swipe(rng, degrees, tilt, bow):
     return points
 
 
-def recognize(tool, library, source):
-    """`stroke-tool recognize --json` over `source` (["--strokes", FILE] or ["--dataset", DIR]): one dict each."""
-    command = [tool, "recognize", *source, "--json"] + (["--library", library] if library else [])
-    run = subprocess.run(command, capture_output=True, text=True, check=False)
+def run_tool(command):
+    """`command` (stroke-tool and its arguments) run to its end: its standard output; what it says when it fails,
+    or cannot run at all, ends the script with status 1."""
+    try:
+        run = subprocess.run(command, capture_output=True, text=True, check=False)
+    except OSError as error:  # no such tool (a release build not made), or not executable
+        sys.exit(f"swipes.py: cannot run {command[0]}: {error.strerror} (make release builds it; --tool names another)")
     if run.returncode != 0:
         sys.exit(f"swipes.py: {' '.join(command)} failed: {run.stderr.strip()}")
-    return [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    return run.stdout
+
+
+def recognize(tool, library, source):
+    """`stroke-tool recognize --json` over `source` (["--strokes", FILE] or ["--dataset", DIR]): one dict each."""
+    output = run_tool([tool, "recognize", *source, "--json"] + (["--library", library] if library else []))
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
 
 
 def best(answer, threshold, own):
@@ -92,18 +101,28 @@ def main():
     parser.add_argument("--tool", default=os.path.join(root, ".build", "release", "stroke-tool"))
     parser.add_argument("--json", action="store_true", help="one JSON object instead of text")
     args = parser.parse_args()
+    if args.count < 1:
+        parser.error("--count: at least 1, got %d" % args.count)
+    try:
+        asked = [float(t) for t in (args.thresholds or "0.5,0.55,0.6,0.65,0.7,0.75").split(",")]
+    except ValueError:
+        asked = []
+    if not asked or not all(0 <= t <= 1 for t in asked):
+        parser.error("--thresholds: scores from 0 to 1, separated by commas, got %r" % args.thresholds)
     if args.library == "default":
         with tempfile.TemporaryDirectory() as directory:
             path = os.path.join(directory, "default.json")
-            subprocess.run([args.tool, "library", "export-default", "-o", path], capture_output=True, check=True)
+            run_tool([args.tool, "library", "export-default", "-o", path])
             with open(path) as file:
                 library = json.load(file)
     else:
+        # A file stroke-tool refuses (or none) is said as it says it, before the script reads it.
+        run_tool([args.tool, "library", "list", args.library])
         with open(args.library) as file:
             library = json.load(file)
     names = sorted({t["name"] for t in library["templates"]})
     own = library.get("minimumScore", 0.5)
-    thresholds = sorted({own, *(float(t) for t in (args.thresholds or "0.5,0.55,0.6,0.65,0.7,0.75").split(","))})
+    thresholds = sorted({own, *asked})
     directions = {n: DIRECTIONS[n[len("swipe_"):]] for n in names if n.startswith("swipe_")
                   and n[len("swipe_"):] in DIRECTIONS}
     if not directions:  # no swipes: every answer but nomatch is a gesture taken for a swipe

@@ -1,4 +1,4 @@
-"""The measuring scripts (choice-memory.py, learned-memory.py, soak.py): memory is read in bytes, and
+"""The measuring scripts (choice-memory.py, learned-memory.py, soak.py, swipes.py): memory is read in bytes, and
 what they cannot measure or run is said, with no traceback, before anything starts."""
 
 import importlib.util
@@ -49,3 +49,26 @@ def test_a_worker_that_cannot_run_is_named_without_a_traceback():
         assert result.stderr.startswith(script + ":"), result.stderr
         assert "Traceback" not in result.stderr
 
+
+def stroke_tool() -> str:
+    """The stroke-tool beside the worker the tests run (`STROKE_WORKER_BIN`), else the debug build's."""
+    worker = os.environ.get("STROKE_WORKER_BIN", os.path.join(SCRIPTS, "..", ".build", "debug", "stroke-worker"))
+    return os.path.join(os.path.dirname(worker), "stroke-tool")
+
+
+def test_swipes_refuses_what_it_cannot_measure_and_says_what_the_tool_said():
+    for arguments, said in [
+        (["--count", "0"], "--count: at least 1, got 0"),
+        (["--thresholds", "0.5,x"], "--thresholds: scores from 0 to 1"),
+        (["--thresholds", "1.5"], "--thresholds: scores from 0 to 1"),
+    ]:
+        result = run("swipes.py", *arguments, "--tool", "/nonexistent/stroke-tool")
+        assert result.returncode == 2 and said in result.stderr, (arguments, result.stderr)
+    result = run("swipes.py", "--tool", "/nonexistent/stroke-tool")
+    assert result.returncode == 1
+    assert result.stderr.startswith("swipes.py: cannot run /nonexistent/stroke-tool: No such file or directory")
+    # A library file that is not there was a traceback of the script's own open().
+    result = run("swipes.py", "--tool", stroke_tool(), "--library", "/nonexistent/swipes.json")
+    assert result.returncode == 1
+    assert "library list /nonexistent/swipes.json failed:" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
