@@ -425,6 +425,7 @@ def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], sy
     """A SUB socket of ``context`` (plain or asyncio) connected to ``endpoint`` with these subscriptions, and with
     CURVE, the watch on its handshakes."""
     _check_endpoint(endpoint, binding=False)
+    subscribed = _subscribed_prefixes(prefixes, system)  # checked before the socket is made
     socket = context.socket(zmq.SUB)
     socket.setsockopt(zmq.RCVHWM, 0)
     socket.setsockopt(zmq.LINGER, 0)
@@ -432,10 +433,8 @@ def _subscriber(context: zmq.Context, endpoint: str, prefixes: Sequence[str], sy
     if curve is not None:
         curve.apply(socket)
         handshakes = _Handshakes(socket)
-    for prefix in prefixes:
-        socket.setsockopt(zmq.SUBSCRIBE, prefix.encode("utf-8"))
-    if system:
-        socket.setsockopt(zmq.SUBSCRIBE, b"$system")
+    for prefix in subscribed:
+        socket.setsockopt(zmq.SUBSCRIBE, prefix)
     _allow_ipv6(socket, endpoint, ipv6)
     socket.connect(endpoint)
     return socket, handshakes
@@ -483,9 +482,30 @@ def _late_read_check(event: "Event", markers: Set[int]) -> bool:
     return event.kind == "pong" and event.get("seq") in markers
 
 
+def _encoded_ids(ids: Sequence[str], what: str) -> List[bytes]:
+    """The UTF-8 bytes of each session id or prefix of ``ids``. TypeError for ``ids`` given as one str (or bytes)
+    instead of a list: iterated, its characters would each be one, and ``prefixes="room-7/"`` subscribed to every
+    session that starts with ``r``, ``o``, ``m``, ``-``, ``7`` or ``/`` (before version 1.13 it did, and a room's
+    consumer took in other rooms' events; ``wait_until_read(producer, "player-1")`` pinged sessions ``p``, ``l``,
+    ... and returned before that session's events were in); also for an element that is no str. ValueError for one
+    UTF-8 cannot carry (a lone surrogate)."""
+    if isinstance(ids, (str, bytes)):
+        raise TypeError("%s is a list of str, such as [%r], not a %s itself" % (what, ids, type(ids).__name__))
+    encoded = []
+    for value in ids:
+        if not isinstance(value, str):
+            raise TypeError("%s holds str, not %s %r" % (what, type(value).__name__, value))
+        try:
+            encoded.append(value.encode("utf-8"))
+        except UnicodeEncodeError as error:
+            raise ValueError("%s: %r has a lone surrogate at character %d, which UTF-8 cannot carry"
+                             % (what, value, error.start)) from None
+    return encoded
+
+
 def _subscribed_prefixes(prefixes: Sequence[str], system: bool) -> List[bytes]:
     """The topic prefixes a consumer subscribed to, as ``_subscriber`` subscribes them."""
-    subscribed = [prefix.encode("utf-8") for prefix in prefixes]
+    subscribed = _encoded_ids(prefixes, "prefixes")
     return subscribed + [b"$system"] if system else subscribed
 
 
@@ -564,7 +584,7 @@ class _ReadCheck:
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
         self.marker = random.randrange(1 << 31, 1 << 32)  # a ping's seq is a 32-bit number
-        self.waiting = {session.encode("utf-8") for session in sessions}
+        self.waiting = set(_encoded_ids(sessions, "sessions"))
         self.prefixes = prefixes
         self.added = sorted(self.waiting)
         self.sent_at = 0.0

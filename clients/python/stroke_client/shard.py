@@ -16,19 +16,24 @@ def fnv1a32(data: bytes) -> int:
 
 def bucket(session: str) -> int:
     """The bucket (0-4095) of a session id."""
-    _check_str(session)
-    return fnv1a32(session.encode("utf-8")) % BUCKET_COUNT
+    return fnv1a32(_encoded(session)) % BUCKET_COUNT
 
 
-def _check_str(session: str) -> None:
+def _encoded(session: str) -> bytes:
+    """The session id's UTF-8 bytes; TypeError for one that is not a str, ValueError for one UTF-8 cannot carry (a
+    lone surrogate, such as "\ud800": before version 1.13 Python's own codec error, which named no session id)."""
     if not isinstance(session, str):
         raise TypeError("a session id is a str, got %s %r" % (type(session).__name__, session))
+    try:
+        return session.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError("a session id is text that UTF-8 carries; %r has a lone surrogate at character %d"
+                         % (session, error.start)) from None
 
 
 def topic(session: str) -> bytes:
     """The input topic of a session: ``<3 hex digits>/<session id>``."""
-    _check_str(session)
-    encoded = session.encode("utf-8")
+    encoded = _encoded(session)
     if not 1 <= len(encoded) <= 128:
         shown = session if len(session) <= 40 else session[:40] + "..."
         raise ValueError("a session id is 1-128 bytes of UTF-8, not %d: %r" % (len(encoded), shown))

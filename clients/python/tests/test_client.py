@@ -65,7 +65,27 @@ def test_a_session_id_the_protocol_refuses_is_said_with_what_is_wrong():
     for function in (topic, bucket):
         with pytest.raises(TypeError, match="a session id is a str, got bytes"):
             function(b"player-1")
+        # Before 1.13 the codec's own error, naming no session id.
+        with pytest.raises(ValueError, match=re.escape("'ab\\ud800' has a lone surrogate at character 2")):
+            function("ab\ud800")
     assert topic("é" * 64) == b"%03x/" % bucket("é" * 64) + ("é" * 64).encode()
+
+
+def test_prefixes_and_sessions_given_as_one_str_are_refused():
+    # Iterated, a str is its characters: before 1.13 prefixes="room-7/" subscribed to every session starting with
+    # r, o, m, -, 7 or /, and the room's consumer took in other rooms' events; wait_until_read(producer, "player-1")
+    # pinged sessions p, l, a, ... and returned before that session's events were in.
+    for make in (Consumer, AsyncConsumer):
+        with pytest.raises(TypeError, match=re.escape("prefixes is a list of str, such as ['room-7/'], not a str")):
+            make("tcp://127.0.0.1:5556", prefixes="room-7/")
+        with pytest.raises(TypeError, match="prefixes holds str, not bytes"):
+            make("tcp://127.0.0.1:5556", prefixes=[b"room-7/"])
+        with pytest.raises(ValueError, match="has a lone surrogate at character 1"):
+            make("tcp://127.0.0.1:5556", prefixes=["a\udc00"])
+    with Producer("tcp://127.0.0.1:5555") as producer, Consumer("tcp://127.0.0.1:5556", prefixes=["room-7/"]) as c:
+        with pytest.raises(TypeError, match=re.escape("sessions is a list of str, such as ['player-1'], not a str")):
+            c.wait_until_read(producer, "player-1", timeout=0.1)
+        assert c.wait_until_read(producer, [], timeout=0.1) is None
 
 
 def test_binary_vectors(protocol_dir):
