@@ -85,13 +85,25 @@ extension EvalCommand {
         }
     }
 
+    /// Options only the user-dependent protocol reads: how it builds its libraries from each subject's strokes.
+    static let userDependentOptions = [
+        "templates-per-gesture", "trials", "orientation", "max-rotation", "elastic-dead-zone", "neighbors",
+    ]
+
     /// What `--protocol` runs, with its options checked: `--templates-per-gesture` and `--trials`, or the library
-    /// (`--library`, turned to `--stroke-direction` where given).
+    /// (`--library`, turned to `--stroke-direction` where given). An option of the other protocol is refused: before
+    /// session 87 it was passed over, and `eval --library mine.json` reported the user-dependent protocol's
+    /// accuracy, nothing of that library's, with status 0.
     static func evaluation(_ args: CommandLineArguments, direction: TemplateLibrary.StrokeDirection?) throws
         -> Evaluation
     {
         switch args.value("protocol") ?? "user-dependent" {
         case "user-dependent":
+            if args.value("library") != nil {
+                throw CommandLineArguments.Failure(
+                    description: "--library: the library --protocol user-independent tests; the user-dependent "
+                        + "protocol (the default) builds its libraries from each subject's own strokes")
+            }
             let trials: Int = try args.parsed("trials", default: 10)
             guard (1...100_000).contains(trials) else {
                 throw CommandLineArguments.Failure(description: "--trials: a number from 1 to 100000, got \(trials)")
@@ -99,6 +111,11 @@ extension EvalCommand {
             let perGesture = try whole(args, "templates-per-gesture", "templates", default: 1, least: 1)
             return .userDependent(templatesPerGesture: perGesture, trials: trials)
         case "user-independent":
+            if let option = userDependentOptions.first(where: { args.value($0) != nil }) {
+                throw CommandLineArguments.Failure(
+                    description: "--\(option): the user-dependent protocol's, for the libraries it builds; "
+                        + "--protocol user-independent tests the --library as its file sets it")
+            }
             var library = try LibraryCommand.load(args.value("library") ?? "default")
             if let direction { library.strokeDirection = direction }
             return .userIndependent(library)

@@ -102,17 +102,49 @@ extension StrokeToolTests {
         let swipes = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Libraries/swipes.json").standardized.path
         for (arguments, refusal) in [
-            (["--among", "17"], "--among 17: at most 16, as the strokes tested are of 16 gestures"),
-            (["--among-others", "16"], "--among-others 16: at most 15, as the strokes tested are of 16 gestures"),
+            (["--trials", "1", "--among", "17"], "--among 17: at most 16, as the strokes tested are of 16 gestures"),
+            (
+                ["--trials", "1", "--among-others", "16"],
+                "--among-others 16: at most 15, as the strokes tested are of 16 gestures"
+            ),
             (
                 ["--protocol", "user-independent", "--library", swipes, "--among", "9"],
                 "--among 9: at most 8, as the library has 8 gestures"
             ),
         ] {
-            let run = try Self.run(["eval", "--dataset", Self.fixtures, "--trials", "1"] + arguments)
+            let run = try Self.run(["eval", "--dataset", Self.fixtures] + arguments)
             #expect(run.status == 2 && run.error.contains(refusal), "\(arguments): \(run.error)")
         }
         #expect(try Self.run(["eval", "--dataset", Self.fixtures, "--trials", "1", "--among", "16"]).status == 0)
+    }
+
+    @Test("eval: an option the protocol run does not read is refused, naming it, before the data set is read")
+    func otherProtocolsOptions() throws {
+        // Before session 87 each was passed over: `eval --library mine.json` reported the user-dependent protocol's
+        // accuracy, nothing of that library's, and `--protocol user-independent --orientation invariant` tested the
+        // library as its file set it; both with status 0.
+        let refusal = "--library: the library --protocol user-independent tests; the user-dependent protocol"
+        var run = try Self.run(["eval", "--dataset", Self.fixtures, "--library", "default"])
+        #expect(run.status == 2 && run.error.contains(refusal), "\(run.error)")
+        for option in [
+            "templates-per-gesture", "trials", "orientation", "max-rotation", "elastic-dead-zone", "neighbors",
+        ] {
+            let value = ["orientation": "invariant", "elastic-dead-zone": "none"][option] ?? "3"
+            run = try Self.run([
+                "eval", "--dataset", Self.fixtures, "--protocol", "user-independent", "--\(option)", value,
+            ])
+            #expect(
+                run.status == 2
+                    && run.error.contains("--\(option): the user-dependent protocol's, for the libraries it builds"),
+                "\(option): \(run.error)")
+        }
+        // Each protocol's own options still run.
+        run = try Self.run([
+            "eval", "--dataset", Self.fixtures, "--protocol", "user-independent", "--library", "default",
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        run = try Self.run(["eval", "--dataset", Self.fixtures, "--trials", "1", "--orientation", "invariant"])
+        #expect(run.status == 0, "\(run.error)")
     }
 
     @Test("recognize: a match, candidates and the checkmark per stroke; a stroke it cannot take is named, not fatal")
