@@ -64,10 +64,22 @@ extension RecognitionError {
             let count = readlink(current, &buffer, buffer.count - 1)
             guard count > 0 else { return current }
             let destination = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let directory = (current as NSString).deletingLastPathComponent
-            current = destination.hasPrefix("/") || directory.isEmpty ? destination : directory + "/" + destination
+            let relative = !destination.hasPrefix("/") && current.contains("/")
+            current = relative ? directory(of: current) + "/" + destination : destination
         }
         return current
+    }
+
+    /// The directory that holds `path`, as `dirname` gives it: `.` for a name alone, `/` for a name in the root.
+    /// Foundation's `NSString.deletingLastPathComponent` (Swift 6.3.1, Linux) traps on a name of one character: the
+    /// worker given `--state-file s` crashed at its first checkpoint, and at its stop (before session 87).
+    public static func directory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        var head = trimmed[..<slash]
+        while head.count > 1 && head.hasSuffix("/") { head.removeLast() }
+        return head.isEmpty ? "/" : String(head)
     }
 
     /// What `path` is where it exists and is not a regular file (after symbolic links): `a directory`, `a pipe`,

@@ -185,15 +185,10 @@ extension StateFile {
         guard rename(staging, path) == 0 else { throw failure("rename to \(path)") }
         // The rename is durable once the directory is on disk; a directory that cannot be opened or flushed (some
         // file systems refuse) leaves it to the file system's own journal.
-        let directory = open((path as NSString).deletingLastPathComponent.nilIfEmpty ?? ".", O_RDONLY | O_CLOEXEC)
+        let directory = open(RecognitionError.directory(of: path), O_RDONLY | O_CLOEXEC)
         if directory >= 0 {
             _ = fsync(directory)
             close(directory)
         }
     }
-}
-
-extension String {
-    /// nil when empty.
-    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }

@@ -141,6 +141,16 @@ struct LibraryFilesTests {
         }
     }
 
+    @Test("a path's directory, as dirname gives it: a name of one character too, which Foundation trapped on")
+    func directories() {
+        for (path, directory) in [
+            ("s", "."), ("0", "."), ("sessions.json", "."), ("./s", "."), ("dir/s", "dir"), ("/s", "/"), ("/", "/"),
+            ("a/b/c.json", "a/b"), ("a//b", "a"), ("dir/", "."), ("/dir/s/", "/dir"), ("//s", "/"),
+        ] {
+            #expect(RecognitionError.directory(of: path) == directory, "\(path)")
+        }
+    }
+
     @Test("saving to a pipe writes into it and leaves it a pipe (-o /dev/stdout replaced the link, as root)")
     func savingToPipes() throws {
         try Self.withDirectory { directory in

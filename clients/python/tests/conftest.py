@@ -48,14 +48,14 @@ def http_get(address: str, path: str) -> tuple:
 
 
 class RunningWorker:
-    def __init__(self, *extra: str, env: dict = None, preexec_fn=None) -> None:
+    def __init__(self, *extra: str, env: dict = None, preexec_fn=None, cwd: str = None) -> None:
         self.process = subprocess.Popen(
             # One lane: it subscribes to every topic, so even malformed topics reach it and get `bad_topic`
             # (with several lanes or shards they are filtered out by ZeroMQ before any worker sees them).
-            [worker_binary(), "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
+            [os.path.abspath(worker_binary()), "--input", "tcp://127.0.0.1:*", "--output", "tcp://127.0.0.1:*",
              "--stats-interval", "0", "--lanes", "1", *extra],
             stderr=subprocess.PIPE, text=True, env=None if env is None else {**os.environ, **env},
-            preexec_fn=preexec_fn)
+            preexec_fn=preexec_fn, cwd=cwd)
         deadline = time.monotonic() + 20
         self.log = []
         while time.monotonic() < deadline:

@@ -8,9 +8,11 @@ argument that was no option, and a negative `--hwm` failed in libzmq with only "
 endpoint, which no other process can reach, is refused too (session 78).
 """
 
+import json
 import os
 import socket
 import subprocess
+import time
 
 import pytest
 import zmq
@@ -148,6 +150,26 @@ def test_a_state_file_that_cannot_be_written_at_the_stop_is_an_error_exit(tmp_pa
                     "options and learned gestures were not kept") in log
         else:
             assert status == 0, log
+
+
+def test_a_state_file_named_by_one_character_is_written(tmp_path):
+    """Session 87: `--state-file s` (a name of one character, in the working directory) crashed the worker where it
+    wrote the file, at its checkpoints and at its stop (Foundation's NSString.deletingLastPathComponent traps on
+    such a path), and every session it held was lost."""
+    from stroke_client import Consumer, Producer
+
+    worker = RunningWorker("--state-file", "s", "--checkpoint-interval", "1", cwd=str(tmp_path))
+    with Producer(worker.input) as producer, Consumer(worker.output, prefixes=["keeper"]) as consumer:
+        producer.wait_for_worker()
+        producer.set_options("keeper", gestures=["check", "v"])
+        consumer.wait_until_read(producer, ["keeper"])
+    time.sleep(1.5)  # a checkpoint or two
+    status = worker.stop()
+    log = "".join(worker.process_log())
+    assert status == 0, log
+    with open(tmp_path / "s") as handle:
+        saved = json.load(handle)
+    assert [session["session"] for session in saved["sessions"]] == ["keeper"], saved
 
 
 def test_the_proxy_refuses_a_stray_argument_and_a_negative_high_water_mark():
