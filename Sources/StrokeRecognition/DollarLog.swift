@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Recorded strokes in the XML log format of the $1 unistroke study (Wobbrock, Wilson and Li, UIST 2007).
 ///
 /// A file holds one `<Gesture Name="check01" Subject="2" Speed="fast" …>` element with `<Point X= Y= T= />`
@@ -60,13 +64,7 @@ public struct DollarLog: Sendable, Hashable {
     /// - Throws: `RecognitionError` `.io` when the directory cannot be read, `.malformedLog` for a bad file.
     public static func loadDataset(_ directory: String) throws(RecognitionError) -> [DollarLog] {
         let manager = FileManager.default
-        guard let enumerator = manager.enumerator(atPath: directory) else {
-            throw RecognitionError(.io, "cannot read directory \(directory)")
-        }
-        var paths = [String]()
-        while let relative = enumerator.nextObject() as? String {
-            if relative.hasSuffix(".xml") { paths.append(relative) }
-        }
+        let paths = try xmlFiles(below: directory)
         guard !paths.isEmpty else { throw RecognitionError(.io, "no .xml gesture logs below \(directory)") }
         var logs = [DollarLog]()
         for relative in paths.sorted() {
@@ -81,6 +79,47 @@ public struct DollarLog: Sendable, Hashable {
             logs.append(log)
         }
         return logs
+    }
+
+    /// The `.xml` files below `directory`, as paths relative to it, through symbolic links: a data set linked in
+    /// whole (`ln -s ../shared/datasets/dollar1 data`) or subject by subject. Foundation's directory enumerator
+    /// followed none, and before session 87 a linked data set was "no .xml gesture logs". A directory met again
+    /// (a link back up the tree, or a second way to it) is read once, by the shortest path (breadth first, by name).
+    static func xmlFiles(below directory: String) throws(RecognitionError) -> [String] {
+        func failure(_ path: String, _ reason: String) -> RecognitionError {
+            RecognitionError(.io, "cannot read directory \(path): \(reason)")
+        }
+        var found = [String]()
+        var seen = Set<[UInt64]>()
+        var pending = [""]
+        var next = 0
+        while next < pending.count {
+            let relative = pending[next]
+            next += 1
+            let path = relative.isEmpty ? directory : directory + "/" + relative
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                if relative.isEmpty { throw failure(directory, String(cString: strerror(errno))) }
+                continue  // a link to nothing
+            }
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                if relative.isEmpty { throw failure(directory, "not a directory") }
+                if status.st_mode & S_IFMT == S_IFREG && relative.hasSuffix(".xml") { found.append(relative) }
+                continue
+            }
+            guard seen.insert([UInt64(status.st_dev), UInt64(status.st_ino)]).inserted else { continue }
+            guard let stream = opendir(path) else { throw failure(path, String(cString: strerror(errno))) }
+            defer { closedir(stream) }
+            var names = [String]()
+            while let entry = readdir(stream) {
+                let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                    String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+                }
+                if name != "." && name != ".." { names.append(relative.isEmpty ? name : relative + "/" + name) }
+            }
+            pending += names.sorted()
+        }
+        return found
     }
 
     // MARK: - A minimal scanner for this flat format

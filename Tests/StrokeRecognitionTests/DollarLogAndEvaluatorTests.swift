@@ -38,6 +38,29 @@ struct DollarLogAndEvaluatorTests {
         #expect(throws: RecognitionError.self) { try DollarLog.loadDataset("/nonexistent") }
     }
 
+    @Test("a data set is read through symbolic links, to it whole or to its subjects; a link back up, once")
+    func linkedDataSet() throws {
+        // Before session 87 Foundation's enumerator followed no link: a linked data set had "no .xml gesture logs".
+        let directory = NSTemporaryDirectory() + "dataset-links-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory + "/bySubject", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let real = try DollarLog.loadDataset(Fixtures.directory)
+        #expect(!real.isEmpty)
+        #expect(symlink(Fixtures.directory, directory + "/whole") == 0)
+        for subject in ["s02", "s03"] {
+            #expect(symlink(Fixtures.directory + "/" + subject, directory + "/bySubject/" + subject) == 0)
+        }
+        #expect(symlink("..", directory + "/bySubject/up") == 0)  // a loop: read once
+        #expect(symlink("/nonexistent", directory + "/bySubject/gone") == 0)  // a link to nothing: passed over
+        for linked in [directory + "/whole", directory + "/whole/", directory + "/bySubject"] {
+            let logs = try DollarLog.loadDataset(linked)
+            // Compared whole, not printed whole (thousands of points) where they differ.
+            let same = logs.map(\.points) == real.map(\.points) && logs.map(\.subject) == real.map(\.subject)
+            #expect(same, "\(linked): \(logs.count) logs against \(real.count)")
+        }
+        #expect(throws: RecognitionError.self) { try DollarLog.loadDataset(directory + "/bySubject/gone") }
+    }
+
     @Test("the user-dependent protocol on the fixtures")
     func userDependent() throws {
         let evaluator = Evaluator(samples: Fixtures.logs)

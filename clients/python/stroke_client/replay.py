@@ -62,8 +62,18 @@ def load_logs(directory: str, limit: Optional[int] = None) -> List[Tuple[str, st
 
     Raises ``ValueError`` for a file that is not a log (``read_log``).
     """
-    paths = sorted(os.path.join(root, name) for root, _, files in os.walk(directory)
-                   for name in files if name.endswith(".xml"))
+    # Through links (a data set assembled from links to its subjects; version 1.13, before which they were left
+    # out), each folder once by its first path (a link back up the tree would loop).
+    paths, seen = [], set()
+    for root, folders, files in os.walk(directory, followlinks=True):
+        folders.sort()
+        real = os.path.realpath(root)
+        if real in seen:
+            folders[:] = []
+            continue
+        seen.add(real)
+        paths += [os.path.join(root, name) for name in files if name.endswith(".xml")]
+    paths.sort()
     logs = []
     for path in paths[:limit] if limit else paths:
         gesture, points = read_log(path)

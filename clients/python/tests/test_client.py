@@ -1587,6 +1587,21 @@ def test_a_log_that_is_not_one_is_named_and_every_number_is_read(tmp_path, capsy
         assert capsys.readouterr().err.startswith("replay: %s: %s" % (directory / name, message))
 
 
+def test_a_data_set_linked_subject_by_subject_is_read_whole_and_a_loop_once(tmp_path, fixtures_dir):
+    """Session 87: os.walk followed no link below the data set's folder, so the subjects of a data set assembled
+    from links were left out without a word (the worker's own reader now follows them too)."""
+    real = load_logs(fixtures_dir)
+    assert real
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    for subject in ("s02", "s03"):
+        os.symlink(os.path.join(fixtures_dir, subject), linked / subject)
+    os.symlink("..", linked / "up")  # a loop: read once
+    logs = load_logs(str(linked))
+    assert [(gesture, points) for _, gesture, points in logs] == [(gesture, points) for _, gesture, points in real]
+    assert all(path.startswith(str(linked / "s0")) for path, _, _ in logs)
+
+
 class NotifySocket:
     """A datagram socket standing in for systemd's NOTIFY_SOCKET."""
 
