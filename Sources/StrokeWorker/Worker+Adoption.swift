@@ -40,8 +40,11 @@ extension Worker {
         // The files, then the sessions their workers no longer serve beside them. A worker writes those before it
         // removes the file it read (`takeSavedSessions()`), so one of the two holds them whenever they are read.
         let bases = Self.stateFiles(in: configuration.adoptStatePaths)
+        // Each file once, whatever paths reach it (`states` and `/srv/states`, a link).
+        var read = Set<[Int]>()
         for path in bases + bases.map({ $0 + Self.departedSuffix }) {
-            guard let age = Self.age(of: path), let identity = Self.identity(of: path), !ownFiles.contains(identity)
+            guard let age = Self.age(of: path), let identity = Self.identity(of: path), !ownFiles.contains(identity),
+                read.insert(identity).inserted
             else { continue }
             guard age <= Double(configuration.adoptStateMaxAgeSeconds) else {
                 logger.info(
@@ -92,11 +95,18 @@ extension Worker {
         }
         func entries(of directory: String) -> [String] {
             ((try? manager.contentsOfDirectory(atPath: directory)) ?? []).sorted().map {
-                URL(fileURLWithPath: directory).appendingPathComponent($0).path
+                directory == "/" ? "/" + $0 : directory + "/" + $0
             }
         }
+        // Joined as strings, as the files are read: Foundation's URL takes "~" or "~/…" for the home directory's
+        // path (before session 87 `--adopt-state ~/states` read the home directory's `states`).
+        func trimmed(_ path: String) -> String {
+            var path = Substring(path)
+            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+            return String(path)
+        }
         var files: [String] = []
-        for path in paths.map({ URL(fileURLWithPath: $0).standardizedFileURL.path }) {
+        for path in paths.map(trimmed) {
             guard isDirectory(path) else {
                 files.append(path)
                 continue

@@ -35,7 +35,10 @@ extension Worker {
                 keep(kept, at: path + Self.departedSuffix)
             }
             // A checkpoint stays for a crash before the lanes' first one replaces it: it holds no numbering.
-            if !(saved.isCheckpoint && checkpointer != nil) { try? FileManager.default.removeItem(atPath: path) }
+            // POSIX calls, as the file was read and is written: Foundation's FileManager takes a path of "~" or
+            // "~/…" for the home directory's (before session 87 `--state-file ~` removed the home directory here,
+            // and one it could not read moved it aside below).
+            if !(saved.isCheckpoint && checkpointer != nil) { unlink(path) }
             logger.info(
                 saved.isCheckpoint
                     ? "state file read: a checkpoint, the worker did not stop gracefully" : "state file read",
@@ -46,9 +49,14 @@ extension Worker {
             return saved
         } catch {
             let aside = path + ".unreadable"
-            try? FileManager.default.removeItem(atPath: aside)
-            try? FileManager.default.moveItem(atPath: path, toPath: aside)
-            logger.error("state file not read; starting without it", ["error": "\(error)", "movedTo": aside])
+            // Over an older one; never over a directory, which the FileManager call before removed whole.
+            if rename(path, aside) == 0 {
+                logger.error("state file not read; starting without it", ["error": "\(error)", "movedTo": aside])
+            } else {
+                logger.error(
+                    "state file not read, nor moved aside; starting without it",
+                    ["error": "\(error)", "moveTo": aside, "moveError": String(cString: strerror(errno))])
+            }
             return none
         }
     }

@@ -85,7 +85,7 @@ extension WorkerConfiguration {
             // Found out at the start, not at the stop, when the sessions would be lost: by creating a file there, as
             // the stop will. `access` alone let root through where no file can be created (`/proc`, an NFS export
             // that squashes root), and the stop then failed.
-            let directory = URL(fileURLWithPath: stateFile).deletingLastPathComponent().path
+            let directory = RecognitionError.directory(of: stateFile)
             let probe = "\(stateFile).probe-\(getpid())"
             let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             let failure = descriptor >= 0 || errno == EEXIST ? nil : errnoText()

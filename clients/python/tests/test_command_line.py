@@ -172,6 +172,33 @@ def test_a_state_file_named_by_one_character_is_written(tmp_path):
     assert [session["session"] for session in saved["sessions"]] == ["keeper"], saved
 
 
+def test_a_state_file_under_a_folder_named_tilde_is_that_file_not_one_in_the_home_directory(tmp_path):
+    """Session 87: the worker opened, read and wrote its state file with POSIX calls, which take `~` as a name, but
+    removed it once read, and moved one it could not read aside, with Foundation's FileManager, which takes `~` and
+    `~/...` for the home directory: `--state-file ~` (given where no shell expands it: a systemd unit, a container's
+    arguments) moved the home directory aside, or removed it whole, and `--state-file ~/sessions.json` left its own
+    file in place and acted on the home directory's. Here the folder `~` is the working directory's own."""
+    from stroke_client import Consumer, Producer
+
+    folder = tmp_path / "~"
+    folder.mkdir()
+    (folder / "sessions.json").write_text("not a state file\n")
+    worker = RunningWorker("--state-file", "~/sessions.json", cwd=str(tmp_path))
+    # Moved aside (before: the home directory's sessions.json was looked for, and this one left to be overwritten).
+    assert (folder / "sessions.json.unreadable").read_text() == "not a state file\n"
+    with Producer(worker.input) as producer, Consumer(worker.output, prefixes=["keeper"]) as consumer:
+        producer.wait_for_worker()
+        producer.set_options("keeper", gestures=["check", "v"])
+        consumer.wait_until_read(producer, ["keeper"])
+    assert worker.stop() == 0, "".join(worker.process_log())
+    assert json.loads((folder / "sessions.json").read_text())["sessions"][0]["session"] == "keeper"
+    # Read, then removed (before: the home directory's was removed, and this one stayed).
+    worker = RunningWorker("--state-file", "~/sessions.json", "--checkpoint-interval", "0", cwd=str(tmp_path))
+    assert not (folder / "sessions.json").exists(), "".join(worker.log)
+    assert worker.stop() == 0, "".join(worker.process_log())
+    assert json.loads((folder / "sessions.json").read_text())["sessions"][0]["session"] == "keeper"
+
+
 def test_the_proxy_refuses_a_stray_argument_and_a_negative_high_water_mark():
     sides = ["--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0"]
     assert 'unexpected argument "yes"' in refused("proxy", *sides, "--no-drop", "yes")
