@@ -132,15 +132,21 @@ def test_a_state_file_that_cannot_be_written_at_the_stop_is_an_error_exit(tmp_pa
     for sessions in (0, 1):
         directory = tmp_path / f"state-{sessions}"
         directory.mkdir()
-        worker = RunningWorker("--state-file", str(directory / "sessions.json"))
-        if sessions:
-            with Producer(worker.input) as producer, Consumer(worker.output, prefixes=["keeper"]) as consumer:
-                producer.wait_for_worker()
-                producer.set_options("keeper", gestures=["check", "v"])
-                consumer.wait_until_read(producer, ["keeper"])
-        for leftover in directory.iterdir():
-            leftover.unlink()
-        directory.rmdir()
+        # No checkpoints: the one a worker writes right after its start raced the removal of its folder below (a
+        # staging file listed, then renamed before it was removed: FileNotFoundError, and the worker left running).
+        worker = RunningWorker("--state-file", str(directory / "sessions.json"), "--checkpoint-interval", "0")
+        try:
+            if sessions:
+                with Producer(worker.input) as producer, Consumer(worker.output, prefixes=["keeper"]) as consumer:
+                    producer.wait_for_worker()
+                    producer.set_options("keeper", gestures=["check", "v"])
+                    consumer.wait_until_read(producer, ["keeper"])
+            for leftover in directory.iterdir():
+                leftover.unlink()
+            directory.rmdir()
+        except BaseException:
+            worker.stop()
+            raise
         status = worker.stop()
         log = "".join(worker.process_log())
         assert "state file not written" in log
@@ -159,12 +165,14 @@ def test_a_state_file_named_by_one_character_is_written(tmp_path):
     from stroke_client import Consumer, Producer
 
     worker = RunningWorker("--state-file", "s", "--checkpoint-interval", "1", cwd=str(tmp_path))
-    with Producer(worker.input) as producer, Consumer(worker.output, prefixes=["keeper"]) as consumer:
-        producer.wait_for_worker()
-        producer.set_options("keeper", gestures=["check", "v"])
-        consumer.wait_until_read(producer, ["keeper"])
-    time.sleep(1.5)  # a checkpoint or two
-    status = worker.stop()
+    try:
+        with Producer(worker.input) as producer, Consumer(worker.output, prefixes=["keeper"]) as consumer:
+            producer.wait_for_worker()
+            producer.set_options("keeper", gestures=["check", "v"])
+            consumer.wait_until_read(producer, ["keeper"])
+        time.sleep(1.5)  # a checkpoint or two
+    finally:
+        status = worker.stop()
     log = "".join(worker.process_log())
     assert status == 0, log
     with open(tmp_path / "s") as handle:
@@ -184,18 +192,24 @@ def test_a_state_file_under_a_folder_named_tilde_is_that_file_not_one_in_the_hom
     folder.mkdir()
     (folder / "sessions.json").write_text("not a state file\n")
     worker = RunningWorker("--state-file", "~/sessions.json", cwd=str(tmp_path))
-    # Moved aside (before: the home directory's sessions.json was looked for, and this one left to be overwritten).
-    assert (folder / "sessions.json.unreadable").read_text() == "not a state file\n"
-    with Producer(worker.input) as producer, Consumer(worker.output, prefixes=["keeper"]) as consumer:
-        producer.wait_for_worker()
-        producer.set_options("keeper", gestures=["check", "v"])
-        consumer.wait_until_read(producer, ["keeper"])
-    assert worker.stop() == 0, "".join(worker.process_log())
+    try:
+        # Moved aside (before: the home directory's sessions.json was looked for, and this one left to be overwritten).
+        assert (folder / "sessions.json.unreadable").read_text() == "not a state file\n"
+        with Producer(worker.input) as producer, Consumer(worker.output, prefixes=["keeper"]) as consumer:
+            producer.wait_for_worker()
+            producer.set_options("keeper", gestures=["check", "v"])
+            consumer.wait_until_read(producer, ["keeper"])
+    finally:
+        status = worker.stop()
+    assert status == 0, "".join(worker.process_log())
     assert json.loads((folder / "sessions.json").read_text())["sessions"][0]["session"] == "keeper"
     # Read, then removed (before: the home directory's was removed, and this one stayed).
     worker = RunningWorker("--state-file", "~/sessions.json", "--checkpoint-interval", "0", cwd=str(tmp_path))
-    assert not (folder / "sessions.json").exists(), "".join(worker.log)
-    assert worker.stop() == 0, "".join(worker.process_log())
+    try:
+        assert not (folder / "sessions.json").exists(), "".join(worker.log)
+    finally:
+        status = worker.stop()
+    assert status == 0, "".join(worker.process_log())
     assert json.loads((folder / "sessions.json").read_text())["sessions"][0]["session"] == "keeper"
 
 
