@@ -444,7 +444,11 @@ def _check_endpoint(endpoint: str, binding: bool) -> None:
     """Raises ``ValueError`` for an endpoint libzmq would misread, as the worker refuses it: libzmq 4.3 keeps a TCP
     port's low 16 bits and ignores what follows its digits, so ``tcp://127.0.0.1:99999`` dials (or binds) port 34463
     and ``:5555x`` port 5555. A TCP port must be decimal digits in 1-65535 (``*`` or ``0`` to bind any free port); an
-    endpoint needs ``TRANSPORT://``."""
+    endpoint needs ``TRANSPORT://``. TypeError for one that is no str (before version 1.13 a list or ``None`` was an
+    ``AttributeError`` about ``partition``, and bytes a ``TypeError`` about bytes-like objects)."""
+    if not isinstance(endpoint, str):
+        raise TypeError("an endpoint is a str, such as 'tcp://127.0.0.1:5555', got %s %r"
+                        % (type(endpoint).__name__, endpoint))
     transport, separator, address = endpoint.partition("://")
     if not separator or not transport:
         raise ValueError(f"{endpoint}: expected TRANSPORT://ADDRESS: tcp://HOST:PORT, ipc://PATH or inproc://NAME")

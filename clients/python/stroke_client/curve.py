@@ -1,5 +1,7 @@
 """CURVE encryption for connections to a worker or proxy started with ``--curve-secret-key`` (README, Security)."""
 
+import errno
+import os
 import re
 from typing import List, Optional, Union
 
@@ -68,7 +70,13 @@ class CurveKeys:
     @staticmethod
     def _key(value: Union[str, bytes], field: str) -> bytes:
         text = value.decode("ascii") if isinstance(value, bytes) else value
-        return text.encode("ascii") if _is_key(text) else load_key(text, field)
+        if _is_key(text):
+            return text.encode("ascii")
+        if not os.path.exists(text):
+            # Before version 1.13 a mistyped key was said only as a file that does not exist.
+            raise FileNotFoundError(errno.ENOENT, "neither a 40-character Z85 key (this is %d characters) nor a key "
+                                    "file" % len(text), text)
+        return load_key(text, field)
 
     def apply(self, socket: zmq.Socket) -> None:
         """Makes ``socket`` a CURVE client of the server (before it connects)."""

@@ -71,6 +71,20 @@ def test_a_session_id_the_protocol_refuses_is_said_with_what_is_wrong():
     assert topic("é" * 64) == b"%03x/" % bucket("é" * 64) + ("é" * 64).encode()
 
 
+def test_a_mistyped_curve_key_is_said_as_one():
+    with pytest.raises(FileNotFoundError, match=re.escape("neither a 40-character Z85 key (this is 39 characters) "
+                                                          "nor a key file")):
+        CurveKeys("x" * 39)
+
+
+def test_an_endpoint_that_is_no_str_is_refused_saying_so():
+    # Before 1.13: AttributeError: 'list' object has no attribute 'partition', or a TypeError about bytes-like objects.
+    for endpoint in (["tcp://127.0.0.1:5555"], b"tcp://127.0.0.1:5555", None):
+        for make in (Producer, Consumer, AsyncConsumer):
+            with pytest.raises(TypeError, match="an endpoint is a str, such as 'tcp://127.0.0.1:5555', got "):
+                make(endpoint)
+
+
 def test_prefixes_and_sessions_given_as_one_str_are_refused():
     # Iterated, a str is its characters: before 1.13 prefixes="room-7/" subscribed to every session starting with
     # r, o, m, -, 7 or /, and the room's consumer took in other rooms' events; wait_until_read(producer, "player-1")
