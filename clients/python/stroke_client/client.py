@@ -12,7 +12,7 @@ import zmq.asyncio
 from .codec import Point, binary_can_carry, check_point, decode_event, encode_binary, encode_json
 from .curve import CurveKeys
 from .handshakes import _Handshakes
-from .shard import BUCKET_COUNT, bucket, topic
+from .shard import BUCKET_COUNT, _encoded, bucket, topic
 
 #: The most points one message carries (the binary form counts them in 16 bits; a worker's
 #: ``--max-points-per-message`` is at most this, 4,096 by default).
@@ -495,16 +495,10 @@ def _encoded_ids(ids: Sequence[str], what: str) -> List[bytes]:
     UTF-8 cannot carry (a lone surrogate)."""
     if isinstance(ids, (str, bytes)):
         raise TypeError("%s is a list of str, such as [%r], not a %s itself" % (what, ids, type(ids).__name__))
-    encoded = []
     for value in ids:
         if not isinstance(value, str):
             raise TypeError("%s holds str, not %s %r" % (what, type(value).__name__, value))
-        try:
-            encoded.append(value.encode("utf-8"))
-        except UnicodeEncodeError as error:
-            raise ValueError("%s: %r has a lone surrogate at character %d, which UTF-8 cannot carry"
-                             % (what, value, error.start)) from None
-    return encoded
+    return [_encoded(value, "each of " + what) for value in ids]
 
 
 def _subscribed_prefixes(prefixes: Sequence[str], system: bool) -> List[bytes]:

@@ -19,16 +19,17 @@ def bucket(session: str) -> int:
     return fnv1a32(_encoded(session)) % BUCKET_COUNT
 
 
-def _encoded(session: str) -> bytes:
-    """The session id's UTF-8 bytes; TypeError for one that is not a str, ValueError for one UTF-8 cannot carry (a
-    lone surrogate, such as "\ud800": before version 1.13 Python's own codec error, which named no session id)."""
+def _encoded(session: str, what: str = "a session id") -> bytes:
+    """The session id's (or prefix's: ``what``) UTF-8 bytes; TypeError for one that is not a str, ValueError for one
+    UTF-8 cannot carry (a lone surrogate, such as "\ud800": before version 1.13 Python's own codec error, which named
+    no session id)."""
     if not isinstance(session, str):
-        raise TypeError("a session id is a str, got %s %r" % (type(session).__name__, session))
+        raise TypeError("%s is a str, got %s %r" % (what, type(session).__name__, session))
     try:
         return session.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise ValueError("a session id is text that UTF-8 carries; %r has a lone surrogate at character %d"
-                         % (session, error.start)) from None
+        raise ValueError("%s is text that UTF-8 carries; %r has a lone surrogate at character %d"
+                         % (what, session, error.start)) from None
 
 
 def topic(session: str) -> bytes:
