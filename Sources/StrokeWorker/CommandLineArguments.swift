@@ -59,11 +59,24 @@ public struct CommandLineArguments: Sendable {
     /// Names of every option given on the command line.
     public var givenNames: Set<String> { Set(values.keys).union(flags) }
 
-    /// Whether the flag was given (or its environment variable is `1`, `true` or `yes`).
-    public func flag(_ name: String, env: String? = nil) -> Bool {
+    /// Whether the flag was given on the command line.
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// Whether the flag was given, else whether its environment variable `env` turns it on: `1`, `true`, `yes` or
+    /// `on` (in any case) do; `0`, `false`, `no`, `off`, an empty value or none leave it off.
+    ///
+    /// - Throws: `Failure` for any other value, naming the flag (`naming(_:variable:)` adds the variable): before
+    ///   session 88 `STROKE_PROXY_NO_DROP=enabled` left the flag off without a word.
+    public func flag(_ name: String, env: String) throws(Failure) -> Bool {
         if flags.contains(name) { return true }
-        guard let env, let value = environment[env]?.lowercased() else { return false }
-        return ["1", "true", "yes", "on"].contains(value)
+        guard let raw = environment[env], !raw.isEmpty else { return false }
+        switch raw.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default:
+            throw Failure(
+                description: "--\(name): 1, true, yes or on to set it; 0, false, no or off not to, got \"\(raw)\"")
+        }
     }
 
     /// The last value of an option, else its environment variable.

@@ -160,12 +160,12 @@ public struct Forwarder: Sendable {
     /// its counts over: the longest a revoked subscriber of an idle forwarder goes on receiving.
     static let vettingPollMilliseconds = 100
 
-    /// Sends a command to a running forwarder's control socket (`TERMINATE`, `PAUSE`, `RESUME`).
-    public static func send(_ command: String, to controlEndpoint: String, context: ZMQContext) throws {
+    /// Sends a command to a running forwarder's control socket (`.terminate`, `.pause`, `.resume`).
+    public static func send(_ command: ZMQProxy.Command, to controlEndpoint: String, context: ZMQContext) throws {
         let socket = try ZMQSocket(context, .pair)
         try socket.setLinger(milliseconds: 1000)
         try socket.setTimeouts(send: 1000)
         try socket.connect(controlEndpoint)
-        try socket.send(command)
+        try socket.send(command.rawValue)
     }
 }

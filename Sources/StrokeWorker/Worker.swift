@@ -186,7 +186,7 @@ public final class Worker: Sendable {
                         try await self.runLanes(lanes)
                     } catch {
                         if forwarders {
-                            try? Forwarder.send("TERMINATE", to: self.outputControl, context: self.context)
+                            try? Forwarder.send(.terminate, to: self.outputControl, context: self.context)
                         }
                         throw error
                     }
@@ -194,7 +194,7 @@ public final class Worker: Sendable {
                     if forwarders {
                         // Time for the lanes' last events to reach the forwarder; none once the group is cancelled.
                         try? await Task.sleep(for: .milliseconds(200))
-                        try? Forwarder.send("TERMINATE", to: self.outputControl, context: self.context)
+                        try? Forwarder.send(.terminate, to: self.outputControl, context: self.context)
                     }
                 }
                 group.addTask {
@@ -205,7 +205,7 @@ public final class Worker: Sendable {
         } catch {
             shutdown()
             if forwarders {
-                try? Forwarder.send("TERMINATE", to: outputControl, context: context)
+                try? Forwarder.send(.terminate, to: outputControl, context: context)
             }
             throw error
         }
@@ -283,7 +283,7 @@ public final class Worker: Sendable {
         logger.info(wasStarting ? "stopping before the start completed" : "shutting down: intake stopped, draining")
         configuration.systemd?.notify("STOPPING=1")
         if configuration.lanes > 1 {
-            try? Forwarder.send("TERMINATE", to: inputControl, context: context)
+            try? Forwarder.send(.terminate, to: inputControl, context: context)
         }
         control.requestStop()
     }

@@ -33,11 +33,11 @@ extension ZMQProxy {
         var paused = false
         /// Answers a command on `control`, if one arrived (`STATISTICS` with `counts`); false for `TERMINATE`.
         func steer(_ counts: Counts) throws(ZMQError) -> Bool {
-            switch try Self.command(control, command, counts: counts) {
-            case "TERMINATE": return false
-            case "PAUSE": paused = true
-            case "RESUME": paused = false
-            default: break
+            switch Command(rawValue: try Self.command(control, command, counts: counts)) {
+            case .terminate: return false
+            case .pause: paused = true
+            case .resume: paused = false
+            case .statistics, nil: break
             }
             return true
         }
@@ -159,7 +159,7 @@ extension ZMQProxy {
         guard try control.receive(into: message, dontWait: true) else { return "" }
         let command = String(decoding: message.bytes, as: UTF8.self)
         while message.hasMore { try control.receive(into: message) }
-        if command == "STATISTICS" {
+        if command == Command.statistics.rawValue {
             let values = [
                 counts.frontendIn.frames, counts.frontendIn.bytes, counts.frontendOut.frames, counts.frontendOut.bytes,
                 counts.backendIn.frames, counts.backendIn.bytes, counts.backendOut.frames, counts.backendOut.bytes,

@@ -1,11 +1,20 @@
 import Dispatch
+import StrokeRecognition
 import StrokeWorker
 import Synchronization
 import ZeroMQ
 
 /// Relays commands from an external REP control socket to the proxy's inproc PAIR control socket and answers
 /// with the proxy's reply (`STATISTICS` returns eight counters) or `OK`.
+///
+/// Only the proxy's four commands are passed on (`ZMQProxy.Command`); any other text is answered with `ERROR`
+/// and the commands it takes: libzmq's proxy ends the process on a command it does not know, and before session
+/// 88 a lowercase `pause` or an empty message sent to `--control` aborted the whole proxy.
 enum ControlRelay {
+    /// How long the relay waits for the proxy to take a command or answer `STATISTICS`, in milliseconds: a proxy
+    /// held in a send to a subscriber behind (`--no-drop`) reads its control socket only once the send is done.
+    static let proxyTimeoutMilliseconds: Int32 = 1000
+
     static func run(
         context: ZMQContext, external: String, proxyControl: String, binding: Binding,
         stopped: @Sendable () -> Bool
@@ -20,14 +29,33 @@ enum ControlRelay {
         binding.resolve(bound)
         let pair = try ZMQSocket(context, .pair)
         try pair.setLinger(milliseconds: 0)
-        try pair.setTimeouts(send: 1000, receive: 1000)
+        try pair.setTimeouts(send: proxyTimeoutMilliseconds, receive: proxyTimeoutMilliseconds)
         try pair.connect(proxyControl)
+        // Answers to `STATISTICS` that the proxy gave after the relay had stopped waiting: each is read and dropped
+        // before the next one is taken, which would otherwise be one request behind from then on.
+        var late = 0
         while !stopped() {
             let frames = try receive(rep)
-            guard let frames, let command = frames.first.map({ String(decoding: $0, as: UTF8.self) }) else { continue }
-            try pair.send(command)
-            if command == "STATISTICS" {
-                let reply = try pair.receiveMultipart() ?? []
+            guard let frames else { continue }
+            let text = String(decoding: frames.first ?? [], as: UTF8.self)
+            guard let command = ZMQProxy.Command(rawValue: text) else {
+                try rep.send(unknownCommandAnswer(text))
+                continue
+            }
+            try pair.send(command.rawValue)
+            if command == .statistics {
+                var reply = try pair.receiveMultipart()
+                while reply != nil && late > 0 {
+                    late -= 1
+                    reply = try pair.receiveMultipart()
+                }
+                guard let reply else {
+                    late += 1
+                    try rep.send(
+                        "ERROR the proxy did not answer within \(proxyTimeoutMilliseconds) ms (a send to a subscriber "
+                            + "behind holds it with --no-drop)")
+                    continue
+                }
                 let numbers = reply.map { frame in
                     frame.count == 8 ? String(frame.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }) : "?"
                 }
@@ -35,8 +63,17 @@ enum ControlRelay {
             } else {
                 try rep.send("OK")
             }
-            if command == "TERMINATE" { return }
+            if command == .terminate { return }
         }
+    }
+
+    /// The answer to a request that is none of the proxy's commands: `ERROR`, what arrived (its first 40
+    /// characters, quoted for display) and what the socket takes.
+    static func unknownCommandAnswer(_ text: String) -> String {
+        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        let commands = ZMQProxy.Command.allCases.map(\.rawValue)
+        return "ERROR unknown command \(shown.quotedForDisplay): "
+            + commands.dropLast().joined(separator: ", ") + " or \(commands.last!)"
     }
 }
 

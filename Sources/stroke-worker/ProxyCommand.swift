@@ -17,12 +17,13 @@ enum ProxyCommand {
           --frontend ENDPOINT  [STROKE_PROXY_FRONTEND] where publishers connect, repeatable
           --backend ENDPOINT   [STROKE_PROXY_BACKEND] where subscribers connect, repeatable
           --control ENDPOINT   [STROKE_PROXY_CONTROL] a REP socket taking PAUSE, RESUME, TERMINATE and STATISTICS
-                               (answered with the proxy's counters). Default: none
+                               (answered with the proxy's counters, the others with OK; any other request with
+                               ERROR). Default: none
           --hwm N              [STROKE_PROXY_HWM] high-water mark of the messages on both sides; 0: no limit,
                                and the proxy's memory grows with a slow subscriber's backlog. Default: 100000
-          --no-drop            [STROKE_PROXY_NO_DROP] when a subscriber is a high-water mark behind, wait for it
-                               (backpressure on every publisher) instead of dropping its messages (which the
-                               protocol's sequence numbers then report). Default: off
+          --no-drop            [STROKE_PROXY_NO_DROP: 1 or 0] when a subscriber is a high-water mark behind,
+                               wait for it (backpressure on every publisher) instead of dropping its messages
+                               (which the protocol's sequence numbers then report). Default: off
           --consumer-timeout MS
                                [STROKE_PROXY_CONSUMER_TIMEOUT] a subscriber that takes none of the messages sent
                                to it this long (hung, not reading, or gone with its machine) is disconnected, so
@@ -91,6 +92,7 @@ enum ProxyCommand {
                 print(usage)
                 return 0
             }
+            let noDrop = try args.flag("no-drop", env: variable("no-drop"))
             let ipv6 =
                 try WorkerConfiguration.switchValue("ipv6", args.value("ipv6", env: variable("ipv6"))) ?? false
             /// The endpoints of a side, each with `--ipv6`'s choice.
@@ -173,7 +175,7 @@ enum ProxyCommand {
                 security, context: context, logger: logger, metrics: metrics?.authentication)
             var configured = Forwarder(
                 frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
-                noDrop: args.flag("no-drop", env: variable("no-drop")), frontendSecurity: security,
+                noDrop: noDrop, frontendSecurity: security,
                 backendSecurity: security, frontendAuthenticator: authenticator, backendAuthenticator: authenticator)
             configured.backendTimeoutMilliseconds = consumerTimeout
             configured.frontendKeepaliveSeconds = keepalive

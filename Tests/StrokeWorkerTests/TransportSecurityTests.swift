@@ -204,7 +204,7 @@ struct TransportSecurityTests {
             let (input, results) = stop.endpoints.withLock { ($0["input"]!, $0["results"]!) }
             defer {
                 for name in ["input", "results"] {
-                    try? Forwarder.send("TERMINATE", to: "inproc://test-\(name)-control", context: context)
+                    try? Forwarder.send(.terminate, to: "inproc://test-\(name)-control", context: context)
                 }
                 stop.set()
             }

@@ -137,6 +137,32 @@ struct WorkerConfigurationTests {
         #expect(help.flag("help"))
     }
 
+    @Test("a flag's environment variable turns it on or off by a word it knows and refuses any other, naming both")
+    func flagVariables() throws {
+        let variable = "STROKE_PROXY_NO_DROP"
+        for (value, expected) in [
+            ("1", true), ("true", true), ("YES", true), ("On", true), ("0", false), ("false", false), ("no", false),
+            ("OFF", false), ("", false),
+        ] {
+            let args = try CommandLineArguments([], flagNames: ["no-drop"], environment: [variable: value])
+            #expect(try args.flag("no-drop", env: variable) == expected, "\(value)")
+        }
+        #expect(try CommandLineArguments([], flagNames: ["no-drop"]).flag("no-drop", env: variable) == false)
+        // The command line wins over the variable, whatever it says.
+        let given = try CommandLineArguments(["--no-drop"], flagNames: ["no-drop"], environment: [variable: "maybe"])
+        #expect(try given.flag("no-drop", env: variable))
+        // Before session 88, any other value left the flag off without a word.
+        for value in ["enabled", "maybe", "2", " on"] {
+            let args = try CommandLineArguments([], flagNames: ["no-drop"], environment: [variable: value])
+            let error = #expect(throws: CommandLineArguments.Failure.self) { try args.flag("no-drop", env: variable) }
+            let named = error.map { args.naming($0) { $0 == "no-drop" ? variable : nil } }
+            #expect(
+                named?.description
+                    == "--no-drop (from STROKE_PROXY_NO_DROP): 1, true, yes or on to set it; 0, false, no or off not "
+                    + "to, got \"\(value)\"")
+        }
+    }
+
     @Test("library files whose names clash, with each other or the built-in library's, are refused, naming them")
     func libraryNameClash() throws {
         let directory = NSTemporaryDirectory() + "libraries-\(UUID().uuidString)"

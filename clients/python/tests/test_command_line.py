@@ -275,6 +275,119 @@ def test_the_proxy_names_the_variable_of_a_bad_value_and_warns_of_a_misspelt_one
 
 
 
+def test_the_proxy_refuses_a_no_drop_variable_it_cannot_read():
+    """Session 88: STROKE_PROXY_NO_DROP took 1, true, yes and on for the flag and anything else for none:
+    `STROKE_PROXY_NO_DROP=enabled` ran the proxy dropping a slow subscriber's messages without a word."""
+    sides = ["proxy", "--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0"]
+    result = subprocess.run([worker_binary(), *sides], capture_output=True, text=True, timeout=20,
+                            env={**os.environ, "STROKE_PROXY_NO_DROP": "enabled"})
+    assert result.returncode == 2, result.stderr
+    assert ('--no-drop (from STROKE_PROXY_NO_DROP): 1, true, yes or on to set it; 0, false, no or off not to, '
+            'got "enabled"') in result.stderr
+
+
+def start_proxy_with_control(*extra: str) -> tuple[subprocess.Popen, dict]:
+    """A proxy on ports the system chooses, with `--control`, and the fields of its `proxy listening` line."""
+    proxy = subprocess.Popen([worker_binary(), "proxy", "--frontend", "tcp://127.0.0.1:*", "--backend",
+                              "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", *extra], stderr=subprocess.PIPE,
+                             text=True)
+    line = proxy.stderr.readline()
+    while line and "proxy listening" not in line:
+        line = proxy.stderr.readline()
+    return proxy, dict(field.split("=", 1) for field in line.split() if "=" in field)
+
+
+def control_socket(context: zmq.Context, endpoint: str) -> zmq.Socket:
+    control = context.socket(zmq.REQ)
+    control.setsockopt(zmq.LINGER, 0)
+    control.setsockopt(zmq.RCVTIMEO, 5000)
+    control.connect(endpoint)
+    return control
+
+
+@pytest.mark.parametrize("extra", [[], ["--metrics", "127.0.0.1:0"]], ids=["libzmq-proxy", "own-loop"])
+def test_the_proxy_answers_a_control_command_it_does_not_know_and_goes_on(extra):
+    """Session 88: the control relay passed every request on to the proxy, and libzmq's proxy ends the process on a
+    command it does not know ("E: invalid command sent to proxy", then an assertion): `pause` in lowercase, `STATS`
+    or an empty request sent to `--control` aborted the proxy, and with it every producer's and consumer's traffic.
+    The loop of its own (with `--metrics`) went on, but answered `OK` to such a command as to one it had taken."""
+    proxy, fields = start_proxy_with_control(*extra)
+    context = zmq.Context()
+    try:
+        control = control_socket(context, fields["control"])
+        for request in [b"pause", b"STATS", b"", b"PAUSE\n", b"TERMINATE now", "t\u00e9rminer\x07".encode()]:
+            control.send(request)
+            answer = control.recv().decode()
+            assert answer.startswith("ERROR unknown command "), (request, answer)
+            assert answer.endswith(": PAUSE, RESUME, TERMINATE or STATISTICS"), (request, answer)
+        assert '"t\u00e9rminer\\u0007"' in answer  # quoted, and the control character written as an escape
+        control.send(b"x" * 1000)
+        assert len(control.recv()) < 150  # what arrived is shown by its beginning only
+        assert proxy.poll() is None
+        control.send(b"STATISTICS")
+        assert len(control.recv().split()) == 8
+        control.send(b"TERMINATE")
+        assert control.recv() == b"OK"
+        assert proxy.wait(timeout=20) == 0
+    finally:
+        context.destroy(linger=0)
+        if proxy.poll() is None:
+            proxy.terminate()
+            proxy.wait(timeout=20)
+        proxy.stderr.close()
+
+
+def test_a_statistics_request_the_proxy_cannot_answer_in_time_is_an_error_and_the_next_answer_is_current():
+    """libzmq's proxy held in a send to a subscriber behind (`--no-drop`) reads its control socket only once the
+    send is done. Before session 88 the relay answered such a `STATISTICS` with an empty reply after its second of
+    waiting, and the proxy's answer, when it came, was taken for the next request's: every later answer was one
+    request behind."""
+    proxy, fields = start_proxy_with_control("--no-drop", "--hwm", "100", "--consumer-timeout", "0")
+    context = zmq.Context()
+    try:
+        publisher = context.socket(zmq.XPUB)
+        publisher.setsockopt(zmq.XPUB_NODROP, 1)
+        publisher.setsockopt(zmq.RCVTIMEO, 10000)
+        publisher.connect(fields["frontend"])
+        stuck = context.socket(zmq.SUB)
+        stuck.setsockopt(zmq.RCVHWM, 10)
+        stuck.setsockopt(zmq.RCVBUF, 4096)
+        stuck.setsockopt(zmq.SUBSCRIBE, b"")
+        stuck.connect(fields["backend"])
+        assert publisher.recv() == b"\x01"  # the subscription came up through the proxy
+        # Sent until the publisher's own queue is full: the proxy is then held in its send to `stuck`.
+        sent, payload = 0, b"x" * 300
+        end = time.monotonic() + 20
+        while sent < 100000 and time.monotonic() < end:
+            try:
+                publisher.send(payload, zmq.NOBLOCK)
+                sent += 1
+            except zmq.Again:
+                time.sleep(0.2)
+                try:
+                    publisher.send(payload, zmq.NOBLOCK)
+                    sent += 1
+                except zmq.Again:
+                    break
+        control = control_socket(context, fields["control"])
+        control.send(b"STATISTICS")
+        answer = control.recv().decode()
+        assert answer.startswith("ERROR the proxy did not answer within 1000 ms"), answer
+        stuck.setsockopt(zmq.RCVTIMEO, 10000)
+        for _ in range(sent):
+            stuck.recv()
+        control.send(b"STATISTICS")
+        counts = [int(number) for number in control.recv().split()]
+        assert len(counts) == 8 and counts[0] == sent and counts[6] == sent, (counts, sent)
+        control.send(b"STATISTICS")
+        assert [int(number) for number in control.recv().split()][0] == sent
+    finally:
+        context.destroy(linger=0)
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
+        proxy.stderr.close()
+
+
 def test_the_proxy_listening_line_names_its_control_socket_and_a_control_that_cannot_bind_stops_it():
     """Session 81: `proxy listening` named the frontend, the backend and the metrics, not `--control`, so a control
     socket on a port the system chose could not be found; and a control address that could not be bound was logged
