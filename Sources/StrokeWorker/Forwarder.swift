@@ -38,6 +38,9 @@ public struct Forwarder: Sendable {
     /// ZMTP heartbeat interval on the XSUB side's connections, in milliseconds, a peer silent for three of them
     /// being disconnected (`WorkerConfiguration.heartbeatMilliseconds`, for a worker's input); 0: none.
     public var frontendHeartbeatMilliseconds: Int32 = 0
+    /// The size past which a message arriving on the XSUB side ends its connection (`ZMQ_MAXMSGSIZE`;
+    /// `WorkerConfiguration.disconnectingMessageBytes`, for a worker's input); nil: any size. Default: `nil`.
+    public var frontendMaxMessageBytes: Int64?
     /// How long a subscriber on the XPUB side may take none of the messages sent to it before its connection is
     /// dropped, in milliseconds (`WorkerConfiguration.consumerTimeoutMilliseconds`); 0: the system's limits.
     public var backendTimeoutMilliseconds: Int32 = 0
@@ -99,6 +102,7 @@ public struct Forwarder: Sendable {
         try frontendSecurity?.apply(to: xsub)
         try WorkerConfiguration.applyKeepalive(seconds: frontendKeepaliveSeconds, to: xsub)
         try WorkerConfiguration.applyHeartbeat(milliseconds: frontendHeartbeatMilliseconds, to: xsub)
+        if let frontendMaxMessageBytes { try xsub.setMaxMessageSize(frontendMaxMessageBytes) }
         try backendSecurity?.apply(to: xpub)
         try WorkerConfiguration.applyConsumerTimeout(milliseconds: backendTimeoutMilliseconds, to: xpub)
         try WorkerConfiguration.applyKeepalive(seconds: backendKeepaliveSeconds, to: xpub)

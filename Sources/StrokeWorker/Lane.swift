@@ -288,7 +288,7 @@ struct Lane: Sendable {
         // Subscriptions travel upstream as messages on the send side: with a shard's 1,365 bucket prefixes the
         // default send high-water mark (1,000) would drop some of them silently.
         try input.setHighWaterMarks(send: 0, receive: configuration.inputHighWaterMark)
-        try input.setMaxMessageSize(Int64(max(configuration.maxMessageBytes, 1 << 16)) * 4)
+        try input.setMaxMessageSize(configuration.disconnectingMessageBytes)
         try WorkerConfiguration.applyHeartbeat(milliseconds: configuration.heartbeatMilliseconds, to: input)
         try WorkerConfiguration.applyKeepalive(seconds: configuration.tcpKeepaliveSeconds, to: input)
         if recordsEndpoints { try configuration.security?.apply(to: input) }

@@ -124,6 +124,9 @@ public final class Worker: Sendable {
                         frontendAuthenticator: authenticator)
                     input.frontendKeepaliveSeconds = configuration.tcpKeepaliveSeconds
                     input.frontendHeartbeatMilliseconds = configuration.heartbeatMilliseconds
+                    // As a single lane's input does: before session 88 a worker of several lanes took a message of
+                    // any size whole into memory, and only then refused it.
+                    input.frontendMaxMessageBytes = configuration.disconnectingMessageBytes
                     input.connectionWatch = connections
                     input.watchedRoles = (frontend: .input, backend: nil)
                     // With `--slow-consumers wait` the forwarder waits for a full consumer until it takes events or

@@ -111,6 +111,11 @@ public struct WorkerConfiguration: Sendable {
     public var maxSessions: Int = 1_000_000
     /// Largest message accepted, in bytes; larger ones get an error. Default: `1048576`.
     public var maxMessageBytes: Int = 1 << 20
+    /// The size past which a producer's message ends its connection (`ZMQ_MAXMSGSIZE` on the socket that reads
+    /// producers from the network, a lane's or the input forwarder's): four times `maxMessageBytes`, at least
+    /// 256 KiB, so that a message somewhat too large still gets its error event and one far too large is never
+    /// taken whole into memory.
+    public var disconnectingMessageBytes: Int64 { Int64(max(maxMessageBytes, 1 << 16)) * 4 }
     /// Seconds without input after which a session is dropped. Default: `300`.
     public var idleTimeoutSeconds: Int = 300
     /// High-water mark of the input: how many received messages may wait in the worker, per lane (and in the

@@ -24,6 +24,12 @@ enum ProxyCommand {
           --no-drop            [STROKE_PROXY_NO_DROP: 1 or 0] when a subscriber is a high-water mark behind,
                                wait for it (backpressure on every publisher) instead of dropping its messages
                                (which the protocol's sequence numbers then report). Default: off
+          --max-message-bytes N
+                               [STROKE_PROXY_MAX_MESSAGE_BYTES] a publisher sending a larger message is
+                               disconnected, its message never forwarded: a worker cuts its connection on such a
+                               message (4 times its own --max-message-bytes), and the messages of every other
+                               publisher on the way to it were lost with it; 0: any size. Default: 4194304 (a
+                               worker's at its default)
           --consumer-timeout MS
                                [STROKE_PROXY_CONSUMER_TIMEOUT] a subscriber that takes none of the messages sent
                                to it this long (hung, not reading, or gone with its machine) is disconnected, so
@@ -66,10 +72,14 @@ enum ProxyCommand {
         WatchdogSec= (WATCHDOG_USEC) a WATCHDOG=1 ping at half the interval while the forwarding loop turns.
         """
 
+    /// The default of `--max-message-bytes`: the size past which a worker at its default `--max-message-bytes`
+    /// disconnects (`WorkerConfiguration.disconnectingMessageBytes`).
+    static let defaultMaxMessageBytes = WorkerConfiguration().disconnectingMessageBytes
+
     /// The proxy's options; each has its environment variable (`variable(_:)`).
     static let optionNames = [
-        "frontend", "backend", "control", "hwm", "no-drop", "curve-secret-key", "curve-authorized-keys",
-        "consumer-timeout", "tcp-keepalive", "ipv6", "handshake-retry", "metrics",
+        "frontend", "backend", "control", "hwm", "no-drop", "max-message-bytes", "curve-secret-key",
+        "curve-authorized-keys", "consumer-timeout", "tcp-keepalive", "ipv6", "handshake-retry", "metrics",
     ]
 
     /// An option's environment variable: `--tcp-keepalive`, `STROKE_PROXY_TCP_KEEPALIVE`.
@@ -129,6 +139,12 @@ enum ProxyCommand {
             guard (0...10_000_000).contains(hwm) else {
                 throw CommandLineArguments.Failure(description: "--hwm \(hwm) is outside 0...10000000")
             }
+            let maxMessageBytes = try args.parsed(
+                "max-message-bytes", env: variable("max-message-bytes"), default: Self.defaultMaxMessageBytes)
+            guard (0...Int64(Int32.max)).contains(maxMessageBytes) else {
+                throw CommandLineArguments.Failure(
+                    description: "--max-message-bytes \(maxMessageBytes) is outside 0...\(Int32.max)")
+            }
             guard (0...3600).contains(retry) else {
                 throw CommandLineArguments.Failure(description: "--handshake-retry \(retry) is outside 0...3600")
             }
@@ -177,6 +193,7 @@ enum ProxyCommand {
                 frontend: frontend, backend: backend, controlEndpoint: internalControl, highWaterMark: hwm,
                 noDrop: noDrop, frontendSecurity: security,
                 backendSecurity: security, frontendAuthenticator: authenticator, backendAuthenticator: authenticator)
+            configured.frontendMaxMessageBytes = maxMessageBytes > 0 ? maxMessageBytes : nil
             configured.backendTimeoutMilliseconds = consumerTimeout
             configured.frontendKeepaliveSeconds = keepalive
             configured.backendKeepaliveSeconds = keepalive
