@@ -41,6 +41,10 @@ public struct Forwarder: Sendable {
     /// The size past which a message arriving on the XSUB side ends its connection (`ZMQ_MAXMSGSIZE`;
     /// `WorkerConfiguration.disconnectingMessageBytes`, for a worker's input); nil: any size. Default: `nil`.
     public var frontendMaxMessageBytes: Int64?
+    /// The size past which a message arriving on the XPUB side (a subscription) ends its connection
+    /// (`ZMQ_MAXMSGSIZE`; `WorkerConfiguration.largestSubscriptionBytes` for a worker's output and a proxy's
+    /// backend); nil: any size. Default: `nil`.
+    public var backendMaxMessageBytes: Int64?
     /// How long a subscriber on the XPUB side may take none of the messages sent to it before its connection is
     /// dropped, in milliseconds (`WorkerConfiguration.consumerTimeoutMilliseconds`); 0: the system's limits.
     public var backendTimeoutMilliseconds: Int32 = 0
@@ -106,6 +110,7 @@ public struct Forwarder: Sendable {
         try backendSecurity?.apply(to: xpub)
         try WorkerConfiguration.applyConsumerTimeout(milliseconds: backendTimeoutMilliseconds, to: xpub)
         try WorkerConfiguration.applyKeepalive(seconds: backendKeepaliveSeconds, to: xpub)
+        if let backendMaxMessageBytes { try xpub.setMaxMessageSize(backendMaxMessageBytes) }
         var subscribers = try backendAuthenticator.map { authenticator throws(ZMQError) in
             try xpub.setVerbose(true)
             return SubscriberVetting(authenticator: authenticator)

@@ -89,6 +89,7 @@ final class Publisher: Sendable {
             try WorkerConfiguration.applyConsumerTimeout(
                 milliseconds: configuration.consumerTimeoutMilliseconds, to: output)
             try WorkerConfiguration.applyKeepalive(seconds: configuration.tcpKeepaliveSeconds, to: output)
+            try output.setMaxMessageSize(WorkerConfiguration.largestSubscriptionBytes)
         }
     }
 

@@ -139,6 +139,7 @@ public final class Worker: Sendable {
                         backendAuthenticator: authenticator)
                     output.backendTimeoutMilliseconds = configuration.consumerTimeoutMilliseconds
                     output.backendKeepaliveSeconds = configuration.tcpKeepaliveSeconds
+                    output.backendMaxMessageBytes = WorkerConfiguration.largestSubscriptionBytes
                     output.connectionWatch = connections
                     output.watchedRoles = (frontend: nil, backend: .output)
                     // Waiting for a consumer, the loop of its own still takes the TERMINATE sent once the lanes are

@@ -19,7 +19,8 @@ extension WorkerConfiguration {
                 + "Default: bind:tcp://127.0.0.1:5555"),
         Option(
             flag: "output", env: "STROKE_WORKER_OUTPUT", value: "ENDPOINT",
-            help: "where events go out (XPUB), repeatable. Default: bind:tcp://127.0.0.1:5556"),
+            help: "where events go out (XPUB), repeatable; a consumer sending a message over 1 KiB (no subscription "
+                + "is that long) is disconnected. Default: bind:tcp://127.0.0.1:5556"),
         Option(
             flag: "ipv6", env: "STROKE_WORKER_IPV6", value: "on|off",
             help: "whether host names in --input and --output resolve to IPv6 addresses too, and * binds IPv6 as "

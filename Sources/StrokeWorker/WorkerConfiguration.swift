@@ -116,6 +116,11 @@ public struct WorkerConfiguration: Sendable {
     /// 256 KiB, so that a message somewhat too large still gets its error event and one far too large is never
     /// taken whole into memory.
     public var disconnectingMessageBytes: Int64 { Int64(max(maxMessageBytes, 1 << 16)) * 4 }
+    /// The largest message a consumer may send the worker's output, and a subscriber a proxy's backend; a larger
+    /// one ends its connection (`ZMQ_MAXMSGSIZE`). A consumer sends subscriptions, a flag byte and a prefix, and no
+    /// topic is longer than 128 bytes (a session id): 1 KiB leaves room. libzmq keeps each subscription in a tree
+    /// of about a node per byte; before session 88 five subscriptions of 50 MiB took a worker to 1.5 GB resident.
+    public static let largestSubscriptionBytes: Int64 = 1024
     /// Seconds without input after which a session is dropped. Default: `300`.
     public var idleTimeoutSeconds: Int = 300
     /// High-water mark of the input: how many received messages may wait in the worker, per lane (and in the

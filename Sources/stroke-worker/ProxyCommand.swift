@@ -15,7 +15,8 @@ enum ProxyCommand {
         message (--curve-authorized-keys), hands its counts over (--metrics) or connects anew to an endpoint that
         refused the handshake (a side that connects). ENDPOINT: bind:ADDR, connect:ADDR or ADDR (bind).
           --frontend ENDPOINT  [STROKE_PROXY_FRONTEND] where publishers connect, repeatable
-          --backend ENDPOINT   [STROKE_PROXY_BACKEND] where subscribers connect, repeatable
+          --backend ENDPOINT   [STROKE_PROXY_BACKEND] where subscribers connect, repeatable; one sending a message
+                               over 1 KiB (no subscription is that long) is disconnected
           --control ENDPOINT   [STROKE_PROXY_CONTROL] a REP socket taking PAUSE, RESUME, TERMINATE and STATISTICS
                                (answered with the proxy's counters, the others with OK; any other request with
                                ERROR). Default: none
@@ -194,6 +195,7 @@ enum ProxyCommand {
                 noDrop: noDrop, frontendSecurity: security,
                 backendSecurity: security, frontendAuthenticator: authenticator, backendAuthenticator: authenticator)
             configured.frontendMaxMessageBytes = maxMessageBytes > 0 ? maxMessageBytes : nil
+            configured.backendMaxMessageBytes = WorkerConfiguration.largestSubscriptionBytes
             configured.backendTimeoutMilliseconds = consumerTimeout
             configured.frontendKeepaliveSeconds = keepalive
             configured.backendKeepaliveSeconds = keepalive

@@ -109,3 +109,52 @@ def test_a_proxy_disconnects_a_producer_of_a_message_its_workers_would_disconnec
         proxy.terminate()
         assert proxy.wait(timeout=20) == 0
         proxy.stderr.close()
+
+
+def subscribe_oversized(endpoint: str, size: int) -> bool:
+    """Connects a raw XSUB to `endpoint`, sends one subscription of `size` bytes, and says whether its connection
+    was then ended by the other side."""
+    context = zmq.Context()
+    try:
+        subscriber = context.socket(zmq.XSUB)
+        monitor = subscriber.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
+        subscriber.connect(endpoint)
+        assert wait_for_event(monitor, zmq.EVENT_CONNECTED)
+        subscriber.send(b"\x01" + b"x" * (size - 1))
+        return wait_for_event(monitor, zmq.EVENT_DISCONNECTED)
+    finally:
+        context.destroy(linger=0)
+
+
+@pytest.mark.parametrize("lanes", ["1", "2"])
+def test_a_consumer_sending_a_message_longer_than_any_subscription_is_disconnected(lanes):
+    """Session 88: a consumer's messages to the worker's output were read whatever their size, and libzmq keeps a
+    subscription in a tree of about a node per byte: five subscriptions of 50 MiB took a worker to 1.5 GB resident
+    (2.0 GB with two lanes). A consumer's message over 1 KiB now ends its connection; the longest topic, a session id
+    of 128 bytes, is still subscribed to and answered."""
+    worker = RunningWorker("--lanes", lanes)
+    try:
+        assert subscribe_oversized(worker.output, 1025), "".join(worker.log)
+        longest = "s" * 128
+        with Consumer(worker.output, prefixes=[longest]) as consumer, Producer(worker.input) as producer:
+            if lanes == "1":
+                producer.wait_for_worker()
+            else:
+                producer.wait_for_all_buckets()
+            consumer.wait_until_read(producer, [longest])
+            producer.ping(longest, seq=7)
+            event = consumer.receive(timeout=10)
+            assert event is not None and event.kind == "pong" and event.session == longest, event
+    finally:
+        assert worker.stop() == 0
+
+
+def test_a_proxy_disconnects_a_subscriber_sending_a_message_longer_than_any_subscription():
+    proxy, fields = start_proxy_with_control()
+    try:
+        assert subscribe_oversized(fields["backend"], 1025)
+        assert proxy.poll() is None
+    finally:
+        proxy.terminate()
+        assert proxy.wait(timeout=20) == 0
+        proxy.stderr.close()
