@@ -27,10 +27,10 @@ enum ProxyCommand {
                                (which the protocol's sequence numbers then report). Default: off
           --max-message-bytes N
                                [STROKE_PROXY_MAX_MESSAGE_BYTES] a publisher sending a larger message is
-                               disconnected, its message never forwarded: a worker cuts its connection on such a
-                               message (4 times its own --max-message-bytes), and the messages of every other
-                               publisher on the way to it were lost with it; 0: any size. Default: 4194304 (a
-                               worker's at its default)
+                               disconnected, its message never forwarded: a worker would cut its connection to
+                               the proxy for it (past 4 times its own --max-message-bytes), losing every other
+                               publisher's messages on their way; 0: any size. Default: 4194304 (a worker's size
+                               at its default)
           --consumer-timeout MS
                                [STROKE_PROXY_CONSUMER_TIMEOUT] a subscriber that takes none of the messages sent
                                to it this long (hung, not reading, or gone with its machine) is disconnected, so

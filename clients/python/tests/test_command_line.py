@@ -217,6 +217,8 @@ def test_the_proxy_refuses_a_stray_argument_and_a_negative_high_water_mark():
     sides = ["--frontend", "tcp://127.0.0.1:0", "--backend", "tcp://127.0.0.1:0"]
     assert 'unexpected argument "yes"' in refused("proxy", *sides, "--no-drop", "yes")
     assert "--hwm -1 is outside 0...10000000" in refused("proxy", *sides, "--hwm", "-1")
+    assert "--max-message-bytes -1 is outside 0...2147483647" in refused("proxy", *sides, "--max-message-bytes", "-1")
+    assert '--max-message-bytes: cannot read "4M"' in refused("proxy", *sides, "--max-message-bytes", "4M")
 
 
 def test_a_metrics_port_out_of_range_is_refused_before_anything_listens():
