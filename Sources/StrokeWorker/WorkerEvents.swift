@@ -1,5 +1,6 @@
 import Foundation
 import StrokeProtocol
+import StrokeRecognition
 import ZeroMQ
 
 /// The events workers publish, as an `AsyncSequence`: for a consumer written in Swift (a game server, a room
@@ -174,11 +175,22 @@ public struct WorkerEvents: AsyncSequence, Sendable {
 
     // MARK: - The reader thread
 
+    /// What is wrong with the first of `prefixes` longer than any topic, if one is: a session id is at most
+    /// `ShardKey.maximumSessionIDLength` (128) bytes, so such a prefix matches no event, and a worker cuts a
+    /// consumer whose subscription passes 1 KiB (`WorkerConfiguration.largestSubscriptionBytes`).
+    public static func longPrefixProblem(_ prefixes: [String]) -> String? {
+        guard let long = prefixes.first(where: { $0.utf8.count > ShardKey.maximumSessionIDLength }) else { return nil }
+        let shown = long.count > 40 ? String(long.prefix(40)) + "…" : long
+        return "the prefix \(shown.quotedForDisplay) is \(long.utf8.count) bytes, longer than any session id "
+            + "(\(ShardKey.maximumSessionIDLength)): it would match no event"
+    }
+
     /// How long a receive waits before the thread looks whether the consumer has gone, in milliseconds.
     static let pollMilliseconds: Int32 = 100
 
     /// Receives and decodes until the consumer has gone.
     private static func read(_ configuration: Configuration, context: ZMQContext, into channel: EventChannel) throws {
+        if let problem = longPrefixProblem(configuration.prefixes) { throw ProtocolError(.badTopic, problem) }
         let socket = try ZMQSocket(context, .sub)
         try socket.setLinger(milliseconds: 0)
         try socket.setHighWaterMarks(receive: configuration.highWaterMark)

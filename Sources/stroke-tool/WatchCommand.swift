@@ -49,6 +49,9 @@ enum WatchCommand {
         }
         let security = try StrokeTool.clientSecurity(args)
         let prefixes = args.wholeValues("session")
+        if let problem = WorkerEvents.longPrefixProblem(prefixes) {
+            throw CommandLineArguments.Failure(description: "--session: \(problem)")
+        }
         // Its connection told on standard error, as a worker tells its own: an output that does not answer, or
         // refuses the key, was silence, like a worker with no events to send.
         let (connections, ended) = try startConnectionWatch(label: "stroke-tool watch")

@@ -98,6 +98,19 @@ struct WatchCommandTests {
         #expect(zero.error == "stroke-tool watch: --count: at least 1, got 0\n", "\(zero.error)")
         let long = try StrokeToolTests.run(["watch", "--output", "tcp://127.0.0.1:9", "--seconds", "1e9"])
         #expect(long.error == "stroke-tool watch: --seconds: more than 0, at most 86,400, got 1000000000.0\n")
+        // Session 88: a prefix longer than any session id matched nothing, and one over 1 KiB had the worker cut
+        // the watch's connection again and again; the longest session id is still a prefix.
+        let prefix = String(repeating: "s", count: 129)
+        let tooLong = try StrokeToolTests.run(["watch", "--output", "tcp://127.0.0.1:9", "--session", prefix])
+        #expect(tooLong.status == 2)
+        #expect(
+            tooLong.error
+                == "stroke-tool watch: --session: the prefix \"\(String(repeating: "s", count: 40))…\" is 129 bytes, "
+                + "longer than any session id (128): it would match no event\n")
+        let longest = try StrokeToolTests.run([
+            "watch", "--output", "tcp://127.0.0.1:9", "--session", String(prefix.dropFirst()), "--seconds", "0.2",
+        ])
+        #expect(longest.status == 0, "\(longest.error)")
     }
 
     @Test("events a session lost before one are told on a line of their own, before it")

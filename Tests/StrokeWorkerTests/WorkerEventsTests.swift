@@ -165,6 +165,26 @@ struct WorkerEventsTests {
         #expect(received == ["subscribed true after pinging true", "a 1", "b 1", "a 2", "b 2"])
     }
 
+    @Test("a prefix longer than any session id ends the iteration with bad_topic, naming it; 128 bytes is one")
+    func longPrefix() async throws {
+        let context = try ZMQContext()
+        let long = String(repeating: "é", count: 65)  // 130 bytes of UTF-8
+        let events = WorkerEvents(
+            .init(endpoints: [.init(bind: false, address: Self.endpoint())], prefixes: ["room/", long]),
+            context: context)
+        let error = await #expect(throws: ProtocolError.self) {
+            try await Self.bounded {
+                var iterator = events.makeAsyncIterator()
+                return try await iterator.next()?.session
+            }
+        }
+        #expect(error?.code == .badTopic)
+        #expect(
+            error?.message.contains("is 130 bytes, longer than any session id (128)") == true,
+            "\(String(describing: error))")
+        #expect(WorkerEvents.longPrefixProblem([String(repeating: "s", count: 128), ""]) == nil)
+    }
+
     @Test("no pong within the timeout: false, and the iteration goes on")
     func waitUntilSubscribedTimesOut() async throws {
         let context = try ZMQContext()

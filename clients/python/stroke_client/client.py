@@ -502,8 +502,16 @@ def _encoded_ids(ids: Sequence[str], what: str) -> List[bytes]:
 
 
 def _subscribed_prefixes(prefixes: Sequence[str], system: bool) -> List[bytes]:
-    """The topic prefixes a consumer subscribed to, as ``_subscriber`` subscribes them."""
+    """The topic prefixes a consumer subscribed to, as ``_subscriber`` subscribes them. ValueError for one longer
+    than any session id (128 bytes of UTF-8), which would match no event (version 1.14; a worker disconnects a
+    consumer whose subscription passes 1 KiB, and its libzmq connected again and again)."""
     subscribed = _encoded_ids(prefixes, "prefixes")
+    for prefix in subscribed:
+        if len(prefix) > 128:
+            shown = prefix.decode("utf-8")
+            shown = shown if len(shown) <= 40 else shown[:40] + "..."
+            raise ValueError("the prefix %r is %d bytes, longer than any session id (128): it would match no event"
+                             % (shown, len(prefix)))
     return subscribed + [b"$system"] if system else subscribed
 
 

@@ -102,6 +102,16 @@ def test_prefixes_and_sessions_given_as_one_str_are_refused():
         assert c.wait_until_read(producer, [], timeout=0.1) is None
 
 
+def test_a_prefix_longer_than_any_session_id_is_refused():
+    # Before 1.14 it was subscribed to and matched nothing; over 1 KiB, a worker (since session 88) cuts the
+    # consumer, whose libzmq then connected again and again. 128 bytes, the longest session id, is a prefix.
+    for make in (Consumer, AsyncConsumer):
+        with pytest.raises(ValueError, match=re.escape("'%s...' is 130 bytes, longer than any session id (128)"
+                                                       % ("\u00e9" * 40))):
+            make("tcp://127.0.0.1:5556", prefixes=["room/", "\u00e9" * 65])
+        make("tcp://127.0.0.1:5556", prefixes=["s" * 128]).close()
+
+
 def test_binary_vectors(protocol_dir):
     for vector in vectors(protocol_dir, "binary.json")["vectors"]:
         payload = bytes.fromhex(vector["hex"])
