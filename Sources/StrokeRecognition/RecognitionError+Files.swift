@@ -74,12 +74,17 @@ extension RecognitionError {
     /// Foundation's `NSString.deletingLastPathComponent` (Swift 6.3.1, Linux) traps on a name of one character: the
     /// worker given `--state-file s` crashed at its first checkpoint, and at its stop (before session 87).
     public static func directory(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let trimmed = withoutTrailingSlashes(path)
         guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-        var head = trimmed[..<slash]
-        while head.count > 1 && head.hasSuffix("/") { head.removeLast() }
+        let head = withoutTrailingSlashes(trimmed[..<slash])
         return head.isEmpty ? "/" : String(head)
+    }
+
+    /// `path` without the slashes that end it, but for a path of slashes alone, which keeps one (`/`).
+    public static func withoutTrailingSlashes<Path: StringProtocol>(_ path: Path) -> Path.SubSequence {
+        var trimmed = path[...]
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return trimmed
     }
 
     /// What `path` is where it exists and is not a regular file (after symbolic links): `a directory`, `a pipe`,

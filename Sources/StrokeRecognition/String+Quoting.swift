@@ -7,6 +7,12 @@ extension String {
     /// acts on them.
     public var quotedForDisplay: String { "\"" + escapedForDisplay(quotes: true) + "\"" }
 
+    /// `quotedForDisplay` of the string's first `characters` characters and `…` when it holds more: text from
+    /// outside shown in a message without all of its length (`"ssss…"`).
+    public func quotedForDisplay(atMost characters: Int) -> String {
+        count > characters ? (String(prefix(characters)) + "…").quotedForDisplay : quotedForDisplay
+    }
+
     /// The string with every control character written as an escape, as `quotedForDisplay` writes it, and no
     /// quotes: a message that stays on one line. Itself when it holds none.
     public var controlCharactersEscaped: String {

@@ -100,13 +100,8 @@ extension Worker {
         }
         // Joined as strings, as the files are read: Foundation's URL takes "~" or "~/…" for the home directory's
         // path (before session 87 `--adopt-state ~/states` read the home directory's `states`).
-        func trimmed(_ path: String) -> String {
-            var path = Substring(path)
-            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-            return String(path)
-        }
         var files: [String] = []
-        for path in paths.map(trimmed) {
+        for path in paths.map({ String(RecognitionError.withoutTrailingSlashes($0)) }) {
             guard isDirectory(path) else {
                 files.append(path)
                 continue

@@ -180,8 +180,8 @@ public struct WorkerEvents: AsyncSequence, Sendable {
     /// consumer whose subscription passes 1 KiB (`WorkerConfiguration.largestSubscriptionBytes`).
     public static func longPrefixProblem(_ prefixes: [String]) -> String? {
         guard let long = prefixes.first(where: { $0.utf8.count > ShardKey.maximumSessionIDLength }) else { return nil }
-        let shown = long.count > 40 ? String(long.prefix(40)) + "…" : long
-        return "the prefix \(shown.quotedForDisplay) is \(long.utf8.count) bytes, longer than any session id "
+        return
+            "the prefix \(long.quotedForDisplay(atMost: 40)) is \(long.utf8.count) bytes, longer than any session id "
             + "(\(ShardKey.maximumSessionIDLength)): it would match no event"
     }
 

@@ -70,9 +70,8 @@ enum ControlRelay {
     /// The answer to a request that is none of the proxy's commands: `ERROR`, what arrived (its first 40
     /// characters, quoted for display) and what the socket takes.
     static func unknownCommandAnswer(_ text: String) -> String {
-        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
         let commands = ZMQProxy.Command.allCases.map(\.rawValue)
-        return "ERROR unknown command \(shown.quotedForDisplay): "
+        return "ERROR unknown command \(text.quotedForDisplay(atMost: 40)): "
             + commands.dropLast().joined(separator: ", ") + " or \(commands.last!)"
     }
 }
