@@ -47,6 +47,12 @@ public enum ZMQConnection {
         public var device: UInt64
         /// The inode number (`st_ino`).
         public var inode: UInt64
+
+        /// An identity of the device and inode numbers given.
+        public init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
     }
 
     /// The identity of the socket `descriptor` holds now; nil when it holds none (closed, or not a socket).
@@ -55,5 +61,61 @@ public enum ZMQConnection {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
         return Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+}
+
+// MARK: - What the system knows of a connection
+
+extension ZMQConnection {
+    /// The bytes the system has received on the TCP connection `descriptor` since it was made (`tcpi_bytes_received`
+    /// of `TCP_INFO`, Linux 4.1 and later), whether libzmq has read them yet or not; nil for a descriptor that is
+    /// not a TCP connection (an ipc:// one) or a system that does not count them.
+    public static func bytesReceived(descriptor: Int32) -> UInt64? {
+        #if os(Linux)
+            guard descriptor >= 0 else { return nil }
+            // `struct tcp_info` of linux/tcp.h, whose fields the kernel only ever appends to: `tcpi_bytes_received`
+            // is the u64 at offset 128 (glibc's copy of the struct stops before it).
+            let offset = 128
+            var storage = [UInt64](repeating: 0, count: 32)
+            var length = socklen_t(storage.count * 8)
+            let status = storage.withUnsafeMutableBytes {
+                getsockopt(descriptor, Int32(IPPROTO_TCP), Self.tcpInfo, $0.baseAddress, &length)
+            }
+            guard status == 0, Int(length) >= offset + 8 else { return nil }
+            return storage[offset / 8]
+        #else
+            return nil
+        #endif
+    }
+
+    /// `TCP_INFO` of netinet/tcp.h.
+    private static let tcpInfo: Int32 = 11
+
+    /// The address of the peer at the other end of `descriptor` (`getpeername`), as `host:port` (`[host]:port` for
+    /// IPv6); nil when it has none (closed, or not a network socket).
+    public static func peerAddress(descriptor: Int32) -> String? {
+        guard descriptor >= 0 else { return nil }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
+        }
+        guard status == 0, storage.ss_family == sa_family_t(AF_INET) || storage.ss_family == sa_family_t(AF_INET6)
+        else {
+            return nil
+        }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
+        let named = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo(
+                    $0, length, &host, socklen_t(host.count), &service, socklen_t(service.count),
+                    NI_NUMERICHOST | NI_NUMERICSERV)
+            }
+        }
+        guard named == 0 else { return nil }
+        let hostText = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let portText = String(decoding: service.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return hostText.contains(":") ? "[\(hostText)]:\(portText)" : "\(hostText):\(portText)"
     }
 }

@@ -18,11 +18,16 @@ extension ZMQProxy {
     /// between two waits the loop still turns (`turn`, with `Counts.waiting` set) and answers `control`: a proxy
     /// held back by a slow subscriber shows that it is alive, hands its counts over and terminates on command,
     /// where libzmq's proxy stays in its send until the subscriber reads or the context is shut down.
+    /// `frontendRead` sees every whole message received on the frontend, admitted or not: its bytes (all its frames)
+    /// and its last frame, before that is sent (`ZMQMessage.sourceDescriptor`); `frontendEmptied` is called
+    /// whenever the frontend was found to hold no message.
     ///
     /// - Returns: when terminated through `control` or when the context is shut down.
     public static func runFiltering(
         frontend: ZMQSocket, backend: ZMQSocket, control: ZMQSocket, pollMilliseconds: Int = -1,
         turn: (_ counts: Counts) -> Void = { _ in }, admitBackend: (ZMQMessage) -> Bool = { _ in true },
+        frontendRead: (_ bytes: Int, _ lastFrame: ZMQMessage) -> Void = { _, _ in },
+        frontendEmptied: () -> Void = {},
         admit: (ZMQMessage) -> Bool
     ) throws(ZMQError) {
         var poller = ZMQPoller(readable: [frontend, backend, control])
@@ -54,17 +59,28 @@ extension ZMQProxy {
             while true {
                 let ready = try poller.poll(timeoutMilliseconds: pollMilliseconds)
                 turn(counts)
-                guard ready > 0 else { continue }
+                guard ready > 0 else {
+                    frontendEmptied()
+                    continue
+                }
                 if poller.isReadable(2) {
                     guard try steer(counts) else { return }
                 }
                 guard !paused else { continue }
                 if poller.isReadable(0) {
-                    guard try forward(.down, from: frontend, to: backend, message, &counts, admit, waited: waited)
+                    guard
+                        try forward(
+                            .down, from: frontend, to: backend, message, &counts, admit, read: frontendRead,
+                            emptied: frontendEmptied, waited: waited)
                     else { return }
+                } else {
+                    frontendEmptied()
                 }
                 if poller.isReadable(1) {
-                    guard try forward(.up, from: backend, to: frontend, message, &counts, admitBackend, waited: waited)
+                    guard
+                        try forward(
+                            .up, from: backend, to: frontend, message, &counts, admitBackend, read: { _, _ in },
+                            emptied: {}, waited: waited)
                     else { return }
                 }
             }
@@ -116,18 +132,26 @@ extension ZMQProxy {
     }
 
     /// Forwards up to `burst` whole messages that are queued on `source`; drops those whose first frame `admit`
-    /// refuses, with the rest of their frames. A send that returns without having sent (its socket's send timeout)
-    /// is counted in `counts.waits` and tried again after `waited`, which returns false to stop: `forward` then
-    /// returns false, the frame unsent.
+    /// refuses, with the rest of their frames. `read` sees each whole message (its bytes, its last frame), and
+    /// `emptied` is called when `source` was found to hold no more. A send that returns without having sent (its
+    /// socket's send timeout) is counted in `counts.waits` and tried again after `waited`, which returns false to
+    /// stop: `forward` then returns false, the frame unsent.
     private static func forward(
         _ direction: Direction, from source: ZMQSocket, to destination: ZMQSocket, _ message: ZMQMessage,
-        _ counts: inout Counts, _ admit: (ZMQMessage) -> Bool, waited: (Counts) throws(ZMQError) -> Bool
+        _ counts: inout Counts, _ admit: (ZMQMessage) -> Bool, read: (Int, ZMQMessage) -> Void,
+        emptied: () -> Void, waited: (Counts) throws(ZMQError) -> Bool
     ) throws(ZMQError) -> Bool {
         for _ in 0..<burst {
-            guard try source.receive(into: message, dontWait: true) else { return true }
+            guard try source.receive(into: message, dontWait: true) else {
+                emptied()
+                return true
+            }
             let admitted = admit(message)
+            var bytes = 0
             while true {
                 let (size, more) = (UInt64(message.count), message.hasMore)
+                bytes += Int(size)
+                if !more { read(bytes, message) }
                 switch direction {
                 case .down: counts.frontendIn.add(size)
                 case .up: counts.backendIn.add(size)

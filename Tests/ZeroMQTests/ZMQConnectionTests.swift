@@ -73,4 +73,62 @@ struct ZMQConnectionTests {
         #expect(ZMQConnection.identity(descriptor: file) == nil, "not a socket")
         #expect(ZMQConnection.identity(descriptor: -1) == nil)
     }
+
+    /// A TCP connection over 127.0.0.1: the accepted end and the connecting one.
+    static func loopbackPair() throws -> (accepted: Int32, connecting: Int32) {
+        #if canImport(Glibc)
+            let type = Int32(SOCK_STREAM.rawValue)
+        #else
+            let type = SOCK_STREAM
+        #endif
+        let listener = socket(AF_INET, type, 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let connecting = socket(AF_INET, type, 0)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(connecting, $0, length) == 0 }
+        }
+        try #require(connected)
+        let accepted = accept(listener, nil, nil)
+        try #require(accepted >= 0)
+        return (accepted, connecting)
+    }
+
+    @Test("the bytes the system received on a TCP connection, read or not, and its peer's address")
+    func bytesReceivedAndPeer() throws {
+        let (accepted, connecting) = try Self.loopbackPair()
+        defer {
+            close(accepted)
+            close(connecting)
+        }
+        #expect(ZMQConnection.bytesReceived(descriptor: accepted) == 0)
+        let chunk = [UInt8](repeating: 7, count: 10_000)
+        for _ in 0..<3 { #expect(send(connecting, chunk, chunk.count, 0) == chunk.count) }
+        // None of it has been read (loopback delivers at once; a second at most is waited for).
+        for _ in 0..<100 where ZMQConnection.bytesReceived(descriptor: accepted) != 30_000 { usleep(10_000) }
+        #expect(ZMQConnection.bytesReceived(descriptor: accepted) == 30_000)
+        var buffer = [UInt8](repeating: 0, count: 30_000)
+        _ = recv(accepted, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        #expect(ZMQConnection.bytesReceived(descriptor: accepted) == 30_000, "reading changes nothing")
+        let peer = try #require(ZMQConnection.peerAddress(descriptor: accepted))
+        #expect(peer.hasPrefix("127.0.0.1:"))
+        #expect(ZMQConnection.peerAddress(descriptor: connecting)?.hasPrefix("127.0.0.1:") == true)
+        let (a, b) = Self.socketPair()
+        defer {
+            close(a)
+            close(b)
+        }
+        #expect(ZMQConnection.bytesReceived(descriptor: a) == nil, "not TCP")
+        #expect(ZMQConnection.peerAddress(descriptor: a) == nil, "no network address")
+        #expect(ZMQConnection.bytesReceived(descriptor: -1) == nil)
+    }
 }

@@ -14,8 +14,9 @@ struct ZMQProxyFilteringTests {
         // The proxy on a thread of its own, started here: a child task would wait for a thread of the shared pool,
         // which other tests may hold.
         let ended = DispatchSemaphore(value: 0)
-        // What the proxy's thread saw: turns of its loop, and the subscriptions its backend read.
-        let seen = Mutex((turns: 0, subscriptions: [[UInt8]]()))
+        // What the proxy's thread saw: turns of its loop, the subscriptions its backend read, the sizes of the whole
+        // messages its frontend read and how often it found the frontend empty.
+        let seen = Mutex((turns: 0, subscriptions: [[UInt8]](), read: [Int](), emptied: 0))
         Thread {
             defer { ended.signal() }
             do {
@@ -31,7 +32,9 @@ struct ZMQProxyFilteringTests {
                     admitBackend: { message in
                         seen.withLock { $0.subscriptions.append(Array(message.bytes)) }
                         return true
-                    }
+                    },
+                    frontendRead: { bytes, _ in seen.withLock { $0.read.append(bytes) } },
+                    frontendEmptied: { seen.withLock { $0.emptied += 1 } }
                 ) { first in
                     String(decoding: first.bytes, as: UTF8.self) != "drop"
                 }
@@ -71,6 +74,10 @@ struct ZMQProxyFilteringTests {
         // The backend's subscription went through `admitBackend`; the loop turned at least once per poll.
         #expect(seen.withLock { $0.subscriptions } == [[1]])
         #expect(seen.withLock { $0.turns } >= 1)
+        // Every whole message read, dropped or not, with the bytes of all its frames (after the probes); the
+        // frontend found empty at least once, between the probes.
+        #expect(seen.withLock { $0.read.suffix(3) } == [5, 5, 4])
+        #expect(seen.withLock { $0.emptied } >= 1)
     }
 
     /// Connects `subscriber` (to every topic) and `publisher` to the proxy whose endpoints are
