@@ -37,6 +37,9 @@ struct ConnectionTracker {
         var handshakesFailed = 0
         /// Connections a bound endpoint could not take (`accept` failed: out of files, most often).
         var acceptFailures = 0
+        /// Producers' connections cut for sending more than a limit without finishing a message
+        /// (`UnfinishedMessageTracker`).
+        var unfinishedMessagesCut = 0
     }
 
     /// An endpoint the worker connects to: connected (its handshake done), or not, since when and after how many
@@ -63,6 +66,11 @@ struct ConnectionTracker {
     /// The longest wait before connecting again to an endpoint whose handshake failed for good; nil: never.
     let retryLimit: Duration?
     private(set) var counts = Counts()
+
+    /// Counts a connection cut for a message it never finished (`UnfinishedMessageTracker`).
+    mutating func countUnfinishedMessageCut() {
+        counts.unfinishedMessagesCut += 1
+    }
     /// Endpoints the worker connects to, by role and address.
     private var links: [String: Link] = [:]
     /// Failures logged at most once per `reminder`, by kind, role and endpoint: when last logged, and how many

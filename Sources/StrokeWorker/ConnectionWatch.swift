@@ -30,6 +30,9 @@ public final class ConnectionWatch: Sendable {
         let connecting: [String]
         /// Where the socket's thread finds the endpoints to connect to again.
         let redial: Redial
+        /// What the socket's reader notes of the connections its messages come from, when the watch is to cut a
+        /// producer's connection that never finishes a message (`UnfinishedMessageTracker`).
+        let unfinished: UnfinishedMessageGuard?
 
         /// `connecting` as `ConnectionTracker.unconnected` names them.
         var expected: [String] { connecting.map { ConnectionTracker.key(role, $0) } }
@@ -74,6 +77,9 @@ public final class ConnectionWatch: Sendable {
 
     /// How long a poll of the readers waits before the thread looks for new ones and for `stopped`.
     static let pollMilliseconds = 100
+    /// How often the producers' connections are checked for a message they never finish: often, for what a
+    /// connection sends between two checks adds to what it may hold (a `getsockopt` per connection and check).
+    static let unfinishedCheckInterval = Duration.milliseconds(100)
 
     /// The ZeroMQ context of the monitors, and so of the sockets watched.
     public let context: ZMQContext
@@ -120,11 +126,21 @@ public final class ConnectionWatch: Sendable {
     public func watch(
         _ socket: ZMQSocket, role: Role, endpoints: [WorkerConfiguration.Endpoint]
     ) throws(ZMQError) -> Redial {
+        try watch(socket, role: role, endpoints: endpoints, unfinished: nil)
+    }
+
+    /// Watches `socket` as `watch(_:role:endpoints:)` does; with `unfinished`, which the socket's reader feeds, the
+    /// watch also cuts a connection of the socket that sends more than the guard's limit without finishing a message.
+    @discardableResult
+    func watch(
+        _ socket: ZMQSocket, role: Role, endpoints: [WorkerConfiguration.Endpoint],
+        unfinished: UnfinishedMessageGuard?
+    ) throws(ZMQError) -> Redial {
         let address = "\(addressPrefix)-\(serial.add(1, ordering: .relaxed).newValue)"
         let connecting = endpoints.filter { !$0.bind && !$0.address.hasPrefix("inproc://") }.map(\.address)
         let entry = Watched(
             monitor: try ZMQSocketMonitor(context, address: address), role: role, connecting: connecting,
-            redial: Redial())
+            redial: Redial(), unfinished: unfinished)
         try socket.startMonitor(address, events: ZMQSocketMonitor.mask(Self.events))
         shared.withLock {
             $0.arrivals.append(entry)
@@ -139,6 +155,9 @@ public final class ConnectionWatch: Sendable {
         var watched: [Watched] = []
         var tracker = ConnectionTracker(reminder: reminder, retryLimit: retryLimit)
         let clock = ContinuousClock()
+        // By monitor address, for the sockets whose producers' connections are checked.
+        var unfinished: [String: UnfinishedMessageTracker] = [:]
+        var lastCheck = clock.now
         // Rebuilt only when the readers change.
         var poller = ZMQPoller(readable: [])
         while true {
@@ -146,6 +165,9 @@ public final class ConnectionWatch: Sendable {
             shared.withLock { swap(&$0.arrivals, &arrived) }
             for entry in arrived {
                 for endpoint in entry.connecting { tracker.expect(endpoint, role: entry.role, at: clock.now) }
+                if let guarded = entry.unfinished {
+                    unfinished[entry.monitor.address] = UnfinishedMessageTracker(limit: guarded.limit)
+                }
             }
             if !arrived.isEmpty {
                 watched += arrived
@@ -160,6 +182,11 @@ public final class ConnectionWatch: Sendable {
                     let entry = candidates.first { $0.connecting.contains(endpoint) } ?? candidates.first
                     entry?.redial.request(endpoint)
                 }
+                if clock.now - lastCheck >= Self.unfinishedCheckInterval, !unfinished.isEmpty {
+                    lastCheck = clock.now
+                    checkUnfinished(watched, &unfinished, &tracker)
+                    publish(tracker)
+                }
                 guard ready > 0 else { continue }
                 var ended = Set<Int>()
                 for (index, entry) in watched.enumerated() where poller.isReadable(index) {
@@ -171,10 +198,12 @@ public final class ConnectionWatch: Sendable {
                         if let record = tracker.handle(event, role: entry.role, at: clock.now) {
                             logger.log(record.level, record.message, record.metadata)
                         }
+                        if entry.unfinished != nil { unfinished[entry.monitor.address]?.follow(event) }
                     }
                 }
                 publish(tracker)
                 if !ended.isEmpty {
+                    for index in ended { unfinished[watched[index].monitor.address] = nil }
                     watched = watched.enumerated().filter { !ended.contains($0.offset) }.map(\.element)
                     poller = ZMQPoller(readable: watched.map(\.monitor.socket))
                 }
@@ -185,6 +214,32 @@ public final class ConnectionWatch: Sendable {
                 logger.error("reading connection events failed; they are no longer watched: \(error)")
                 shared.withLock { $0.arrivals.append(contentsOf: watched) }
                 return
+            }
+        }
+    }
+
+    /// Checks the producers' connections of the sockets that have a guard, and cuts those that sent more than its
+    /// limit without finishing a message (`UnfinishedMessageTracker`), each with a warning that names its peer.
+    private func checkUnfinished(
+        _ watched: [Watched], _ trackers: inout [String: UnfinishedMessageTracker], _ tracker: inout ConnectionTracker
+    ) {
+        for entry in watched {
+            guard let guarded = entry.unfinished, var checking = trackers[entry.monitor.address] else { continue }
+            let (noted, emptied) = guarded.take()
+            let cuts = checking.check(
+                noted: noted, emptied: emptied, bytesReceived: ZMQConnection.bytesReceived(descriptor:))
+            trackers[entry.monitor.address] = checking
+            for cut in cuts {
+                let peer = ZMQConnection.peerAddress(descriptor: cut.descriptor)
+                let done = ZMQConnection.cut(descriptor: cut.descriptor, ifStill: cut.identity)
+                tracker.countUnfinishedMessageCut()
+                logger.warning(
+                    "cut a producer's connection that sent more than the limit without finishing a message: libzmq "
+                        + "holds a message's frames in memory until its last one arrives",
+                    [
+                        "role": entry.role.rawValue, "peer": peer ?? "unknown", "bytes": "\(cut.unexplainedBytes)",
+                        "limit": "\(guarded.limit)", "shutdown": done ? "done" : "failed",
+                    ])
             }
         }
     }
@@ -205,5 +260,6 @@ public final class ConnectionWatch: Sendable {
         metrics.disconnections.store(counts.disconnections, ordering: .relaxed)
         metrics.handshakesFailed.store(counts.handshakesFailed, ordering: .relaxed)
         metrics.acceptFailures.store(counts.acceptFailures, ordering: .relaxed)
+        metrics.unfinishedMessagesCut.store(counts.unfinishedMessagesCut, ordering: .relaxed)
     }
 }

@@ -118,9 +118,16 @@ public struct Forwarder: Sendable {
         try control.bind(controlEndpoint)
         // Endpoints libzmq gave up after a failed handshake, connected again on this thread (`ConnectionWatch`).
         var redials: [(ConnectionWatch.Redial, ZMQSocket)] = []
+        // A publisher's message that never ends is held by libzmq, out of the loop's sight: the watch cuts it, from
+        // what the loop notes of the connections it reads (`UnfinishedMessageTracker`). Only where a frame's size
+        // is bounded: otherwise no amount of a message under way is too much.
+        let unfinished =
+            connectionWatch != nil && watchedRoles.frontend != nil
+            ? frontendMaxMessageBytes.map { UnfinishedMessageGuard(disconnectingMessageBytes: $0) } : nil
         if let connectionWatch {
             if let role = watchedRoles.frontend {
-                redials.append((try connectionWatch.watch(xsub, role: role, endpoints: frontend), xsub))
+                redials.append(
+                    (try connectionWatch.watch(xsub, role: role, endpoints: frontend, unfinished: unfinished), xsub))
             }
             if let role = watchedRoles.backend {
                 redials.append((try connectionWatch.watch(xpub, role: role, endpoints: backend), xpub))
@@ -141,16 +148,19 @@ public struct Forwarder: Sendable {
         ready(attachedFrontend, attachedBackend)
         // libzmq's proxy has no turn of its own to connect again in: a forwarder that may need one, or reads who
         // sends, runs the loop of its own.
-        let turns = metrics != nil || turnsWhileWaiting || connects && connectionWatch?.retries == true
+        let turns =
+            metrics != nil || turnsWhileWaiting || unfinished != nil || connects && connectionWatch?.retries == true
         guard frontendAuthenticator != nil || subscribers != nil || turns else {
             try ZMQProxy.runSteerable(frontend: xsub, backend: xpub, control: control)
             return
         }
         var vetting = frontendAuthenticator.map { ConnectionVetting(authenticator: $0) }
+        var sampler = unfinished.map { _ in MessageSampler() }
         try ZMQProxy.runFiltering(
             frontend: xsub, backend: xpub, control: control,
             pollMilliseconds: subscribers == nil && !turns ? -1 : Self.vettingPollMilliseconds,
             turn: { counts in
+                if let unfinished, sampler != nil { unfinished.collect(from: &sampler!) }
                 metrics?.record(counts)
                 subscribers?.refresh()
                 if let logger { for (redial, socket) in redials { redial.apply(to: socket, logger: logger) } }
@@ -159,6 +169,8 @@ public struct Forwarder: Sendable {
                 if message.bytes.first == 1 { subscribers?.note(message) }
                 return true
             },
+            frontendRead: { bytes, message in sampler?.read(bytes: bytes) { message.sourceDescriptor } },
+            frontendEmptied: { sampler?.emptied = true },
             admit: { message in
                 vetting?.refresh()
                 return vetting?.admits(message) ?? true

@@ -56,7 +56,15 @@ struct Lane: Sendable {
         let input = try ZMQSocket(context, .sub)
         try configureInput(input)
         // Endpoints libzmq gave up after a failed handshake, connected again on this thread (`ConnectionWatch`).
-        var redials = try connectionWatch.map { [(try $0.watch(input, role: .input, endpoints: inputs), input)] } ?? []
+        // A producer's message that never ends is held by libzmq, out of the lane's sight: the connection watch
+        // cuts it, from what the lane notes of the connections it reads (`UnfinishedMessageTracker`).
+        let unfinished = connectionWatch.map { _ in
+            UnfinishedMessageGuard(disconnectingMessageBytes: configuration.disconnectingMessageBytes)
+        }
+        var redials =
+            try connectionWatch.map {
+                [(try $0.watch(input, role: .input, endpoints: inputs, unfinished: unfinished), input)]
+            } ?? []
         // The lane's own copy of the libraries: lanes and helper threads share no reference count.
         var generation = -1
         let registry = libraries.refresh(&generation)!
@@ -72,7 +80,9 @@ struct Lane: Sendable {
             try attachInputs(input)
             var processor = SessionProcessor(
                 sink: PipelineSink(pipe: pipe), configuration: configuration, registry: registry, metrics: metrics)
-            try loop(input: input, output: nil, processor: &processor, generation: generation, redials: redials)
+            try loop(
+                input: input, output: nil, processor: &processor, generation: generation, redials: redials,
+                unfinished: unfinished)
         } else {
             let output = try ZMQSocket(context, .xpub)
             try Publisher.configure(output, configuration, external: recordsEndpoints)
@@ -94,22 +104,23 @@ struct Lane: Sendable {
                     registry: registry, metrics: metrics)
                 try loop(
                     input: input, output: subscriptions, processor: &processor, generation: generation,
-                    redials: redials)
+                    redials: redials, unfinished: unfinished)
             } else {
                 var processor = SessionProcessor(
                     sink: sink, configuration: configuration, registry: registry, metrics: metrics)
                 try loop(
                     input: input, output: subscriptions, processor: &processor, generation: generation,
-                    redials: redials)
+                    redials: redials, unfinished: unfinished)
             }
         }
     }
 
     /// `generation`: that of the libraries the processor holds (`LibrarySource.refresh`); `redials`: the lane's
-    /// sockets that `connectionWatch` watches, with where it asks for their endpoints to be connected again.
+    /// sockets that `connectionWatch` watches, with where it asks for their endpoints to be connected again;
+    /// `unfinished`: where the lane hands what it notes of its producers' connections, when it reads them.
     private func loop<Sink: LaneSink>(
         input: ZMQSocket, output: OutputSubscriptions?, processor: inout SessionProcessor<Sink>, generation: Int,
-        redials: [(ConnectionWatch.Redial, ZMQSocket)]
+        redials: [(ConnectionWatch.Redial, ZMQSocket)], unfinished: UnfinishedMessageGuard?
     ) throws {
         var output = output
         var generation = generation
@@ -140,6 +151,7 @@ struct Lane: Sendable {
         var busy = Duration.zero
         var lastPolled = started
         var vetting = authenticator.map { ConnectionVetting(authenticator: $0) }
+        var sampler = unfinished.map { _ in MessageSampler() }
         processor.sink.saturated = configuration.recognitionOffload == .always
         /// Milliseconds from the lane's start to `instant`, by which gestures of several strokes wait.
         func milliseconds(_ instant: ContinuousClock.Instant = clock.now) -> UInt64 {
@@ -171,10 +183,13 @@ struct Lane: Sendable {
                 load.waited(from: polling, to: polled)
                 processor.sink.saturated = load.saturated
             }
+            if ready > 0, poller.isReadable(0) {
+                try receiveBatch(input, batch, &processor, &vetting, &sampler, limit: Self.batchLimit)
+            } else {
+                sampler?.emptied = true
+            }
+            if let unfinished, sampler != nil { unfinished.collect(from: &sampler!) }
             if ready > 0 {
-                if poller.isReadable(0) {
-                    try receiveBatch(input, batch, &processor, &vetting, limit: Self.batchLimit)
-                }
                 if output != nil, poller.isReadable(1) { try output?.drain() }
                 if signal != nil, poller.isReadable(sockets.count) { processor.sink.signalled() }
             }
@@ -211,7 +226,7 @@ struct Lane: Sendable {
         // Stop intake: finish what is already queued (bounded in time), then close with a linger.
         let drainStarted = clock.now
         while clock.now - drainStarted < .seconds(2),
-            try receiveBatch(input, batch, &processor, &vetting, limit: Self.batchLimit) > 0
+            try receiveBatch(input, batch, &processor, &vetting, &sampler, limit: Self.batchLimit) > 0
         {}
         // Gestures still waiting for a stroke are matched with the strokes they have.
         processor.matchAllGestures()
@@ -308,11 +323,12 @@ struct Lane: Sendable {
 
     /// Receives what is queued (at most `limit` messages) without blocking and hands the two-frame messages to
     /// the processor in batches; a message of another shape is reported in its place in the order, and one whose
-    /// connection's client key was revoked is dropped (`vetting`). Returns how many messages it received.
+    /// connection's client key was revoked is dropped (`vetting`). Each message read, whatever its shape, goes by
+    /// `sampler`, which is told when the input was found empty. Returns how many messages it received.
     @discardableResult
     private func receiveBatch(
         _ input: ZMQSocket, _ batch: MessageBatch, _ processor: inout SessionProcessor<some LaneSink>,
-        _ vetting: inout ConnectionVetting?, limit: Int
+        _ vetting: inout ConnectionVetting?, _ sampler: inout MessageSampler?, limit: Int
     ) throws -> Int {
         let messages = batch.messages
         var handled = 0
@@ -321,12 +337,18 @@ struct Lane: Sendable {
             while handled < limit, try input.receive(into: messages, at: 2 * pending, dontWait: true) {
                 handled += 1
                 var frames = 1
+                // The bytes of a message of another shape, all its frames.
+                var bytes = 0
                 if messages.hasMore(at: 2 * pending) {
                     try input.receive(into: messages, at: 2 * pending + 1)
                     frames = 2
                     if !messages.hasMore(at: 2 * pending + 1) {
+                        let parts = (messages.bytes(at: 2 * pending), messages.bytes(at: 2 * pending + 1))
+                        sampler?.read(bytes: parts.0.count + parts.1.count) {
+                            messages.sourceDescriptor(at: 2 * pending)
+                        }
                         if vetting?.admits(messages, at: 2 * pending) == false { continue }
-                        batch.frames[pending] = (messages.bytes(at: 2 * pending), messages.bytes(at: 2 * pending + 1))
+                        batch.frames[pending] = parts
                         pending += 1
                         let sends = handled % Self.eventBatch == 0
                         if pending == batch.count || sends {
@@ -340,8 +362,12 @@ struct Lane: Sendable {
                     repeat {
                         try input.receive(into: extra)
                         frames += 1
+                        bytes += extra.count
                     } while extra.hasMore
                 }
+                bytes += messages.bytes(at: 2 * pending).count
+                if frames > 1 { bytes += messages.bytes(at: 2 * pending + 1).count }
+                sampler?.read(bytes: bytes) { messages.sourceDescriptor(at: 2 * pending) }
                 if vetting?.admits(messages, at: 2 * pending) == false { continue }
                 // One frame, or more than two: the messages before it first.
                 processor.handle(batch: batch.pending(pending))
@@ -355,6 +381,8 @@ struct Lane: Sendable {
         }
         processor.handle(batch: batch.pending(pending))
         processor.sink.send()
+        // Fewer than `limit`: the last receive found the input empty.
+        if handled < limit { sampler?.emptied = true }
         return handled
     }
 

@@ -125,6 +125,10 @@ public final class ProxyMetrics: Sendable {
             "stroke_proxy_accept_failures_total", "counter",
             "Connections a bound endpoint could not take (out of files, most often).",
             [("", UInt64(links.acceptFailures))])
+        family(
+            "stroke_proxy_unfinished_messages_cut_total", "counter",
+            "Publishers' connections cut for sending more than a limit without finishing a message.",
+            [("", UInt64(links.unfinishedMessagesCut))])
         let refused = authentication.handshakesRefused.load(ordering: .relaxed)
         family(
             "stroke_proxy_handshakes_refused_total", "counter",

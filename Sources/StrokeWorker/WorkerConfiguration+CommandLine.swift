@@ -131,7 +131,8 @@ extension WorkerConfiguration {
             help: "sessions held by the worker. Default: 1000000"),
         Option(
             flag: "max-message-bytes", env: "STROKE_WORKER_MAX_MESSAGE_BYTES", value: "N",
-            help: "largest payload accepted; a peer sending more than 4x this is disconnected. Default: 1048576"),
+            help: "largest payload accepted; a peer sending more than 4x this is disconnected, as is one that sends "
+                + "4x this and 4 MiB more without finishing a message (every frame flagged 'more'). Default: 1048576"),
         Option(
             flag: "idle-timeout", env: "STROKE_WORKER_IDLE_TIMEOUT", value: "SECONDS",
             help: "drop sessions idle this long (a closed event with reason idle). Default: 300"),

@@ -146,6 +146,10 @@ extension WorkerMetrics {
             help: "Connections the bound endpoints could not take (accept failed: out of files, most often).",
             type: "counter", key: "acceptFailures"),
         Family(
+            name: "stroke_worker_unfinished_messages_cut_total",
+            help: "Producers' connections cut for sending more than a limit without finishing a message.",
+            type: "counter", key: "unfinishedMessagesCut"),
+        Family(
             name: "process_open_fds",
             help: "Files the process has open: each producer's and consumer's connection takes one.", type: "gauge",
             key: "openFiles"),

@@ -86,6 +86,9 @@ public final class WorkerMetrics: Sendable {
     public let handshakesFailed = Atomic<Int>(0)
     /// Connections the bound input and output endpoints could not take (`accept` failed: out of files, most often).
     public let acceptFailures = Atomic<Int>(0)
+    /// Producers' connections cut for sending more than a limit without finishing a message: libzmq keeps such a
+    /// message's frames in memory until its last one arrives (`UnfinishedMessageTracker`).
+    public let unfinishedMessagesCut = Atomic<Int>(0)
     /// The worker's lanes (`--lanes`).
     public let lanes = Atomic<Int>(0)
     private let errors = Mutex<[String: Int]>([:])
@@ -176,6 +179,7 @@ public final class WorkerMetrics: Sendable {
             "disconnections": disconnections.load(ordering: .relaxed),
             "handshakesFailed": handshakesFailed.load(ordering: .relaxed),
             "acceptFailures": acceptFailures.load(ordering: .relaxed),
+            "unfinishedMessagesCut": unfinishedMessagesCut.load(ordering: .relaxed),
             "logLinesLost": LogOutput.linesLost,
             "openFiles": OpenFileLimit.openCount() ?? 0,
             "openFilesLimit": min(OpenFileLimit.current ?? 0, Int(Int32.max)),

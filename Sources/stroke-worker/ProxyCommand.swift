@@ -29,8 +29,9 @@ enum ProxyCommand {
                                [STROKE_PROXY_MAX_MESSAGE_BYTES] a publisher sending a larger message is
                                disconnected, its message never forwarded: a worker would cut its connection to
                                the proxy for it (past 4 times its own --max-message-bytes), losing every other
-                               publisher's messages on their way; 0: any size. Default: 4194304 (a worker's size
-                               at its default)
+                               publisher's messages on their way; so is one that sends this and 4 MiB more
+                               without finishing a message (every frame flagged "more"); 0: any size. Default:
+                               4194304 (a worker's size at its default)
           --consumer-timeout MS
                                [STROKE_PROXY_CONSUMER_TIMEOUT] a subscriber that takes none of the messages sent
                                to it this long (hung, not reading, or gone with its machine) is disconnected, so
