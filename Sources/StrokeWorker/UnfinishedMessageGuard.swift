@@ -9,7 +9,8 @@ import ZeroMQ
 /// it found its input empty, since the watch last took them.
 ///
 /// The reader hands them over once per turn of its loop (`collect(from:)`): a lock only when it noted a connection
-/// (about once in `MessageSampler.meanGap` bytes read), one relaxed atomic load otherwise.
+/// (about once in `MessageSampler.meanGap` bytes read), a relaxed atomic load when it found its input empty (and a
+/// store when the watch has taken the flag since), nothing otherwise.
 final class UnfinishedMessageGuard: Sendable {
     /// Unexplained bytes past which a connection is cut (`UnfinishedMessageTracker.limit`).
     let limit: UInt64
