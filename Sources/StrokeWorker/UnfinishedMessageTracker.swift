@@ -100,7 +100,7 @@ struct UnfinishedMessageTracker {
     mutating func check(noted: Set<Int32>, emptied: Bool, bytesReceived: (Int32) -> UInt64?) -> [Cut] {
         checks += 1
         for descriptor in noted where connections[descriptor]?.base == nil { unclaimed[descriptor] = checks }
-        unclaimed = unclaimed.filter { checks - $0.value < Self.unclaimedChecks }
+        if !unclaimed.isEmpty { unclaimed = unclaimed.filter { checks - $0.value < Self.unclaimedChecks } }
         var cuts: [Cut] = []
         for (descriptor, var connection) in connections {
             guard let bytes = bytesReceived(descriptor) else { continue }

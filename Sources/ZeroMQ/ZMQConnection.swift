@@ -75,14 +75,15 @@ extension ZMQConnection {
             guard descriptor >= 0 else { return nil }
             // `struct tcp_info` of linux/tcp.h, whose fields the kernel only ever appends to: `tcpi_bytes_received`
             // is the u64 at offset 128 (glibc's copy of the struct stops before it).
+            // On the stack: the watch asks for every producer's connection ten times a second.
             let offset = 128
-            var storage = [UInt64](repeating: 0, count: 32)
-            var length = socklen_t(storage.count * 8)
-            let status = storage.withUnsafeMutableBytes {
-                getsockopt(descriptor, Int32(IPPROTO_TCP), Self.tcpInfo, $0.baseAddress, &length)
+            return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 32) { storage in
+                storage.initialize(repeating: 0)
+                var length = socklen_t(storage.count * 8)
+                let status = getsockopt(descriptor, Int32(IPPROTO_TCP), Self.tcpInfo, storage.baseAddress, &length)
+                guard status == 0, Int(length) >= offset + 8 else { return nil }
+                return storage[offset / 8]
             }
-            guard status == 0, Int(length) >= offset + 8 else { return nil }
-            return storage[offset / 8]
         #else
             return nil
         #endif
