@@ -121,6 +121,12 @@ extension ZMQSocket {
         try setOption(ZMQ_XPUB_VERBOSE, Int32(enabled ? 1 : 0), name: "ZMQ_XPUB_VERBOSE")
     }
 
+    /// On an XPUB socket, pass every subscription and every unsubscription message up, duplicates included, and,
+    /// when a connection ends, an unsubscription for each prefix it held (`ZMQ_XPUB_VERBOSER`).
+    public func setVerboser(_ enabled: Bool) throws(ZMQError) {
+        try setOption(ZMQ_XPUB_VERBOSER, Int32(enabled ? 1 : 0), name: "ZMQ_XPUB_VERBOSER")
+    }
+
     /// Whether the socket has a frame to receive right now.
     public var isReadable: Bool {
         ((try? intOption(ZMQ_EVENTS, name: "ZMQ_EVENTS")) ?? 0) & Int32(ZMQ_POLLIN) != 0
