@@ -5,11 +5,12 @@
 # A side that connects (connect:ADDR) runs the proxy's own loop, so that an endpoint libzmq gave up after a refused
 # handshake can be connected again between two of its polls (--handshake-retry), and so does a frontend whose frames
 # have a largest size (--max-message-bytes), so that a publisher that never finishes a message can be found and cut
-# (session 89); --handshake-retry 0 --max-message-bytes 0 keeps libzmq's zmq_proxy_steerable. The forwarders of a
-# worker with several lanes do the same. Each round runs the two one after
-# the other on 127.0.0.1: the proxy's frontend bound, its backend connecting to a SUB the driver binds, the driver's
-# XPUB sending COUNT two-frame messages (an 11-byte topic, a 200-byte payload) and counting what arrives; it prints
-# the rate and the proxy's CPU time per message (from /proc: all its threads).
+# (session 89), and so does a backend with a limit on subscriptions (--max-subscription-bytes, session 90);
+# --handshake-retry 0 --max-message-bytes 0 --max-subscription-bytes 0 keeps libzmq's zmq_proxy_steerable. The
+# forwarders of a worker with several lanes do the same. Each round runs the two one after the other on 127.0.0.1:
+# the proxy's frontend bound, its backend connecting to a SUB the driver binds, the driver's XPUB sending COUNT
+# two-frame messages (an 11-byte topic, a 200-byte payload) and counting what arrives; it prints the rate and the
+# proxy's CPU time per message (from /proc: all its threads).
 #
 # Usage: scripts/proxy-connect.sh [ROUNDS] [COUNT]   (defaults: 6 3000000; needs cc and libzmq3-dev, and a release
 # build, `make release`). docs/Performance.md, "Connecting again after a refused handshake", has the figures.
@@ -112,7 +113,7 @@ for round in $(seq 1 "$rounds"); do
     for loop in libzmq own; do
         port=$((7600 + 10 * round))
         retry=()
-        if [ "$loop" = libzmq ]; then retry=(--handshake-retry 0 --max-message-bytes 0); else port=$((port + 5)); fi
+        if [ "$loop" = libzmq ]; then retry=(--handshake-retry 0 --max-message-bytes 0 --max-subscription-bytes 0); else port=$((port + 5)); fi
         "$worker" proxy --frontend "bind:tcp://127.0.0.1:$port" --backend "connect:tcp://127.0.0.1:$((port + 1))" \
             --hwm 0 "${retry[@]}" 2>/dev/null &
         proxy=$!

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """What the proxy's own forwarding loop costs against libzmq's proxy.
 
-`stroke-worker proxy --max-message-bytes 0` forwards with libzmq's zmq_proxy_steerable, unless it admits listed client
-keys (--curve-authorized-keys): it then runs a loop of its own that reads who sent each message, so that a reload that
-revokes a key can cut that client's connection. It runs that loop too when a side connects (connect:ADDR), so that an
+`stroke-worker proxy --max-message-bytes 0 --max-subscription-bytes 0` forwards with libzmq's zmq_proxy_steerable,
+unless it admits listed client keys (--curve-authorized-keys): it then runs a loop of its own that reads who sent each
+message, so that a reload that revokes a key can cut that client's connection. It runs that loop too when a side connects (connect:ADDR), so that an
 endpoint libzmq gave up after a refused handshake can be connected again (--handshake-retry; the input and output
 forwarders of a worker with several lanes do the same). This runs the two alternately on 127.0.0.1, a pyzmq publisher
 and subscriber on either side, and prints the rate that arrives and the proxy's CPU time per message (from /proc: both
 its threads, CURVE's encryption included).
 
 By default both sides are CURVE, the clients' key listed or not. With --connect there is no CURVE: the proxy's
-backend connects to the subscriber, with --handshake-retry 0 --max-message-bytes 0 (libzmq's proxy) or the default
+backend connects to the subscriber, with --handshake-retry 0 and both limits 0 (libzmq's proxy) or the default
 (the loop of its own).
 
 Usage: scripts/proxy-filtering.py [--worker PATH] [--rounds N] [--messages N] [--connect]
@@ -24,18 +24,21 @@ import time
 
 import zmq
 
+# The options that keep libzmq's proxy: no largest message size (session 89), no limit on subscriptions (session 90).
+LIBZMQ_PROXY = ["--max-message-bytes", "0", "--max-subscription-bytes", "0"]
 
 def run(worker, directory, keys, filtering, port, messages, connect=False):
     server_public, client_public, client_secret = keys
     args = [worker, "proxy", "--frontend", f"bind:tcp://127.0.0.1:{port}", "--hwm", "1000000"]
     if connect:
-        # The subscriber binds and the proxy connects to it; --handshake-retry 0 --max-message-bytes 0 keeps libzmq's
-        # proxy (since session 89 a frontend with a largest message size runs the loop of its own).
+        # The subscriber binds and the proxy connects to it; --handshake-retry 0 and both limits 0 keep libzmq's proxy
+        # (since session 89 a frontend with a largest message size runs the loop of its own, since session 90 a
+        # backend with a limit on subscriptions).
         args += ["--backend", f"connect:tcp://127.0.0.1:{port + 1}"]
-        args += [] if filtering else ["--handshake-retry", "0", "--max-message-bytes", "0"]
+        args += [] if filtering else ["--handshake-retry", "0", *LIBZMQ_PROXY]
     else:
         args += ["--backend", f"bind:tcp://127.0.0.1:{port + 1}", "--curve-secret-key", f"{directory}/server.key"]
-        args += ["--curve-authorized-keys", f"{directory}/clients.keys"] if filtering else ["--max-message-bytes", "0"]
+        args += ["--curve-authorized-keys", f"{directory}/clients.keys"] if filtering else LIBZMQ_PROXY
     proxy = subprocess.Popen(args, stderr=subprocess.DEVNULL)
     time.sleep(0.5)
     context = zmq.Context()

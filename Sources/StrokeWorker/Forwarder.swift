@@ -45,6 +45,13 @@ public struct Forwarder: Sendable {
     /// (`ZMQ_MAXMSGSIZE`; `WorkerConfiguration.largestSubscriptionBytes` for a worker's output and a proxy's
     /// backend); nil: any size. Default: `nil`.
     public var backendMaxMessageBytes: Int64?
+    /// The bytes of subscriptions one connection of the XPUB side may hold (`SubscriptionLedger`;
+    /// `WorkerConfiguration.maxSubscriptionBytes` for a worker's output and a proxy's backend); past them the
+    /// connection is cut, counted in `backendMetrics`. 0: no limit. Default: `0`.
+    public var backendSubscriptionLimit = 0
+    /// Where the subscribers cut for `backendSubscriptionLimit` are counted (`WorkerMetrics.subscribersCut`); nil:
+    /// nowhere.
+    public var backendMetrics: WorkerMetrics?
     /// How long a subscriber on the XPUB side may take none of the messages sent to it before its connection is
     /// dropped, in milliseconds (`WorkerConfiguration.consumerTimeoutMilliseconds`); 0: the system's limits.
     public var backendTimeoutMilliseconds: Int32 = 0
@@ -99,7 +106,7 @@ public struct Forwarder: Sendable {
         let xpub = try ZMQSocket(context, .xpub)
         let control = try ZMQSocket(context, .pair)
         try xsub.setHighWaterMarks(send: Self.subscriptionHighWaterMark, receive: highWaterMark)
-        try xpub.setHighWaterMarks(send: highWaterMark, receive: Self.subscriptionHighWaterMark)
+        try xpub.setHighWaterMarks(send: highWaterMark, receive: subscriptionReceiveHighWaterMark)
         if noDrop { try xpub.setNoDrop(true) }
         try xpub.setLinger(milliseconds: lingerMilliseconds)
         try xsub.setLinger(milliseconds: 0)
@@ -111,10 +118,12 @@ public struct Forwarder: Sendable {
         try WorkerConfiguration.applyConsumerTimeout(milliseconds: backendTimeoutMilliseconds, to: xpub)
         try WorkerConfiguration.applyKeepalive(seconds: backendKeepaliveSeconds, to: xpub)
         if let backendMaxMessageBytes { try xpub.setMaxMessageSize(backendMaxMessageBytes) }
-        var subscribers = try backendAuthenticator.map { authenticator throws(ZMQError) in
-            try xpub.setVerbose(true)
-            return SubscriberVetting(authenticator: authenticator)
-        }
+        var subscribers =
+            backendAuthenticator != nil || backendSubscriptionLimit > 0
+            ? try OutputSubscriptions(
+                socket: xpub, authenticator: backendAuthenticator, limit: backendSubscriptionLimit,
+                metrics: backendMetrics, logger: connectionWatch?.logger ?? backendAuthenticator?.logger ?? Logger())
+            : nil
         try control.bind(controlEndpoint)
         // Endpoints libzmq gave up after a failed handshake, connected again on this thread (`ConnectionWatch`).
         var redials: [(ConnectionWatch.Redial, ZMQSocket)] = []
@@ -166,7 +175,7 @@ public struct Forwarder: Sendable {
                 if let logger { for (redial, socket) in redials { redial.apply(to: socket, logger: logger) } }
             },
             admitBackend: { message in
-                if message.bytes.first == 1 { subscribers?.note(message) }
+                subscribers?.read(message)
                 return true
             },
             frontendRead: { bytes, message in sampler?.read(bytes: bytes) { message.sourceDescriptor } },
@@ -175,6 +184,17 @@ public struct Forwarder: Sendable {
                 vetting?.refresh()
                 return vetting?.admits(message) ?? true
             })
+    }
+
+    /// The high-water mark of the subscriptions the XPUB side receives: `subscriptionHighWaterMark`, or one message
+    /// where subscriptions are counted against a limit and no backend endpoint is inproc (a full queue over a
+    /// network only makes libzmq read the connection later; an inproc peer would drop them): libzmq takes a
+    /// connection's queue whole into its tree before the loop reads one of them
+    /// (`Publisher.countedSubscriptionQueue`).
+    var subscriptionReceiveHighWaterMark: Int32 {
+        let network = !backend.contains { $0.address.hasPrefix("inproc://") }
+        return backendSubscriptionLimit > 0 && network
+            ? Publisher.countedSubscriptionQueue : Self.subscriptionHighWaterMark
     }
 
     /// How long the forwarder's poll waits at most when it checks its subscribers' keys, connects again or hands

@@ -89,7 +89,9 @@ struct Lane: Sendable {
             if let redial = try connectionWatch?.watch(output, role: .output, endpoints: outputs) {
                 redials.append((redial, output))
             }
-            let subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
+            let subscriptions = try OutputSubscriptions(
+                socket: output, authenticator: authenticator,
+                limit: recordsEndpoints ? configuration.outputSubscriptionLimit : 0, metrics: metrics, logger: logger)
             for endpoint in outputs { try attach(output, endpoint, role: "output") }
             try attachInputs(input)
             var sink = SocketSink(socket: output, metrics: metrics)

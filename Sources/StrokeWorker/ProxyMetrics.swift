@@ -17,8 +17,8 @@ public final class ProxyMetrics: Sendable {
     private let heartbeat = Atomic<UInt64>(0)
     /// Whether the proxy is stopping: `/healthz` and `/readyz` then answer 503.
     private let stopping = Atomic<Bool>(false)
-    /// The counters the CURVE authenticator and the vetting of revoked keys keep, as a worker's do: only
-    /// `handshakesRefused`, `connectionsCut` and `messagesRevoked` are shown.
+    /// The counters the CURVE authenticator, the vetting of revoked keys and the ledger of subscriptions keep, as a
+    /// worker's do: only `handshakesRefused`, `connectionsCut`, `messagesRevoked` and `subscribersCut` are shown.
     public let authentication = WorkerMetrics()
     private let connections: ConnectionWatch
 
@@ -129,6 +129,10 @@ public final class ProxyMetrics: Sendable {
             "stroke_proxy_unfinished_messages_cut_total", "counter",
             "Publishers' connections cut for sending more than a limit without finishing a message.",
             [("", UInt64(links.unfinishedMessagesCut))])
+        family(
+            "stroke_proxy_subscribers_cut_total", "counter",
+            "Subscribers' connections cut for holding subscriptions past --max-subscription-bytes.",
+            [("", UInt64(authentication.subscribersCut.load(ordering: .relaxed)))])
         let refused = authentication.handshakesRefused.load(ordering: .relaxed)
         family(
             "stroke_proxy_handshakes_refused_total", "counter",

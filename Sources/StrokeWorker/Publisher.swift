@@ -72,6 +72,20 @@ final class Publisher: Sendable {
         stopped.wait()
     }
 
+    /// The high-water mark of the subscriptions each consumer's connection queues for an output socket whose owner
+    /// counts them against `--max-subscription-bytes` (`SubscriptionLedger`): eight messages.
+    ///
+    /// Each time its owner calls it, libzmq takes every subscription queued from a connection into its tree (the
+    /// memory at stake), and into a list the owner reads one message a call. With libzmq's default queue of 1,000
+    /// messages, a consumer that flooded prefixes of 1,000 bytes had each call take in hundreds while the owner read
+    /// one: in session 90's measurement the ledger reached the default limit, and cut, when libzmq's tree held 2.4
+    /// GB. With a queue of eight the tree held 513–714 MB at the cut over five runs (a queue of one: 509–673 MB;
+    /// what libzmq still reads of the connection after the cut makes most of the spread), and 100,000 prefixes of
+    /// 36 bytes still reached the worker in 0.60–0.75 s, as with 1,000 (a queue of one: 1.5–2.3 s). A full queue
+    /// over TCP or ipc:// only makes libzmq read the connection later: nothing is lost. (A queue of one also stalled
+    /// CURVE connections: their consumers received nothing.)
+    static let countedSubscriptionQueue: Int32 = 8
+
     /// Sets an output socket's options, for the publisher thread and for a lane that publishes itself.
     ///
     /// `external`: the socket attaches the worker's own endpoints, not the output forwarder's inproc one; the
@@ -79,7 +93,9 @@ final class Publisher: Sendable {
     /// timeout and TCP keepalive then apply.
     static func configure(_ output: ZMQSocket, _ configuration: WorkerConfiguration, external: Bool) throws {
         if external { try configuration.security?.apply(to: output) }
-        try output.setHighWaterMarks(send: configuration.highWaterMark)
+        try output.setHighWaterMarks(
+            send: configuration.highWaterMark,
+            receive: external && configuration.outputSubscriptionLimit > 0 ? Self.countedSubscriptionQueue : nil)
         // A lane's output to the output forwarder always waits: the forwarder reads it at once, and applies
         // `slowConsumers` on its own XPUB.
         try output.setNoDrop(!external || configuration.slowConsumers == .wait)
@@ -104,7 +120,10 @@ final class Publisher: Sendable {
             output = try ZMQSocket(context, .xpub)
             try Self.configure(output, configuration, external: recordEndpointsIn != nil)
             redial = try connectionWatch?.watch(output, role: .output, endpoints: outputs)
-            subscriptions = try OutputSubscriptions(socket: output, authenticator: authenticator, logger: logger)
+            subscriptions = try OutputSubscriptions(
+                socket: output, authenticator: authenticator,
+                limit: recordEndpointsIn != nil ? configuration.outputSubscriptionLimit : 0, metrics: metrics,
+                logger: logger)
             for endpoint in outputs {
                 let bound = try output.attach(endpoint)
                 recordEndpointsIn?.endpoints.withLock { $0.append("output:\(bound ?? "connect:\(endpoint.address)")") }

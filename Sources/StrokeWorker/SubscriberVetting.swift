@@ -32,14 +32,11 @@ struct SubscriberVetting {
         generation = authenticator.revocations
     }
 
-    /// Notes the subscription message `message` read from the output socket: its consumer's connection is cut at
-    /// once when its key is no longer admitted (it connected before the revocation), noted otherwise. A message
-    /// without a descriptor or key (inproc, or a subscription libzmq made itself) is ignored.
-    mutating func note(_ message: ZMQMessage) {
-        let descriptor = message.sourceDescriptor
-        guard descriptor >= 0, let key = message.property("User-Id"), !key.isEmpty,
-            let socket = ZMQConnection.identity(descriptor: descriptor)
-        else { return }
+    /// Notes the subscription message `message` read from the output socket, which came on the connection on
+    /// `descriptor`, holding `socket`: its consumer's connection is cut at once when its key is no longer admitted
+    /// (it connected before the revocation), noted otherwise. A message without a key is ignored.
+    mutating func note(_ message: ZMQMessage, descriptor: Int32, socket: ZMQConnection.Identity) {
+        guard let key = message.property("User-Id"), !key.isEmpty else { return }
         // The same consumer subscribing again (a verbose socket passes every subscription up): nothing to look up.
         if let known = consumers[descriptor], known.socket == socket, known.key == key { return }
         guard authenticator.admits(userID: key) else {

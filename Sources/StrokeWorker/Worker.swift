@@ -140,6 +140,8 @@ public final class Worker: Sendable {
                     output.backendTimeoutMilliseconds = configuration.consumerTimeoutMilliseconds
                     output.backendKeepaliveSeconds = configuration.tcpKeepaliveSeconds
                     output.backendMaxMessageBytes = WorkerConfiguration.largestSubscriptionBytes
+                    output.backendSubscriptionLimit = configuration.outputSubscriptionLimit
+                    output.backendMetrics = metrics
                     output.connectionWatch = connections
                     output.watchedRoles = (frontend: nil, backend: .output)
                     // Waiting for a consumer, the loop of its own still takes the TERMINATE sent once the lanes are

@@ -134,6 +134,11 @@ extension WorkerConfiguration {
             help: "largest payload accepted; a peer sending more than 4x this is disconnected, as is one that sends "
                 + "4x this and 4 MiB more without finishing a message (every frame flagged 'more'). Default: 1048576"),
         Option(
+            flag: "max-subscription-bytes", env: "STROKE_WORKER_MAX_SUBSCRIPTION_BYTES", value: "N",
+            help: "subscriptions one consumer connected to a bound --output may hold, each counted as its prefix's "
+                + "bytes and 64; past them the connection is cut (libzmq keeps each in memory, 25-32 bytes a byte); "
+                + "not counted where the worker connects (to a results proxy). 0: no limit. Default: 16777216"),
+        Option(
             flag: "idle-timeout", env: "STROKE_WORKER_IDLE_TIMEOUT", value: "SECONDS",
             help: "drop sessions idle this long (a closed event with reason idle). Default: 300"),
         Option(

@@ -40,6 +40,7 @@ extension WorkerConfiguration {
         Limit("max-learned-templates", 0...100_000_000, \.maxLearnedTemplates),
         Limit("max-sessions", 1...100_000_000, \.maxSessions),
         Limit("max-message-bytes", 64...(1 << 28), \.maxMessageBytes),
+        Limit("max-subscription-bytes", 0...(1 << 40), \.maxSubscriptionBytes),
         Limit("idle-timeout", 1...(86_400 * 7), \.idleTimeoutSeconds),
         Limit("input-hwm", 0...10_000_000, \.inputHighWaterMark),
         Limit("hwm", 0...10_000_000, \.highWaterMark),

@@ -121,6 +121,20 @@ public struct WorkerConfiguration: Sendable {
     /// topic is longer than 128 bytes (a session id): 1 KiB leaves room. libzmq keeps each subscription in a tree
     /// of about a node per byte; before session 88 five subscriptions of 50 MiB took a worker to 1.5 GB resident.
     public static let largestSubscriptionBytes: Int64 = 1024
+    /// The bytes of subscriptions one consumer's connection may hold, each subscription counted as its prefix and
+    /// 64 bytes (`SubscriptionLedger`); past them the connection is cut, with a warning naming its peer. libzmq
+    /// keeps every subscription in memory, in a tree of about 25–32 bytes a byte subscribed (session 90: 910 bytes
+    /// for a prefix of 36, 32 KB for one of 1,000), for as long as the connection lasts: the default bounds a
+    /// connection to about 500 MB of them, where one raw subscriber took a worker to 3.1 GB before. A consumer that
+    /// follows sessions one by one holds about 100 bytes for each (a UUID's 36 and 64), so the default lets one
+    /// connection follow 160,000 sessions. Only consumers that connect to the worker's bound outputs are counted
+    /// (`outputSubscriptionLimit`). 0: no limit. Default: `16777216`.
+    public var maxSubscriptionBytes: Int = 16 << 20
+
+    /// The limit the owners of the output sockets apply to each consumer's connection: `maxSubscriptionBytes` when
+    /// an output endpoint binds, 0 when the worker only connects its outputs (to a results proxy: its one
+    /// connection carries every distinct prefix of all the proxy's subscribers, whom the proxy counts itself).
+    public var outputSubscriptionLimit: Int { outputs.contains { $0.bind } ? maxSubscriptionBytes : 0 }
     /// Seconds without input after which a session is dropped. Default: `300`.
     public var idleTimeoutSeconds: Int = 300
     /// High-water mark of the input: how many received messages may wait in the worker, per lane (and in the

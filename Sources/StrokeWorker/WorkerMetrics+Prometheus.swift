@@ -150,6 +150,10 @@ extension WorkerMetrics {
             help: "Producers' connections cut for sending more than a limit without finishing a message.",
             type: "counter", key: "unfinishedMessagesCut"),
         Family(
+            name: "stroke_worker_subscribers_cut_total",
+            help: "Consumers' connections cut for holding subscriptions past --max-subscription-bytes.",
+            type: "counter", key: "subscribersCut"),
+        Family(
             name: "process_open_fds",
             help: "Files the process has open: each producer's and consumer's connection takes one.", type: "gauge",
             key: "openFiles"),

@@ -89,6 +89,9 @@ public final class WorkerMetrics: Sendable {
     /// Producers' connections cut for sending more than a limit without finishing a message: libzmq keeps such a
     /// message's frames in memory until its last one arrives (`UnfinishedMessageTracker`).
     public let unfinishedMessagesCut = Atomic<Int>(0)
+    /// Consumers' connections cut for holding subscriptions past `--max-subscription-bytes`: libzmq keeps every
+    /// subscription in memory for as long as its connection lasts (`SubscriptionLedger`).
+    public let subscribersCut = Atomic<Int>(0)
     /// The worker's lanes (`--lanes`).
     public let lanes = Atomic<Int>(0)
     private let errors = Mutex<[String: Int]>([:])
@@ -180,6 +183,7 @@ public final class WorkerMetrics: Sendable {
             "handshakesFailed": handshakesFailed.load(ordering: .relaxed),
             "acceptFailures": acceptFailures.load(ordering: .relaxed),
             "unfinishedMessagesCut": unfinishedMessagesCut.load(ordering: .relaxed),
+            "subscribersCut": subscribersCut.load(ordering: .relaxed),
             "logLinesLost": LogOutput.linesLost,
             "openFiles": OpenFileLimit.openCount() ?? 0,
             "openFilesLimit": min(OpenFileLimit.current ?? 0, Int(Int32.max)),

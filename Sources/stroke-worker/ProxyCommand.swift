@@ -32,6 +32,11 @@ enum ProxyCommand {
                                publisher's messages on their way; so is one that sends this and 4 MiB more
                                without finishing a message (every frame flagged "more"); 0: any size. Default:
                                4194304 (a worker's size at its default)
+          --max-subscription-bytes N
+                               [STROKE_PROXY_MAX_SUBSCRIPTION_BYTES] subscriptions one subscriber connected to a
+                               bound --backend may hold, each counted as its prefix's bytes and 64; past them the
+                               connection is cut (the proxy keeps each twice, on either side, about 60 bytes of
+                               memory a byte); 0: no limit. Default: 16777216 (a worker's)
           --consumer-timeout MS
                                [STROKE_PROXY_CONSUMER_TIMEOUT] a subscriber that takes none of the messages sent
                                to it this long (hung, not reading, or gone with its machine) is disconnected, so
@@ -80,7 +85,8 @@ enum ProxyCommand {
 
     /// The proxy's options; each has its environment variable (`variable(_:)`).
     static let optionNames = [
-        "frontend", "backend", "control", "hwm", "no-drop", "max-message-bytes", "curve-secret-key",
+        "frontend", "backend", "control", "hwm", "no-drop", "max-message-bytes", "max-subscription-bytes",
+        "curve-secret-key",
         "curve-authorized-keys", "consumer-timeout", "tcp-keepalive", "ipv6", "handshake-retry", "metrics",
     ]
 
@@ -147,6 +153,13 @@ enum ProxyCommand {
                 throw CommandLineArguments.Failure(
                     description: "--max-message-bytes \(maxMessageBytes) is outside 0...\(Int32.max)")
             }
+            let maxSubscriptionBytes = try args.parsed(
+                "max-subscription-bytes", env: variable("max-subscription-bytes"),
+                default: WorkerConfiguration().maxSubscriptionBytes)
+            guard (0...(1 << 40)).contains(maxSubscriptionBytes) else {
+                throw CommandLineArguments.Failure(
+                    description: "--max-subscription-bytes \(maxSubscriptionBytes) is outside 0...\(1 << 40)")
+            }
             guard (0...3600).contains(retry) else {
                 throw CommandLineArguments.Failure(description: "--handshake-retry \(retry) is outside 0...3600")
             }
@@ -197,6 +210,9 @@ enum ProxyCommand {
                 backendSecurity: security, frontendAuthenticator: authenticator, backendAuthenticator: authenticator)
             configured.frontendMaxMessageBytes = maxMessageBytes > 0 ? maxMessageBytes : nil
             configured.backendMaxMessageBytes = WorkerConfiguration.largestSubscriptionBytes
+            // As a worker's: subscribers that connect to the proxy are counted, not those it connects to.
+            configured.backendSubscriptionLimit = backend.contains { $0.bind } ? maxSubscriptionBytes : 0
+            configured.backendMetrics = metrics?.authentication
             configured.backendTimeoutMilliseconds = consumerTimeout
             configured.frontendKeepaliveSeconds = keepalive
             configured.backendKeepaliveSeconds = keepalive

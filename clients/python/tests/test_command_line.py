@@ -307,9 +307,10 @@ def control_socket(context: zmq.Context, endpoint: str) -> zmq.Socket:
     return control
 
 
-# libzmq's proxy forwards only where the loop of its own has nothing to do: no --metrics, and since session 89 no
-# largest message size to find a publisher that never finishes a message by.
-LIBZMQ_PROXY = ["--max-message-bytes", "0"]
+# libzmq's proxy forwards only where the loop of its own has nothing to do: no --metrics, since session 89 no
+# largest message size to find a publisher that never finishes a message by, and since session 90 no limit on a
+# subscriber's subscriptions.
+LIBZMQ_PROXY = ["--max-message-bytes", "0", "--max-subscription-bytes", "0"]
 
 
 @pytest.mark.parametrize("extra", [LIBZMQ_PROXY, ["--metrics", "127.0.0.1:0"]], ids=["libzmq-proxy", "own-loop"])

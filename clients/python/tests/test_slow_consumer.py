@@ -96,7 +96,8 @@ def test_a_proxy_that_waits_for_subscribers_cuts_one_that_takes_nothing():
     it (here after 1 s without taking anything), and the others get every message."""
     proxy = subprocess.Popen(
         [worker_binary(), "proxy", "--frontend", "tcp://127.0.0.1:*", "--backend", "tcp://127.0.0.1:*",
-         "--no-drop", "--hwm", "100", "--consumer-timeout", "1000", "--max-message-bytes", "0"],
+         "--no-drop", "--hwm", "100", "--consumer-timeout", "1000", "--max-message-bytes", "0",
+         "--max-subscription-bytes", "0"],
         stderr=subprocess.PIPE, text=True)
     context = zmq.Context()
     try:

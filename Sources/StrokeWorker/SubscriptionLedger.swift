@@ -1,0 +1,115 @@
+import ZeroMQ
+
+/// Keeps, for each consumer connection of an output (XPUB) socket, an account of the subscriptions libzmq holds for
+/// it, and finds a connection that holds more than a limit, as a state machine fed by the socket's owner (so that
+/// its rules are tested without sockets).
+///
+/// libzmq keeps every subscription a consumer sends in a tree of about a node per byte (tens of bytes of memory for
+/// each byte subscribed) for as long as the connection lasts, and bounds neither their number nor their total: a
+/// consumer that subscribes to many distinct prefixes makes a worker's memory grow as fast as it sends (before
+/// session 90, 100,000 subscriptions of 1,000 bytes took a worker from 28.8 to 3,107.6 MB resident). No consumer of
+/// ours needs that many: it subscribes to everything, to a prefix, or to the sessions it follows.
+///
+/// The owner reads every subscription and unsubscription of every connection (`ZMQ_XPUB_VERBOSER`), with the
+/// descriptor of the connection it came on (`ZMQ_SRCFD`) and the socket that descriptor holds. The ledger keeps, per
+/// connection, each distinct prefix once (a hash of it, not its bytes), as libzmq does for the connection: a
+/// prefix subscribed twice is held once, and one unsubscription lets it go. A connection whose prefixes come to more
+/// than `limit` bytes, each counted as its bytes and `overheadBytes`, is to be cut: libzmq then drops all of them.
+///
+/// What it cannot see: unsubscriptions libzmq makes itself when a connection ends carry no descriptor, so the
+/// account of a connection that ended stays until its descriptor is seen holding another socket or a sweep finds it
+/// gone (`sweep`). And a message tells its connection by descriptor only: one libzmq had queued from a connection
+/// that has ended since, read once the system gave the descriptor to another socket, is counted to that socket. No
+/// more than libzmq had queued is so counted, about its high-water mark of 1,000 messages, at most 1.1 MB: far under
+/// the default limit, and a connection cut for passing the limit had its own messages count for the rest.
+struct SubscriptionLedger {
+    /// A connection to cut: who it is and the bytes its subscriptions came to.
+    struct Cut: Equatable {
+        var descriptor: Int32
+        var identity: ZMQConnection.Identity
+        var heldBytes: Int
+    }
+
+    /// The account of one connection.
+    private struct Holder {
+        var identity: ZMQConnection.Identity
+        /// Each prefix held, by its hash, with what it counts for.
+        var prefixes: [Int: Int] = [:]
+        var heldBytes = 0
+        /// Whether the connection was cut: the messages libzmq had queued from it before are passed over.
+        var isCut = false
+    }
+
+    /// What each prefix counts for beyond its bytes: about what libzmq spends on a subscription apart from its
+    /// bytes, so that many short prefixes are bounded as long ones are.
+    static let overheadBytes = 64
+
+    /// Bytes past which a connection is cut.
+    let limit: Int
+    private var holders: [Int32: Holder] = [:]
+    /// How many connections the ledger may hold accounts for before it sweeps those that ended.
+    private var sweepAt = Self.smallestSweep
+    static let smallestSweep = 16
+
+    /// A ledger that cuts a connection whose subscriptions come to more than `limit` bytes.
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// The descriptors with an account, sorted (for tests).
+    var descriptors: [Int32] { holders.keys.sorted() }
+
+    /// The bytes the subscriptions of the connection on `descriptor` come to; nil when it has no account, or was
+    /// cut.
+    func heldBytes(descriptor: Int32) -> Int? {
+        holders[descriptor].flatMap { $0.isCut ? nil : $0.heldBytes }
+    }
+
+    /// Takes the subscription message `message` (a flag byte, 1 to subscribe and 0 to unsubscribe, then the prefix)
+    /// that came on the connection on `descriptor`, which holds the socket `identity`; returns the cut when the
+    /// connection now holds more than the limit. Its account is then emptied and marked cut, so that the messages
+    /// libzmq read from it before the cut and the loop reads after it cut it no second time.
+    ///
+    /// `isCurrent` says whether a descriptor still holds a socket; it is called when the ledger sweeps
+    /// (`sweep`), before it opens an account when it holds many.
+    mutating func read(
+        _ message: UnsafeRawBufferPointer, descriptor: Int32, identity: ZMQConnection.Identity,
+        isCurrent: (Int32, ZMQConnection.Identity) -> Bool
+    ) -> Cut? {
+        guard let flag = message.first, flag <= 1 else { return nil }
+        let prefix = UnsafeRawBufferPointer(rebasing: message.dropFirst())
+        var hasher = Hasher()
+        hasher.combine(bytes: prefix)
+        let key = hasher.finalize()
+        if holders[descriptor]?.identity != identity {
+            // A connection not seen before, or one given the descriptor of a connection that ended.
+            guard flag == 1 else {
+                holders[descriptor] = nil
+                return nil
+            }
+            if holders[descriptor] == nil, holders.count >= sweepAt { sweep(isCurrent: isCurrent) }
+            holders[descriptor] = Holder(identity: identity)
+        }
+        if holders[descriptor]!.isCut { return nil }
+        if flag == 0 {
+            if let charge = holders[descriptor]!.prefixes.removeValue(forKey: key) {
+                holders[descriptor]!.heldBytes -= charge
+            }
+            return nil
+        }
+        let charge = prefix.count + Self.overheadBytes
+        guard holders[descriptor]!.prefixes.updateValue(charge, forKey: key) == nil else { return nil }
+        holders[descriptor]!.heldBytes += charge
+        let held = holders[descriptor]!.heldBytes
+        guard held > limit else { return nil }
+        holders[descriptor] = Holder(identity: identity, isCut: true)
+        return Cut(descriptor: descriptor, identity: identity, heldBytes: held)
+    }
+
+    /// Forgets the accounts of connections that ended (`isCurrent` false for their descriptor and socket), and
+    /// lets the ledger hold twice as many as are left, at least `smallestSweep`, before it sweeps again.
+    mutating func sweep(isCurrent: (Int32, ZMQConnection.Identity) -> Bool) {
+        holders = holders.filter { isCurrent($0.key, $0.value.identity) }
+        sweepAt = max(Self.smallestSweep, 2 * holders.count)
+    }
+}
