@@ -142,6 +142,7 @@ public final class Worker: Sendable {
                     output.backendMaxMessageBytes = WorkerConfiguration.largestSubscriptionBytes
                     output.backendSubscriptionLimit = configuration.outputSubscriptionLimit
                     output.backendMetrics = metrics
+                    output.keepsSubscriptions = true
                     output.connectionWatch = connections
                     output.watchedRoles = (frontend: nil, backend: .output)
                     // Waiting for a consumer, the loop of its own still takes the TERMINATE sent once the lanes are
