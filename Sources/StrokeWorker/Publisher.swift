@@ -75,15 +75,15 @@ final class Publisher: Sendable {
     /// The high-water mark of the subscriptions each consumer's connection queues for an output socket whose owner
     /// counts them against `--max-subscription-bytes` (`SubscriptionLedger`): eight messages.
     ///
-    /// Each time its owner calls it, libzmq takes every subscription queued from a connection into its tree (the
-    /// memory at stake), and into a list the owner reads one message a call. With libzmq's default queue of 1,000
-    /// messages, a consumer that flooded prefixes of 1,000 bytes had each call take in hundreds while the owner read
-    /// one: in session 90's measurement the ledger reached the default limit, and cut, when libzmq's tree held 2.4
-    /// GB. With a queue of eight the tree held 513–714 MB at the cut over five runs (a queue of one: 509–673 MB;
-    /// what libzmq still reads of the connection after the cut makes most of the spread), and 100,000 prefixes of
-    /// 36 bytes still reached the worker in 0.60–0.75 s, as with 1,000 (a queue of one: 1.5–2.3 s). A full queue
-    /// over TCP or ipc:// only makes libzmq read the connection later: nothing is lost. (A queue of one also stalled
-    /// CURVE connections: their consumers received nothing.)
+    /// Whenever its owner calls it, libzmq takes the subscriptions queued from a connection into its tree (the memory
+    /// at stake), and goes on taking them as long as its I/O thread refills the queue, before the owner reads one of
+    /// them: the ledger sees them late, and libzmq holds more than the limit when the connection is cut. A short queue
+    /// makes the I/O thread wait for the owner more often. Measured in session 90 (100,000 prefixes of 1,000 bytes
+    /// from one raw subscriber, a worker of one lane at the default limit): with libzmq's default queue of 1,000 the
+    /// tree held 2.4 GB at the cut; with eight 0.51–1.5 GB over seventeen runs, twelve of them under 0.6 GB (one:
+    /// 509–673 MB over five, but it stalled CURVE connections, whose consumers received nothing), while 100,000
+    /// prefixes of 36 bytes still reached the worker in 0.60–0.88 s, as with 1,000 (one: 1.5–2.3 s). A full queue
+    /// over TCP or ipc:// only makes libzmq read the connection later: nothing is lost.
     static let countedSubscriptionQueue: Int32 = 8
 
     /// Sets an output socket's options, for the publisher thread and for a lane that publishes itself.

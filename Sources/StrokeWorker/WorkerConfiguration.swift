@@ -124,8 +124,9 @@ public struct WorkerConfiguration: Sendable {
     /// The bytes of subscriptions one consumer's connection may hold, each subscription counted as its prefix and
     /// 64 bytes (`SubscriptionLedger`); past them the connection is cut, with a warning naming its peer. libzmq
     /// keeps every subscription in memory, in a tree of about 25–32 bytes a byte subscribed (session 90: 910 bytes
-    /// for a prefix of 36, 32 KB for one of 1,000), for as long as the connection lasts: the default bounds a
-    /// connection to about 500 MB of them, where one raw subscriber took a worker to 3.1 GB before. A consumer that
+    /// for a prefix of 36, 32 KB for one of 1,000), for as long as the connection lasts: at the default one raw
+    /// subscriber's flood of long prefixes was cut with a worker holding 0.5–1.5 GB (libzmq takes them in before
+    /// they are read: `SubscriptionLedger`), where it took a worker to 3.1 GB and growing before. A consumer that
     /// follows sessions one by one holds about 100 bytes for each (a UUID's 36 and 64), so the default lets one
     /// connection follow 160,000 sessions. Only consumers that connect to the worker's bound outputs are counted
     /// (`outputSubscriptionLimit`). 0: no limit. Default: `16777216`.
