@@ -19,7 +19,7 @@ import ZeroMQ
 /// The cut comes late: libzmq takes a connection's subscriptions into its tree in its own calls, as fast as its I/O
 /// thread delivers them, before the owner reads them (`Publisher.countedSubscriptionQueue`), so that a subscriber
 /// flooding prefixes of 1,000 bytes had a worker hold 0.51–1.5 GB at the default limit of 16 MiB, and a proxy, which
-/// also forwards each one upstream before it reads the next, 1.8–2.7 GB (3.1 and 6.1 GB, and growing, before).
+/// also forwards each one upstream before it reads the next, 1.3–2.7 GB (3.1 and 6.1 GB, and growing, before).
 ///
 /// What it cannot see: unsubscriptions libzmq makes itself when a connection ends carry no descriptor, so the
 /// account of a connection that ended stays until its descriptor is seen holding another socket or a sweep finds it
