@@ -196,11 +196,10 @@ public struct Forwarder: Sendable {
             })
     }
 
-    /// The high-water mark of the subscriptions the XPUB side receives: `subscriptionHighWaterMark`, or one message
-    /// where subscriptions are counted against a limit and no backend endpoint is inproc (a full queue over a
-    /// network only makes libzmq read the connection later; an inproc peer would drop them): libzmq takes a
-    /// connection's queue whole into its tree before the loop reads one of them
-    /// (`Publisher.countedSubscriptionQueue`).
+    /// The high-water mark of the subscriptions the XPUB side receives: `subscriptionHighWaterMark`, or
+    /// `Publisher.countedSubscriptionQueue` (eight messages) where subscriptions are counted against a limit and no
+    /// backend endpoint is inproc (a full queue over a network only makes libzmq read the connection later; an
+    /// inproc peer would drop them), so that libzmq takes fewer of them into its tree before the loop reads them.
     var subscriptionReceiveHighWaterMark: Int32 {
         let network = !backend.contains { $0.address.hasPrefix("inproc://") }
         return backendSubscriptionLimit > 0 && network

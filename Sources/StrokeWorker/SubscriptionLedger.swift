@@ -24,9 +24,10 @@ import ZeroMQ
 /// What it cannot see: unsubscriptions libzmq makes itself when a connection ends carry no descriptor, so the
 /// account of a connection that ended stays until its descriptor is seen holding another socket or a sweep finds it
 /// gone (`sweep`). And a message tells its connection by descriptor only: one libzmq had queued from a connection
-/// that has ended since, read once the system gave the descriptor to another socket, is counted to that socket. No
-/// more than libzmq had queued is so counted, about its high-water mark of 1,000 messages, at most 1.1 MB: far under
-/// the default limit, and a connection cut for passing the limit had its own messages count for the rest.
+/// that has ended since, read once the system gave the descriptor to another socket, is counted to that socket.
+/// Those of a connection cut are passed over while its descriptor still holds it; but libzmq may have taken in many
+/// more than the owner read (above), and should it close the connection and the system give the number to a new one
+/// before the owner read them, they would count to the new connection, which could then be cut in its turn.
 struct SubscriptionLedger {
     /// A connection to cut: who it is and the bytes its subscriptions came to.
     struct Cut: Equatable {

@@ -47,6 +47,20 @@ def http_get(address: str, path: str) -> tuple:
         return error.code, error.read().decode()
 
 
+def pings_answered(producer, consumer, session: str, seqs: range, timeout: float = 10) -> set:
+    """Pings `session` through `producer` with each of `seqs`, and returns the `seq`s of the pongs `consumer` receives
+    within `timeout` seconds."""
+    for seq in seqs:
+        producer.ping(session, seq=seq)
+    answered = set()
+    deadline = time.monotonic() + timeout
+    while len(answered) < len(seqs) and time.monotonic() < deadline:
+        event = consumer.receive(timeout=1)
+        if event is not None and event.kind == "pong":
+            answered.add(event.get("seq"))
+    return answered
+
+
 class RunningWorker:
     def __init__(self, *extra: str, env: dict = None, preexec_fn=None, cwd: str = None) -> None:
         self.process = subprocess.Popen(

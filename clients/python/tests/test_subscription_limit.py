@@ -10,11 +10,10 @@ warning that names its peer; a worker's bound output and a proxy's bound backend
 
 import re
 import subprocess
-import time
 
 import zmq
 
-from conftest import LogTail, free_port, http_get, worker_binary
+from conftest import LogTail, free_port, http_get, pings_answered, worker_binary
 from stroke_client import Consumer, Producer
 
 LIMIT = 65536
@@ -86,15 +85,7 @@ def test_a_worker_cuts_a_consumer_past_the_limit_and_keeps_the_others():
             assert re.search(r'"?peer"?[=:]"?127\.0\.0\.1:\d+', line), line
             assert target.cuts() == 1
             # The steady consumer and the churner still receive every answer.
-            for seq in range(10):
-                producer.ping("steady", seq=seq)
-            answered = set()
-            deadline = time.monotonic() + 10
-            while len(answered) < 10 and time.monotonic() < deadline:
-                event = consumer.receive(timeout=1)
-                if event is not None and event.kind == "pong":
-                    answered.add(event.get("seq"))
-            assert answered == set(range(10))
+            assert pings_answered(producer, consumer, "steady", range(10)) == set(range(10))
             assert churner.poll(5000), "the churner received nothing"
             assert target.cuts() == 1, "".join(target.log)
             greedy.close()

@@ -21,7 +21,7 @@ import time
 import pytest
 import zmq
 
-from conftest import LogTail, free_port, http_get, worker_binary
+from conftest import LogTail, free_port, http_get, pings_answered, worker_binary
 from stroke_client import Consumer, Producer
 from stroke_client.shard import topic
 
@@ -149,15 +149,7 @@ def test_a_producer_that_never_finishes_a_message_is_cut_and_a_busy_one_is_not(k
             assert re.search(r'"?peer"?[=:]"?127\.0\.0\.1:\d+', line), line
             assert target.cuts() == 1
             # The steady producer was neither cut nor held back: its pings are answered.
-            for seq in range(1, 11):
-                steady.ping("steady", seq=seq)
-            answered = set()
-            deadline = time.monotonic() + 10
-            while len(answered) < 10 and time.monotonic() < deadline:
-                event = consumer.receive(timeout=1)
-                if event is not None and event.kind == "pong":
-                    answered.add(event.get("seq"))
-            assert answered == set(range(1, 11))
+            assert pings_answered(steady, consumer, "steady", range(1, 11)) == set(range(1, 11))
             assert busy_monitor.poll(0) == 0, "the busy producer was disconnected"
             steady.socket.disable_monitor()
             busy_monitor.close()
