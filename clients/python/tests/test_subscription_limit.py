@@ -78,7 +78,14 @@ def test_a_worker_cuts_a_consumer_past_the_limit_and_keeps_the_others():
                 prefix = (b"session-%06d-" % index).ljust(100, b"c")
                 churner.subscribe(prefix)
                 churner.unsubscribe(prefix)
-            churner.subscribe(b"steady")
+            # The churner's messages all reach the worker before the flood: it pings its own session until the pong
+            # comes back (its subscription, sent last, is then in place).
+            churner.subscribe(b"churner")
+            for seq in range(200):
+                producer.ping("churner", seq=seq)
+                if churner.poll(50):
+                    break
+            assert churner.poll(0), "the churner's subscription never reached the worker"
             greedy = greedy_subscriber(context, target.output)
             line = target.tail.wait_for("passed the limit", since=0)
             assert " warning " in line, line
@@ -86,6 +93,9 @@ def test_a_worker_cuts_a_consumer_past_the_limit_and_keeps_the_others():
             assert target.cuts() == 1
             # The steady consumer and the churner still receive every answer.
             assert pings_answered(producer, consumer, "steady", range(10)) == set(range(10))
+            while churner.poll(200):
+                churner.recv_multipart()
+            producer.ping("churner", seq=1000)
             assert churner.poll(5000), "the churner received nothing"
             assert target.cuts() == 1, "".join(target.log)
             greedy.close()
