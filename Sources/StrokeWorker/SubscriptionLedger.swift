@@ -87,29 +87,35 @@ struct SubscriptionLedger {
         var hasher = Hasher()
         hasher.combine(bytes: prefix)
         let key = hasher.finalize()
-        if holders[descriptor]?.identity != identity {
+        // The account is taken out of the table while it changes, so that its prefixes are not copied (copy on
+        // write), and put back unless the connection is gone.
+        var holder: Holder
+        if let index = holders.index(forKey: descriptor), holders.values[index].identity == identity {
+            holder = holders.remove(at: index).value
+        } else {
             // A connection not seen before, or one given the descriptor of a connection that ended.
-            guard flag == 1 else {
-                holders[descriptor] = nil
-                return nil
-            }
-            if holders[descriptor] == nil, holders.count >= sweepAt { sweep(isCurrent: isCurrent) }
-            holders[descriptor] = Holder(identity: identity)
+            let ended = holders.removeValue(forKey: descriptor) != nil
+            guard flag == 1 else { return nil }
+            if !ended, holders.count >= sweepAt { sweep(isCurrent: isCurrent) }
+            holder = Holder(identity: identity)
         }
-        if holders[descriptor]!.isCut { return nil }
+        guard !holder.isCut else {
+            holders[descriptor] = holder
+            return nil
+        }
         if flag == 0 {
-            if let charge = holders[descriptor]!.prefixes.removeValue(forKey: key) {
-                holders[descriptor]!.heldBytes -= charge
-            }
+            if let charge = holder.prefixes.removeValue(forKey: key) { holder.heldBytes -= charge }
+            holders[descriptor] = holder
             return nil
         }
         let charge = prefix.count + Self.overheadBytes
-        guard holders[descriptor]!.prefixes.updateValue(charge, forKey: key) == nil else { return nil }
-        holders[descriptor]!.heldBytes += charge
-        let held = holders[descriptor]!.heldBytes
-        guard held > limit else { return nil }
+        if holder.prefixes.updateValue(charge, forKey: key) == nil { holder.heldBytes += charge }
+        guard holder.heldBytes > limit else {
+            holders[descriptor] = holder
+            return nil
+        }
         holders[descriptor] = Holder(identity: identity, isCut: true)
-        return Cut(descriptor: descriptor, identity: identity, heldBytes: held)
+        return Cut(descriptor: descriptor, identity: identity, heldBytes: holder.heldBytes)
     }
 
     /// Forgets the accounts of connections that ended (`isCurrent` false for their descriptor and socket), and
